@@ -1,0 +1,3 @@
+from qmlite.cli import main
+
+raise SystemExit(main())

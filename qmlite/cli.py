@@ -1,0 +1,74 @@
+"""The ``qmlite`` command: ``serve`` runs the queue manager, ``decode`` explains MQ bytes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from qmlite.server import app, config
+
+    try:
+        cfg = config.load(
+            config_file=args.config,
+            overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir},
+        )
+    except config.ConfigError as exc:
+        print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
+    return app.run(cfg, log_json=args.log_json, log_level=args.log_level)
+
+
+def _decode(args: argparse.Namespace) -> int:
+    from qmlite.pcf import decode
+
+    if args.file == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        try:
+            raw = pathlib.Path(args.file).read_bytes()
+        except OSError as exc:
+            print(f"qmlite: {exc}", file=sys.stderr)
+            return 2
+    if args.hex:
+        try:
+            raw = decode.parse_hex(raw.decode("ascii", "replace"))
+        except ValueError as exc:
+            print(f"qmlite: not hex: {exc}", file=sys.stderr)
+            return 2
+    ok = True
+    for obj in decode.decode_objects(raw, kind=args.kind):
+        print(json.dumps(obj, ensure_ascii=False))
+        ok = ok and not decode.has_error(obj)
+    return 0 if ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="qmlite", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the queue manager")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="TCP port (default 1414)")
+    serve.add_argument("--qmgr", help="queue manager name (default QM1, or MQ_QMGR_NAME)")
+    serve.add_argument("--data-dir", type=pathlib.Path, help="where the registry lives (default ./data)")
+    serve.add_argument("--config", type=pathlib.Path, help="TOML settings file")
+    serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(func=_serve)
+
+    dec = sub.add_parser("decode", help="print MQ bytes (FAP segments, PCF, MQMD + message) as JSON lines")
+    dec.add_argument("file", help="file to read, or - for standard input")
+    dec.add_argument("--hex", action="store_true", help="the input is hex text")
+    dec.add_argument("--kind", choices=["auto", "fap", "pcf", "md"], default="auto",
+                     help="what the bytes are (default: detect)")
+    dec.set_defaults(func=_decode)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)

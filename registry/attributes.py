@@ -1,0 +1,92 @@
+"""Attribute tables: how each object type answers Inquire (selection, rendering, filtering).
+
+An ``AttrTable`` lists, per PCF attribute id, how to read the value from an object and how to send it
+(type and blank padding).  Selection follows MQ: omitted or MQIACF_ALL means every attribute; the
+"always" attributes (names, ids) are sent whatever was asked.  A selector for an attribute qmlite
+does not model is skipped rather than failed, so tools that ask for newer attributes (MQ Explorer)
+keep working (docs/compat.md); ``strict=True`` turns it into MQRC_SELECTOR_ERROR + MQIACF_SELECTOR.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+
+from qmlite.pcf import constants as C
+from qmlite.pcf import pcf as P
+
+from . import responses as R
+from .params import BYTES, INT, INT_LIST, STR, STR_LIST, CommandError
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Attr:
+    id: int
+    kind: str
+    get: Callable[[object], object]
+    pad: int | None = None  # fixed-length MQ attributes travel blank-padded to this length
+    always: bool = False
+
+
+class AttrTable:
+    def __init__(self, attrs: Iterable[Attr], *, summary: Sequence[int] = ()) -> None:
+        self.attrs = tuple(attrs)
+        self.by_id = {a.id: a for a in self.attrs}
+        self.always = tuple(a for a in self.attrs if a.always)
+        self.summary = tuple(summary)
+
+    def filter_kinds(self) -> dict[int, str]:
+        return {a.id: a.kind for a in self.attrs}
+
+    def select(self, requested: Sequence[int] | None, *, strict: bool = False) -> tuple[Attr, ...]:
+        if requested is None or C.MQIACF_ALL in requested:
+            return self.attrs
+        chosen: dict[int, Attr] = {a.id: a for a in self.always}
+        for sel in requested:
+            if sel == C.MQIACF_SUB_SUMMARY and self.summary:
+                for sid in self.summary:
+                    chosen.setdefault(sid, self.by_id[sid])
+                continue
+            attr = self.by_id.get(sel)
+            if attr is None:
+                if strict:
+                    raise CommandError(C.MQRC_SELECTOR_ERROR, selector=sel)
+                continue
+            chosen.setdefault(sel, attr)
+        order = {a.id: i for i, a in enumerate(self.attrs)}
+        return tuple(sorted(chosen.values(), key=lambda a: order[a.id]))
+
+    def value(self, obj: object, attr_id: int) -> object:
+        return self.by_id[attr_id].get(obj)
+
+    @staticmethod
+    def render(obj: object, attrs: Sequence[Attr]) -> list:
+        out: list = []
+        for a in attrs:
+            v = a.get(obj)
+            if a.kind == INT:
+                out.append(P.CFIN(a.id, v))
+            elif a.kind == STR:
+                out.append(R.text(a.id, v, a.pad))
+            elif a.kind == BYTES:
+                out.append(P.CFBS(a.id, v))
+            elif a.kind == INT_LIST:
+                out.append(P.CFIL(a.id, tuple(v)))
+            elif a.kind == STR_LIST:
+                vs = tuple(v)
+                width = max((len(s) for s in vs), default=0) if a.pad is None else a.pad
+                out.append(P.CFSL(a.id, tuple(s.ljust(width) for s in vs), R.QMGR_CCSID))
+        return out
+
+
+def attr(attr_id: int, kind: str, field_or_getter: str | Callable[[object], object], *,
+         pad: int | None = None, always: bool = False) -> Attr:
+    getter = field_or_getter if callable(field_or_getter) else _field(field_or_getter)
+    return Attr(attr_id, kind, getter, pad, always)
+
+
+def _field(name: str) -> Callable[[object], object]:
+    def get(obj: object) -> object:
+        return getattr(obj, name)
+    get.__name__ = name
+    return get

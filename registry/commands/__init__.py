@@ -1,0 +1,10 @@
+"""PCF command handlers, one module per object type.  Each module exposes ``register(engine)``."""
+
+from __future__ import annotations
+
+
+def register_all(engine) -> None:
+    from . import qmgr, queues, subscriptions, topics
+
+    for module in (qmgr, queues, subscriptions, topics):
+        module.register(engine)

@@ -1,0 +1,49 @@
+"""Objects a new queue manager starts with: the SYSTEM ones every queue manager has, and the
+IBM MQ developer container's DEV ones (left out when MQ_DEV=false, as in that container)."""
+
+from __future__ import annotations
+
+from qmlite.pcf import constants as C
+
+from .model import Queue, Subscription, Topic
+
+DEV_DEAD_LETTER_QUEUE = "DEV.DEAD.LETTER.QUEUE"
+SYSTEM_DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
+COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+DEFAULT_SUB = "SYSTEM.DEFAULT.SUB"
+BASE_TOPIC = "SYSTEM.BASE.TOPIC"
+
+
+def system_queues() -> list[Queue]:
+    temp, perm = C.MQQDT_TEMPORARY_DYNAMIC, C.MQQDT_PERMANENT_DYNAMIC
+    return [
+        Queue(COMMAND_QUEUE, max_depth=3000, description="IBM MQ Command Queue"),
+        Queue("SYSTEM.DEFAULT.LOCAL.QUEUE"),
+        Queue("SYSTEM.DEFAULT.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=temp),
+        Queue("SYSTEM.DEFAULT.ALIAS.QUEUE", qtype=C.MQQT_ALIAS),
+        Queue("SYSTEM.MQEXPLORER.REPLY.MODEL", qtype=C.MQQT_MODEL, def_type=temp,
+              description="MQ Explorer reply queue"),
+        Queue("SYSTEM.DURABLE.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=perm, max_depth=999_999_999,
+              def_input_open_option=C.MQOO_INPUT_EXCLUSIVE),
+        Queue("SYSTEM.NDURABLE.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=temp, max_depth=999_999_999,
+              def_input_open_option=C.MQOO_INPUT_EXCLUSIVE),
+        Queue(SYSTEM_DEAD_LETTER_QUEUE, description="IBM MQ Default Dead Letter Queue"),
+    ]
+
+
+def dev_queues() -> list[Queue]:
+    return [Queue(f"DEV.QUEUE.{i}") for i in (1, 2, 3)] + [Queue(DEV_DEAD_LETTER_QUEUE)]
+
+
+def system_topics() -> list[Topic]:
+    from .model import BASE_TOPIC_VALUES
+
+    return [Topic(BASE_TOPIC, "", description="Base topic for resolving attributes", **BASE_TOPIC_VALUES)]
+
+
+def dev_topics() -> list[Topic]:
+    return [Topic("DEV.BASE.TOPIC", "dev/")]  # the developer container's definition, slash included
+
+
+def system_subscriptions(sub_id: bytes) -> list[Subscription]:
+    return [Subscription(DEFAULT_SUB, sub_id, sub_type=C.MQSUBTYPE_ADMIN, sub_user="mqm")]

@@ -1,0 +1,231 @@
+"""The registry: every administered object in memory, written through to the store.
+
+Reads never touch the disk.  Every mutation goes to memory and to the store's pending transaction;
+``commit()`` makes the pending changes durable.  Command handlers validate fully before they mutate,
+so a command either changes nothing or changes everything it should.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import time
+from collections.abc import Callable, Iterator
+
+from qmlite.pcf import constants as C
+
+from . import defaults, topics
+from .ids import IdGenerator
+from .messages import MessageStore
+from .model import BASE_TOPIC_VALUES, Queue, Subscription, Topic, mq_date, mq_time
+from .store import Store
+
+
+@dataclasses.dataclass(slots=True)
+class QueueManager:
+    name: str
+    created: float
+    dead_letter_queue: str
+    description: str = ""
+    altered: float = 0.0
+    ccsid: int = 819
+    platform: int = C.MQPL_UNIX
+    command_level: int = C.MQCMDL_LEVEL_912  # consistent with the FAP 13 / MQMM09010200 we claim
+    max_handles: int = 256
+    max_msg_length: int = 4_194_304
+    pubsub_mode: int = C.MQPSM_ENABLED
+
+    @property
+    def identifier(self) -> str:
+        stamp = time.strftime("%Y-%m-%d_%H.%M.%S", time.localtime(self.created))
+        return f"{self.name}_{stamp}"
+
+
+class Registry:
+    def __init__(self, store: Store, qmgr: QueueManager, *, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.qmgr = qmgr
+        self.clock = clock
+        self.subs: dict[str, Subscription] = {}
+        self.subs_by_id: dict[bytes, Subscription] = {}
+        self.queues: dict[str, Queue] = {}
+        self.topics: dict[str, Topic] = {}
+        self.topics_by_string: dict[str, Topic] = {}
+        self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
+        self._expiring: set[bytes] = set()
+        self.ids = IdGenerator(qmgr.name)
+        self.messages = MessageStore()  # contents of local queues; definitions live above
+
+    # ---- opening -------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
+             clock: Callable[[], float] = time.time, synchronous: str = "FULL") -> Registry:
+        store = Store.open(data_dir, synchronous=synchronous)
+        meta = store.meta()
+        now = clock()
+        if "qmgr_name" not in meta:
+            dlq = defaults.DEV_DEAD_LETTER_QUEUE if dev_objects else defaults.SYSTEM_DEAD_LETTER_QUEUE
+            qmgr = QueueManager(qmgr_name, now, dlq, altered=now)
+            reg = cls(store, qmgr, clock=clock)
+            reg._first_start(dev_objects)
+        else:
+            if meta["qmgr_name"] != qmgr_name:
+                store.close()
+                raise ValueError(f"{data_dir} holds queue manager {meta['qmgr_name']!r}, not {qmgr_name!r}")
+            created = float(meta["created"])
+            qmgr = QueueManager(qmgr_name, created, str(meta["dead_letter_queue"]),
+                                description=str(meta.get("description", "")),
+                                altered=float(meta.get("altered", created)))
+            reg = cls(store, qmgr, clock=clock)
+            reg._load()
+        # A restarted queue manager must never reissue an identifier: start after the newest seen.
+        reg.ids.start_time = max(int(now), int(meta.get("id_epoch", 0)) + 1)
+        store.set_meta("id_epoch", reg.ids.start_time)
+        store.commit()
+        return reg
+
+    def _first_start(self, dev_objects: bool) -> None:
+        now = self.clock()
+        q = self.qmgr
+        for key, value in (("qmgr_name", q.name), ("created", q.created),
+                           ("dead_letter_queue", q.dead_letter_queue), ("description", q.description)):
+            self.store.set_meta(key, value)
+        self.ids.start_time = int(now)
+        for queue in defaults.system_queues() + (defaults.dev_queues() if dev_objects else []):
+            queue.created = queue.altered = now
+            self.put_queue(queue)
+        for topic in defaults.system_topics() + (defaults.dev_topics() if dev_objects else []):
+            topic.created = topic.altered = now
+            self.put_topic(topic)
+        for sub in defaults.system_subscriptions(self.ids.sub_id()):
+            sub.created = sub.altered = now
+            sub.destination_correl_id = sub.sub_id
+            self.put_sub(sub)
+
+    def _load(self) -> None:
+        for queue in self.store.load(Queue):
+            self.queues[queue.name] = queue
+        for topic in self.store.load(Topic):
+            self.topics[topic.name] = topic
+            self.topics_by_string[topic.topic_string] = topic
+        subs, by_id, routes, expiring = self.subs, self.subs_by_id, self.routes, self._expiring
+        for sub in self.store.load(Subscription):
+            subs[sub.name] = sub
+            by_id[sub.sub_id] = sub
+            routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
+            if sub.expiry >= 0:
+                expiring.add(sub.sub_id)
+
+    # ---- subscriptions ---------------------------------------------------------------------------
+    def put_sub(self, sub: Subscription) -> None:
+        old = self.subs_by_id.get(sub.sub_id)
+        if old is not None and old.name != sub.name:
+            del self.subs[old.name]
+        same_name = self.subs.get(sub.name)
+        if same_name is not None and same_name.sub_id != sub.sub_id:
+            # One name, one subscription: the store's unique name index would drop the old row anyway.
+            self.remove_sub(same_name)
+        self.subs[sub.name] = sub
+        self.subs_by_id[sub.sub_id] = sub
+        self.routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
+        if sub.expiry >= 0:
+            self._expiring.add(sub.sub_id)
+        else:
+            self._expiring.discard(sub.sub_id)
+        self.store.put(sub)
+
+    def remove_sub(self, sub: Subscription) -> None:
+        self.subs.pop(sub.name, None)
+        self.subs_by_id.pop(sub.sub_id, None)
+        self.routes.remove(sub.sub_id)
+        self._expiring.discard(sub.sub_id)
+        self.store.delete(Subscription, sub.sub_id)
+
+    def expire_subscriptions(self) -> list[Subscription]:
+        """Remove subscriptions whose Expiry has passed (MQ deletes them); returns what went."""
+        if not self._expiring:
+            return []
+        now = self.clock()
+        gone = []
+        for sub_id in list(self._expiring):
+            sub = self.subs_by_id[sub_id]
+            at = sub.expires_at()
+            if at is not None and at <= now:
+                gone.append(sub)
+        for sub in gone:
+            self.delete_sub(sub)
+        return gone
+
+    def delete_sub(self, sub: Subscription) -> None:
+        """Remove a subscription as MQ deletes one: a managed destination queue and its messages go too."""
+        self.remove_sub(sub)
+        if sub.destination_class == C.MQDC_MANAGED:
+            queue = self.queues.get(sub.destination)
+            if queue is not None:
+                self.remove_queue(queue)
+
+    # ---- queues and topics -----------------------------------------------------------------------
+    def put_queue(self, queue: Queue) -> None:
+        self.queues[queue.name] = queue
+        self.store.put(queue)
+
+    def remove_queue(self, queue: Queue) -> None:
+        self.queues.pop(queue.name, None)
+        self.messages.drop(queue.name)
+        self.store.delete(Queue, queue.name)
+
+    def put_topic(self, topic: Topic) -> None:
+        old = self.topics.get(topic.name)
+        if old is not None and self.topics_by_string.get(old.topic_string) is old:
+            del self.topics_by_string[old.topic_string]
+        self.topics[topic.name] = topic
+        self.topics_by_string[topic.topic_string] = topic
+        self.store.put(topic)
+
+    def remove_topic(self, topic: Topic) -> None:
+        self.topics.pop(topic.name, None)
+        if self.topics_by_string.get(topic.topic_string) is topic:
+            del self.topics_by_string[topic.topic_string]
+        self.store.delete(Topic, topic.name)
+
+    def resolve_queue(self, name: str) -> Queue | None:
+        return self.queues.get(name)
+
+    # ---- topic tree ------------------------------------------------------------------------------
+    def topic_nodes(self, topic_string: str) -> Iterator[Topic]:
+        """Administered topic objects from ``topic_string`` up to SYSTEM.BASE.TOPIC, nearest first."""
+        levels = topic_string.split(topics.SEPARATOR) if topic_string else []
+        for depth in range(len(levels), 0, -1):
+            node = self.topics_by_string.get(topics.SEPARATOR.join(levels[:depth]))
+            if node is not None:
+                yield node
+        base = self.topics_by_string.get("")
+        if base is not None:
+            yield base
+
+    def topic_attr(self, topic_string: str, field: str) -> object:
+        """A topic attribute as it applies at ``topic_string``: AS_PARENT values resolve upwards."""
+        as_parent = getattr(Topic, "__dataclass_fields__")[field].default
+        for node in self.topic_nodes(topic_string):
+            value = getattr(node, field)
+            if value != as_parent:
+                return value
+        return BASE_TOPIC_VALUES.get(field, as_parent)
+
+    # ---- durability ------------------------------------------------------------------------------
+    def commit(self) -> None:
+        self.store.commit()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def now(self) -> float:
+        return self.clock()
+
+    @staticmethod
+    def date(epoch: float) -> str:
+        return mq_date(epoch)
+
+    @staticmethod
+    def time(epoch: float) -> str:
+        return mq_time(epoch)

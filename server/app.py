@@ -1,0 +1,50 @@
+"""``qmlite serve``: open the registry, listen, print one ready line, stop cleanly on SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+
+import trio
+
+from qmlite.registry.state import Registry
+
+from . import log as qlog
+from .config import ServerConfig
+from .listener import QueueManagerServer
+
+
+def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -> int:
+    qlog.configure(json=log_json, level=log_level)
+    started = time.perf_counter()
+    try:
+        registry = Registry.open(cfg.data_dir, cfg.qmgr_name, dev_objects=cfg.dev_objects)
+    except (ValueError, OSError) as exc:
+        print(f"qmlite: cannot open {cfg.data_dir}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        trio.run(_main, cfg, registry, started)
+    except OSError as exc:  # the port is taken, or the address is not ours
+        print(f"qmlite: cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    finally:
+        registry.close()
+    return 0
+
+
+async def _main(cfg: ServerConfig, registry: Registry, started: float) -> None:
+    server = QueueManagerServer(cfg, registry)
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(server.serve)
+        port = listeners[0].socket.getsockname()[1]
+        elapsed = (time.perf_counter() - started) * 1000
+        print(f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{port} "
+              f"(data {cfg.data_dir}, started in {elapsed:.0f} ms)", flush=True)
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                qlog.get().info("quiescing", signal=signal.Signals(signum).name)
+                break
+        await server.quiesce()
+        nursery.cancel_scope.cancel()
+    qlog.get().info("stopped")

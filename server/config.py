@@ -1,0 +1,128 @@
+"""Server configuration: the IBM MQ developer container's defaults, its environment variables, a file.
+
+Precedence, lowest first: embedded defaults, the TOML file (``--config``), the environment
+(MQ_QMGR_NAME, MQ_ADMIN_PASSWORD, MQ_APP_PASSWORD, MQ_DEV), then command-line flags.  A team can
+therefore swap the IBM container for qmlite without touching its CI variables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import re
+import tomllib
+from collections.abc import Mapping
+
+DEFAULT_QMGR = "QM1"
+DEFAULT_PORT = 1414
+DEFAULT_ADMIN_PASSWORD = "passw0rd"  # the developer container's documented default
+ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
+APP_CHANNEL = "DEV.APP.SVRCONN"
+
+# MQ object names: 1-48 characters from A-Z a-z 0-9 . / _ %  (queue-manager names omit / in practice).
+_QMGR_NAME = re.compile(r"^[A-Za-z0-9._%]{1,48}$")
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChannelConfig:
+    name: str
+    admin_only: bool = False
+    password_required: bool = False
+    sharing_conversations: int = 10  # SHARECNV default of a real SVRCONN
+    heartbeat_interval: int = 300  # HBINT default
+    max_msg_length: int = 4_194_304  # MAXMSGL default
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerConfig:
+    qmgr_name: str = DEFAULT_QMGR
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    data_dir: pathlib.Path = pathlib.Path("data")
+    admin_password: str = DEFAULT_ADMIN_PASSWORD
+    app_password: str | None = None
+    dev_objects: bool = True  # MQ_DEV=false leaves out DEV.* queues, topic and channels
+    max_connections: int = 1000
+    max_handles: int = 256  # MAXHANDS default
+    channels: tuple[ChannelConfig, ...] = ()
+
+    def channel(self, name: str) -> ChannelConfig | None:
+        for ch in self.channels:
+            if ch.name == name:
+                return ch
+        return None
+
+
+def _truthy(value: str) -> bool:
+    return value.strip().lower() not in ("false", "0", "no", "off", "")
+
+
+def default_channels(dev_objects: bool, app_password: str | None) -> tuple[ChannelConfig, ...]:
+    # SYSTEM.DEF.SVRCONN exists on every queue manager; the DEV channels only in developer mode.
+    channels = [ChannelConfig("SYSTEM.DEF.SVRCONN", admin_only=True, password_required=True)]
+    if dev_objects:
+        channels.append(ChannelConfig(ADMIN_CHANNEL, admin_only=True, password_required=True))
+        channels.append(ChannelConfig(APP_CHANNEL, password_required=app_password is not None))
+    return tuple(channels)
+
+
+def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path | None = None,
+         overrides: Mapping[str, object] | None = None) -> ServerConfig:
+    env = os.environ if environ is None else environ
+    values: dict[str, object] = {}
+    if config_file is not None:
+        try:
+            data = tomllib.loads(config_file.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read {config_file}: {exc}") from exc
+        values.update(_from_file(data))
+    if "MQ_QMGR_NAME" in env:
+        values["qmgr_name"] = env["MQ_QMGR_NAME"]
+    if "MQ_ADMIN_PASSWORD" in env:
+        values["admin_password"] = env["MQ_ADMIN_PASSWORD"]
+    if env.get("MQ_APP_PASSWORD"):
+        values["app_password"] = env["MQ_APP_PASSWORD"]
+    if "MQ_DEV" in env:
+        values["dev_objects"] = _truthy(env["MQ_DEV"])
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = value
+    if "data_dir" in values:
+        values["data_dir"] = pathlib.Path(str(values["data_dir"]))
+    cfg = ServerConfig(**values)  # type: ignore[arg-type]
+    if not _QMGR_NAME.match(cfg.qmgr_name):
+        raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")
+    if not 0 <= cfg.port <= 65535:
+        raise ConfigError(f"invalid port {cfg.port}")
+    if not cfg.channels:
+        cfg = dataclasses.replace(cfg, channels=default_channels(cfg.dev_objects, cfg.app_password))
+    return cfg
+
+
+_FILE_KEYS = {f.name for f in dataclasses.fields(ServerConfig)} - {"channels"}
+_CHANNEL_KEYS = {f.name for f in dataclasses.fields(ChannelConfig)}
+
+
+def _from_file(data: dict) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in data.items():
+        if key == "channels":
+            if not isinstance(value, list):
+                raise ConfigError("channels must be an array of tables")
+            chans = []
+            for entry in value:
+                unknown = set(entry) - _CHANNEL_KEYS
+                if unknown or "name" not in entry:
+                    raise ConfigError(f"bad channel entry {entry!r}")
+                chans.append(ChannelConfig(**entry))
+            out["channels"] = tuple(chans)
+        elif key in _FILE_KEYS:
+            out[key] = value
+        else:
+            raise ConfigError(f"unknown setting {key!r}")
+    return out

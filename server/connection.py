@@ -1,0 +1,369 @@
+"""One client socket: framing, ID negotiation, conversations, heartbeats, and MQI dispatch.
+
+The order of events on a connection (fap.md sections 6-12, 21, 22, 28): INITIAL_DATA until both sides
+agree, then per conversation USERID_DATA (no reply), optionally CONAUTH_INFO, MQCONN, MQI calls,
+MQDISC.  On a multiplexed connection (SharingConversations > 0) every segment after the first ID
+exchange is TSHM, further conversations start with SOCKET_ACTION START_CONV, and replies travel on the
+request's ConversationId and RequestId.  A protocol error is answered with a STATUS segment
+(ERROR|CLOSE_CHANNEL) and the socket is closed; it never affects another connection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hmac
+import time
+from typing import TYPE_CHECKING
+
+import trio
+
+from qmlite.pcf import constants as C
+from qmlite.pcf import fap
+from qmlite.pcf.errors import STATUS, CodecError
+from qmlite.pcf.framer import Framer, Reassembler
+
+from . import negotiation
+from .config import ChannelConfig
+
+if TYPE_CHECKING:
+    from .listener import QueueManagerServer
+
+_RECEIVE = 65536
+_MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
+_REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
+ADMIN_USER = "admin"
+APP_USER = "app"
+
+
+class Closed(Exception):
+    """The connection is over (peer closed, STATUS sent, or shut down)."""
+
+
+@dataclasses.dataclass(slots=True)
+class Conversation:
+    """Per-conversation state: who is connected and what they have open."""
+
+    conv_id: int
+    user_id: str = ""  # from USERID_DATA
+    uid_password: str = ""  # the UID's compatibility-mode password field
+    auth_user: str | None = None  # from CONAUTH_INFO
+    auth_password: bytes | None = None
+    connected: bool = False
+    user: str = ""  # the identity MQI calls run as
+    admin: bool = False
+    appl_name: str = ""
+    appl_type: int = 0
+    connection_id: bytes = bytes(24)
+    handles: dict = dataclasses.field(default_factory=dict)
+    next_handle: int = 2
+    state: object = None  # the MQI layer's per-conversation state
+
+
+class Connection:
+    def __init__(self, server: QueueManagerServer, stream: trio.SocketStream, conn_no: int, logger) -> None:
+        self.server = server
+        self.cfg = server.cfg
+        self.stream = stream
+        self.conn_no = conn_no
+        self.log = logger
+        self.framer = Framer()
+        self.reassembler = Reassembler()
+        self.channel: ChannelConfig | None = None
+        self.agreement: negotiation.Agreement | None = None
+        self.id_rounds = 0
+        self.conversations: dict[int, Conversation] = {}
+        self._send_lock = trio.Lock()
+        self._closed = False
+        self.started = time.monotonic()
+        self.segments_in = 0
+        self.nursery: trio.Nursery | None = None
+
+    # ---- life cycle ------------------------------------------------------------------------------
+    async def run(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                try:
+                    await self._read_loop()
+                finally:
+                    nursery.cancel_scope.cancel()
+        except Closed:
+            pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+            pass
+        finally:
+            await self._cleanup()
+
+    async def _read_loop(self) -> None:
+        while not self._closed:
+            idle = self._idle_limit()
+            with trio.move_on_after(idle) as timer:
+                data = await self.stream.receive_some(_RECEIVE)
+            if timer.cancelled_caught:
+                self.log.info("channel_timeout", seconds=idle, channel=self._channel_name())
+                return
+            if not data:
+                return
+            try:
+                segments = self.framer.feed(data)
+            except CodecError as exc:
+                await self.fail(exc.reason, detail=exc.detail)
+                return
+            for seg in segments:
+                self.segments_in += 1
+                await self._dispatch(seg)
+                if self._closed:
+                    return
+
+    def _idle_limit(self) -> float:
+        # A silent peer is dead after twice the heartbeat interval (plus slack for slow clients).
+        hb = self.agreement.heartbeat_interval if self.agreement else 60
+        return max(hb, 1) * 2 + 30
+
+    async def _cleanup(self) -> None:
+        self._closed = True
+        for conv in list(self.conversations.values()):
+            await self.end_conversation(conv)
+        self.conversations.clear()
+        with trio.CancelScope(shield=True):
+            await self.stream.aclose()
+
+    def summary(self) -> dict:
+        return {"channel": self._channel_name(), "segments": self.segments_in,
+                "seconds": round(time.monotonic() - self.started, 3)}
+
+    def _channel_name(self) -> str | None:
+        return self.channel.name if self.channel else None
+
+    async def refuse(self, *, quiescing: bool) -> None:
+        """Answer a connection we cannot take, then close (listener limits, quiescing)."""
+        code = fap.QM_TERMINATING if quiescing else fap.MAX_CONNS_LIMIT_REACHED
+        try:
+            await self.stream.send_all(fap.status_segment(code))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+            pass
+        await self.stream.aclose()
+
+    async def quiesce(self) -> None:
+        """The queue manager is ending: tell the client, as a real one does, before we go."""
+        if self._closed:
+            return
+        try:
+            await self.send(self._status(fap.QM_TERMINATING))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+            pass
+        self._closed = True
+
+    # ---- sending ---------------------------------------------------------------------------------
+    async def send(self, data: bytes) -> None:
+        async with self._send_lock:
+            await self.stream.send_all(data)
+
+    @property
+    def multiplexed(self) -> bool:
+        return bool(self.agreement and self.agreement.accepted and self.agreement.multiplexed)
+
+    def _status(self, code: int, conv_id: int = 0) -> bytes:
+        if self.multiplexed:
+            return fap.status_segment(code, struct_id=fap.TSHM, conversation_id=conv_id)
+        return fap.status_segment(code)
+
+    async def fail(self, code: int, *, conv_id: int = 0, detail: str = "") -> None:
+        """A fatal protocol error: STATUS with ERROR|CLOSE_CHANNEL, then close the socket."""
+        self.log.warning("channel_error", reason=fap.status_code_name(code) or code, detail=detail,
+                         channel=self._channel_name())
+        try:
+            await self.send(self._status(code, conv_id))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+            pass
+        self._closed = True
+        raise Closed
+
+    # ---- dispatch --------------------------------------------------------------------------------
+    async def _dispatch(self, seg: fap.Segment) -> None:
+        h = seg.header
+        t = h.SegmentType
+        if t == fap.INITIAL_DATA:
+            await self._initial_data(seg)
+            return
+        if self.agreement is None or not self.agreement.accepted:
+            await self.fail(fap.PROTOCOL_SEGMENT_TYPE, detail="segment before INITIAL_DATA was agreed")
+        if self.multiplexed and h.StructId == fap.TSH:
+            await self.fail(fap.PROTOCOL_SEGMENT_ERROR, detail="TSH on a multiplexed connection")
+        try:
+            if t == fap.HEARTBEAT:
+                await self._heartbeat(seg)
+            elif t == fap.USERID_DATA:
+                self._userid(seg)
+            elif t == fap.CONAUTH_INFO:
+                await self._conauth(seg)
+            elif t == fap.SOCKET_ACTION:
+                await self._socket_action(seg)
+            elif t == fap.STATUS_DATA:
+                self.log.info("peer_closed", channel=self._channel_name())
+                self._closed = True
+            elif fap.is_mqi_type(t) and not t & fap.REPLY:
+                whole = self.reassembler.add(seg)
+                if whole is not None:
+                    await self._mqi(whole)
+            elif t == fap.REQUEST_MSGS:
+                await self._request_msgs(seg)
+            else:
+                await self.fail(fap.PROTOCOL_SEGMENT_TYPE, detail=f"segment type 0x{t:02x}")
+        except CodecError as exc:
+            if exc.family == STATUS:
+                await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
+            raise
+
+    # ---- INITIAL_DATA ----------------------------------------------------------------------------
+    async def _initial_data(self, seg: fap.Segment) -> None:
+        if self.agreement is not None and self.agreement.accepted:
+            await self.fail(fap.PROTOCOL_ID_ERROR, detail="INITIAL_DATA after agreement")
+        self.id_rounds += 1
+        if self.id_rounds > _MAX_ID_ROUNDS:
+            await self.fail(fap.NEGOTIATION_FAILED, detail="the client would not take our values")
+        try:
+            client = fap.decode_body(seg)
+        except CodecError as exc:
+            await self.fail(exc.reason if exc.family == STATUS else fap.PROTOCOL_ID_ERROR, detail=exc.detail)
+        channel = self.cfg.channel(client.ChannelName)
+        if channel is None:
+            self.log.warning("unknown_channel", channel=client.ChannelName)
+            await self.fail(fap.NO_CHANNEL, detail=client.ChannelName)
+        self.channel = channel
+        reply, agreement = negotiation.answer(client, channel, self.server.identity, max_fap=self._max_fap(channel))
+        self.agreement = agreement
+        h = seg.header
+        body = reply.pack(fap.LITTLE)
+        await self.send(fap.encode_segment(
+            fap.INITIAL_DATA, body, struct_id=h.StructId,
+            conversation_id=h.ConversationId if h.StructId == fap.TSHM else 0,
+            control_flags1=0 if agreement.accepted else fap.CF1_ERROR, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+        if agreement.accepted:
+            self.framer.max_segment_length = agreement.max_transmission_size
+            self.reassembler = Reassembler(max_call_length=agreement.max_message_size + 65536)
+            self.log.info("channel_started", channel=channel.name, fap=agreement.fap_level,
+                          sharecnv=agreement.sharing_conversations, max_tr=agreement.max_transmission_size,
+                          max_msg=agreement.max_message_size)
+            if not agreement.multiplexed:
+                self.conversations[0] = Conversation(0)
+            else:
+                # The first conversation is implicit: the ID exchange and MQCONN run on it.
+                self.conversations[1] = Conversation(1)
+
+    def _max_fap(self, channel: ChannelConfig) -> int:
+        # FAP 13 brings password protection whose algorithm is not public (fap.md section 8); where a
+        # password must be checked we agree FAP 12, at which clients send it in clear.
+        return 12 if self._password_required(channel) else negotiation.MAX_FAP_LEVEL
+
+    def _password_required(self, channel: ChannelConfig) -> bool:
+        if channel.admin_only:
+            return True
+        return channel.password_required or self.cfg.app_password is not None
+
+    # ---- small control flows ---------------------------------------------------------------------
+    async def _heartbeat(self, seg: fap.Segment) -> None:
+        h = seg.header
+        confirm = bool(h.ControlFlags1 & fap.CF1_CONFIRM_REQUEST)
+        is_request = confirm if self.agreement.fap_level >= 10 else not confirm
+        if is_request:
+            flags = 0 if self.agreement.fap_level >= 10 else fap.CF1_CONFIRM_REQUEST
+            await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=h.StructId, control_flags1=flags,
+                                               encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+
+    def _conversation(self, conv_id: int) -> Conversation | None:
+        return self.conversations.get(conv_id if self.multiplexed else 0)
+
+    def _userid(self, seg: fap.Segment) -> None:
+        conv = self._conversation(seg.header.ConversationId)
+        if conv is None:
+            return
+        uid = fap.decode_body(seg)
+        conv.user_id = uid.LongUserId.strip() if uid.LongUserId else uid.UserIdentifier
+        conv.uid_password = uid.Password
+
+    async def _conauth(self, seg: fap.Segment) -> None:
+        h = seg.header
+        conv = self._conversation(h.ConversationId)
+        if conv is None:
+            await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId)
+        caut = fap.decode_body(seg)
+        conv.auth_user = caut.UserId
+        conv.auth_password = caut.Password
+        # The client waits for a STATUS; ESH code 0 without ERROR is the accepted answer (fap.md section
+        # 8; decision in docs/decisions.md).  The verdict comes with the MQCONN reply, as on a real one.
+        body = fap.StatusData(ReturnCode=0).pack(fap.LITTLE)
+        await self.send(fap.encode_segment(
+            fap.STATUS_DATA, body, struct_id=h.StructId, conversation_id=h.ConversationId,
+            request_id=h.RequestId, control_flags1=fap.CF1_FIRST | fap.CF1_LAST if h.StructId == fap.TSHM else 0,
+            encoding=_REPLY_ENC, ccsid=_REPLY_CCSID) if h.StructId == fap.TSHM else fap.encode_segment(
+            fap.STATUS_DATA, body, struct_id=h.StructId, control_flags1=0, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+
+    async def _socket_action(self, seg: fap.Segment) -> None:
+        if not self.multiplexed:
+            await self.fail(fap.PROTOCOL_SEGMENT_TYPE, detail="SOCKET_ACTION on a connection without sharing")
+        action = fap.decode_body(seg)
+        if action.Type == fap.SA_START_CONV:
+            conv_id = action.ConversationId
+            limit = self.agreement.sharing_conversations
+            if conv_id in self.conversations or conv_id <= 0 or len(self.conversations) >= limit:
+                self.log.warning("conversation_refused", conversation=conv_id, limit=limit)
+                await self.send(fap.status_segment(fap.CONV_ID_ERROR if conv_id in self.conversations
+                                                   else fap.MAX_CONNS_LIMIT_REACHED,
+                                                   struct_id=fap.TSHM, conversation_id=conv_id,
+                                                   control_flags1=fap.CF1_ERROR))
+                return
+            self.conversations[conv_id] = Conversation(conv_id)
+            accept = fap.SocketAction(ConversationId=conv_id, RequestId=action.RequestId, Type=fap.SA_ACCEPT_CONV,
+                                      Parm1=action.Parm1, Parm2=action.Parm2)
+            await self.send(fap.encode_segment(fap.SOCKET_ACTION, accept.pack(fap.LITTLE), struct_id=fap.TSHM,
+                                               conversation_id=conv_id, request_id=0, control_flags1=0,
+                                               encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+        elif action.Type == fap.SA_END_CONV:
+            conv = self.conversations.pop(action.ConversationId, None)
+            if conv is not None:
+                await self.end_conversation(conv)
+            if not self.conversations:
+                self._closed = True  # the client closes the socket after its last conversation
+        else:
+            self.log.info("socket_action_ignored", type=action.Type)
+
+    async def end_conversation(self, conv: Conversation) -> None:
+        """Release everything a conversation holds (handles, temporary queues) as MQDISC would."""
+        await self.server.mqi.disconnect(self, conv)
+
+    async def _request_msgs(self, seg: fap.Segment) -> None:
+        await self.server.mqi.request_msgs(self, seg)
+
+    # ---- MQI -------------------------------------------------------------------------------------
+    async def _mqi(self, seg: fap.Segment) -> None:
+        h = seg.header
+        conv = self._conversation(h.ConversationId)
+        if conv is None:
+            await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="MQI call on no conversation")
+        call = fap.decode_body(seg, first=True)
+        replies = await self.server.mqi.call(self, conv, seg, call)
+        for reply in replies:
+            await self.send(reply)
+
+    def authenticate(self, conv: Conversation) -> int:
+        """MQRC for a connect on this channel: who the conversation runs as, per the dev container rules."""
+        channel = self.channel
+        user = conv.auth_user if conv.auth_user is not None else conv.user_id
+        password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
+        if channel.admin_only:
+            if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
+                return C.MQRC_NOT_AUTHORIZED
+            conv.user, conv.admin = ADMIN_USER, True
+            return C.MQRC_NONE
+        if self.cfg.app_password is not None or channel.password_required:
+            expected = self.cfg.app_password or ""
+            if user != APP_USER or not _same(password, expected):
+                return C.MQRC_NOT_AUTHORIZED
+        # DEV.APP.SVRCONN maps every client to the non-admin "app" user, as the developer container does.
+        conv.user, conv.admin = APP_USER, False
+        return C.MQRC_NONE
+
+
+def _same(given: bytes | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.rstrip(b"\x00 "), expected.encode())

@@ -1,0 +1,90 @@
+"""INITIAL_DATA negotiation (fap.md section 6.3), sans-IO.
+
+The server answers a client's ID with its own values.  Where it changed one, it sets the matching
+IniErrFlags bit and the ERROR control flag; the client then repeats its ID with the server's values,
+which is accepted.  Real clients give up after ten rounds, so the rules converge in one: a value the
+server lowers is a value the client can always take.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+
+from qmlite.pcf import encoding as E
+from qmlite.pcf import fap
+
+from .config import ChannelConfig
+
+MAX_FAP_LEVEL = 13  # the level of the real 9.1.2 replies; FAP 14+ brings FCNO v3/v4 and conn tags
+MAX_TRANSMISSION_SIZE = 32748  # the real 9.1.2 value
+MIN_TRANSMISSION_SIZE = 2048  # below this not even an MQCONN fits
+PRODUCT_ID = "MQMM09010200"  # MQ 9.1.2.0, consistent with FAP 13 and CommandLevel 912
+CAP_FLAGS1 = 0x26  # CONVERSION_CAPABLE | SPLIT_MESSAGES | MQREQUEST, the real value
+CAP_FLAGS2 = 0x01  # DIST_LIST_CAPABLE only: no XA, no SPI, which keeps clients off async put and SPI flows
+CAP_FLAGS3 = 0  # MULTIPLEX_SYNCGET refused, as the real server does
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerIdentity:
+    qmgr_name: str
+    qmgr_id: str
+    ccsid: int = 819
+
+
+@dataclasses.dataclass(slots=True)
+class Agreement:
+    """What the two sides settled on; valid once ``accepted``."""
+
+    fap_level: int
+    max_transmission_size: int
+    max_message_size: int
+    heartbeat_interval: int
+    sharing_conversations: int
+    ccsid: int
+    accepted: bool
+
+    @property
+    def multiplexed(self) -> bool:
+        return self.sharing_conversations > 0 and self.fap_level >= 10
+
+
+def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
+           max_fap: int = MAX_FAP_LEVEL) -> tuple[fap.InitialData, Agreement]:
+    """The server's ID for ``client``'s, and whether it is an acceptance (no IniErrFlags set)."""
+    ief1 = 0
+    fap_level = min(client.FapLevel, max_fap)
+    if fap_level != client.FapLevel:
+        ief1 |= fap.IEF1_FAP_LEVEL
+    max_tr = min(client.MaxTransmissionSize, MAX_TRANSMISSION_SIZE) if client.MaxTransmissionSize else MAX_TRANSMISSION_SIZE
+    max_tr = max(max_tr, MIN_TRANSMISSION_SIZE)
+    if max_tr != client.MaxTransmissionSize:
+        ief1 |= fap.IEF1_MAX_TRANSMISSION_SIZE
+    max_msg = min(client.MaxMessageSize, channel.max_msg_length) if client.MaxMessageSize else channel.max_msg_length
+    if max_msg != client.MaxMessageSize:
+        ief1 |= fap.IEF1_MAX_MSG_SIZE
+    heartbeat = channel.heartbeat_interval  # SVRCONN's HBINT rules (fap.md section 6.3)
+    if heartbeat != client.HeartbeatInterval:
+        ief1 |= fap.IEF1_HEARTBEAT_INTERVAL
+    ccsid = client.CCSID if E.codec_for_ccsid(client.CCSID) and not E.is_ebcdic(client.CCSID) else me.ccsid
+    if client.CCSID and ccsid != client.CCSID:
+        ief1 |= fap.IEF1_CCSID_NOT_SUPPORTED
+    sharecnv = min(client.SharingConversations, channel.sharing_conversations) if fap_level >= 9 else 0
+    refused3 = client.CapFlags3 & ~CAP_FLAGS3 & 0xFF
+    reply = fap.InitialData(
+        FapLevel=fap_level, CapFlags1=CAP_FLAGS1, ECapFlags1=0, IniErrFlags1=ief1,
+        MaxMsgsPerBatch=0, MaxTransmissionSize=max_tr, MaxMessageSize=max_msg,
+        SequenceWrapValue=0, ChannelName=channel.name, CapFlags2=CAP_FLAGS2, ECapFlags2=0,
+        CCSID=me.ccsid, QMgrName=me.qmgr_name, HeartbeatInterval=heartbeat, EFLLength=0,
+        HdrCompList=b"\x00\xff", MsgCompList=b"\x00" + b"\xff" * 15,
+        SharingConversations=sharecnv, CapFlags3=CAP_FLAGS3,
+        ECapFlags3=refused3 if ief1 else 0, ProcessId=os.getpid() & 0xFFFFFFFF, ThreadId=1, TraceId=1,
+        ProductId=PRODUCT_ID, QMgrId=me.qmgr_id,
+        # PAL as the real server offers it (fap.md section 8 option a): the Java client refuses a FAP 13
+        # server that offers no algorithm.  Passwords are checked in clear only at FAP <= 12.
+        PAL=[1, 0] + [0xFFFF] * 8, R=secrets.token_bytes(12),
+    )
+    # The ERROR reply reports the client bits we refused; an acceptance carries none.
+    agreement = Agreement(fap_level, max_tr, max_msg, heartbeat, sharecnv, ccsid, accepted=ief1 == 0)
+    return reply, agreement

@@ -1,0 +1,138 @@
+"""A deliberately dumb FAP peer for server tests: it sends exactly the segments a test builds and
+returns exactly what the server answers, so the tests see the server's bytes, not a client's view."""
+
+from __future__ import annotations
+
+import contextlib
+import pathlib
+
+import trio
+
+from qmlite.pcf import calls, fap, mqi
+from qmlite.pcf import constants as C
+from qmlite.pcf.framer import Framer, Reassembler
+from qmlite.registry.state import Registry
+from qmlite.server import config
+from qmlite.server.listener import QueueManagerServer
+
+
+@contextlib.asynccontextmanager
+async def running_server(tmp_path: pathlib.Path, **overrides):
+    environ = overrides.pop("environ", {})
+    cfg = config.load(environ=environ, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path, **overrides})
+    registry = Registry.open(tmp_path, cfg.qmgr_name, dev_objects=cfg.dev_objects, synchronous="NORMAL")
+    server = QueueManagerServer(cfg, registry)
+    try:
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve)
+            server.port = listeners[0].socket.getsockname()[1]
+            yield server
+            nursery.cancel_scope.cancel()
+    finally:
+        registry.close()
+
+
+class RawPeer:
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.framer = Framer(max_segment_length=1 << 20)
+        self.reassembler = Reassembler()
+        self.pending: list[fap.Segment] = []
+
+    @classmethod
+    async def connect(cls, server) -> RawPeer:
+        return cls(await trio.open_tcp_stream("127.0.0.1", server.port))
+
+    async def send(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def receive(self) -> fap.Segment | None:
+        """The next whole (reassembled) segment, or None when the server closed the socket."""
+        while True:
+            while self.pending:
+                whole = self.reassembler.add(self.pending.pop(0))
+                if whole is not None:
+                    return whole
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.pending.extend(self.framer.feed(data))
+
+    async def closed(self) -> bool:
+        """True once the server has closed its side (after draining whatever it still sent)."""
+        while True:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return True
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+def client_id(channel: str, *, fap_level: int = 13, sharecnv: int = 10, max_tr: int = 32748,
+              max_msg: int = 104857600, hb: int = 300, cap3: int = 0x08) -> fap.InitialData:
+    return fap.InitialData(FapLevel=fap_level, CapFlags1=0x26, MaxTransmissionSize=max_tr, MaxMessageSize=max_msg,
+                           ChannelName=channel, CapFlags2=0x51, CCSID=1208, QMgrName="QM1", HeartbeatInterval=hb,
+                           EFLLength=0, SharingConversations=sharecnv, CapFlags3=cap3, ProductId="MQMM09030000",
+                           QMgrId="", PAL=[0] * 10)
+
+
+async def handshake(peer: RawPeer, channel: str = "DEV.ADMIN.SVRCONN", user: str = "admin",
+                    password: str = "passw0rd", **id_kwargs) -> fap.InitialData:
+    """ID exchange (taking the server's values after an ERROR), UID, CAUT.  Returns the accepted ID."""
+    mine = client_id(channel, **id_kwargs)
+    struct_id, conv = fap.TSH, 0
+    for _ in range(3):
+        await peer.send(fap.encode_segment(fap.INITIAL_DATA, mine.pack(fap.BIG), struct_id=struct_id,
+                                           conversation_id=conv, byte_order=1,
+                                           control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST))
+        seg = await peer.receive()
+        assert seg is not None and seg.header.SegmentType == fap.INITIAL_DATA, seg
+        theirs = fap.decode_body(seg)
+        if not seg.header.ControlFlags1 & fap.CF1_ERROR:
+            break
+        mine.FapLevel, mine.MaxTransmissionSize = theirs.FapLevel, theirs.MaxTransmissionSize
+        mine.MaxMessageSize, mine.HeartbeatInterval = theirs.MaxMessageSize, theirs.HeartbeatInterval
+        mine.SharingConversations, mine.CapFlags3 = theirs.SharingConversations, theirs.CapFlags3
+        if theirs.SharingConversations:
+            struct_id, conv = fap.TSHM, 1
+    else:
+        raise AssertionError("no agreement in three rounds")
+    peer.multiplexed = theirs.SharingConversations > 0
+    sid, conv = (fap.TSHM, 1) if peer.multiplexed else (fap.TSH, 0)
+    peer.sid = sid
+    await peer.send(fap.encode_segment(fap.USERID_DATA, fap.UserIdData(UserIdentifier=user).pack(fap.LITTLE),
+                                       struct_id=sid, conversation_id=conv))
+    if password is not None:
+        caut = fap.ConAuthInfo(UserIdMaxLength=1024, PasswordMaxLength=1024, UserId=user, Password=password.encode())
+        await peer.send(fap.encode_segment(fap.CONAUTH_INFO, caut.pack(fap.LITTLE), struct_id=sid, conversation_id=conv))
+        status = await peer.receive()
+        assert status.header.SegmentType == fap.STATUS_DATA
+    return theirs
+
+
+async def mqi_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj: int = 0, conv: int = 1) -> tuple[fap.ApiHeader, bytes]:
+    sid = getattr(peer, "sid", fap.TSHM)
+    total = (36 if sid == fap.TSHM else 28) + 16 + len(body)
+    api = fap.ApiHeader(CallLength=total, Hobj=hobj).pack(fap.LITTLE)
+    await peer.send(fap.encode_segment(segment_type, api + body, struct_id=sid,
+                                       conversation_id=conv if sid == fap.TSHM else 0))
+    seg = await peer.receive()
+    assert seg is not None, "server closed the connection"
+    assert seg.header.SegmentType == segment_type | fap.REPLY, seg.header
+    call = fap.decode_body(seg, first=True)
+    return call.ApiHeader, (call.Call if call.Call is not None else call.Data)
+
+
+async def connect_mq(peer: RawPeer, conv: int = 1) -> fap.ApiHeader:
+    body = fap.MQConnBody(QMgrName="QM1", ApplName="rawfap", ApplType=C.MQAT_UNIX, Options=3,
+                          Fcno=fap.Fcno(Version=2, CapabilityFlags=0))
+    api, _ = await mqi_call(peer, fap.MQCONN, body.pack(fap.LITTLE), conv=conv)
+    return api
+
+
+async def open_q(peer: RawPeer, name: str, options: int, *, dynamic: str = "AMQ.*", conv: int = 1):
+    req = calls.MQOpenRequest(mqi.MQOD(Version=1, ObjectName=name, DynamicQName=dynamic), options)
+    api, data = await mqi_call(peer, fap.MQOPEN, req.pack(fap.LITTLE), conv=conv)
+    reply = calls.MQOpenReply.unpack(data, 0, fap.LITTLE)[0] if api.CompCode == 0 else None
+    return api, reply

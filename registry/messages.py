@@ -6,6 +6,7 @@ report depths, clear and drop queues while the MQI layer puts and gets.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 from collections.abc import Iterator
@@ -34,6 +35,11 @@ class QueueContents:
 
     def add(self, msg: Message) -> None:
         self._by_priority.setdefault(msg.priority, []).append(msg)
+
+    def restore(self, msg: Message) -> None:
+        """Put a message back where it was (a backed-out get): FIFO position by its sequence number."""
+        bucket = self._by_priority.setdefault(msg.priority, [])
+        bucket.insert(bisect.bisect([m.seq for m in bucket], msg.seq), msg)
 
     def __iter__(self) -> Iterator[Message]:
         """Delivery order: highest priority first, FIFO within a priority."""
@@ -79,6 +85,9 @@ class MessageStore:
     def put(self, queue: str, msg: Message) -> None:
         msg.seq = next(self._seq)
         self.contents(queue).add(msg)
+
+    def restore(self, queue: str, msg: Message) -> None:
+        self.contents(queue).restore(msg)
 
     def depth(self, queue: str) -> int:
         q = self._queues.get(queue)

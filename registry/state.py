@@ -119,8 +119,10 @@ class Registry:
     # ---- subscriptions ---------------------------------------------------------------------------
     def put_sub(self, sub: Subscription) -> None:
         old = self.subs_by_id.get(sub.sub_id)
-        if old is not None and old.name != sub.name:
-            del self.subs[old.name]
+        if old is not None:
+            self.routes.remove(old.sub_id, old.resolved_topic, old.wildcard_schema)
+            if old.name != sub.name:
+                del self.subs[old.name]
         same_name = self.subs.get(sub.name)
         if same_name is not None and same_name.sub_id != sub.sub_id:
             # One name, one subscription: the store's unique name index would drop the old row anyway.
@@ -132,14 +134,16 @@ class Registry:
             self._expiring.add(sub.sub_id)
         else:
             self._expiring.discard(sub.sub_id)
-        self.store.put(sub)
+        if sub.durable == C.MQSUB_DURABLE_YES:  # a non-durable subscription dies with its connection
+            self.store.put(sub)
 
     def remove_sub(self, sub: Subscription) -> None:
         self.subs.pop(sub.name, None)
         self.subs_by_id.pop(sub.sub_id, None)
-        self.routes.remove(sub.sub_id)
+        self.routes.remove(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
         self._expiring.discard(sub.sub_id)
-        self.store.delete(Subscription, sub.sub_id)
+        if sub.durable == C.MQSUB_DURABLE_YES:
+            self.store.delete(Subscription, sub.sub_id)
 
     def expire_subscriptions(self) -> list[Subscription]:
         """Remove subscriptions whose Expiry has passed (MQ deletes them); returns what went."""

@@ -6,15 +6,18 @@ caller that commits several commands at once (group commit) pays for one fsync. 
 commit is on disk or none of it is, so a crash never leaves a command half-applied.
 
 The schema is versioned with ``PRAGMA user_version``; ``MIGRATIONS[n]`` turns version n into n + 1.
+Subscriptions, which may number a million, are stored as one compact record each (schema 2): reading
+one blob per row is several times faster at start-up than reading thirty columns.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import marshal
 import operator
 import pathlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .model import Queue, Subscription, Topic
 
@@ -28,7 +31,7 @@ def _columns(cls: type) -> tuple[str, ...]:
 # Each version is literal SQL, frozen once released: a migration must not change when the model does,
 # or a fresh database and an upgraded one would differ.  A new model field needs a new version with an
 # ALTER TABLE (tests/test_store.py fails when a model field has no column).
-MIGRATIONS: list[list[str]] = [
+MIGRATIONS: list[list[str | Callable[[sqlite3.Connection], None]]] = [
     [  # 1
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value)",
         "CREATE TABLE subscriptions (name TEXT NOT NULL, sub_id BLOB NOT NULL PRIMARY KEY, topic_object TEXT NOT NULL,"
@@ -58,6 +61,43 @@ MIGRATIONS: list[list[str]] = [
         " altered REAL NOT NULL)",
     ],
 ]
+
+# Record format 1 of a subscription: these fields, in this order (frozen like the SQL above; a model
+# change needs a migration that rewrites the records).  marshal, not pickle: loading a data file must
+# never be able to run code.  The leading byte names the format.
+SUBSCRIPTION_RECORD_1 = (
+    "name", "sub_id", "topic_object", "topic_string", "resolved_topic", "destination", "destination_qmgr",
+    "destination_class", "destination_correl_id", "expiry", "pub_accounting_token", "pub_appl_identity_data",
+    "pub_priority", "psprop", "selector", "selector_type", "sub_level", "sub_scope", "sub_type", "sub_user",
+    "user_data", "variable_user", "wildcard_schema", "request_only", "durable", "created", "altered", "resumed",
+    "last_message", "message_count", "active_connection",
+)
+_RECORD_1 = b"\x01"
+
+
+def encode_record(values: tuple) -> bytes:
+    return _RECORD_1 + marshal.dumps(values, 4)
+
+
+def decode_record(blob: bytes) -> tuple:
+    if blob[:1] != _RECORD_1:
+        raise StoreError(f"unknown subscription record format {bytes(blob[:1])!r}")
+    return marshal.loads(blob[1:])
+
+
+def _subscriptions_as_records(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE subscriptions_2 (sub_id BLOB NOT NULL PRIMARY KEY, name TEXT NOT NULL,"
+               " record BLOB NOT NULL)")
+    cursor = db.execute(f"SELECT {', '.join(SUBSCRIPTION_RECORD_1)} FROM subscriptions")
+    while rows := cursor.fetchmany(10_000):
+        db.executemany("INSERT INTO subscriptions_2 VALUES (?, ?, ?)",
+                       [(row[1], row[0], encode_record(tuple(row))) for row in rows])
+    db.execute("DROP TABLE subscriptions")
+    db.execute("ALTER TABLE subscriptions_2 RENAME TO subscriptions")
+    db.execute("CREATE UNIQUE INDEX subscriptions_name ON subscriptions(name)")
+
+
+MIGRATIONS.append([_subscriptions_as_records])  # 2
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name")}
@@ -65,6 +105,14 @@ _TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"),
 
 class StoreError(RuntimeError):
     pass
+
+
+def _record_type(f: dataclasses.Field) -> type | tuple[type, ...]:
+    """What a record field may hold: a wrong type must fail at put(), never reach the disk."""
+    if f.default is dataclasses.MISSING:
+        return bytes if f.name == "sub_id" else str
+    kind = type(f.default)
+    return (int, float) if kind is float else kind
 
 
 class Store:
@@ -75,8 +123,10 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._pending: list[tuple[str, tuple]] = []
-        self._insert = {cls: self._insert_sql(cls) for cls in _TABLES}
-        self._row = {cls: operator.attrgetter(*_columns(cls)) for cls in _TABLES}
+        self._insert = {cls: self._insert_sql(cls) for cls in (Queue, Topic)}
+        self._row = {cls: operator.attrgetter(*_columns(cls)) for cls in (Queue, Topic)}
+        self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_1)
+        self._sub_types = tuple(_record_type(f) for f in dataclasses.fields(Subscription))
         self._migrate()
 
     @classmethod
@@ -96,8 +146,11 @@ class Store:
         for target in range(version, SCHEMA_VERSION):
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for statement in MIGRATIONS[target]:
-                    self._db.execute(statement)
+                for step in MIGRATIONS[target]:
+                    if callable(step):
+                        step(self._db)
+                    else:
+                        self._db.execute(step)
                 self._db.execute(f"PRAGMA user_version={target + 1}")
                 self._db.execute("COMMIT")
             except BaseException:
@@ -110,6 +163,13 @@ class Store:
 
     # Reads: only at start-up.
     def load(self, cls: type) -> Iterator:
+        if cls is Subscription:
+            cursor = self._db.execute("SELECT record FROM subscriptions")
+            cursor.arraysize = 4096
+            while rows := cursor.fetchmany():
+                for (record,) in rows:
+                    yield Subscription(*decode_record(record))
+            return
         table, _ = _TABLES[cls]
         cols = _columns(cls)
         cursor = self._db.execute(f"SELECT {', '.join(cols)} FROM {table}")
@@ -124,6 +184,14 @@ class Store:
     # Writes: buffered until commit().
     def put(self, obj: object) -> None:
         cls = type(obj)
+        if cls is Subscription:
+            values = self._sub_values(obj)
+            for value, kind in zip(values, self._sub_types):
+                if not isinstance(value, kind) or isinstance(value, bool):
+                    raise TypeError(f"subscription field value {value!r} is not {kind}")
+            self._pending.append(("INSERT OR REPLACE INTO subscriptions (sub_id, name, record) VALUES (?, ?, ?)",
+                                  (obj.sub_id, obj.name, encode_record(values))))
+            return
         self._pending.append((self._insert[cls], self._row[cls](obj)))
 
     def delete(self, cls: type, key: object) -> None:

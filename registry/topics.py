@@ -114,58 +114,85 @@ class _Node:
         self.keys: set[Hashable] = set()
 
 
+class _Keys(set):
+    """Several subscriptions on one exact topic (one key alone is stored bare, saving a set each)."""
+
+    __slots__ = ()
+
+
 class TopicIndex:
     """Patterns (topic or character scheme) keyed by an id; ``match(topic)`` returns the matching ids.
 
     Exact topic strings are one dict lookup; topic-scheme wildcards live in a level trie walked once
-    per publication; character-scheme patterns with wildcards are few in practice and scanned.
+    per publication; character-scheme patterns with wildcards are few in practice and scanned.  The
+    caller says what it indexed when it removes an entry, so no reverse map of a million keys is kept.
     """
 
     def __init__(self) -> None:
-        self._exact: dict[str, set[Hashable]] = {}
+        self._exact: dict[str, object] = {}
         self._root = _Node()
         self._char: dict[Hashable, re.Pattern[str]] = {}
-        self._where: dict[Hashable, tuple[str, int]] = {}
+        self._count = 0
 
     def __len__(self) -> int:
-        return len(self._where)
+        return self._count
 
     def add(self, key: Hashable, pattern: str, schema: int = C.MQWS_TOPIC) -> None:
-        if key in self._where:
-            self.remove(key)
-        if schema == C.MQWS_CHAR and has_char_wildcards(pattern):
+        if schema != C.MQWS_CHAR and "#" not in pattern and "+" not in pattern:
+            self._add_exact(pattern, key)  # the common case, without splitting the string
+        elif schema == C.MQWS_CHAR and has_char_wildcards(pattern):
             self._char[key] = _char_regex(pattern)
         elif schema == C.MQWS_CHAR:
-            self._exact.setdefault(_unescape(pattern), set()).add(key)
+            self._add_exact(_unescape(pattern), key)
         elif has_topic_wildcards(pattern):
             node = self._root
             for level in pattern.split(SEPARATOR):
                 node = node.children.setdefault(level, _Node())
             node.keys.add(key)
         else:
-            self._exact.setdefault(pattern, set()).add(key)
-        self._where[key] = (pattern, schema)
+            self._add_exact(pattern, key)
+        self._count += 1
 
-    def remove(self, key: Hashable) -> None:
-        where = self._where.pop(key, None)
-        if where is None:
-            return
-        pattern, schema = where
-        if key in self._char:
-            del self._char[key]
+    def _add_exact(self, topic: str, key: Hashable) -> None:
+        current = self._exact.get(topic)
+        if current is None:
+            self._exact[topic] = key
+        elif type(current) is _Keys:
+            current.add(key)  # type: ignore[union-attr]
+        else:
+            self._exact[topic] = _Keys((current, key))
+
+    def remove(self, key: Hashable, pattern: str, schema: int = C.MQWS_TOPIC) -> None:
+        """Forget ``key``, indexed under ``pattern``/``schema``; unknown entries are ignored."""
+        if schema == C.MQWS_CHAR and has_char_wildcards(pattern):
+            if self._char.pop(key, None) is not None:
+                self._count -= 1
             return
         exact = _unescape(pattern) if schema == C.MQWS_CHAR else pattern
-        bucket = self._exact.get(exact)
-        if bucket is not None and key in bucket:
-            bucket.discard(key)
-            if not bucket:
+        current = self._exact.get(exact)
+        if current is not None:
+            if type(current) is _Keys:
+                if key in current:  # type: ignore[operator]
+                    current.discard(key)  # type: ignore[union-attr]
+                    if len(current) == 1:  # type: ignore[arg-type]
+                        self._exact[exact] = next(iter(current))  # type: ignore[call-overload]
+                    self._count -= 1
+                    return
+            elif current == key:
                 del self._exact[exact]
-            return
-        path = [self._root]
-        for level in pattern.split(SEPARATOR):
-            path.append(path[-1].children[level])
-        path[-1].keys.discard(key)
+                self._count -= 1
+                return
         levels = pattern.split(SEPARATOR)
+        path = [self._root]
+        for level in levels:
+            node = path[-1].children.get(level)
+            if node is None:
+                return
+            path.append(node)
+        if key not in path[-1].keys:
+            return
+        path[-1].keys.discard(key)
+        self._count -= 1
         for depth in range(len(levels), 0, -1):  # prune empty branches so the trie does not grow forever
             node = path[depth]
             if node.keys or node.children:
@@ -173,7 +200,8 @@ class TopicIndex:
             del path[depth - 1].children[levels[depth - 1]]
 
     def match(self, topic: str) -> set[Hashable]:
-        found: set[Hashable] = set(self._exact.get(topic, ()))
+        hit = self._exact.get(topic)
+        found: set[Hashable] = set() if hit is None else set(hit) if type(hit) is _Keys else {hit}
         if self._root.children:
             self._walk(self._root, topic.split(SEPARATOR), 0, found)
         for key, regex in self._char.items():

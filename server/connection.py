@@ -329,7 +329,8 @@ class Connection:
             self.log.info("socket_action_ignored", type=action.Type)
 
     async def end_conversation(self, conv: Conversation) -> None:
-        """Release everything a conversation holds (handles, temporary queues) as MQDISC would."""
+        """Release everything a conversation holds (handles, temporary queues); an unfinished unit of
+        work is backed out, as for an application that ends without MQDISC."""
         await self.server.mqi.disconnect(self, conv)
 
     async def _request_msgs(self, seg: fap.Segment) -> None:

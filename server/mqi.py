@@ -61,7 +61,9 @@ class Handle:
 @dataclasses.dataclass(slots=True)
 class ConvState:
     wait_scope: trio.CancelScope | None = None
-    opened: dict = dataclasses.field(default_factory=dict)  # queue name -> (input count, output count)
+    # The unit of work: puts and publications not yet visible, gets not yet final.
+    uow_puts: list = dataclasses.field(default_factory=list)  # (queue, md, data) or (None, topic, md, data, pmo)
+    uow_gets: list = dataclasses.field(default_factory=list)  # (queue name, Message)
 
 
 class QueueActivity:
@@ -93,8 +95,13 @@ class MQI:
         self._verbs: dict[int, Callable] = {
             fap.MQCONN: self._conn, fap.MQDISC: self._disc, fap.MQOPEN: self._open, fap.MQCLOSE: self._close,
             fap.MQPUT: self._put, fap.MQPUT1: self._put1, fap.MQGET: self._get, fap.MQINQ: self._inq,
-            fap.MQCMIT: self._no_op, fap.MQBACK: self._no_op,
+            fap.MQCMIT: self._cmit, fap.MQBACK: self._back,
         }
+        from . import subscribe  # it builds on Handle and MQIFailure from this module
+
+        self._subscribe = subscribe
+        self._verbs[fap.MQSUB] = lambda conn, conv, seg, call: subscribe.mqsub(self, conn, conv, seg, call)
+        self._verbs[fap.MQSUBRQ] = lambda conn, conv, seg, call: subscribe.mqsubrq(self, conn, conv, seg, call)
 
     # ---- entry points from the connection --------------------------------------------------------
     async def call(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> list[bytes]:
@@ -121,10 +128,15 @@ class MQI:
         return fap.api_reply_segments(seg.header, body, conn.agreement.max_transmission_size,
                                       comp_code=comp, reason=reason, hobj=hobj)
 
-    async def disconnect(self, conn: Connection, conv: Conversation) -> None:
+    async def disconnect(self, conn: Connection, conv: Conversation, *, commit: bool = False) -> None:
+        """End a conversation: MQDISC commits its unit of work, a lost connection backs it out."""
         state = self._state(conv)
         if state.wait_scope is not None:
             state.wait_scope.cancel()
+        if commit:
+            self.commit_uow(state)
+        else:
+            self.backout_uow(state)
         for handle in list(conv.handles.values()):
             self._release(conv, handle, C.MQCO_NONE)
         conv.handles.clear()
@@ -187,12 +199,50 @@ class MQI:
         return C.MQRC_NONE
 
     async def _disc(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> list[bytes]:
-        await self.disconnect(conn, conv)
+        await self.disconnect(conn, conv, commit=True)
         return self.reply(conn, seg)
 
-    async def _no_op(self, conn, conv, seg, call) -> list[bytes]:
-        # Messages are put and got at once; there is no unit of work to commit or back out.
+    # ---- units of work ---------------------------------------------------------------------------
+    async def _cmit(self, conn, conv, seg, call) -> list[bytes]:
+        self.commit_uow(self._state(conv))
         return self.reply(conn, seg)
+
+    async def _back(self, conn, conv, seg, call) -> list[bytes]:
+        self.backout_uow(self._state(conv))
+        return self.reply(conn, seg)
+
+    def commit_uow(self, state: ConvState) -> None:
+        puts, state.uow_puts = state.uow_puts, []
+        state.uow_gets = []
+        for item in puts:
+            if item[0] is None:
+                _, topic, md, data, pmo = item
+                self.publish(topic, md, data, pmo)
+                continue
+            queue_name, md, data = item
+            queue = self.registry.queues.get(queue_name)
+            if queue is not None:
+                try:
+                    self.put_message(queue, md, data)
+                except MQIFailure:
+                    self._dead_letter(md, data)
+
+    def backout_uow(self, state: ConvState) -> None:
+        gets, state.uow_gets = state.uow_gets, []
+        state.uow_puts = []
+        for queue_name, msg in reversed(gets):
+            if queue_name in self.registry.queues:
+                msg.md = dataclasses.replace(msg.md, BackoutCount=msg.md.BackoutCount + 1)
+                self.registry.messages.restore(queue_name, msg)
+                self.activity.notify(queue_name)
+
+    def _dead_letter(self, md: S.MQMD, data: bytes) -> None:
+        dlq = self.registry.queues.get(self.registry.qmgr.dead_letter_queue)
+        if dlq is not None:
+            try:
+                self.put_message(dlq, md, data)
+            except MQIFailure:
+                pass
 
     # ---- MQOPEN / MQCLOSE ------------------------------------------------------------------------
     async def _open(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> list[bytes]:
@@ -327,6 +377,9 @@ class MQI:
         return self.reply(conn, seg, hobj=C.MQHO_UNUSABLE_HOBJ)
 
     def _release(self, conv: Conversation, handle: Handle, options: int) -> None:
+        if handle.kind == "sub":
+            self._subscribe.close_sub(self, conv, handle, options)
+            return
         if handle.kind != "queue":
             return
         name = handle.name
@@ -406,6 +459,10 @@ class MQI:
         if stored.Expiry == 0 or stored.Expiry < C.MQEI_UNLIMITED:
             raise MQIFailure(C.MQRC_EXPIRY_ERROR)
         out_pmo = dataclasses.replace(pmo, ResolvedQMgrName=reg.qmgr.name)
+        syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
+        if handle.kind == "topic" and syncpoint:
+            self._state(conv).uow_puts.append((None, handle.name, stored, bytes(data), pmo))
+            return stored, out_pmo, 0
         if handle.kind == "topic":
             delivered = self.publish(handle.name, stored, data, pmo)
             out_pmo.ResolvedQName = ""
@@ -415,7 +472,11 @@ class MQI:
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIFailure(C.MQRC_Q_DELETED)
-        self.put_message(queue, stored, data, now)
+        if syncpoint:
+            self.check_put(queue, data)
+            self._state(conv).uow_puts.append((queue.name, stored, bytes(data)))
+        else:
+            self.put_message(queue, stored, data, now)
         out_pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
         out_pmo.KnownDestCount = 1
         return stored, out_pmo, 0
@@ -424,6 +485,17 @@ class MQI:
         """Put onto a local queue, checking its limits, and wake the GETs waiting on it."""
         reg = self.registry
         now = time.time() if now is None else now
+        self.check_put(queue, data)
+        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            md.Priority = queue.def_priority
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            md.Persistence = queue.def_persistence
+        expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
+        reg.messages.put(queue.name, Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires))
+        self.activity.notify(queue.name)
+
+    def check_put(self, queue: Queue, data: bytes) -> None:
+        reg = self.registry
         if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
             raise MQIFailure(C.MQRC_PUT_INHIBITED)
         if len(data) > queue.max_msg_length:
@@ -432,13 +504,6 @@ class MQI:
             raise MQIFailure(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
         if reg.messages.depth(queue.name) >= queue.max_depth:
             raise MQIFailure(C.MQRC_Q_FULL)
-        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            md.Priority = queue.def_priority
-        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            md.Persistence = queue.def_persistence
-        expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
-        reg.messages.put(queue.name, Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires))
-        self.activity.notify(queue.name)
 
     def publish(self, topic: str, md: S.MQMD, data: bytes, pmo: S.MQPMO) -> int:
         """Deliver a publication to the subscriptions that select it; returns how many got a copy."""
@@ -486,7 +551,7 @@ class MQI:
             raise MQIFailure(C.MQRC_NOT_OPEN_FOR_INPUT)
         if req.BufferLength < 0:
             raise MQIFailure(C.MQRC_BUFFER_LENGTH_ERROR)
-        found = self._try_get(handle, req)
+        found = self._try_get(handle, req, self._state(conv))
         if found is not None:
             return self.reply(conn, seg, found[0], comp=found[1], reason=found[2], hobj=handle.hobj)
         wait = gmo.WaitInterval if gmo.Options & C.MQGMO_WAIT else 0
@@ -509,7 +574,7 @@ class MQI:
                     await self.activity.lot(handle.name).park()
                     if handle.hobj not in conv.handles:
                         return  # closed or disconnected while waiting
-                    found = self._try_get(handle, req)
+                    found = self._try_get(handle, req, self._state(conv))
                     if found is not None:
                         self._state(conv).wait_scope = None
                         for piece in self.reply(conn, seg, found[0], comp=found[1], reason=found[2],
@@ -520,7 +585,7 @@ class MQI:
             for piece in self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_NO_MSG_AVAILABLE, hobj=handle.hobj):
                 await conn.send(piece)
 
-    def _try_get(self, handle: Handle, req: calls.MQGetRequest) -> tuple[bytes, int, int] | None:
+    def _try_get(self, handle: Handle, req: calls.MQGetRequest, state: ConvState) -> tuple[bytes, int, int] | None:
         """The reply body for the first matching message, or None when there is none yet."""
         reg = self.registry
         md, gmo = req.MsgDesc, req.GetMsgOpts
@@ -562,6 +627,9 @@ class MQI:
             handle.browsed.add(msg.seq)
         elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
             contents.remove(msg)
+            if gmo.Options & C.MQGMO_SYNCPOINT or (
+                    gmo.Options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT):
+                state.uow_gets.append((handle.name, msg))
         out_gmo = dataclasses.replace(gmo, ResolvedQName=handle.queue_name or handle.name, ReturnedLength=len(data))
         body = calls.MQGetReply(out_md, out_gmo, data, full).pack(_LE)
         return body, comp, reason

@@ -285,3 +285,70 @@ async def test_sigterm_style_quiesce_tells_clients(tmp_path):
         await server.quiesce()
         seg = await peer.receive()
         assert fap.decode_body(seg).ReturnCode == fap.QM_TERMINATING
+
+
+async def _put(peer, hobj, data, options):
+    put = calls.MQPutRequest(mqi.MQMD(Format="MQSTR"), mqi.MQPMO(Version=2, Options=options), data)
+    api, _ = await mqi_call(peer, fap.MQPUT, put.pack(fap.LITTLE), hobj=hobj)
+    assert api.CompCode == 0
+
+
+async def _get(peer, hobj, options=C.MQGMO_NO_SYNCPOINT):
+    get = calls.MQGetRequest(mqi.MQMD(), mqi.MQGMO(Version=2, Options=options, MatchOptions=0), 100)
+    api, data = await mqi_call(peer, fap.MQGET, get.pack(fap.LITTLE), hobj=hobj)
+    return api, (calls.MQGetReply.unpack(data, 0, fap.LITTLE)[0] if api.CompCode == 0 else None)
+
+
+async def _two_sessions(server, queue):
+    peers = []
+    for _ in range(2):
+        peer = await RawPeer.connect(server)
+        await handshake(peer)
+        await connect_mq(peer)
+        api, _ = await open_q(peer, queue, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+        peers.append((peer, api.Hobj))
+    return peers
+
+
+async def test_syncpoint_put_is_invisible_until_commit(tmp_path):
+    async with running_server(tmp_path) as server:
+        (a, ha), (b, hb) = await _two_sessions(server, "DEV.QUEUE.1")
+        await _put(a, ha, b"later", C.MQPMO_SYNCPOINT)
+        api, _ = await _get(b, hb)
+        assert api.Reason == C.MQRC_NO_MSG_AVAILABLE
+        api, _ = await mqi_call(a, fap.MQCMIT)
+        assert api.CompCode == 0
+        api, got = await _get(b, hb)
+        assert got.Data == b"later"
+
+
+async def test_backout_restores_a_syncpoint_get_in_place(tmp_path):
+    async with running_server(tmp_path) as server:
+        (a, ha), (b, hb) = await _two_sessions(server, "DEV.QUEUE.1")
+        for data in (b"first", b"second"):
+            await _put(a, ha, data, C.MQPMO_NO_SYNCPOINT)
+        api, got = await _get(a, ha, C.MQGMO_SYNCPOINT)
+        assert got.Data == b"first" and got.MsgDesc.BackoutCount == 0
+        api, _ = await mqi_call(a, fap.MQBACK)
+        assert api.CompCode == 0
+        api, got = await _get(b, hb)
+        assert got.Data == b"first" and got.MsgDesc.BackoutCount == 1  # back at the head, counted
+
+
+async def test_disconnect_commits_and_a_lost_connection_backs_out(tmp_path):
+    async with running_server(tmp_path) as server:
+        (a, ha), (b, hb) = await _two_sessions(server, "DEV.QUEUE.2")
+        await _put(a, ha, b"kept", C.MQPMO_SYNCPOINT)
+        await mqi_call(a, fap.MQDISC)  # a normal end commits
+        await _put(b, hb, b"other", C.MQPMO_NO_SYNCPOINT)
+        api, got = await _get(b, hb, C.MQGMO_SYNCPOINT)
+        assert got.Data == b"kept"
+        await b.aclose()  # the application dies mid unit of work
+        assert b"kept" in [m.data for m in await _wait_restored(server, "DEV.QUEUE.2", b"kept")]
+
+
+async def _wait_restored(server, queue, data):
+    lot = server.mqi.activity.lot(queue)
+    while data not in [m.data for m in server.registry.messages.contents(queue)]:
+        await lot.park()  # woken by the backout's notify
+    return list(server.registry.messages.contents(queue))

@@ -76,18 +76,31 @@ def test_combine_object_and_string():
     assert T.combine("dev", "") == "dev"
 
 
+def test_exact_topics_shared_by_several_keys():
+    index = T.TopicIndex()
+    for key in "abc":
+        index.add(key, "same/topic")
+    assert index.match("same/topic") == {"a", "b", "c"}
+    index.remove("b", "same/topic")
+    index.remove("c", "same/topic")
+    assert index.match("same/topic") == {"a"} and len(index) == 1
+
+
 def test_remove_prunes_and_forgets():
     index = T.TopicIndex()
     index.add("a", "x/+/z")
     index.add("b", "x/y/z")
     index.add("c", "x/#")
     assert index.match("x/y/z") == {"a", "b", "c"}
-    index.remove("a")
-    index.remove("c")
+    index.remove("a", "x/+/z")
+    index.remove("c", "x/#")
     assert index.match("x/y/z") == {"b"}
     assert index._root.children == {}  # the wildcard branch is gone entirely
-    index.add("b", "other")  # re-adding a key moves it
+    index.remove("b", "x/y/z")
+    index.add("b", "other")
     assert index.match("x/y/z") == set() and index.match("other") == {"b"}
+    assert len(index) == 1
+    index.remove("b", "nowhere")  # unknown entries are ignored
     assert len(index) == 1
 
 
@@ -105,8 +118,8 @@ def test_index_agrees_with_reference_matcher(patterns, topics_):
         index.add(key, pattern, schema)
     for topic in topics_:
         assert index.match(topic) == set(T.iter_matching(triples, topic))
-    for key, _, _ in triples[::2]:
-        index.remove(key)
+    for key, pattern, schema in triples[::2]:
+        index.remove(key, pattern, schema)
     remaining = triples[1::2]
     for topic in topics_:
         assert index.match(topic) == set(T.iter_matching(remaining, topic))

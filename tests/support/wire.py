@@ -80,18 +80,23 @@ class Dissection:
 
 def dissect(writer: PcapWriter, fields: list[str]) -> Dissection:
     """Run tshark over the conversation; return the requested fields of every frame with MQ in it."""
-    if shutil.which("tshark") is None:
-        raise RuntimeError("tshark is required: ./scripts/test installs it (apt-get install -y tshark)")
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "capture.pcap"
         writer.write(path)
-        wanted = ["frame.number", "_ws.malformed", "_ws.expert.severity", "_ws.expert.message",
-                  "mq.tsh.type", *fields]
-        cmd = ["tshark", "-n", "-r", str(path), "-d", f"tcp.port=={SERVER_PORT},mq", "-T", "fields",
-               "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=\x1f"]
-        for f in dict.fromkeys(wanted):
-            cmd += ["-e", f]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        return dissect_file(path, SERVER_PORT, fields)
+
+
+def dissect_file(path: pathlib.Path, port: int, fields: list[str]) -> Dissection:
+    """tshark over a capture file, decoding TCP port ``port`` as MQ."""
+    if shutil.which("tshark") is None:
+        raise RuntimeError("tshark is required: ./scripts/test installs it (apt-get install -y tshark)")
+    wanted = ["frame.number", "_ws.malformed", "_ws.expert.severity", "_ws.expert.message",
+              "mq.tsh.type", *fields]
+    cmd = ["tshark", "-n", "-r", str(path), "-d", f"tcp.port=={port},mq", "-T", "fields",
+           "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=\x1f"]
+    for f in dict.fromkeys(wanted):
+        cmd += ["-e", f]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"tshark failed ({proc.returncode}): {proc.stderr.strip()}")
     names = list(dict.fromkeys(wanted))

@@ -1,0 +1,34 @@
+"""qmlite.client: a pure-Python IBM MQ client (client channel / FAP, no IBM libraries).
+
+Modules:
+
+* :mod:`qmlite.client.aio` -- ``AsyncQueueManager`` (trio): ``connect``, ``open``, ``close``, ``put``,
+  ``put1``, ``get``, ``inq``, ``sub``, ``subrq``, ``cmit``, ``back``, ``disc``, ``ping``, ``pcf``.
+* :mod:`qmlite.client.sync` -- ``QueueManager``: the same methods, blocking, on a background thread.
+* :mod:`qmlite.client.errors` -- ``MQIError`` (``comp``, ``reason``, ``reason_name``; MQGET extras
+  ``md``, ``gmo``, ``data_length``, ``data``; PCF ``responses``) and ``ConnectionBroken``.
+* :mod:`qmlite.client.protocol` -- the client's side of the FAP conversation (sans-IO).
+* :mod:`qmlite.client.pytest_plugin` -- the ``qmlite_server`` / ``qmlite_server_session`` fixtures.
+
+The MQI structures (``MQMD``, ``MQOD``, ``MQPMO``, ``MQGMO``, ``MQSD``, ``MQSRO``, ``MQCHARV``) are
+those of :mod:`qmlite.pcf.mqi`; PCF parameters (``CFST``, ``CFIN``, ...) those of :mod:`qmlite.pcf.pcf`.
+"""
+
+from __future__ import annotations
+
+from .errors import ConnectionBroken, MQIError
+
+__all__ = ["AsyncQueueManager", "ConnectionBroken", "MQIError", "QueueManager"]
+
+
+def __getattr__(name: str):
+    # imported on first use: ``qmlite.client.errors`` alone must not pull in trio
+    if name == "AsyncQueueManager":
+        from .aio import AsyncQueueManager
+
+        return AsyncQueueManager
+    if name == "QueueManager":
+        from .sync import QueueManager
+
+        return QueueManager
+    raise AttributeError(name)

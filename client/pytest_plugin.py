@@ -1,0 +1,111 @@
+"""pytest plugin: an in-process qmlite queue manager for tests.
+
+Registered as the ``qmlite`` entry point in ``pytest11``, so installing qmlite makes the fixtures
+available everywhere:
+
+* ``qmlite_server`` (function scope): a fresh queue manager with its own data directory.
+* ``qmlite_server_session`` (session scope): one queue manager shared by the whole session.
+
+Both yield a :class:`QmliteServer` with ``host``, ``port``, ``qmgr``, ``admin_channel``,
+``app_channel``, ``admin_user``, ``admin_password``, ``app_user``, ``conn_name``
+(``"127.0.0.1(port)"``, the form pymqi/ibmmq take) and ``data_dir``, plus ``connect()`` for a
+ready :class:`qmlite.client.sync.QueueManager`.  The server runs in a background thread (its own
+``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
+variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, registry closed) when
+the fixture ends.
+
+Outside pytest: ``with running_qmlite(path) as server: ...``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import pathlib
+from typing import Iterator, Optional
+
+import pytest
+
+from ._thread import TrioThread
+
+__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QmliteServer:
+    host: str
+    port: int
+    qmgr: str
+    admin_channel: str
+    app_channel: str
+    admin_user: str
+    admin_password: str
+    app_user: str
+    data_dir: pathlib.Path
+
+    @property
+    def conn_name(self) -> str:
+        return f"{self.host}({self.port})"
+
+    def connect(self, channel: Optional[str] = None, **kw):
+        """A connected :class:`qmlite.client.sync.QueueManager`; the admin channel and credentials
+        unless told otherwise (``channel=server.app_channel`` needs no password)."""
+        from .sync import QueueManager
+
+        channel = channel or self.admin_channel
+        if channel == self.admin_channel:
+            kw.setdefault("user", self.admin_user)
+            kw.setdefault("password", self.admin_password)
+        return QueueManager.connect(self.host, self.port, channel, self.qmgr, **kw)
+
+
+@contextlib.contextmanager
+def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer]:
+    """Run a queue manager in a background thread for the duration of the block.  ``overrides``
+    are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...)."""
+    from qmlite.registry.state import Registry
+    from qmlite.server import config
+    from qmlite.server.listener import QueueManagerServer
+
+    data_dir = pathlib.Path(data_dir)
+    cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": data_dir, **overrides})
+    loop = TrioThread(name="qmlite-server").start()
+    registry = None
+    try:
+        registry = loop.run_sync(lambda: Registry.open(data_dir, cfg.qmgr_name, dev_objects=cfg.dev_objects,
+                                                       synchronous="NORMAL"))
+        server = QueueManagerServer(cfg, registry)
+
+        async def _start():
+            return await loop.nursery.start(server.serve)
+
+        listeners = loop.run(_start)
+        port = listeners[0].socket.getsockname()[1]
+        try:
+            yield QmliteServer(host="127.0.0.1", port=port, qmgr=cfg.qmgr_name,
+                               admin_channel=config.ADMIN_CHANNEL, app_channel=config.APP_CHANNEL,
+                               admin_user="admin", admin_password=cfg.admin_password, app_user="app",
+                               data_dir=data_dir)
+        finally:
+            loop.run(server.quiesce)
+    finally:
+        try:
+            loop.stop()
+        finally:
+            if registry is not None:
+                registry.close()
+
+
+@pytest.fixture
+def qmlite_server(tmp_path_factory) -> Iterator[QmliteServer]:
+    """A fresh in-process qmlite queue manager (QM1, DEV.ADMIN.SVRCONN admin/passw0rd,
+    DEV.APP.SVRCONN without password)."""
+    with running_qmlite(tmp_path_factory.mktemp("qmlite")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def qmlite_server_session(tmp_path_factory) -> Iterator[QmliteServer]:
+    """One qmlite queue manager shared by every test of the session."""
+    with running_qmlite(tmp_path_factory.mktemp("qmlite-session")) as server:
+        yield server

@@ -159,6 +159,12 @@ class Connection:
         async with self._send_lock:
             await self.stream.send_all(data)
 
+    async def send_heartbeat(self) -> None:
+        """A heartbeat request (CONFIRM_REQUEST from FAP 10; the flag's sense is inverted below)."""
+        flags = fap.CF1_CONFIRM_REQUEST if self.agreement.fap_level >= 10 else 0
+        await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=fap.TSHC if self.multiplexed else fap.TSH,
+                                           control_flags1=flags, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+
     @property
     def multiplexed(self) -> bool:
         return bool(self.agreement and self.agreement.accepted and self.agreement.multiplexed)
@@ -271,11 +277,11 @@ class Connection:
             await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=h.StructId, control_flags1=flags,
                                                encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
 
-    def _conversation(self, conv_id: int) -> Conversation | None:
+    def conversation(self, conv_id: int) -> Conversation | None:
         return self.conversations.get(conv_id if self.multiplexed else 0)
 
     def _userid(self, seg: fap.Segment) -> None:
-        conv = self._conversation(seg.header.ConversationId)
+        conv = self.conversation(seg.header.ConversationId)
         if conv is None:
             return
         uid = fap.decode_body(seg)
@@ -284,7 +290,7 @@ class Connection:
 
     async def _conauth(self, seg: fap.Segment) -> None:
         h = seg.header
-        conv = self._conversation(h.ConversationId)
+        conv = self.conversation(h.ConversationId)
         if conv is None:
             await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId)
         caut = fap.decode_body(seg)
@@ -339,7 +345,7 @@ class Connection:
     # ---- MQI -------------------------------------------------------------------------------------
     async def _mqi(self, seg: fap.Segment) -> None:
         h = seg.header
-        conv = self._conversation(h.ConversationId)
+        conv = self.conversation(h.ConversationId)
         if conv is None:
             await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="MQI call on no conversation")
         call = fap.decode_body(seg, first=True)

@@ -144,16 +144,6 @@ class MQI:
             conn.log.info("disconnect_conversation", conversation=conv.conv_id, user=conv.user)
         conv.connected = False
 
-    async def request_msgs(self, conn: Connection, seg: fap.Segment) -> None:
-        # Clients use REQUEST_MSGS only when they read ahead or consume asynchronously, which this
-        # server does not offer; answer so that the client falls back to MQGET (docs/decisions.md).
-        req = fap.decode_body(seg)
-        note = fap.Notification(Version=1, Hobj=req.Hobj, Code=fap.NOTIFY_CHECK_MSG, Value=0)
-        h = seg.header
-        await conn.send(fap.encode_segment(fap.NOTIFICATION, note.pack(_LE), struct_id=fap.TSHM,
-                                           conversation_id=h.ConversationId, request_id=h.RequestId,
-                                           control_flags1=fap.CF1_FIRST))
-
     @staticmethod
     def _state(conv: Conversation) -> ConvState:
         if conv.state is None:
@@ -540,55 +530,87 @@ class MQI:
     # ---- MQGET -----------------------------------------------------------------------------------
     async def _get(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> list[bytes]:
         req, _ = calls.MQGetRequest.unpack(call.Data, 0, seg.header.order)
-        handle = conv.handles.get(call.ApiHeader.Hobj)
+        handle = self._input_handle(conv, call.ApiHeader.Hobj, req.GetMsgOpts.Options)
+        if req.BufferLength < 0:
+            raise MQIFailure(C.MQRC_BUFFER_LENGTH_ERROR)
+        state = self._state(conv)
+
+        def attempt() -> list[bytes] | None:
+            taken = self._take(handle, req.MsgDesc, req.GetMsgOpts, req.BufferLength, state)
+            if taken is None:
+                return None
+            md, gmo, data, full, comp, reason = taken
+            body = calls.MQGetReply(md, gmo, data, full).pack(_LE)
+            return self.reply(conn, seg, body, comp=comp, reason=reason, hobj=handle.hobj)
+
+        def expired() -> list[bytes]:
+            return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_NO_MSG_AVAILABLE, hobj=handle.hobj)
+
+        gmo = req.GetMsgOpts
+        return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)
+
+    def _input_handle(self, conv: Conversation, hobj: int, options: int) -> Handle:
+        handle = conv.handles.get(hobj)
         if handle is None or handle.kind != "queue":
             raise MQIFailure(C.MQRC_HOBJ_ERROR)
-        gmo = req.GetMsgOpts
-        browse = gmo.Options & _BROWSE
+        browse = options & _BROWSE
         if browse and not handle.options & C.MQOO_BROWSE:
             raise MQIFailure(C.MQRC_NOT_OPEN_FOR_BROWSE)
         if not browse and not handle.options & _INPUT:
             raise MQIFailure(C.MQRC_NOT_OPEN_FOR_INPUT)
-        if req.BufferLength < 0:
-            raise MQIFailure(C.MQRC_BUFFER_LENGTH_ERROR)
-        found = self._try_get(handle, req, self._state(conv))
+        return handle
+
+    def _get_or_wait(self, conn: Connection, conv: Conversation, handle: Handle, options: int, wait: int,
+                     attempt: Callable[[], list[bytes] | None], expired: Callable[[], list[bytes]]) -> list[bytes]:
+        """Answer now, or park a background task that answers when a message arrives or the wait ends."""
+        found = attempt()
         if found is not None:
-            return self.reply(conn, seg, found[0], comp=found[1], reason=found[2], hobj=handle.hobj)
-        wait = gmo.WaitInterval if gmo.Options & C.MQGMO_WAIT else 0
+            return found
+        wait = wait if options & C.MQGMO_WAIT else 0
         if wait == 0:
-            raise MQIFailure(C.MQRC_NO_MSG_AVAILABLE)
+            return expired()
         if wait < C.MQWI_UNLIMITED:
             raise MQIFailure(C.MQRC_WAIT_INTERVAL_ERROR)
         state = self._state(conv)
         scope = trio.CancelScope()
         state.wait_scope = scope
-        conn.nursery.start_soon(self._wait_get, conn, conv, seg, handle, req, wait, scope)
+        conn.nursery.start_soon(self._wait, conn, conv, handle, wait, attempt, expired, scope)
         return []
 
-    async def _wait_get(self, conn: Connection, conv: Conversation, seg: fap.Segment, handle: Handle,
-                        req: calls.MQGetRequest, wait_ms: int, scope: trio.CancelScope) -> None:
+    async def _wait(self, conn: Connection, conv: Conversation, handle: Handle, wait_ms: int,
+                    attempt: Callable[[], list[bytes] | None], expired: Callable[[], list[bytes]],
+                    scope: trio.CancelScope) -> None:
+        state = self._state(conv)
         with scope:
             deadline = trio.current_time() + wait_ms / 1000 if wait_ms >= 0 else float("inf")
-            with trio.move_on_at(deadline):
-                while True:
+            beat = max(conn.agreement.heartbeat_interval, 1)
+            next_beat = trio.current_time() + beat
+            while trio.current_time() < deadline:
+                if handle.hobj not in conv.handles:
+                    return  # closed or disconnected while waiting
+                # Look before every park: a put between our caller's try and this task's first park
+                # notified nobody.  No await separates the look from the park, so nothing slips in.
+                found = attempt()
+                if found is not None:
+                    state.wait_scope = None
+                    for piece in found:
+                        await conn.send(piece)
+                    return
+                with trio.move_on_at(min(deadline, next_beat)):
                     await self.activity.lot(handle.name).park()
-                    if handle.hobj not in conv.handles:
-                        return  # closed or disconnected while waiting
-                    found = self._try_get(handle, req, self._state(conv))
-                    if found is not None:
-                        self._state(conv).wait_scope = None
-                        for piece in self.reply(conn, seg, found[0], comp=found[1], reason=found[2],
-                                                hobj=handle.hobj):
-                            await conn.send(piece)
-                        return
-            self._state(conv).wait_scope = None
-            for piece in self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_NO_MSG_AVAILABLE, hobj=handle.hobj):
+                    continue
+                if trio.current_time() >= next_beat:
+                    # A silent socket looks dead to a client: keep it alive while the GET waits (fap.md 22).
+                    await conn.send_heartbeat()
+                    next_beat = trio.current_time() + beat
+            state.wait_scope = None
+            for piece in expired():
                 await conn.send(piece)
 
-    def _try_get(self, handle: Handle, req: calls.MQGetRequest, state: ConvState) -> tuple[bytes, int, int] | None:
-        """The reply body for the first matching message, or None when there is none yet."""
+    def _take(self, handle: Handle, md: S.MQMD, gmo: S.MQGMO, buffer_length: int,
+              state: ConvState) -> tuple[S.MQMD, S.MQGMO, bytes, int, int, int] | None:
+        """Take (or browse) the first matching message: (md, gmo, data, full length, comp, reason)."""
         reg = self.registry
-        md, gmo = req.MsgDesc, req.GetMsgOpts
         match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
         msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
         correl_id = md.CorrelId if match & C.MQMO_MATCH_CORREL_ID and md.CorrelId != ZERO24 else None
@@ -616,13 +638,13 @@ class MQI:
             data, out_md = _convert(data, out_md, md)
         full = len(data)
         comp = reason = 0
-        if full > req.BufferLength:
+        if full > buffer_length:
             comp = C.MQCC_WARNING
             if gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
                 reason = C.MQRC_TRUNCATED_MSG_ACCEPTED
             else:
                 reason = C.MQRC_TRUNCATED_MSG_FAILED
-            data = data[:req.BufferLength]
+            data = data[:buffer_length]
         if browsing:
             handle.browsed.add(msg.seq)
         elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
@@ -631,8 +653,86 @@ class MQI:
                     gmo.Options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT):
                 state.uow_gets.append((handle.name, msg))
         out_gmo = dataclasses.replace(gmo, ResolvedQName=handle.queue_name or handle.name, ReturnedLength=len(data))
-        body = calls.MQGetReply(out_md, out_gmo, data, full).pack(_LE)
-        return body, comp, reason
+        return out_md, out_gmo, data, full, comp, reason
+
+    # ---- REQUEST_MSGS / ASYNC_MESSAGE / NOTIFICATION (fap.md sections 23-25) -------------------------
+    async def request_msgs(self, conn: Connection, seg: fap.Segment) -> None:
+        """A multiplexed client's GET: the message comes back as ASYNC_MESSAGE segments, and a wait
+        that ends empty as a NOTIFICATION (CHECK_MSG), as the reference's real replies show."""
+        h = seg.header
+        req: fap.RequestMsgs = fap.decode_body(seg)
+        conv = conn.conversation(h.ConversationId)
+        if conv is None or not conv.connected:
+            await conn.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="REQUEST_MSGS on no connection")
+        state = self._state(conv)
+        md = S.MQMD(MsgId=req.MsgId or ZERO24, CorrelId=req.CorrelId or ZERO24)
+        match = req.MatchOptions if req.MatchOptions is not None else 0
+        gmo = S.MQGMO(Version=2, Options=req.GetMsgOptions, WaitInterval=req.WaitInterval, MatchOptions=match)
+        try:
+            handle = self._input_handle(conv, req.Hobj, req.GetMsgOptions)
+        except MQIFailure as exc:
+            await self._send_all(conn, self._async_message(conn, h, req, None, exc.reason))
+            return
+
+        def attempt() -> list[bytes] | None:
+            taken = self._take(handle, md, gmo, max(req.MaxMsgLength, 0), state)
+            return None if taken is None else self._async_message(conn, h, req, (handle, *taken), 0)
+
+        def expired() -> list[bytes]:
+            note = fap.Notification(Version=1, Hobj=req.Hobj, Code=fap.NOTIFY_CHECK_MSG, Value=0)
+            return [fap.encode_segment(fap.NOTIFICATION, note.pack(_LE), struct_id=fap.TSHM,
+                                       conversation_id=h.ConversationId, request_id=h.RequestId,
+                                       control_flags1=fap.CF1_FIRST)]
+
+        try:
+            pieces = self._get_or_wait(conn, conv, handle, req.GetMsgOptions, req.WaitInterval, attempt, expired)
+        except MQIFailure as exc:
+            pieces = self._async_message(conn, h, req, None, exc.reason)
+        await self._send_all(conn, pieces)
+
+    async def _send_all(self, conn: Connection, pieces: list[bytes]) -> None:
+        for piece in pieces:
+            await conn.send(piece)
+
+    def _async_message(self, conn: Connection, h: fap.SegmentHeader, req: fap.RequestMsgs, taken, reason: int) -> list[bytes]:
+        """ASYNC_MESSAGE segments (RequestId 1) carrying MQMD v2 + data, split to fit MaxTransmissionSize."""
+        if taken is None:
+            header = fap.AsyncMessageHeader(Version=req.Version, Hobj=req.Hobj, Reason=reason, ResolvedQName="")
+            first_body, data = header.pack(_LE), b""
+        else:
+            handle, md, gmo, data, full, _comp, reason = taken
+            self._async_index = getattr(self, "_async_index", 0) + 1
+            header = fap.AsyncMessageHeader(
+                Version=req.Version, Hobj=req.Hobj, MessageIndex=self._async_index,
+                GlobalMessageIndex=self._async_index, SegmentLength=len(data), SegmentIndex=0,
+                SelectionIndex=req.SelectionIndex or 0, Reason=reason, TotalMsgLength=full,
+                ActualMsgLength=len(data), MsgToken=md.MsgId[:16], Status=1,
+                ResolvedQName=handle.queue_name or handle.name)
+            md2 = dataclasses.replace(md, Version=C.MQMD_VERSION_2)
+            first_body = header.pack(_LE) + md2.pack(_LE)
+        limit = conn.agreement.max_transmission_size - fap.TSHM_LENGTH
+        room = max(limit - len(first_body), 0)
+        chunks = [data[:room]]
+        rest = data[room:]
+        while rest:
+            step = limit - fap.ASYNC_SHORT_LENGTH
+            chunks.append(rest[:step])
+            rest = rest[step:]
+        out = []
+        for i, chunk in enumerate(chunks):
+            flags = (fap.CF1_FIRST if i == 0 else 0) | (fap.CF1_LAST if i == len(chunks) - 1 else 0)
+            if i == 0:
+                body = first_body + chunk
+            else:
+                short = fap.AsyncMessageHeader(Version=req.Version, Hobj=req.Hobj, MessageIndex=header.MessageIndex,
+                                               GlobalMessageIndex=header.GlobalMessageIndex, SegmentLength=len(chunk),
+                                               SegmentIndex=i, SelectionIndex=header.SelectionIndex, Reason=None,
+                                               TotalMsgLength=None, ActualMsgLength=None, MsgToken=None, Status=None,
+                                               ResolvedQName=None)
+                body = short.pack(_LE) + chunk
+            out.append(fap.encode_segment(fap.ASYNC_MESSAGE, body, struct_id=fap.TSHM,
+                                          conversation_id=h.ConversationId, request_id=1, control_flags1=flags))
+        return out
 
     # ---- MQINQ -----------------------------------------------------------------------------------
     async def _inq(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> list[bytes]:

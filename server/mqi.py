@@ -22,7 +22,7 @@ from qmlite.pcf.encoding import order_of_encoding
 from qmlite.pcf.errors import CodecError
 from qmlite.registry import defaults, topics
 from qmlite.registry.messages import Message
-from qmlite.registry.model import Queue, Subscription
+from qmlite.registry.model import Queue
 
 if TYPE_CHECKING:
     from .connection import Connection, Conversation

@@ -1,5 +1,5 @@
 """Queue-manager commands and engine-level answers through real PCF bytes: Inquire Q Mgr (MQ Explorer's
-first command), Ping Q Mgr, Change Q Mgr, unknown and unserved commands (docs/compat/objects.md)."""
+first command), Ping Q Mgr, Change Q Mgr, unknown and unserved commands (docs/compat.md (part 2))."""
 
 from __future__ import annotations
 
@@ -7,39 +7,9 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.registry.model import mq_date, mq_time
-from tests.support.pcfkit import BE, LE, Harness, command, i, il, st
+from tests.support.pcfkit import BE, Harness, LE, T0, command, failed, i, il, st
 
-T0 = 1_700_000_000.0
 ENCODINGS = pytest.mark.parametrize("enc", [LE, BE], ids=["LE", "BE"])
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def h(tmp_path, clock):
-    harness = Harness(tmp_path, clock=clock)
-    yield harness
-    harness.close()
-
-
-def failed(reply, reason, parameter=None):
-    assert not reply.ok
-    assert len(reply.messages) == 2
-    assert reply.messages[0].header.Reason == reason
-    assert reply.messages[1].header.Reason == C.MQRCCF_COMMAND_FAILED
-    assert reply.error_parameter() == parameter
-    return True
 
 
 @ENCODINGS

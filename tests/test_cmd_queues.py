@@ -1,5 +1,5 @@
 """Queue commands through real PCF bytes: Create/Copy/Change/Delete/Clear Queue, Inquire Queue, Inquire
-Queue Names, first-start queues, persistence (docs/compat/objects.md)."""
+Queue Names, first-start queues, persistence (docs/compat.md (part 2))."""
 
 from __future__ import annotations
 
@@ -9,30 +9,9 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.registry.messages import Message
 from qmlite.registry.model import Queue, Subscription, mq_date, mq_time
-from tests.support.pcfkit import BE, LE, Harness, command, i, il, st
+from tests.support.pcfkit import BE, Harness, LE, T0, command, failed, i, il, st
 
-T0 = 1_700_000_000.0
 ENCODINGS = pytest.mark.parametrize("enc", [LE, BE], ids=["LE", "BE"])
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def h(tmp_path, clock):
-    harness = Harness(tmp_path, clock=clock)
-    yield harness
-    harness.close()
 
 
 def qname(name):
@@ -51,16 +30,6 @@ def put_message(h, queue, n=1):
 
 def inquire(h, name, *extra, enc=LE):
     return h.run(command(C.MQCMD_INQUIRE_Q, qname(name), *extra), enc)
-
-
-def failed(reply, reason, parameter=None):
-    assert not reply.ok
-    assert len(reply.messages) == 2
-    assert reply.messages[0].header.Reason == reason
-    assert reply.messages[0].header.Control == C.MQCFC_NOT_LAST
-    assert reply.messages[1].header.Reason == C.MQRCCF_COMMAND_FAILED
-    assert reply.error_parameter() == parameter
-    return True
 
 
 # ---- first start -----------------------------------------------------------------------------------

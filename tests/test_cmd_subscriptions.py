@@ -1,4 +1,4 @@
-"""Subscription commands through real PCF bytes in both encodings (docs/compat/subscriptions.md)."""
+"""Subscription commands through real PCF bytes in both encodings (docs/compat.md (part 1))."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.registry.messages import Message
 from qmlite.registry.model import Subscription, Topic, mq_date, mq_time
-from tests.support.pcfkit import BE, LE, Harness, bs, command, i, il, st
+from tests.support.pcfkit import BE, Clock, Harness, LE, T0, bs, command, i, il, st
 
 ENCODINGS = pytest.mark.parametrize("enc", [LE, BE], ids=["LE", "BE"])
 
@@ -24,27 +24,6 @@ DELETE, INQ, STATUS = C.MQCMD_DELETE_SUBSCRIPTION, C.MQCMD_INQUIRE_SUBSCRIPTION,
 NAME, SUBID, TOPIC, TOPICOBJ = C.MQCACF_SUB_NAME, C.MQBACF_SUB_ID, C.MQCA_TOPIC_STRING, C.MQCA_TOPIC_NAME
 DEST, DESTCLAS, DESTQMGR, DESTCORL = (C.MQCACF_DESTINATION, C.MQIACF_DESTINATION_CLASS,
                                       C.MQCACF_DESTINATION_Q_MGR, C.MQBACF_DESTINATION_CORREL_ID)
-T0 = 1_767_000_000.0  # a fixed start for the fake clock
-
-
-class Clock:
-    def __init__(self, t: float = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def h(tmp_path, clock):
-    harness = Harness(tmp_path / "qm", clock=clock)
-    yield harness
-    harness.close()
 
 
 # ---- helpers -------------------------------------------------------------------------------------

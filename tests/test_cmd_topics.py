@@ -1,5 +1,5 @@
 """Topic commands through real PCF bytes: Create/Copy/Change/Delete Topic, Inquire Topic, Inquire Topic
-Names and Inquire Topic Status (STATUS, SUB, PUB) (docs/compat/objects.md)."""
+Names and Inquire Topic Status (STATUS, SUB, PUB) (docs/compat.md (part 2))."""
 
 from __future__ import annotations
 
@@ -8,40 +8,10 @@ import pytest
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.registry.model import Subscription, mq_date, mq_time
-from tests.support.pcfkit import BE, LE, Harness, command, i, il, st
+from tests.support.pcfkit import BE, Harness, LE, T0, command, failed, i, il, st
 
-T0 = 1_700_000_000.0
 ENCODINGS = pytest.mark.parametrize("enc", [LE, BE], ids=["LE", "BE"])
 NAME, STRING = C.MQCA_TOPIC_NAME, C.MQCA_TOPIC_STRING
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def h(tmp_path, clock):
-    harness = Harness(tmp_path, clock=clock)
-    yield harness
-    harness.close()
-
-
-def failed(reply, reason, parameter=None):
-    assert not reply.ok
-    assert len(reply.messages) == 2
-    assert reply.messages[0].header.Reason == reason
-    assert reply.messages[1].header.Reason == C.MQRCCF_COMMAND_FAILED
-    assert reply.error_parameter() == parameter
-    return True
 
 
 def create(h, name, string, *extra, enc=LE):

@@ -8,7 +8,7 @@ from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf.framer import split_call
 
-from .support.rawfap import RawPeer, connect_mq, handshake, mqi_call, open_q, running_server
+from .support.rawfap import RawPeer, connect_mq, handshake, open_q, running_server
 from .support.wire import PcapWriter, dissect
 
 LE = fap.LITTLE

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pathlib
 
 import pytest
-import trio
 
 from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C

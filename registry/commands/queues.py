@@ -1,6 +1,6 @@
 """Queue commands: Create/Copy/Change/Delete/Clear Queue, Inquire Queue and Inquire Queue Names.
 
-Local, model and alias queues (docs/compat/objects.md).  Which attributes a command accepts and an
+Local, model and alias queues (docs/compat.md (part 2)).  Which attributes a command accepts and an
 Inquire returns depends on the queue type, as on a real queue manager: an attribute of another queue
 type is refused with the parameter-id error of the structure it came in (MQCFIN 3014, MQCFST 3015).
 Every check runs before the first change, so a failed command changes nothing.

@@ -1,6 +1,6 @@
 """Subscription commands: Create, Copy, Change, Delete, Inquire Subscription and Inquire Sub Status.
 
-Reasons and their evidence are in docs/compat/subscriptions.md.  Every handler validates the whole
+Reasons and their evidence are in docs/compat.md (part 1).  Every handler validates the whole
 command before it touches the registry, so a ``CommandError`` leaves nothing half-done (the engine
 commits only after the handler returns).
 """
@@ -211,7 +211,7 @@ def _check_values(values: dict) -> None:
 
 
 def _check_not_altered(new_values: dict, old: Subscription) -> None:
-    """Refuse a different value for an attribute that cannot be altered (docs/compat/subscriptions.md)."""
+    """Refuse a different value for an attribute that cannot be altered (docs/compat.md (part 1))."""
     for pid, field, reason in NOT_ALTERABLE:
         if pid in new_values and new_values[pid] != getattr(old, field):
             raise CommandError(reason, parameter=pid)

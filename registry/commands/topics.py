@@ -1,5 +1,5 @@
 """Topic commands: Create/Copy/Change/Delete Topic, Inquire Topic, Inquire Topic Names and
-Inquire Topic Status (docs/compat/objects.md).
+Inquire Topic Status (docs/compat.md (part 2)).
 
 Inquire Topic shows a topic object as defined (AS_PARENT included); Inquire Topic Status shows the
 topic tree as it applies: every value resolved up the tree (``Registry.topic_attr``), never AS_PARENT.

@@ -16,6 +16,17 @@ from qmlite.registry.engine import Engine, Requester
 from qmlite.registry.state import Registry
 
 LE, BE = C.MQENC_NATIVE, 0x111  # 546 little-endian (x86 clients), 273 big-endian
+T0 = 1_700_000_000.0  # where the engine tests' fake clock starts
+
+
+class Clock:
+    """A clock the test moves by hand (``clock.t += 10``): expiry and dates without sleeping."""
+
+    def __init__(self, t: float = T0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
 
 
 def command(cmd: int, *params, cfh_type: int = C.MQCFT_COMMAND_XR, version: int = 3) -> P.PCFMessage:
@@ -93,6 +104,16 @@ class Harness:
 
     def close(self) -> None:
         self.registry.close()
+
+
+def failed(reply: Reply, reason: int, parameter: int | None = None) -> bool:
+    """A failure answered as a queue manager does: the reason, then MQRCCF_COMMAND_FAILED."""
+    assert not reply.ok
+    assert len(reply.messages) == 2
+    assert reply.messages[0].header.Reason == reason
+    assert reply.messages[1].header.Reason == C.MQRCCF_COMMAND_FAILED
+    assert reply.error_parameter() == parameter
+    return True
 
 
 def check_response_shape(command: int, messages: list[P.PCFMessage]) -> None:

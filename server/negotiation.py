@@ -70,7 +70,8 @@ def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
     ccsid = client.CCSID if E.codec_for_ccsid(client.CCSID) and not E.is_ebcdic(client.CCSID) else me.ccsid
     if client.CCSID and ccsid != client.CCSID:
         ief1 |= fap.IEF1_CCSID_NOT_SUPPORTED
-    sharecnv = min(client.SharingConversations, channel.sharing_conversations) if fap_level >= 9 else 0
+    # Shared conversations travel in TSHM, which FAP 10 brought; below it the answer must be 0.
+    sharecnv = min(client.SharingConversations, channel.sharing_conversations) if fap_level >= 10 else 0
     refused3 = client.CapFlags3 & ~CAP_FLAGS3 & 0xFF
     reply = fap.InitialData(
         FapLevel=fap_level, CapFlags1=CAP_FLAGS1, ECapFlags1=0, IniErrFlags1=ief1,

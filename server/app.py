@@ -23,14 +23,23 @@ def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -
     except (ValueError, OSError) as exc:
         print(f"qmlite: cannot open {cfg.data_dir}: {exc}", file=sys.stderr)
         return 2
+    failure: OSError | None = None
     try:
         trio.run(_main, cfg, registry, started)
-    except OSError as exc:  # the port is taken, or the address is not ours
-        print(f"qmlite: cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    except* OSError as group:  # the port is taken, or the address is not ours
+        failure = _first(group)
     finally:
         registry.close()
+    if failure is not None:
+        print(f"qmlite: cannot listen on {cfg.host}:{cfg.port}: {failure.strerror or failure}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _first(group: BaseException) -> BaseException:
+    while isinstance(group, BaseExceptionGroup):
+        group = group.exceptions[0]
+    return group
 
 
 async def _main(cfg: ServerConfig, registry: Registry, started: float) -> None:

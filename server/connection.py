@@ -80,6 +80,8 @@ class Connection:
 
     # ---- life cycle ------------------------------------------------------------------------------
     async def run(self) -> None:
+        # The end of a connection arrives bare from the read loop or grouped from a nursery task
+        # (trio groups what escapes a nursery); except* treats both alike, anything else is a bug.
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
@@ -87,9 +89,7 @@ class Connection:
                     await self._read_loop()
                 finally:
                     nursery.cancel_scope.cancel()
-        except Closed:
-            pass
-        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+        except* (Closed, trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
             pass
         finally:
             await self._cleanup()

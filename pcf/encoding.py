@@ -71,15 +71,24 @@ _BLANK_NUL = b" \x00"
 
 def decode_char(raw: bytes, codec: str = "latin-1") -> str:
     """An MQCHAR[n] field: trailing blanks and NULs are padding, not value."""
-    return raw.rstrip(_BLANK_NUL).decode(codec, _ERRORS)
+    value = raw.rstrip(_BLANK_NUL)
+    return value.decode(codec, _ERRORS) if value else ""  # most MQCHAR fields on the wire are blank
+
+
+_BLANKS: dict[int, bytes] = {}
 
 
 def encode_char(text: str, length: int, codec: str = "latin-1") -> bytes:
     """An MQCHAR[n] field as MQ writes it: blank-padded.  Raises ValueError when it does not fit."""
+    if not text:
+        blank = _BLANKS.get(length)
+        if blank is None:
+            blank = _BLANKS[length] = b" " * length
+        return blank
     raw = text.encode(codec, _ERRORS)
     if len(raw) > length:
         raise ValueError(f"{text!r} is longer than {length} bytes")
-    return raw + b" " * (length - len(raw))
+    return raw.ljust(length)
 
 
 def pad4(n: int) -> int:

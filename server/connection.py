@@ -95,25 +95,29 @@ class Connection:
             await self._cleanup()
 
     async def _read_loop(self) -> None:
-        while not self._closed:
-            idle = self._idle_limit()
-            with trio.move_on_after(idle) as timer:
+        # One watchdog for the connection: each read only moves its deadline (a scope per read
+        # costs more than the read itself on a busy connection).
+        with trio.CancelScope() as watchdog:
+            while not self._closed:
+                watchdog.deadline = trio.current_time() + self._idle_limit()
                 data = await self.stream.receive_some(_RECEIVE)
-            if timer.cancelled_caught:
-                self.log.info("channel_timeout", seconds=idle, channel=self._channel_name())
-                return
-            if not data:
-                return
-            try:
-                segments = self.framer.feed(data)
-            except CodecError as exc:
-                await self.fail(exc.reason, detail=exc.detail)
-                return
-            for seg in segments:
-                self.segments_in += 1
-                await self._dispatch(seg)
-                if self._closed:
+                if not data:
                     return
+                await self._received(data)
+        if watchdog.cancelled_caught:
+            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
+
+    async def _received(self, data: bytes) -> None:
+        try:
+            segments = self.framer.feed(data)
+        except CodecError as exc:
+            await self.fail(exc.reason, detail=exc.detail)
+            return
+        for seg in segments:
+            self.segments_in += 1
+            await self._dispatch(seg)
+            if self._closed:
+                return
 
     def _idle_limit(self) -> float:
         # A silent peer is dead after twice the heartbeat interval (plus slack for slow clients).

@@ -244,7 +244,7 @@ class MQI:
             fopa = S.FOPA(Version=fopa.Version, Length=28 if fopa.Version == 1 else 84,
                           DefPersistence=queue.def_persistence if queue else C.MQPER_NOT_PERSISTENT)
         reply = calls.MQOpenReply(od, req.Options, fopa)
-        conn.log.info("open", user=conv.user, object=handle.queue_name or handle.name, hobj=handle.hobj,
+        conn.log.debug("open", user=conv.user, object=handle.queue_name or handle.name, hobj=handle.hobj,
                       options=req.Options)
         return self.reply(conn, seg, reply.pack(_LE), hobj=handle.hobj)
 
@@ -252,7 +252,6 @@ class MQI:
         if len(conv.handles) >= self.server.cfg.max_handles:
             raise MQIFailure(C.MQRC_HANDLE_NOT_AVAILABLE)
         reg = self.registry
-        od = dataclasses.replace(od)
         if od.ObjectQMgrName not in ("", reg.qmgr.name):
             raise MQIFailure(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
         if od.ObjectType == C.MQOT_Q_MGR:
@@ -423,7 +422,7 @@ class MQI:
         if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
             raise MQIFailure(C.MQRC_OPTIONS_ERROR)
         reg = self.registry
-        stored = dataclasses.replace(md)
+        stored = md  # decoded for this call alone: filled in place, then stored and echoed
         now = time.time()
         if pmo.Options & C.MQPMO_NEW_MSG_ID or md.MsgId == ZERO24:
             stored.MsgId = reg.ids.msg_id()
@@ -448,7 +447,8 @@ class MQI:
             raise MQIFailure(C.MQRC_PERSISTENCE_ERROR)
         if stored.Expiry == 0 or stored.Expiry < C.MQEI_UNLIMITED:
             raise MQIFailure(C.MQRC_EXPIRY_ERROR)
-        out_pmo = dataclasses.replace(pmo, ResolvedQMgrName=reg.qmgr.name)
+        out_pmo = pmo
+        out_pmo.ResolvedQMgrName = reg.qmgr.name
         syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
         if handle.kind == "topic" and syncpoint:
             self._state(conv).uow_puts.append((None, handle.name, stored, bytes(data), pmo))
@@ -633,7 +633,7 @@ class MQI:
         if msg is None:
             return None
         data = msg.data
-        out_md = dataclasses.replace(msg.md)
+        out_md = msg.md  # only read from here on; conversion makes its own copy
         if gmo.Options & C.MQGMO_CONVERT:
             data, out_md = _convert(data, out_md, md)
         full = len(data)
@@ -652,8 +652,9 @@ class MQI:
             if gmo.Options & C.MQGMO_SYNCPOINT or (
                     gmo.Options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT):
                 state.uow_gets.append((handle.name, msg))
-        out_gmo = dataclasses.replace(gmo, ResolvedQName=handle.queue_name or handle.name, ReturnedLength=len(data))
-        return out_md, out_gmo, data, full, comp, reason
+        gmo.ResolvedQName = handle.queue_name or handle.name  # the request's own GMO, echoed back
+        gmo.ReturnedLength = len(data)
+        return out_md, gmo, data, full, comp, reason
 
     # ---- REQUEST_MSGS / ASYNC_MESSAGE / NOTIFICATION (fap.md sections 23-25) -------------------------
     async def request_msgs(self, conn: Connection, seg: fap.Segment) -> None:

@@ -291,10 +291,10 @@ def describe(r: dict, log_level: str, args) -> str:
     if r["server_cpu"] is not None:
         cpu += f" server_cpu={r['server_cpu']:.0f}%"
     cpu += " client_cpu=" + "+".join(f"{c:.0f}%" for c in r["client_cpu"])
-    ours = (r["server_cpu"] or 0) + sum(r["client_cpu"])
-    others = max(0.0, r["machine_busy"] * (os.cpu_count() or 1) - ours)
-    cpu += (f" machine_busy={r['machine_busy']:.0f}% of {os.cpu_count()} CPUs, other processes≈{others:.0f}%"
-            f" of one CPU" + (" (NOISY)" if others > 20 else ""))
+    cpu += f" machine_busy={r['machine_busy']:.0f}% of {os.cpu_count()} CPUs"
+    if r["server_cpu"] is not None:  # what neither our server nor our client used: someone else's load
+        others = max(0.0, r["machine_busy"] * (os.cpu_count() or 1) - r["server_cpu"] - sum(r["client_cpu"]))
+        cpu += f", other processes≈{others:.0f}% of one CPU" + (" (NOISY)" if others > 20 else "")
     extra = f" (deleted {r['deleted']}/{r['created']} subs)" if r["deleted"] else ""
     return (f"{what} | connections={r['connections']} client_procs={r['procs']} server_log={log_level} | "
             f"{r['rate']:,.0f}/s ({r['count']} in {args.seconds:g}s) p50={r['p50_ms']:.2f}ms "

@@ -1458,17 +1458,31 @@ def heartbeat_response(request: SegmentHeader, *, byte_order: int = 2,
                      encoding=encoding, ccsid=ccsid)
 
 
+_API_TAIL = {BIG: struct.Struct(">iii"), LITTLE: struct.Struct("<iii")}
+
+
 def api_reply(request: SegmentHeader, body: bytes = b"", *, comp_code: int = 0, reason: int = 0,
               hobj: int = 0, segment_type: Optional[int] = None, byte_order: int = 2,
               encoding: int = 0x222, ccsid: int = 819) -> bytes:
     """A one-segment MQI reply (FIRST|LAST) to ``request``: same StructId/ConversationId/
     RequestId, type | REPLY, API header with CallLength = SegmentLength - 8 (10, what the real
     server writes) followed by ``body``.  Replies longer than MaxTransmissionSize must be built
-    with :func:`api_reply_segments` instead."""
-    h = reply_header(request, segment_type, byte_order=byte_order, encoding=encoding, ccsid=ccsid)
-    total = h.header_length + API_HEADER_LENGTH + len(body)
-    h.SegmentLength = total
-    return h.pack() + ApiHeader(total - 8, comp_code, reason, hobj).pack(h.order) + bytes(body)
+    with :func:`api_reply_segments` instead.  Packed directly: every MQI reply passes here."""
+    if segment_type is None:
+        t = request.SegmentType
+        segment_type = t | REPLY if is_mqi_type(t) else t
+    order = BIG if byte_order == 1 else LITTLE
+    if request.StructId == TSHM:
+        total = TSHM_LENGTH + API_HEADER_LENGTH + len(body)
+        head = _LEN_CONV_REQ.pack(total, request.ConversationId, request.RequestId)
+        sid = b"TSHM"
+    else:
+        total = TSH_LENGTH + API_HEADER_LENGTH + len(body)
+        head = _BE_U32.pack(total)
+        sid = _STRUCT_ID_BYTES[request.StructId]
+    return b"".join((sid, head, _TAIL[order].pack(byte_order, segment_type, CF1_FIRST | CF1_LAST, 0, _ZERO_LUW,
+                                                  encoding, ccsid, 0),
+                     _BE_U32.pack(total - 8), _API_TAIL[order].pack(comp_code, reason, hobj), body))
 
 
 def api_reply_segments(request: SegmentHeader, body: bytes, max_transmission_size: int, **kw

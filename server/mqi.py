@@ -40,6 +40,18 @@ _INQ_CHAR_LENGTH = {C.MQCA_Q_MGR_NAME: 48, C.MQCA_Q_MGR_IDENTIFIER: 48, C.MQCA_D
                     C.MQCA_CREATION_TIME: 8, C.MQCA_TOPIC_STRING: 10240}
 
 
+_STAMP = [-1, "", ""]  # the second last formatted, its PutDate and its PutTime without hundredths
+
+
+def put_stamp(now: float) -> tuple[str, str]:
+    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT; formatting once a second is enough."""
+    second = int(now)
+    if second != _STAMP[0]:
+        t = time.gmtime(second)
+        _STAMP[:] = [second, time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t)]
+    return _STAMP[1], f"{_STAMP[2]}{int(now * 100) % 100:02d}"
+
+
 class MQIFailure(Exception):
     def __init__(self, reason: int, comp: int = C.MQCC_FAILED) -> None:
         super().__init__(C.describe("MQRC", reason))
@@ -435,8 +447,7 @@ class MQI:
         if not (pmo.Options & C.MQPMO_SET_ALL_CONTEXT and conv.admin):
             stored.PutApplType = conv.appl_type or C.MQAT_DEFAULT
             stored.PutApplName = conv.appl_name[:28]
-            stored.PutDate = time.strftime("%Y%m%d", time.gmtime(now))
-            stored.PutTime = time.strftime("%H%M%S", time.gmtime(now)) + f"{int(now * 100) % 100:02d}"
+            stored.PutDate, stored.PutTime = put_stamp(now)
             stored.ApplOriginData = ""
         if stored.ReplyToQ and not stored.ReplyToQMgr:
             stored.ReplyToQMgr = reg.qmgr.name

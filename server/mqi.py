@@ -343,27 +343,40 @@ class MQI:
             reg.commit()
         return queue, temporary
 
-    def _open_topic(self, conv: Conversation, od: S.MQOD, options: int) -> Handle:
+    def resolve_topic(self, conv: Conversation, object_name: str, object_string: str, *, empty: int) -> str:
+        """The full topic string of a topic object + string, checked for ``conv``'s user.
+
+        ``empty`` is the reason when both are blank (MQOPEN and MQSUB answer differently).
+        """
         reg = self.registry
         base = ""
-        if od.ObjectName:
-            topic = reg.topics.get(od.ObjectName)
+        if object_name:
+            topic = reg.topics.get(object_name)
             if topic is None:
                 raise MQIFailure(C.MQRC_UNKNOWN_OBJECT_NAME)
             base = topic.topic_string
-        string = topics.combine(base, od.ObjectString.VSString)
+        string = topics.combine(base, object_string)
         if not string:
-            raise MQIFailure(C.MQRC_UNKNOWN_OBJECT_NAME)
+            raise MQIFailure(empty)
+        try:
+            topics.validate(string)
+        except topics.TopicError:
+            raise MQIFailure(C.MQRC_TOPIC_STRING_ERROR) from None
+        if not conv.admin:  # the developer container grants app the topics under DEV.* objects only
+            node = next(reg.topic_nodes(string), None)
+            if node is None or not node.name.startswith("DEV."):
+                raise MQIFailure(C.MQRC_NOT_AUTHORIZED)
+        return string
+
+    def _open_topic(self, conv: Conversation, od: S.MQOD, options: int) -> Handle:
+        reg = self.registry
+        string = self.resolve_topic(conv, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         if topics.has_topic_wildcards(string):
             raise MQIFailure(C.MQRC_TOPIC_STRING_ERROR)
         if options & ~(C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
                        | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
                        | C.MQOO_SET_IDENTITY_CONTEXT):
             raise MQIFailure(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        if not conv.admin:
-            node = next(reg.topic_nodes(string), None)
-            if node is None or not node.name.startswith("DEV."):
-                raise MQIFailure(C.MQRC_NOT_AUTHORIZED)
         if reg.topic_attr(string, "inhibit_publications") == C.MQTA_PUB_INHIBITED:
             raise MQIFailure(C.MQRC_PUT_INHIBITED)
         od.ResObjectString = S.MQCHARV(string, max(od.ResObjectString.VSBufSize, 0))

@@ -71,26 +71,12 @@ async def mqsub(mqi: MQI, conn: Connection, conv: Conversation, seg: fap.Segment
 
 
 def _topic_string(mqi: MQI, conv: Conversation, sd: S.MQSD) -> str:
-    reg = mqi.registry
-    base = ""
-    if sd.ObjectName:
-        obj = reg.topics.get(sd.ObjectName)
-        if obj is None:
-            raise MQIFailure(C.MQRC_UNKNOWN_OBJECT_NAME)
-        base = obj.topic_string
-    string = topics.combine(base, sd.ObjectString.VSString)
-    if not string:
-        raise MQIFailure(C.MQRC_TOPIC_STRING_ERROR)
-    try:
-        topics.validate(string)
-        if sd.Options & C.MQSO_WILDCARD_CHAR:
+    string = mqi.resolve_topic(conv, sd.ObjectName, sd.ObjectString.VSString, empty=C.MQRC_TOPIC_STRING_ERROR)
+    if sd.Options & C.MQSO_WILDCARD_CHAR:
+        try:
             topics.check_char_pattern(string)
-    except topics.TopicError:
-        raise MQIFailure(C.MQRC_TOPIC_STRING_ERROR) from None
-    if not conv.admin:
-        node = next(reg.topic_nodes(string), None)
-        if node is None or not node.name.startswith("DEV."):
-            raise MQIFailure(C.MQRC_NOT_AUTHORIZED)
+        except topics.TopicError:
+            raise MQIFailure(C.MQRC_TOPIC_STRING_ERROR) from None
     return string
 
 

@@ -82,6 +82,7 @@ class AsyncQueueManager:
         self.heartbeats_answered = 0
         self.heartbeats_sent = 0
         self._pcf_reply_q: Optional[tuple[int, str]] = None
+        self._pcf_command_q: Optional[int] = None
         self._keepalive_scope: Optional[trio.CancelScope] = None
 
     # ------------------------------------------------------------------------------------------
@@ -508,9 +509,11 @@ class AsyncQueueManager:
             return
         self._stop_keepalive()
         try:
+            held = [self._pcf_command_q] if self._pcf_command_q is not None else []
             if self._pcf_reply_q is not None:
-                hobj, _name = self._pcf_reply_q
-                self._pcf_reply_q = None
+                held.append(self._pcf_reply_q[0])
+            self._pcf_command_q = self._pcf_reply_q = None
+            for hobj in held:
                 try:
                     await self.close(hobj)
                 except ConnectionBroken:
@@ -602,10 +605,13 @@ class AsyncQueueManager:
         * Once per connection: MQOPEN ``SYSTEM.DEFAULT.MODEL.QUEUE`` with DynamicQName
           ``PYMQPCF.*`` (MQOO_INPUT_EXCLUSIVE); the returned ObjectName is the reply queue.  It is
           closed (and so deleted) by :meth:`disc`.
-        * Per command: MQOPEN ``SYSTEM.ADMIN.COMMAND.QUEUE`` (MQOO_OUTPUT), MQPUT of an MQFMT_ADMIN
+        * Once per connection too: MQOPEN ``SYSTEM.ADMIN.COMMAND.QUEUE`` (MQOO_OUTPUT), kept open as
+          MQ Explorer's classes keep it (pymqi and ibmmq open and close it around every command, which
+          costs two round trips per command for nothing).
+        * Per command: MQPUT of an MQFMT_ADMIN
           request (MsgType REQUEST, ReplyToQ = the reply queue, Report PASS_DISCARD_AND_EXPIRY |
           DISCARD_MSG, Expiry 3 * wait_ms / 100 tenths of a second, Encoding 546, CCSID 0,
-          NO_SYNCPOINT; MQCFH Version 3 of type ``cfh_type``), MQCLOSE; then MQGET (WAIT
+          NO_SYNCPOINT; MQCFH Version 3 of type ``cfh_type``); then MQGET (WAIT
           ``wait_ms``, NO_SYNCPOINT, MATCH_CORREL_ID with CorrelId = the MsgId the put returned),
           4096-byte buffer first, retried with the full length on 2080, until Control = LAST.
         * Errors: unlike pymqi/ibmmq (which raise at the first failed response and leave the rest
@@ -620,14 +626,12 @@ class AsyncQueueManager:
         request = P.encode(P.PCFMessage(header, list(parameters)), C.MQENC_NATIVE, 0)
         async with self._pcf_lock:
             reply_hobj, reply_q = await self._pcf_reply_queue()
-            hcmd, _ = await self.open(MQOD(ObjectName=proto.PCF_COMMAND_QUEUE), C.MQOO_OUTPUT)
-            try:
-                md = MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_q,
-                          Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG,
-                          Expiry=max(3 * wait_ms // 100, 1), Encoding=C.MQENC_NATIVE, CodedCharSetId=0)
-                put_md, _ = await self.put(hcmd, md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT), request)
-            finally:
-                await self.close(hcmd)
+            if self._pcf_command_q is None:
+                self._pcf_command_q, _ = await self.open(MQOD(ObjectName=proto.PCF_COMMAND_QUEUE), C.MQOO_OUTPUT)
+            md = MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_q,
+                      Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG,
+                      Expiry=max(3 * wait_ms // 100, 1), Encoding=C.MQENC_NATIVE, CodedCharSetId=0)
+            put_md, _ = await self.put(self._pcf_command_q, md, MQPMO(Options=C.MQPMO_NO_SYNCPOINT), request)
             responses: list[P.PCFMessage] = []
             first_error: Optional[tuple[int, int]] = None
             buffer_length = PCF_FIRST_BUFFER

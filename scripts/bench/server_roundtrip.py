@@ -3,8 +3,10 @@
 
 Measurements (``--which``):
 
-* ``pcf``    -- PCF Create Subscription through ``AsyncQueueManager.pcf`` (PCFExecute's pattern: per
-  command MQOPEN of SYSTEM.ADMIN.COMMAND.QUEUE, MQPUT, MQCLOSE, MQGET of the reply on the connection's
+* ``pcf``    -- PCF Create Subscription through ``AsyncQueueManager.pcf`` (the command and reply queues
+  held open per connection, as MQ Explorer does: per command one MQPUT and the MQGET of the reply).
+* ``pcfexec`` -- the same plus an MQOPEN and MQCLOSE of SYSTEM.ADMIN.COMMAND.QUEUE around every command,
+  as pymqi's and ibmmq's PCFExecute do (per command MQOPEN, MQPUT, MQCLOSE, MQGET of the reply on the connection's
   PYMQPCF.* reply queue).  Each command: a unique SubName, TopicString ``bench/<n>``, Destination
   DEV.QUEUE.1 (DestinationClass PROVIDED, the default), or DestinationClass MANAGED with ``--managed``.
 * ``putget`` -- MQPUT of a 1 KiB non-persistent message (NO_SYNCPOINT) on DEV.QUEUE.1, then MQGET
@@ -73,6 +75,11 @@ async def _pcf_task(qm, spec: dict, conn_no: int, out: dict) -> None:
         else:
             params.append(P.CFST(C.MQCACF_DESTINATION, QUEUE))
         t0 = time.perf_counter()
+        if spec["which"] == "pcfexec":  # PCFExecute's extra round trips: the command queue per command
+            from qmlite.pcf.mqi import MQOD
+
+            hcmd, _ = await qm.open(MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), C.MQOO_OUTPUT)
+            await qm.close(hcmd)
         await qm.pcf(C.MQCMD_CREATE_SUBSCRIPTION, params)  # raises MQIError unless every response is OK
         t1 = time.perf_counter()
         created.append(name)
@@ -134,7 +141,7 @@ async def _worker(spec: dict) -> dict:
     conns = [await AsyncQueueManager.connect(spec["host"], spec["port"], CHANNEL, "", user=USER, password=PASSWORD)
              for _ in range(spec["connections"])]
     outs = [{"latencies": [], "created": []} for _ in conns]
-    task = _pcf_task if spec["which"] == "pcf" else _putget_task
+    task = _pcf_task if spec["which"] in ("pcf", "pcfexec") else _putget_task
     async with trio.open_nursery() as nursery:
         for i, (qm, out) in enumerate(zip(conns, outs)):
             nursery.start_soon(task, qm, spec, i, out)
@@ -252,7 +259,7 @@ def measure(which: str, connections: int, host: str, port: int, server_pid: int 
     for i, share in enumerate(shares):
         spec = {"host": host, "port": port, "which": which, "connections": share, "proc": i, "tag": tag,
                 "window_start": ws, "window_end": we, "managed": args.managed,
-                "cleanup": which == "pcf" and args.external is not None}
+                "cleanup": which in ("pcf", "pcfexec") and args.external is not None}
         workers.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)],
                                         stdout=subprocess.PIPE))
     pids = ([server_pid] if server_pid else []) + [w.pid for w in workers]
@@ -285,7 +292,9 @@ def measure(which: str, connections: int, host: str, port: int, server_pid: int 
 
 
 def describe(r: dict, log_level: str, args) -> str:
-    what = {"pcf": "PCF Create Subscription (" + ("MANAGED" if args.managed else f"PROVIDED {QUEUE}") + ")",
+    sub = "MANAGED" if args.managed else f"PROVIDED {QUEUE}"
+    what = {"pcf": f"PCF Create Subscription ({sub}), our client's pcf()",
+            "pcfexec": f"PCF Create Subscription ({sub}), PCFExecute pattern",
             "putget": f"MQPUT+MQGET 1 KiB non-persistent on {QUEUE}"}[r["which"]]
     cpu = ""
     if r["server_cpu"] is not None:
@@ -308,7 +317,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="measurement window per result (default 10)")
     ap.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds before each window (default 2)")
     ap.add_argument("--connections", default="1,16", help="comma list of connection counts (default 1,16)")
-    ap.add_argument("--which", default="pcf,putget", help="comma list: pcf, putget (default both)")
+    ap.add_argument("--which", default="pcf,pcfexec,putget", help="comma list: pcf, pcfexec, putget (default all)")
     ap.add_argument("--port", type=int, default=0, help="port for the server we start (default: a free one)")
     ap.add_argument("--external", metavar="HOST:PORT", help="measure an already running server")
     ap.add_argument("--client-procs", type=int, default=1,
@@ -324,7 +333,7 @@ def main() -> int:
     conn_counts = [int(x) for x in args.connections.split(",") if x]
     which = [x.strip() for x in args.which.split(",") if x.strip()]
     for w in which:
-        if w not in ("pcf", "putget"):
+        if w not in ("pcf", "pcfexec", "putget"):
             ap.error(f"unknown measurement {w!r}")
     tag = time.strftime("%H%M%S") + f"{os.getpid() % 1000:03d}"
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')} | {os.cpu_count()} CPUs | Python {sys.version.split()[0]} | "

@@ -72,7 +72,8 @@ class Connection:
         self.agreement: negotiation.Agreement | None = None
         self.id_rounds = 0
         self.conversations: dict[int, Conversation] = {}
-        self._send_lock = trio.Lock()
+        self._sending = False  # a send in progress; others park below (a trio.Lock yields even when free)
+        self._send_turn = trio.lowlevel.ParkingLot()
         self._closed = False
         self.started = time.monotonic()
         self.segments_in = 0
@@ -160,8 +161,15 @@ class Connection:
 
     # ---- sending ---------------------------------------------------------------------------------
     async def send(self, data: bytes) -> None:
-        async with self._send_lock:
+        """Whole segments only: background waiters and the read loop must never interleave bytes."""
+        while self._sending:
+            await self._send_turn.park()
+        self._sending = True
+        try:
             await self.stream.send_all(data)
+        finally:
+            self._sending = False
+            self._send_turn.unpark()
 
     async def send_heartbeat(self) -> None:
         """A heartbeat request (CONFIRM_REQUEST from FAP 10; the flag's sense is inverted below)."""

@@ -10,7 +10,6 @@ documented in docs/decode-json.md.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 
@@ -45,11 +44,6 @@ def detect(data: bytes) -> str:
     if head == b"MD  ":
         return "md"
     return "pcf"
-
-
-def decode_lines(data: bytes, kind: str = "auto") -> Iterator[str]:
-    for obj in decode_objects(data, kind):
-        yield json.dumps(obj, ensure_ascii=False)
 
 
 def has_error(obj: object) -> bool:

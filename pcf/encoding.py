@@ -27,11 +27,6 @@ def order_of_encoding(encoding: int) -> str | None:
     return None
 
 
-def encoding_for_order(order: str) -> int:
-    """The MQENC value a peer of that byte order writes (273 big-endian, 546 little-endian)."""
-    return C.MQENC_NATIVE if order == LITTLE else 0x111
-
-
 # CCSIDs whose text we decode.  0 (MQCCSI_Q_MGR / "as the message") is resolved by callers.
 _CCSID_CODECS = {
     1208: "utf-8", 819: "latin-1", 437: "cp437", 850: "cp850", 1252: "cp1252",

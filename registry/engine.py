@@ -8,7 +8,7 @@ Network-free.  Every effect of a command is committed to disk before its respons
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import structlog
 
@@ -126,6 +126,3 @@ def _peek_command(data: bytes, encoding: int) -> int:
     order = "little" if encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_REVERSED else "big"
     return int.from_bytes(data[12:16], order, signed=True)
 
-
-def encode_responses(messages: Iterable[P.PCFMessage], encoding: int) -> list[bytes]:
-    return [P.encode(m, encoding) for m in messages]

@@ -52,18 +52,6 @@ class QueueContents:
         if not bucket:
             del self._by_priority[msg.priority]
 
-    def find(self, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
-             now: float | None = None) -> Message | None:
-        for msg in self:
-            if now is not None and msg.expires_at is not None and msg.expires_at <= now:
-                continue
-            if msg_id is not None and msg.msg_id != msg_id:
-                continue
-            if correl_id is not None and msg.correl_id != correl_id:
-                continue
-            return msg
-        return None
-
     def expire(self, now: float) -> int:
         gone = [m for m in self if m.expires_at is not None and m.expires_at <= now]
         for m in gone:

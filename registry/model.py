@@ -24,6 +24,13 @@ def mq_time(epoch: float) -> str:
     return time.strftime("%H.%M.%S", time.localtime(epoch))
 
 
+def stamp_definition(obj, replaced, now: float):
+    """A new or replacing definition: Replace keeps the creation time, and either way it is altered now."""
+    obj.created = replaced.created if replaced is not None else now
+    obj.altered = now
+    return obj
+
+
 @dataclasses.dataclass(slots=True)
 class Subscription:
     name: str

@@ -75,10 +75,6 @@ def p_int_list(pid: int) -> Param:
     return Param(pid, INT_LIST)
 
 
-def p_str_list(pid: int, max_length: int) -> Param:
-    return Param(pid, STR_LIST, max_length=max_length)
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class Filter:
     parameter: int
@@ -190,10 +186,6 @@ def generic_match(pattern: str, value: str) -> bool:
     if pattern.endswith("*"):
         return value.startswith(pattern[:-1])
     return value == pattern
-
-
-def is_generic(name: str) -> bool:
-    return "*" in name
 
 
 def filter_matches(flt: Filter, value: object) -> bool:

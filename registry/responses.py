@@ -7,7 +7,7 @@ the last one LAST.  Responses are always MQCFH version 3 (decision 7 in docs/com
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
@@ -57,15 +57,3 @@ def text(pid: int, value: str, pad_to: int | None = None) -> P.CFST:
     if pad_to is not None and len(value) < pad_to:
         value = value + " " * (pad_to - len(value))
     return P.CFST(pid, value, QMGR_CCSID)
-
-
-def integer(pid: int, value: int) -> P.CFIN:
-    return P.CFIN(pid, value)
-
-
-def binary(pid: int, value: bytes) -> P.CFBS:
-    return P.CFBS(pid, value)
-
-
-def integers(pid: int, values: Iterable[int]) -> P.CFIL:
-    return P.CFIL(pid, tuple(values))

@@ -17,7 +17,7 @@ from qmlite.pcf import constants as C
 from . import defaults, topics
 from .ids import IdGenerator
 from .messages import MessageStore
-from .model import BASE_TOPIC_VALUES, Queue, Subscription, Topic, mq_date, mq_time
+from .model import BASE_TOPIC_VALUES, Queue, Subscription, Topic
 from .store import Store
 
 
@@ -192,9 +192,6 @@ class Registry:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
 
-    def resolve_queue(self, name: str) -> Queue | None:
-        return self.queues.get(name)
-
     # ---- topic tree ------------------------------------------------------------------------------
     def topic_nodes(self, topic_string: str) -> Iterator[Topic]:
         """Administered topic objects from ``topic_string`` up to SYSTEM.BASE.TOPIC, nearest first."""
@@ -225,11 +222,3 @@ class Registry:
 
     def now(self) -> float:
         return self.clock()
-
-    @staticmethod
-    def date(epoch: float) -> str:
-        return mq_date(epoch)
-
-    @staticmethod
-    def time(epoch: float) -> str:
-        return mq_time(epoch)

@@ -39,7 +39,6 @@ class CommandServer:
         self.registry = server.registry
         self.engine = Engine(server.registry)
         self.log = qlog.get(component="command_server")
-        self.processed = 0
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         mqi = self.server.mqi
@@ -82,7 +81,6 @@ class CommandServer:
             ready.extend((msg, out) for (msg, _, _), out in zip(runnable, outs))
         for msg, out in ready:
             self._reply(msg, out, now)
-        self.processed += len(batch)
 
     def _reply(self, request: Message, messages: list[P.PCFMessage], now: float) -> None:
         md: S.MQMD = request.md

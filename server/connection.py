@@ -310,12 +310,12 @@ class Connection:
         conv.auth_password = caut.Password
         # The client waits for a STATUS; ESH code 0 without ERROR is the accepted answer (fap.md section
         # 8; decision in docs/decisions.md).  The verdict comes with the MQCONN reply, as on a real one.
-        body = fap.StatusData(ReturnCode=0).pack(fap.LITTLE)
-        await self.send(fap.encode_segment(
-            fap.STATUS_DATA, body, struct_id=h.StructId, conversation_id=h.ConversationId,
-            request_id=h.RequestId, control_flags1=fap.CF1_FIRST | fap.CF1_LAST if h.StructId == fap.TSHM else 0,
-            encoding=_REPLY_ENC, ccsid=_REPLY_CCSID) if h.StructId == fap.TSHM else fap.encode_segment(
-            fap.STATUS_DATA, body, struct_id=h.StructId, control_flags1=0, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+        on_conversation = h.StructId == fap.TSHM
+        await self.send(fap.status_segment(
+            0, struct_id=h.StructId, conversation_id=h.ConversationId if on_conversation else 0,
+            request_id=h.RequestId if on_conversation else 0,
+            control_flags1=fap.CF1_FIRST | fap.CF1_LAST if on_conversation else 0,
+            encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
 
     async def _socket_action(self, seg: fap.Segment) -> None:
         if not self.multiplexed:

@@ -769,8 +769,9 @@ class MQI:
             raise MQIFailure(C.MQRC_NOT_OPEN_FOR_INQUIRE)
         ints: list[int] = []
         chars: list[str] = []
+        values = self._inq_values(handle)
         for sel in req.Selectors:
-            value = self._inq_value(handle, sel)
+            value = values.get(sel)
             if value is None:
                 raise MQIFailure(C.MQRC_SELECTOR_ERROR)
             if sel <= 2000:
@@ -785,7 +786,8 @@ class MQI:
         reply = calls.MQInqReply(list(req.Selectors), ints, text)
         return self.reply(conn, seg, reply.pack(_LE), hobj=handle.hobj)
 
-    def _inq_value(self, handle: Handle, sel: int) -> object:
+    def _inq_values(self, handle: Handle) -> dict[int, object]:
+        """Every attribute MQINQ can answer for what ``handle`` opened."""
         reg = self.registry
         q = reg.qmgr
         if handle.kind == "qmgr":
@@ -797,12 +799,10 @@ class MQI:
                 C.MQCA_Q_MGR_NAME: q.name, C.MQCA_Q_MGR_IDENTIFIER: q.identifier,
                 C.MQCA_DEAD_LETTER_Q_NAME: q.dead_letter_queue, C.MQCA_COMMAND_INPUT_Q_NAME: defaults.COMMAND_QUEUE,
                 C.MQCA_Q_MGR_DESC: q.description,
-            }.get(sel)
-        if handle.kind != "queue":
-            return None
-        queue = reg.queues.get(handle.name)
+            }
+        queue = reg.queues.get(handle.name) if handle.kind == "queue" else None
         if queue is None:
-            return None
+            return {}
         return {
             C.MQIA_CURRENT_Q_DEPTH: reg.messages.depth(queue.name), C.MQIA_MAX_Q_DEPTH: queue.max_depth,
             C.MQIA_Q_TYPE: queue.qtype, C.MQIA_DEF_PERSISTENCE: queue.def_persistence,
@@ -813,7 +813,7 @@ class MQI:
             C.MQIA_OPEN_OUTPUT_COUNT: self.open_output.get(queue.name, 0),
             C.MQIA_DEF_INPUT_OPEN_OPTION: queue.def_input_open_option, C.MQIA_USAGE: queue.usage,
             C.MQCA_Q_NAME: handle.queue_name or queue.name, C.MQCA_Q_DESC: queue.description,
-        }.get(sel)
+        }
 
 
 def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:

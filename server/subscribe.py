@@ -30,7 +30,6 @@ _ACTIONS = C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER
 @dataclasses.dataclass(slots=True)
 class SubHandle(Handle):
     sub_id: bytes = b""
-    managed_hobj: int = 0
 
 
 async def mqsub(mqi: MQI, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> list[bytes]:
@@ -59,7 +58,7 @@ async def mqsub(mqi: MQI, conn: Connection, conv: Conversation, seg: fap.Segment
     sub.resumed = reg.now()
     if sub.durable == C.MQSUB_DURABLE_YES:
         reg.commit()  # a durable subscription exists on disk before the application hears of it
-    hsub = SubHandle(conv.next_handle, "sub", sub.resolved_topic, opts, sub_id=sub.sub_id, managed_hobj=dest_hobj)
+    hsub = SubHandle(conv.next_handle, "sub", sub.resolved_topic, opts, sub_id=sub.sub_id)
     conv.next_handle += 1
     conv.handles[hsub.hobj] = hsub
     sd.ResObjectString = S.MQCHARV(sub.resolved_topic, max(sd.ResObjectString.VSBufSize, len(sub.resolved_topic)))

@@ -17,7 +17,7 @@ from qmlite.pcf import pcf as P
 from .. import defaults
 from .. import responses as R
 from ..attributes import AttrTable, attr
-from ..model import Queue, mq_date as _date, mq_time as _time
+from ..model import Queue, mq_date as _date, mq_time as _time, stamp_definition
 from ..params import (INT, STR, CommandError, Param, filter_matches, generic_match, p_int,
                       p_int_list, p_str, parse)
 
@@ -161,10 +161,8 @@ def create_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     reg = ctx.registry
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, name, qtype, replace, C.MQCA_Q_NAME)  # type: ignore[arg-type]
-    now = reg.now()
     queue = dataclasses.replace(_template(reg, qtype, name), **changes)  # type: ignore[arg-type]
-    queue.created = existing.created if existing is not None else now
-    queue.altered = now
+    stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
 
@@ -185,10 +183,8 @@ def copy_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_OBJECT_WRONG_TYPE, parameter=C.MQCACF_FROM_Q_NAME)
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, target_name, qtype, replace, C.MQCACF_TO_Q_NAME)  # type: ignore[arg-type]
-    now = reg.now()
     queue = dataclasses.replace(source, name=target_name, definition_type=C.MQQDT_PREDEFINED, **changes)
-    queue.created = existing.created if existing is not None else now
-    queue.altered = now
+    stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
 

@@ -16,7 +16,7 @@ from qmlite.pcf import pcf as P
 from .. import responses as R
 from .. import topics
 from ..attributes import AttrTable, attr
-from ..model import Subscription, Topic, mq_date, mq_time
+from ..model import Subscription, Topic, mq_date, mq_time, stamp_definition
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, generic_match, p_int, p_int_list,
                       p_str, parse)
 from .queues import check_name, required
@@ -132,10 +132,8 @@ def create_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     existing = _target(reg, name, values.get(C.MQIACF_REPLACE) == C.MQRP_YES, TOPIC_NAME)  # type: ignore[arg-type]
     _fixed_string(existing, string)  # type: ignore[arg-type]
     _string_free(reg, string, name)  # type: ignore[arg-type]
-    now = reg.now()
     topic = dataclasses.replace(_template(reg, name, string), **changes)  # type: ignore[arg-type]
-    topic.created = existing.created if existing is not None else now
-    topic.altered = now
+    stamp_definition(topic, existing, reg.now())
     reg.put_topic(topic)
     return R.ok(ctx.command)
 
@@ -157,10 +155,8 @@ def copy_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                        C.MQCACF_TO_TOPIC_NAME)
     _fixed_string(existing, string)  # type: ignore[arg-type]
     _string_free(reg, string, target_name)  # type: ignore[arg-type]
-    now = reg.now()
     topic = dataclasses.replace(source, name=target_name, topic_string=string, **changes)  # type: ignore[arg-type]
-    topic.created = existing.created if existing is not None else now
-    topic.altered = now
+    stamp_definition(topic, existing, reg.now())
     reg.put_topic(topic)
     return R.ok(ctx.command)
 

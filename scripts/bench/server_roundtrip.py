@@ -263,6 +263,7 @@ def measure(which: str, connections: int, host: str, port: int, server_pid: int 
         workers.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)],
                                         stdout=subprocess.PIPE))
     pids = ([server_pid] if server_pid else []) + [w.pid for w in workers]
+    # The workers count within a shared wall-clock window; the parent samples CPU time at its edges.
     time.sleep(max(0.0, ws - time.time()))
     before = {p: cpu_seconds(p) for p in pids}
     m0 = machine_ticks()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pathlib
 import struct
 import tracemalloc
 
@@ -21,8 +20,8 @@ from qmlite.pcf.jsonview import to_json
 from qmlite.pcf.mqi import FOPA, MQCHARV, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
 from .test_mqi import I32, ORDERS, mutated, structure
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 ASSEMBLED = FIXTURES / "real-server" / "emulator-assembled"
 BODY = 36 + 16  # TSHM + API header
 

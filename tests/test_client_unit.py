@@ -1,10 +1,9 @@
 """qmlite.client against a scripted server on an in-memory stream: negotiation, STATUS, heartbeats,
 segmentation, timeouts and error paths, using real server bytes where we have them
-(/work/shared/fixtures/real-server)."""
+(tests/fixtures/real-server)."""
 
 from __future__ import annotations
 
-import pathlib
 import socket
 from collections import deque
 
@@ -21,13 +20,14 @@ from qmlite.pcf import fap
 from qmlite.pcf.encoding import LITTLE
 from qmlite.pcf.framer import Framer, Reassembler
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path("/work/shared/fixtures/real-server")
-ID_ERROR_TSH = FIXTURES / "id-reply-error-tsh.bin"
-ID_ACCEPTED_TSHM = FIXTURES / "id-reply-accepted-tshm.bin"
-STATUS_NO_CHANNEL = FIXTURES / "nmap-status-no-channel.bin"
-MQCONN_REPLY = FIXTURES / "emulator-assembled" / "mqconn-reply.bin"
-MQINQ_REPLY = FIXTURES / "emulator-assembled" / "mqinq-reply.bin"
+REAL = FIXTURES / "real-server"
+ID_ERROR_TSH = REAL / "id-reply-error-tsh.bin"
+ID_ACCEPTED_TSHM = REAL / "id-reply-accepted-tshm.bin"
+STATUS_NO_CHANNEL = REAL / "nmap-status-no-channel.bin"
+MQCONN_REPLY = REAL / "emulator-assembled" / "mqconn-reply.bin"
+MQINQ_REPLY = REAL / "emulator-assembled" / "mqinq-reply.bin"
 
 
 

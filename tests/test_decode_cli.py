@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import pathlib
 import subprocess
 import sys
 
@@ -14,8 +13,8 @@ from qmlite import cli
 from qmlite.pcf import calls, decode, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 SEGMENT_FIXTURES = sorted((FIXTURES / "real-server").glob("*.bin")) + sorted(
     (FIXTURES / "real-server" / "emulator-assembled").glob("*.bin"))
 

@@ -1,14 +1,12 @@
 """Golden tests: real and emulator-assembled segments decode to the values in fixtures/README.md
 and re-encode byte for byte."""
 
-import pathlib
-
 import pytest
 
 from qmlite.pcf import fap
 from qmlite.pcf.framer import Framer
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 REAL = FIXTURES / "real-server"
 SEGMENT_FILES = sorted(REAL.glob("*.bin")) + sorted((REAL / "emulator-assembled").glob("*.bin"))
 

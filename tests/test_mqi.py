@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import struct
 
 import pytest
@@ -15,8 +14,8 @@ from qmlite.pcf.encoding import order_of_encoding
 from qmlite.pcf.errors import MQRC, CodecError
 from qmlite.pcf.jsonview import to_json
 from qmlite.pcf.mqi import FOPA, MQCHARV, MQGMO, MQMD, MQOD, MQPMO, MQRFH, MQRFH2, MQSD, MQSRO
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 ASSEMBLED = FIXTURES / "real-server" / "emulator-assembled"
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

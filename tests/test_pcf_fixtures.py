@@ -1,4 +1,4 @@
-"""The PCF codec against real queue-manager bytes (shared/fixtures, see its README for provenance)."""
+"""The PCF codec against real queue-manager bytes (tests/fixtures, see its README for provenance)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.errors import CodecError
 from qmlite.pcf.jsonview import to_json
 from qmlite.pcf.pcf import CFBS, CFGR, CFH, CFIF, CFIL, CFIL64, CFIN, CFSF, CFST, PCFMessage, decode, encode
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 PCF_DIR = FIXTURES / "pcf"
 FRAGMENTS = FIXTURES / "real-server" / "emulator-fragments"
 
 
 def _read(path: pathlib.Path) -> bytes:
-    return path.read_bytes()  # the fixtures always sit beside the repo (../shared), in CI too
+    return path.read_bytes()  # the fixtures live in the repository (tests/fixtures)
 
 
 # --- statistics_q.dat ---------------------------------------------------------------------------------

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import pathlib
 import signal
 import socket
 import subprocess
 import sys
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real-server"
+from tests.support.fixtures import FIXTURES
+
+REAL = FIXTURES / "real-server"
 
 
 def _serve(tmp_path, *args: str) -> subprocess.Popen:
@@ -23,7 +24,7 @@ def test_serve_prints_one_ready_line_answers_and_stops_on_sigterm(tmp_path):
         assert line.startswith("qmlite ready: queue manager QM1 listening on 127.0.0.1:"), line
         port = int(line.split("127.0.0.1:")[1].split()[0])
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall((FIXTURES / "nmap-probe-id.bin").read_bytes())
+            sock.sendall((REAL / "nmap-probe-id.bin").read_bytes())
             reply = sock.recv(4096)
         assert reply[:4] == b"TSH " and reply[9] == 0x05  # STATUS: SYSTEM.ADMIN.SVRCONN is not defined
         proc.send_signal(signal.SIGTERM)

@@ -3,8 +3,6 @@ conversations, heartbeats, MQI verbs and the command server."""
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 
 from qmlite.pcf import calls, fap, mqi
@@ -12,14 +10,15 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from .support.rawfap import RawPeer, client_id, connect_mq, handshake, mqi_call, open_q, running_server
+from tests.support.fixtures import FIXTURES
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real-server"
+REAL = FIXTURES / "real-server"
 
 
 async def test_nmap_probe_gets_no_channel_and_close(tmp_path):
     async with running_server(tmp_path) as server:
         peer = await RawPeer.connect(server)
-        await peer.send((FIXTURES / "nmap-probe-id.bin").read_bytes())  # asks for SYSTEM.ADMIN.SVRCONN
+        await peer.send((REAL / "nmap-probe-id.bin").read_bytes())  # asks for SYSTEM.ADMIN.SVRCONN
         seg = await peer.receive()
         assert seg.header.StructId == fap.TSH and seg.header.SegmentType == fap.STATUS_DATA
         assert seg.header.ControlFlags1 == fap.CF1_ERROR | fap.CF1_CLOSE_CHANNEL

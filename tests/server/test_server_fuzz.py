@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 
-from .support.rawfap import RawPeer, connect_mq, handshake, open_q, running_server
+from tests.support.rawfap import RawPeer, connect_mq, handshake, open_q, running_server
 
 LE = fap.LITTLE
 

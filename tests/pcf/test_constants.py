@@ -9,7 +9,7 @@ import pytest
 
 from qmlite.pcf import constants as C
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _ibm_tables() -> dict:

@@ -16,8 +16,8 @@ from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
-from .support.rawfap import RawPeer, connect_mq, handshake, mqi_call, open_q, running_server
-from .support.wire import dissect_file
+from tests.support.rawfap import RawPeer, connect_mq, handshake, mqi_call, open_q, running_server
+from tests.support.wire import dissect_file
 
 
 async def _admin_session(server) -> None:

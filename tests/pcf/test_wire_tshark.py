@@ -11,7 +11,7 @@ import pytest
 from qmlite.pcf import fap
 from qmlite.pcf import constants as C
 
-from .support.wire import PcapWriter, dissect
+from tests.support.wire import PcapWriter, dissect
 
 
 def _server_id(byte_order: int, struct_id: str, *, error: bool) -> bytes:

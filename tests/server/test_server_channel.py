@@ -9,7 +9,7 @@ from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
-from .support.rawfap import RawPeer, client_id, connect_mq, handshake, mqi_call, open_q, running_server
+from tests.support.rawfap import RawPeer, client_id, connect_mq, handshake, mqi_call, open_q, running_server
 from tests.support.fixtures import FIXTURES
 
 REAL = FIXTURES / "real-server"

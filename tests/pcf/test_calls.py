@@ -371,7 +371,7 @@ def _tshm(seg_type: int, body: bytes, handle: int, order: str) -> bytes:
 
 @pytest.mark.parametrize("order", ["<", ">"])
 def test_tshark_reads_our_bodies(order):
-    from .support import wire
+    from tests.support import wire
 
     msgid = bytes.fromhex("414d5120514d31202020202020202020" "6445ea5d04b59424")
     segments = [

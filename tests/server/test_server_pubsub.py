@@ -6,7 +6,7 @@ from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.registry.model import Subscription
 
-from .support.rawfap import RawPeer, connect_mq, handshake, mqi_call, running_server
+from tests.support.rawfap import RawPeer, connect_mq, handshake, mqi_call, running_server
 
 LE = fap.LITTLE
 

@@ -17,7 +17,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
-from .support.rawfap import running_server
+from tests.support.rawfap import running_server
 
 ADMIN = "DEV.ADMIN.SVRCONN"
 APP = "DEV.APP.SVRCONN"

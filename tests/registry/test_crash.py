@@ -28,7 +28,7 @@ from qmlite.registry import store as S
 from qmlite.registry.state import Registry
 from tests.support import crashprobe
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = "CRASH.SUB."
 POOL = 40  # names are reused, so creates, changes and deletes of the same subscription interleave
 

@@ -8,8 +8,8 @@ from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf.framer import split_call
 
-from .support.rawfap import RawPeer, connect_mq, handshake, open_q, running_server
-from .support.wire import PcapWriter, dissect
+from tests.support.rawfap import RawPeer, connect_mq, handshake, open_q, running_server
+from tests.support.wire import PcapWriter, dissect
 
 LE = fap.LITTLE
 

@@ -1,0 +1,247 @@
+"""Pieces shared by the benchmarks that drive a ``qmlite serve`` process with our async client
+(persistent_roundtrip.py, get_depth.py, message_restart.py).  Not a benchmark itself.
+
+The constants, percentiles and /proc CPU sampling are server_roundtrip.py's own (imported, so every
+server benchmark computes them the same way); this adds a server process on a data directory of the
+caller's choice (kept or thrown away), queue definitions through PCF, and a fast concurrent fill.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from server_roundtrip import CHANNEL, PASSWORD, USER, cpu_seconds, machine_ticks, pct  # noqa: F401 (re-exported)
+
+HOST = "127.0.0.1"
+QMGR = "QM1"  # what ``qmlite serve`` names its queue manager by default
+MAX_Q_DEPTH = 999_999_999  # the largest MaxQDepth a queue may have
+
+_READY = re.compile(r"^qmlite ready: .* listening on \S+:(\d+) .*started in (\d+) ms\)")
+
+
+# ------------------------------------------------------------------------------------------------
+# the server process
+# ------------------------------------------------------------------------------------------------
+
+class ServerProcess:
+    """``python -m qmlite serve --port 0`` in its own process; the port comes from its ready line.
+
+    ``data_dir=None``: a fresh throwaway data directory, deleted by :meth:`stop`.  A given
+    ``data_dir`` is used as is and kept.  The server's stderr (its log) goes to a temporary file whose
+    tail is shown when the server fails to start."""
+
+    def __init__(self, data_dir: pathlib.Path | None = None, *, log_level: str = "info",
+                 start_timeout: float = 600.0) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="qmlite-bench-", dir="/tmp")
+        tmp = pathlib.Path(self._tmp.name)
+        self.data_dir = pathlib.Path(data_dir) if data_dir is not None else tmp / "data"
+        self.log_path = tmp / "server.log"
+        self.cmd = [sys.executable, "-m", "qmlite", "serve", "--port", "0", "--data-dir", str(self.data_dir),
+                    "--log-level", log_level]
+        self._log = open(self.log_path, "wb")
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=self._log)
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + start_timeout
+        line = b""
+        while not line.endswith(b"\n"):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                tail = self.log_path.read_text(errors="replace")[-2000:]
+                self.stop()
+                raise SystemExit(f"server did not start: {' '.join(self.cmd)}\n{tail}")
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
+            if ready:
+                line += os.read(self.proc.stdout.fileno(), 4096)
+        self.ready_after_s = time.perf_counter() - t0  # process start to ready line, interpreter start included
+        self.ready_line = line.decode().strip()
+        m = _READY.match(self.ready_line)
+        if m is None:
+            self.stop()
+            raise SystemExit(f"unexpected first line from the server: {self.ready_line!r}")
+        self.port = int(m.group(1))
+        self.started_ms = int(m.group(2))  # the server's own figure: registry open + listen
+
+    def status_kib(self, field: str) -> int:
+        """A /proc/<pid>/status figure in KiB (VmHWM: peak RSS, VmRSS: current RSS)."""
+        return proc_status_kib(field, self.pid)
+
+    def stop(self) -> int | None:
+        """SIGTERM (the server quiesces and closes its registry), wait, clean up; the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._log.close()
+        self._tmp.cleanup()
+        return self.proc.returncode
+
+    def __enter__(self) -> "ServerProcess":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+
+def proc_status_kib(field: str, pid: int | str = "self") -> int:
+    """KiB from /proc/<pid>/status.  VmHWM is that process's own peak RSS: unlike ru_maxrss it does
+    not inherit the high-water mark of a parent that forked it."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+
+class CpuWindow:
+    """CPU used by some processes (and by the whole machine) between :meth:`start` and :meth:`stop`,
+    as server_roundtrip.py samples it, so a result says which side was busy and whether someone else
+    was too (2 shared cores)."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+
+    def start(self) -> None:
+        self._before = {k: cpu_seconds(p) for k, p in self.pids.items()}
+        self._m0 = machine_ticks()
+        self._t0 = time.perf_counter()
+
+    def stop(self) -> dict:
+        after = {k: cpu_seconds(p) for k, p in self.pids.items()}
+        m1 = machine_ticks()
+        span = max(1e-9, time.perf_counter() - self._t0)
+        m0 = self._m0
+        total = max(1, m1[0] - m0[0])
+        out = {f"{k}_cpu": (after[k] - self._before[k]) / span * 100 for k in self.pids}
+        out["machine_busy"] = 100 * (1 - (m1[1] - m0[1] + m1[2] - m0[2]) / total)
+        out["machine_iowait"] = 100 * (m1[2] - m0[2]) / total
+        ours = sum(out[f"{k}_cpu"] for k in self.pids)
+        out["others_cpu"] = max(0.0, out["machine_busy"] * (os.cpu_count() or 1) - ours)
+        return out
+
+
+def cpu_note(c: dict) -> str:
+    others = c["others_cpu"]
+    return (f"server {c['server_cpu']:.0f}%, client {c['client_cpu']:.0f}%, iowait {c['machine_iowait']:.0f}%, "
+            f"others {others:.0f}%" + (" NOISY" if others > 20 else ""))
+
+
+def summary_ms(latencies_s: list[float]) -> dict:
+    """count, mean, p50, p99 and max of latencies given in seconds, in milliseconds."""
+    lat = sorted(latencies_s)
+    n = len(lat)
+    return {"count": n, "mean_ms": (sum(lat) / n * 1000 if n else float("nan")),
+            "p50_ms": pct(lat, 0.50) * 1000, "p99_ms": pct(lat, 0.99) * 1000,
+            "max_ms": (lat[-1] * 1000 if n else float("nan"))}
+
+
+# ------------------------------------------------------------------------------------------------
+# client side (trio)
+# ------------------------------------------------------------------------------------------------
+
+async def connect(port: int):
+    from qmlite.client.aio import AsyncQueueManager
+
+    return await AsyncQueueManager.connect(HOST, port, CHANNEL, "", user=USER, password=PASSWORD)
+
+
+async def define_local_queue(qm, name: str, *, max_depth: int = MAX_Q_DEPTH, persistent: bool | None = None) -> None:
+    """PCF Create Queue (local, Replace yes): the DEV queues' MaxQDepth of 5,000 is too small here."""
+    from qmlite.pcf import constants as C
+    from qmlite.pcf import pcf as P
+
+    params = [P.CFST(C.MQCA_Q_NAME, name), P.CFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL),
+              P.CFIN(C.MQIA_MAX_Q_DEPTH, max_depth), P.CFIN(C.MQIACF_REPLACE, C.MQRP_YES)]
+    if persistent is not None:
+        params.append(P.CFIN(C.MQIA_DEF_PERSISTENCE, C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT))
+    await qm.pcf(C.MQCMD_CREATE_Q, params)
+
+
+async def delete_queue(qm, name: str) -> None:
+    """PCF Delete Queue with Purge yes (its messages go too)."""
+    from qmlite.pcf import constants as C
+    from qmlite.pcf import pcf as P
+
+    await qm.pcf(C.MQCMD_DELETE_Q, [P.CFST(C.MQCA_Q_NAME, name), P.CFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL),
+                                    P.CFIN(C.MQIACF_PURGE, C.MQPO_YES)])
+
+
+async def current_depth(qm, name: str) -> int:
+    """CurrentQDepth through MQOPEN(INQUIRE) + MQINQ + MQCLOSE."""
+    from qmlite.pcf import constants as C
+    from qmlite.pcf.mqi import MQOD
+
+    hobj, _ = await qm.open(MQOD(ObjectName=name), C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+    try:
+        ints, _ = await qm.inq(hobj, [C.MQIA_CURRENT_Q_DEPTH], 1, 0)
+    finally:
+        await qm.close(hobj)
+    return ints[0]
+
+
+async def fill(port: int, queue: str, count: int, *, size: int, persistent: bool, connections: int = 4,
+               per_commit: int = 1000, progress_every: float = 15.0) -> float:
+    """Put ``count`` messages of ``size`` bytes on ``queue`` from ``connections`` concurrent
+    connections (our client runs one MQI call at a time per connection, so concurrency is the only
+    pipelining there is).  ``per_commit`` > 0: MQPMO_SYNCPOINT and an MQCMIT every ``per_commit``
+    puts (one group commit per unit of work for persistent messages); 0: MQPMO_NO_SYNCPOINT.
+    Returns the seconds taken.  Progress goes to stderr every ``progress_every`` seconds."""
+    import trio
+
+    from qmlite.pcf import constants as C
+    from qmlite.pcf.mqi import MQMD, MQOD, MQPMO
+
+    if count <= 0:
+        return 0.0
+    connections = max(1, min(connections, count))
+    shares = [count // connections + (1 if i < count % connections else 0) for i in range(connections)]
+    payload = b"F" * size
+    md = MQMD(Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT)
+    pmo = MQPMO(Options=(C.MQPMO_SYNCPOINT if per_commit > 0 else C.MQPMO_NO_SYNCPOINT)
+                | C.MQPMO_NEW_MSG_ID | C.MQPMO_FAIL_IF_QUIESCING)
+    done = [0]
+    t0 = time.perf_counter()
+
+    async def one(share: int) -> None:
+        qm = await connect(port)
+        try:
+            hobj, _ = await qm.open(MQOD(ObjectName=queue), C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+            in_uow = 0
+            for _ in range(share):
+                await qm.put(hobj, md, pmo, payload)
+                done[0] += 1
+                if per_commit > 0:
+                    in_uow += 1
+                    if in_uow == per_commit:
+                        await qm.cmit()
+                        in_uow = 0
+            if in_uow:
+                await qm.cmit()
+            await qm.close(hobj)
+        finally:
+            await qm.disc()
+
+    async def report(cancel: trio.CancelScope) -> None:
+        with cancel:
+            while True:
+                await trio.sleep(progress_every)
+                rate = done[0] / (time.perf_counter() - t0)
+                print(f"  ... {done[0]:,}/{count:,} put on {queue} ({rate:,.0f}/s)", file=sys.stderr, flush=True)
+
+    async with trio.open_nursery() as outer:
+        progress = trio.CancelScope()
+        outer.start_soon(report, progress)
+        async with trio.open_nursery() as nursery:
+            for share in shares:
+                nursery.start_soon(one, share)
+        progress.cancel()
+    return time.perf_counter() - t0

@@ -1485,12 +1485,40 @@ def api_reply(request: SegmentHeader, body: bytes = b"", *, comp_code: int = 0, 
                      _BE_U32.pack(total - 8), _API_TAIL[order].pack(comp_code, reason, hobj), body))
 
 
+def split_call(header: SegmentHeader, body: bytes, max_transmission_size: int) -> list[bytes]:
+    """Encode one logical call as segments of at most ``max_transmission_size`` bytes.
+
+    ``header`` is the template (StructId, ids, type, order, flags; SegmentLength is ignored);
+    ``body`` is everything after the segment header of a one-segment call (API header first).
+    The first segment gets FIRST, the last LAST (a single segment both); other
+    ControlFlags1 bits are kept on every segment.  The API header is not modified: it travels
+    once, at the start of the first segment.
+    """
+    hl = header.header_length
+    room = max_transmission_size - hl
+    if room <= 0:
+        raise ValueError(f"max_transmission_size {max_transmission_size} leaves no room for a body")
+    base = header.ControlFlags1 & ~(CF1_FIRST | CF1_LAST)
+    body = bytes(body)
+    n = len(body)
+    count = max(1, -(-n // room))
+    out = []
+    for i in range(count):
+        chunk = body[i * room:(i + 1) * room]
+        flags = base
+        if i == 0:
+            flags |= CF1_FIRST
+        if i == count - 1:
+            flags |= CF1_LAST
+        h = header.copy(SegmentLength=hl + len(chunk), ControlFlags1=flags)
+        out.append(h.pack() + chunk)
+    return out
+
+
 def api_reply_segments(request: SegmentHeader, body: bytes, max_transmission_size: int, **kw
                        ) -> list[bytes]:
     """:func:`api_reply`, split over several segments when longer than MaxTransmissionSize.
     CallLength stays (header + API header + body) - 8, i.e. the length of the logical call."""
-    from .framer import split_call  # local: framer imports this module
-
     one = api_reply(request, body, **kw)
     if len(one) <= max_transmission_size:
         return [one]

@@ -8,7 +8,8 @@ Sans-IO (the h11 model): the caller feeds whatever bytes arrived and gets whole 
   PROTOCOL_LENGTH_ERROR) as soon as the 8 bytes StructId + SegmentLength are there, without
   buffering the body; a bad StructId raises as soon as its first bytes are seen.
 * :class:`Reassembler` — joins FIRST / middle / LAST segments of an MQI call (fap.md 5.3).
-* :func:`split_call` — the reverse, for replies longer than MaxTransmissionSize.
+* :func:`split_call` — the reverse, for calls longer than MaxTransmissionSize (defined in
+  :mod:`~qmlite.pcf.fap`, which this module builds on; re-exported here).
 
 Error codes (STATUS family):
 
@@ -34,6 +35,7 @@ from . import errors
 from . import fap
 from .fap import (CF1_FIRST, CF1_LAST, PROTOCOL_LENGTH_ERROR, PROTOCOL_SEGMENT_ERROR,
                   MESSAGE_LENGTH_ERROR, Segment, SegmentHeader, TSH_LENGTH, TSHM_LENGTH)
+from .fap import split_call  # noqa: F401  (re-exported: it lives in fap, beside api_reply_segments)
 
 # Before negotiation the only legal segments are ID (at most TSHM 36 + ID 240 = 276 bytes at the
 # FAP levels we know) and STATUS.  2048 leaves room for longer IDs of future FAP levels while
@@ -244,33 +246,3 @@ class Reassembler:
         header = first.copy(SegmentLength=first.header_length + total,
                             ControlFlags1=first.ControlFlags1 | CF1_LAST)
         return Segment(header, b"".join(parts))
-
-
-def split_call(header: SegmentHeader, body: bytes, max_transmission_size: int) -> list[bytes]:
-    """Encode one logical call as segments of at most ``max_transmission_size`` bytes.
-
-    ``header`` is the template (StructId, ids, type, order, flags; SegmentLength is ignored);
-    ``body`` is everything after the segment header of a one-segment call (API header first).
-    The first segment gets FIRST, the last LAST (a single segment both); other
-    ControlFlags1 bits are kept on every segment.  The API header is not modified: it travels
-    once, at the start of the first segment.
-    """
-    hl = header.header_length
-    room = max_transmission_size - hl
-    if room <= 0:
-        raise ValueError(f"max_transmission_size {max_transmission_size} leaves no room for a body")
-    base = header.ControlFlags1 & ~(CF1_FIRST | CF1_LAST)
-    body = bytes(body)
-    n = len(body)
-    count = max(1, -(-n // room))
-    out = []
-    for i in range(count):
-        chunk = body[i * room:(i + 1) * room]
-        flags = base
-        if i == 0:
-            flags |= CF1_FIRST
-        if i == count - 1:
-            flags |= CF1_LAST
-        h = header.copy(SegmentLength=hl + len(chunk), ControlFlags1=flags)
-        out.append(h.pack() + chunk)
-    return out

@@ -260,17 +260,16 @@ class Link:
         return split_call(header, payload, self.max_transmission_size)
 
     def heartbeat_answer(self, request: fap.SegmentHeader) -> bytes:
-        flags = 0 if self.fap_level >= 10 else fap.CF1_CONFIRM_REQUEST
+        flags = fap.heartbeat_reply_flags(self.fap_level)
         return self.segment(fap.HEARTBEAT, b"", struct_id=request.StructId, control_flags1=flags)
 
     def heartbeat_request(self) -> bytes:
-        flags = fap.CF1_CONFIRM_REQUEST if self.fap_level >= 10 else 0
+        flags = fap.heartbeat_request_flags(self.fap_level)
         sid = fap.TSHC if self.multiplexed else fap.TSH
         return self.segment(fap.HEARTBEAT, b"", struct_id=sid, control_flags1=flags)
 
     def is_heartbeat_request(self, header: fap.SegmentHeader) -> bool:
-        confirm = bool(header.ControlFlags1 & fap.CF1_CONFIRM_REQUEST)
-        return confirm if self.fap_level >= 10 else not confirm
+        return fap.is_heartbeat_request(header.ControlFlags1, self.fap_level)
 
     def end(self) -> bytes:
         """How we leave: SOCKET_ACTION END_CONV (multiplexed) or a header-only STATUS CLOSE_CHANNEL."""

@@ -1442,20 +1442,38 @@ def status_segment(code: int, *, struct_id: str = TSH, conversation_id: int = 0,
                           encoding=encoding, ccsid=ccsid)
 
 
+# HEARTBEAT (22): from FAP 10 a request carries CONFIRM_REQUEST and the response does not; below
+# FAP 10 the sense of the flag is inverted.  Server and client both ask these three functions.
+def heartbeat_request_flags(fap_level: int) -> int:
+    """ControlFlags1 of a heartbeat request at ``fap_level`` (CONFIRM_REQUEST from FAP 10, 0 below)."""
+    return CF1_CONFIRM_REQUEST if fap_level >= 10 else 0
+
+
+def heartbeat_reply_flags(fap_level: int) -> int:
+    """ControlFlags1 of the response to a heartbeat request: the request's CONFIRM_REQUEST flipped."""
+    return heartbeat_request_flags(fap_level) ^ CF1_CONFIRM_REQUEST
+
+
+def is_heartbeat_request(control_flags1: int, fap_level: int) -> bool:
+    """Whether a HEARTBEAT with ``control_flags1`` is a request (to be answered) at ``fap_level``."""
+    return (control_flags1 & CF1_CONFIRM_REQUEST) == heartbeat_request_flags(fap_level)
+
+
 def heartbeat(*, request: bool = True, struct_id: str = TSHC, byte_order: int = 2,
-              encoding: Optional[int] = None, ccsid: int = 819) -> bytes:
-    """Header-only HEARTBEAT (22): CONFIRM_REQUEST set on a request, clear on a response.
-    TSHC when multiplexed, ``TSH `` otherwise."""
+              encoding: Optional[int] = None, ccsid: int = 819, fap_level: int = 10) -> bytes:
+    """Header-only HEARTBEAT (22), a request or a response at ``fap_level`` (by default FAP 10
+    and later: CONFIRM_REQUEST set on a request, clear on a response).  TSHC when multiplexed,
+    ``TSH `` otherwise."""
+    flags = heartbeat_request_flags(fap_level) if request else heartbeat_reply_flags(fap_level)
     return encode_segment(HEARTBEAT, b"", struct_id=struct_id, byte_order=byte_order,
-                          control_flags1=CF1_CONFIRM_REQUEST if request else 0,
-                          encoding=encoding, ccsid=ccsid)
+                          control_flags1=flags, encoding=encoding, ccsid=ccsid)
 
 
 def heartbeat_response(request: SegmentHeader, *, byte_order: int = 2,
-                       encoding: Optional[int] = None, ccsid: int = 819) -> bytes:
-    """The answer to a heartbeat request: same StructId, CONFIRM_REQUEST cleared."""
+                       encoding: Optional[int] = None, ccsid: int = 819, fap_level: int = 10) -> bytes:
+    """The answer to a heartbeat request: same StructId, CONFIRM_REQUEST flipped."""
     return heartbeat(request=False, struct_id=request.StructId, byte_order=byte_order,
-                     encoding=encoding, ccsid=ccsid)
+                     encoding=encoding, ccsid=ccsid, fap_level=fap_level)
 
 
 _API_TAIL = {BIG: struct.Struct(">iii"), LITTLE: struct.Struct("<iii")}

@@ -172,8 +172,8 @@ class Connection:
             self._send_turn.unpark()
 
     async def send_heartbeat(self) -> None:
-        """A heartbeat request (CONFIRM_REQUEST from FAP 10; the flag's sense is inverted below)."""
-        flags = fap.CF1_CONFIRM_REQUEST if self.agreement.fap_level >= 10 else 0
+        """A heartbeat request (its flags at the agreed FAP level: ``fap.heartbeat_request_flags``)."""
+        flags = fap.heartbeat_request_flags(self.agreement.fap_level)
         await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=fap.TSHC if self.multiplexed else fap.TSH,
                                            control_flags1=flags, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
 
@@ -282,10 +282,8 @@ class Connection:
     # ---- small control flows ---------------------------------------------------------------------
     async def _heartbeat(self, seg: fap.Segment) -> None:
         h = seg.header
-        confirm = bool(h.ControlFlags1 & fap.CF1_CONFIRM_REQUEST)
-        is_request = confirm if self.agreement.fap_level >= 10 else not confirm
-        if is_request:
-            flags = 0 if self.agreement.fap_level >= 10 else fap.CF1_CONFIRM_REQUEST
+        if fap.is_heartbeat_request(h.ControlFlags1, self.agreement.fap_level):
+            flags = fap.heartbeat_reply_flags(self.agreement.fap_level)
             await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=h.StructId, control_flags1=flags,
                                                encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
 

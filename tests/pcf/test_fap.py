@@ -486,6 +486,19 @@ def test_heartbeat_builders():
     assert fap.decode_body(plain) is None
 
 
+@pytest.mark.parametrize("level, request_flags", [(8, 0), (9, 0), (10, fap.CF1_CONFIRM_REQUEST),
+                                                  (13, fap.CF1_CONFIRM_REQUEST)])
+def test_heartbeat_flag_sense_turns_at_fap_10(level, request_flags):
+    reply_flags = request_flags ^ fap.CF1_CONFIRM_REQUEST
+    assert fap.heartbeat_request_flags(level) == request_flags
+    assert fap.heartbeat_reply_flags(level) == reply_flags
+    assert fap.is_heartbeat_request(request_flags | fap.CF1_FIRST | fap.CF1_LAST, level)
+    assert not fap.is_heartbeat_request(reply_flags, level)
+    req = fap.decode_segment(fap.heartbeat(fap_level=level))
+    assert req.header.ControlFlags1 == request_flags
+    assert fap.decode_segment(fap.heartbeat_response(req.header, fap_level=level)).header.ControlFlags1 == reply_flags
+
+
 def test_json_names():
     seg = fap.decode_segment(fap.status_segment(fap.PROTOCOL_SEGMENT_TYPE))
     js = fap.to_json(seg)

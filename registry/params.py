@@ -8,7 +8,8 @@ with the reason a queue manager answers (pcf.md section 8).  Handlers then only 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
@@ -186,6 +187,18 @@ def generic_match(pattern: str, value: str) -> bool:
     if pattern.endswith("*"):
         return value.startswith(pattern[:-1])
     return value == pattern
+
+
+_T = TypeVar("_T")
+
+
+def pick(objects: Mapping[str, _T], pattern: str) -> list[_T]:
+    """The objects (a mapping keyed by name) whose name matches ``pattern``, exact or generic (see
+    :func:`generic_match`), in name order.  An exact name is one look-up; a generic one a scan."""
+    if not pattern.endswith("*"):
+        found = objects.get(pattern)
+        return [found] if found is not None else []
+    return [objects[name] for name in sorted(name for name in objects if generic_match(pattern, name))]
 
 
 def filter_matches(flt: Filter, value: object) -> bool:

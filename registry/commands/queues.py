@@ -18,8 +18,8 @@ from .. import defaults
 from .. import responses as R
 from ..attributes import AttrTable, attr
 from ..model import Queue, mq_date as _date, mq_time as _time, stamp_definition
-from ..params import (INT, STR, CommandError, Param, filter_matches, generic_match, p_int,
-                      p_int_list, p_str, parse)
+from ..params import (INT, STR, CommandError, Param, filter_matches, p_int,
+                      p_int_list, p_str, parse, pick)
 
 Q_NAME_LENGTH = C.MQ_Q_NAME_LENGTH  # 48
 Q_DESC_LENGTH = C.MQ_Q_DESC_LENGTH  # 64
@@ -313,12 +313,7 @@ def _matching(ctx, values: dict) -> list[Queue]:
     pattern = required(values, C.MQCA_Q_NAME)
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
     qtype = values.get(C.MQIA_Q_TYPE, C.MQQT_ALL)
-    queues = ctx.registry.queues
-    if not pattern.endswith("*"):  # type: ignore[union-attr]
-        found = queues.get(pattern)
-        candidates = [found] if found is not None else []
-    else:
-        candidates = [q for name, q in sorted(queues.items()) if generic_match(pattern, name)]  # type: ignore[arg-type]
+    candidates = pick(ctx.registry.queues, pattern)  # type: ignore[arg-type]
     return [q for q in candidates if qtype == C.MQQT_ALL or q.qtype == qtype]
 
 

@@ -17,7 +17,7 @@ from .. import defaults, responses, topics
 from ..attributes import AttrTable, attr
 from ..model import Queue, Subscription, mq_date, mq_time
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, generic_match, p_bytes, p_int,
-                      p_int_list, p_str, parse)
+                      p_int_list, p_str, parse, pick)
 
 # ---- parameter ids -------------------------------------------------------------------------------
 SUB_NAME = C.MQCACF_SUB_NAME  # 3152
@@ -482,11 +482,7 @@ def _candidates(reg, values: dict) -> Iterable[Subscription]:
         sub = reg.subs_by_id.get(sub_id)
         found = [sub] if sub is not None and (name is None or generic_match(name, sub.name)) else []
         return found
-    if not name.endswith("*"):
-        sub = reg.subs.get(name)
-        return [sub] if sub is not None else []
-    prefix = name[:-1]
-    return sorted((s for s in reg.subs.values() if s.name.startswith(prefix)), key=lambda s: s.name)
+    return pick(reg.subs, name)
 
 
 def _type_matches(wanted: int, sub_type: int) -> bool:

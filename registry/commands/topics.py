@@ -17,8 +17,8 @@ from .. import responses as R
 from .. import topics
 from ..attributes import AttrTable, attr
 from ..model import Subscription, Topic, mq_date, mq_time, stamp_definition
-from ..params import (BYTES, INT, STR, CommandError, filter_matches, generic_match, p_int, p_int_list,
-                      p_str, parse)
+from ..params import (BYTES, INT, STR, CommandError, filter_matches, p_int, p_int_list,
+                      p_str, parse, pick)
 from .queues import check_name, required
 
 NAME_LENGTH = C.MQ_TOPIC_NAME_LENGTH  # 48
@@ -230,12 +230,7 @@ def _matching(ctx, values: dict) -> list[Topic]:
     pattern = required(values, TOPIC_NAME)
     check_name(pattern, TOPIC_NAME, generic=True)  # type: ignore[arg-type]
     wanted = values.get(C.MQIA_TOPIC_TYPE, C.MQTOPT_ALL)
-    objs = ctx.registry.topics
-    if not pattern.endswith("*"):  # type: ignore[union-attr]
-        found = objs.get(pattern)
-        candidates = [found] if found is not None else []
-    else:
-        candidates = [t for name, t in sorted(objs.items()) if generic_match(pattern, name)]  # type: ignore[arg-type]
+    candidates = pick(ctx.registry.topics, pattern)  # type: ignore[arg-type]
     return [t for t in candidates if wanted == C.MQTOPT_ALL or t.topic_type == wanted]
 
 

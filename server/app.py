@@ -44,16 +44,19 @@ def _first(group: BaseException) -> BaseException:
 
 async def _main(cfg: ServerConfig, registry: Registry, started: float) -> None:
     server = QueueManagerServer(cfg, registry)
-    async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(server.serve)
-        port = listeners[0].socket.getsockname()[1]
-        elapsed = (time.perf_counter() - started) * 1000
-        print(f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{port} "
-              f"(data {cfg.data_dir}, started in {elapsed:.0f} ms)", flush=True)
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+    # The signal receiver is in place before the ready line: a SIGTERM sent the moment a supervisor
+    # reads that line must quiesce the queue manager, not kill the process (a signal that arrives
+    # while we start is queued and handled once we are up).
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(server.serve)
+            port = listeners[0].socket.getsockname()[1]
+            elapsed = (time.perf_counter() - started) * 1000
+            print(f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{port} "
+                  f"(data {cfg.data_dir}, started in {elapsed:.0f} ms)", flush=True)
             async for signum in signals:
                 qlog.get().info("quiescing", signal=signal.Signals(signum).name)
                 break
-        await server.quiesce()
-        nursery.cancel_scope.cancel()
+            await server.quiesce()
+            nursery.cancel_scope.cancel()
     qlog.get().info("stopped")

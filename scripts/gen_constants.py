@@ -3,7 +3,7 @@
 The reference asks that constants are never hand-typed: they are facts published by IBM in the
 ``ibmmq`` (and ``pymqi``) packages.  This script reads those tables as data (it executes the plain
 assignment files, never ibmmq's runtime) and writes the families qmlite uses as a standard-library-only
-module.  ``tests/test_constants.py`` checks the committed file against the installed wheel.
+module.  ``tests/pcf/test_constants.py`` checks the committed file against the installed wheel.
 
 Usage:  python scripts/gen_constants.py [--check]
 """
@@ -27,6 +27,7 @@ MQRFH2 MQRO MQRP MQRU MQSCO MQSCOPE MQSD MQSEG MQSELTYPE MQSO MQSR MQSRO MQSS MQ
 MQTOPT MQTSCOPE MQUS MQVU MQWS MQXPT MQNPM MQNPMS MQMON MQCMHO MQSTS MQCSP MQPD MQSQQM MQMCAS MQCAP
 MQUSEDLQ MQPSM MQPO MQCLST MQCFO MQIT MQQSGD MQPSCLUS MQPSST MQQMSTA MQCHS MQCHLD MQSVC MQAUTO MQCHIDS
 MQSECPROT MQSECCOMM MQCHK MQADPCTX MQCAFTY MQCLWL MQDSE MQRAR MQREORG MQSQQM MQTC MQSYNCPOINT MQCMDI MQWI MQSP
+MQIAV MQTT MQBND MQMDS MQEVR MQRECORDING MQNT MQNC MQSSL MQCLXQ MQUNDELIVERED
 """.split()
 
 # Markers that share a value with a real constant and would shadow it in name lookups.

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from qmlite.pcf import constants as C
 
-from .model import Queue, Subscription, Topic
+from .model import Namelist, Process, Queue, Subscription, Topic
 
 DEV_DEAD_LETTER_QUEUE = "DEV.DEAD.LETTER.QUEUE"
 SYSTEM_DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 DEFAULT_SUB = "SYSTEM.DEFAULT.SUB"
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"
+DEFAULT_NAMELIST = "SYSTEM.DEFAULT.NAMELIST"
+DEFAULT_PROCESS = "SYSTEM.DEFAULT.PROCESS"
+SYSTEM_CONN_AUTH = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"  # CONNAUTH of a new queue manager
+DEV_CONN_AUTH = "DEV.AUTHINFO"  # the developer container's (reference/container.md)
 
 
 def system_queues() -> list[Queue]:
@@ -29,6 +33,14 @@ def system_queues() -> list[Queue]:
               def_input_open_option=C.MQOO_INPUT_EXCLUSIVE),
         Queue(SYSTEM_DEAD_LETTER_QUEUE, description="IBM MQ Default Dead Letter Queue"),
     ]
+
+
+def system_namelists() -> list[Namelist]:
+    return [Namelist(DEFAULT_NAMELIST)]
+
+
+def system_processes() -> list[Process]:
+    return [Process(DEFAULT_PROCESS)]
 
 
 def dev_queues() -> list[Queue]:

@@ -1,4 +1,4 @@
-"""The objects a queue manager administers: subscriptions, queues, topics, and its own attributes.
+"""The objects a queue manager administers: subscriptions, queues, topics, namelists, processes.
 
 Field defaults are those of the SYSTEM.DEFAULT.* objects (pcf.md section 10.1 for subscriptions).
 Times are epoch seconds; they are formatted the MQ way (``yyyy-mm-dd`` / ``hh.mm.ss``) only when a
@@ -90,6 +90,71 @@ class Queue:
     def_type: int = C.MQQDT_PERMANENT_DYNAMIC  # model queues: what they create
     target: str = ""  # alias queues: TARGET (BaseQName)
     target_type: int = C.MQOT_Q
+    created: float = 0.0
+    altered: float = 0.0
+    # Schema 4 (store.py): the remaining attributes IBM documents for MQINQ and Inquire Queue on
+    # Multiplatforms, with SYSTEM.DEFAULT.LOCAL.QUEUE's values.  Plain stored values: qmlite does not
+    # trigger, raise events, cluster or account, so they are reported and changed, never acted on.
+    backout_threshold: int = 0  # BOTHRESH
+    backout_requeue_q: str = ""  # BOQNAME
+    harden_get_backout: int = C.MQQA_BACKOUT_NOT_HARDENED  # NOHARDENBO
+    trigger_control: int = C.MQTC_OFF  # NOTRIGGER
+    trigger_type: int = C.MQTT_FIRST
+    trigger_depth: int = 1
+    trigger_msg_priority: int = 0
+    trigger_data: str = ""
+    initiation_q: str = ""  # INITQ
+    process_name: str = ""
+    property_control: int = C.MQPROP_COMPATIBILITY
+    dist_lists: int = C.MQDL_NOT_SUPPORTED  # DISTL(NO)
+    msg_delivery_sequence: int = C.MQMDS_PRIORITY
+    retention_interval: int = 999_999_999  # hours
+    q_depth_high_limit: int = 80  # percent of MaxQDepth
+    q_depth_low_limit: int = 20
+    q_depth_max_event: int = C.MQEVR_ENABLED
+    q_depth_high_event: int = C.MQEVR_DISABLED
+    q_depth_low_event: int = C.MQEVR_DISABLED
+    q_service_interval: int = 999_999_999  # milliseconds
+    q_service_interval_event: int = C.MQQSIE_NONE
+    npm_class: int = C.MQNPM_CLASS_NORMAL
+    def_put_response: int = C.MQPRT_SYNC_RESPONSE
+    def_read_ahead: int = C.MQREADA_NO
+    def_bind: int = C.MQBND_BIND_ON_OPEN
+    cluster_name: str = ""
+    cluster_namelist: str = ""
+    clwl_q_priority: int = 0
+    clwl_q_rank: int = 0
+    clwl_use_q: int = C.MQCLWL_USEQ_AS_Q_MGR
+    scope: int = C.MQSCO_Q_MGR
+    accounting_q: int = C.MQMON_Q_MGR  # ACCTQ(QMGR)
+    monitoring_q: int = C.MQMON_Q_MGR
+    statistics_q: int = C.MQMON_Q_MGR
+    custom: str = ""
+
+
+@dataclasses.dataclass(slots=True)
+class Namelist:
+    """A namelist (SYSTEM.DEFAULT.NAMELIST's defaults).  ``namelist_type`` is z/OS's NLTYPE: kept so a
+    definition round-trips, reported nowhere on Multiplatforms."""
+
+    name: str
+    description: str = ""
+    names: tuple[str, ...] = ()
+    namelist_type: int = C.MQNT_NONE
+    created: float = 0.0
+    altered: float = 0.0
+
+
+@dataclasses.dataclass(slots=True)
+class Process:
+    """A process definition (SYSTEM.DEFAULT.PROCESS's defaults on UNIX: APPLTYPE(UNIX))."""
+
+    name: str
+    description: str = ""
+    appl_id: str = ""
+    appl_type: int = C.MQAT_UNIX
+    env_data: str = ""
+    user_data: str = ""
     created: float = 0.0
     altered: float = 0.0
 

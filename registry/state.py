@@ -17,8 +17,13 @@ from qmlite.pcf import constants as C
 from . import defaults, topics
 from .ids import IdGenerator
 from .messages import MessageStore
-from .model import BASE_TOPIC_VALUES, Queue, Subscription, Topic
+from .model import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
 from .store import Store
+
+
+# Queue-manager fields that never come from the meta table: its identity, what this software is, and
+# MaxHandles, which the server sets from its configuration at every start.
+NOT_PERSISTED = frozenset({"name", "created", "platform", "command_level", "max_handles"})
 
 
 @dataclasses.dataclass(slots=True)
@@ -31,14 +36,90 @@ class QueueManager:
     ccsid: int = 819
     platform: int = C.MQPL_UNIX
     command_level: int = C.MQCMDL_LEVEL_912  # consistent with the FAP 13 / MQMM09010200 we claim
-    max_handles: int = 256
+    max_handles: int = 256  # MAXHANDS: the server sets it from its configuration
     max_msg_length: int = 4_194_304
     pubsub_mode: int = C.MQPSM_ENABLED
+    # What DISPLAY QMGR shows on a new Linux queue manager (IBM's initial values).  Attributes an
+    # administrator can change are fields, kept in the meta table one key per field once changed (all
+    # but NOT_PERSISTED); the fixed ones are constants in registry/commands/qmgr.py.
+    conn_auth: str = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"  # the developer container names DEV.AUTHINFO
+    accounting_conn_override: int = C.MQMON_DISABLED
+    accounting_interval: int = 1800
+    accounting_mqi: int = C.MQMON_OFF
+    accounting_q: int = C.MQMON_OFF
+    activity_conn_override: int = C.MQMON_DISABLED
+    activity_recording: int = C.MQRECORDING_MSG
+    activity_trace: int = C.MQMON_OFF
+    authority_event: int = C.MQEVR_DISABLED
+    channel_auto_def: int = C.MQCHAD_DISABLED
+    channel_auto_def_event: int = C.MQEVR_DISABLED
+    channel_auto_def_exit: str = ""
+    channel_event: int = C.MQEVR_DISABLED
+    cluster_workload_data: str = ""
+    cluster_workload_exit: str = ""
+    cluster_workload_length: int = 100
+    clwl_mru_channels: int = 999_999_999
+    clwl_use_q: int = C.MQCLWL_USEQ_LOCAL
+    command_event: int = C.MQEVR_DISABLED
+    configuration_event: int = C.MQEVR_DISABLED
+    custom: str = ""
+    def_cluster_xmit_q_type: int = C.MQCLXQ_SCTQ
+    def_xmit_q: str = ""
+    inhibit_event: int = C.MQEVR_DISABLED
+    local_event: int = C.MQEVR_DISABLED
+    logger_event: int = C.MQEVR_DISABLED
+    max_properties_length: int = C.MQPROP_UNRESTRICTED_LENGTH
+    max_uncommitted_msgs: int = 10_000
+    monitoring_auto_clussdr: int = C.MQMON_Q_MGR
+    monitoring_channel: int = C.MQMON_OFF
+    monitoring_q: int = C.MQMON_OFF
+    msg_mark_browse_interval: int = 5000
+    parent: str = ""
+    performance_event: int = C.MQEVR_DISABLED
+    pubsub_max_msg_retry_count: int = 5
+    pubsub_np_msg: int = C.MQUNDELIVERED_DISCARD
+    pubsub_np_resp: int = C.MQUNDELIVERED_NORMAL
+    pubsub_sync_pt: int = C.MQSYNCPOINT_IFPER
+    remote_event: int = C.MQEVR_DISABLED
+    repository_name: str = ""
+    repository_namelist: str = ""
+    ssl_crl_namelist: str = ""
+    ssl_crypto_hardware: str = ""
+    ssl_event: int = C.MQEVR_DISABLED
+    ssl_fips_required: int = C.MQSSL_FIPS_NO
+    ssl_reset_count: int = 0
+    start_stop_event: int = C.MQEVR_ENABLED
+    statistics_auto_clussdr: int = C.MQMON_Q_MGR
+    statistics_channel: int = C.MQMON_OFF
+    statistics_interval: int = 1800
+    statistics_mqi: int = C.MQMON_OFF
+    statistics_q: int = C.MQMON_OFF
+    trace_route_recording: int = C.MQRECORDING_MSG
+    tree_life_time: int = 1800
+    trigger_interval: int = 999_999_999
+
+    @classmethod
+    def from_meta(cls, name: str, meta: dict[str, object]) -> QueueManager:
+        """The queue manager the meta table records; a field never recorded has its initial value."""
+        created = float(meta["created"])  # type: ignore[arg-type]
+        qmgr = cls(name, created, "", altered=created)
+        for f in dataclasses.fields(cls):
+            if f.name not in NOT_PERSISTED and f.name in meta:
+                setattr(qmgr, f.name, type(f.default if f.default is not dataclasses.MISSING else "")(meta[f.name]))
+        return qmgr
 
     @property
     def identifier(self) -> str:
         stamp = time.strftime("%Y-%m-%d_%H.%M.%S", time.localtime(self.created))
         return f"{self.name}_{stamp}"
+
+    @property
+    def ssl_key_repository(self) -> str:  # SSLKEYR of a new queue manager
+        return f"/var/mqm/qmgrs/{self.name}/ssl/key"
+
+    @property
+    def cert_label(self) -> str:  # CERTLABL of a new queue manager
+        return "ibmwebspheremq" + self.name.lower()
 
 
 class Registry:
@@ -51,6 +132,8 @@ class Registry:
         self.queues: dict[str, Queue] = {}
         self.topics: dict[str, Topic] = {}
         self.topics_by_string: dict[str, Topic] = {}
+        self.namelists: dict[str, Namelist] = {}
+        self.processes: dict[str, Process] = {}
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._expiring: set[bytes] = set()
         self.ids = IdGenerator(qmgr.name)
@@ -65,17 +148,15 @@ class Registry:
         now = clock()
         if "qmgr_name" not in meta:
             dlq = defaults.DEV_DEAD_LETTER_QUEUE if dev_objects else defaults.SYSTEM_DEAD_LETTER_QUEUE
-            qmgr = QueueManager(qmgr_name, now, dlq, altered=now)
+            qmgr = QueueManager(qmgr_name, now, dlq, altered=now,
+                                conn_auth=defaults.DEV_CONN_AUTH if dev_objects else defaults.SYSTEM_CONN_AUTH)
             reg = cls(store, qmgr, clock=clock)
             reg._first_start(dev_objects)
         else:
             if meta["qmgr_name"] != qmgr_name:
                 store.close()
                 raise ValueError(f"{data_dir} holds queue manager {meta['qmgr_name']!r}, not {qmgr_name!r}")
-            created = float(meta["created"])
-            qmgr = QueueManager(qmgr_name, created, str(meta["dead_letter_queue"]),
-                                description=str(meta.get("description", "")),
-                                altered=float(meta.get("altered", created)))
+            qmgr = QueueManager.from_meta(qmgr_name, meta)
             reg = cls(store, qmgr, clock=clock)
             reg._load()
         # A restarted queue manager must never reissue an identifier: start after the newest seen.
@@ -88,7 +169,8 @@ class Registry:
         now = self.clock()
         q = self.qmgr
         for key, value in (("qmgr_name", q.name), ("created", q.created),
-                           ("dead_letter_queue", q.dead_letter_queue), ("description", q.description)):
+                           ("dead_letter_queue", q.dead_letter_queue), ("description", q.description),
+                           ("conn_auth", q.conn_auth)):
             self.store.set_meta(key, value)
         self.ids.start_time = int(now)
         for queue in defaults.system_queues() + (defaults.dev_queues() if dev_objects else []):
@@ -97,6 +179,12 @@ class Registry:
         for topic in defaults.system_topics() + (defaults.dev_topics() if dev_objects else []):
             topic.created = topic.altered = now
             self.put_topic(topic)
+        for namelist in defaults.system_namelists():
+            namelist.created = namelist.altered = now
+            self.put_namelist(namelist)
+        for process in defaults.system_processes():
+            process.created = process.altered = now
+            self.put_process(process)
         for sub in defaults.system_subscriptions(self.ids.sub_id()):
             sub.created = sub.altered = now
             sub.destination_correl_id = sub.sub_id
@@ -108,6 +196,8 @@ class Registry:
         for topic in self.store.load(Topic):
             self.topics[topic.name] = topic
             self.topics_by_string[topic.topic_string] = topic
+        self.namelists.update((n.name, n) for n in self.store.load(Namelist))
+        self.processes.update((p.name, p) for p in self.store.load(Process))
         subs, by_id, routes, expiring = self.subs, self.subs_by_id, self.routes, self._expiring
         for sub in self.store.load(Subscription):
             subs[sub.name] = sub
@@ -191,6 +281,23 @@ class Registry:
         if self.topics_by_string.get(topic.topic_string) is topic:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
+
+    # ---- namelists and process definitions -------------------------------------------------------
+    def put_namelist(self, namelist: Namelist) -> None:
+        self.namelists[namelist.name] = namelist
+        self.store.put(namelist)
+
+    def remove_namelist(self, namelist: Namelist) -> None:
+        self.namelists.pop(namelist.name, None)
+        self.store.delete(Namelist, namelist.name)
+
+    def put_process(self, process: Process) -> None:
+        self.processes[process.name] = process
+        self.store.put(process)
+
+    def remove_process(self, process: Process) -> None:
+        self.processes.pop(process.name, None)
+        self.store.delete(Process, process.name)
 
     # ---- topic tree ------------------------------------------------------------------------------
     def topic_nodes(self, topic_string: str) -> Iterator[Topic]:

@@ -13,13 +13,14 @@ one blob per row is several times faster at start-up than reading thirty columns
 from __future__ import annotations
 
 import dataclasses
+import json
 import marshal
 import operator
 import pathlib
 import sqlite3
 from collections.abc import Callable, Iterator
 
-from .model import Queue, Subscription, Topic
+from .model import Namelist, Process, Queue, Subscription, Topic
 
 FILENAME = "qmlite.db"
 
@@ -98,13 +99,86 @@ def _subscriptions_as_records(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.append([_subscriptions_as_records])  # 2
+_QUEUE_COLUMNS_4 = (  # (column, declaration) appended to queues by schema 4: model.Queue's defaults
+    ("backout_threshold", "INTEGER NOT NULL DEFAULT 0"),
+    ("backout_requeue_q", "TEXT NOT NULL DEFAULT ''"),
+    ("harden_get_backout", "INTEGER NOT NULL DEFAULT 0"),  # MQQA_BACKOUT_NOT_HARDENED
+    ("trigger_control", "INTEGER NOT NULL DEFAULT 0"),  # MQTC_OFF
+    ("trigger_type", "INTEGER NOT NULL DEFAULT 1"),  # MQTT_FIRST
+    ("trigger_depth", "INTEGER NOT NULL DEFAULT 1"),
+    ("trigger_msg_priority", "INTEGER NOT NULL DEFAULT 0"),
+    ("trigger_data", "TEXT NOT NULL DEFAULT ''"),
+    ("initiation_q", "TEXT NOT NULL DEFAULT ''"),
+    ("process_name", "TEXT NOT NULL DEFAULT ''"),
+    ("property_control", "INTEGER NOT NULL DEFAULT 0"),  # MQPROP_COMPATIBILITY
+    ("dist_lists", "INTEGER NOT NULL DEFAULT 0"),  # MQDL_NOT_SUPPORTED
+    ("msg_delivery_sequence", "INTEGER NOT NULL DEFAULT 0"),  # MQMDS_PRIORITY
+    ("retention_interval", "INTEGER NOT NULL DEFAULT 999999999"),
+    ("q_depth_high_limit", "INTEGER NOT NULL DEFAULT 80"),
+    ("q_depth_low_limit", "INTEGER NOT NULL DEFAULT 20"),
+    ("q_depth_max_event", "INTEGER NOT NULL DEFAULT 1"),  # MQEVR_ENABLED
+    ("q_depth_high_event", "INTEGER NOT NULL DEFAULT 0"),  # MQEVR_DISABLED
+    ("q_depth_low_event", "INTEGER NOT NULL DEFAULT 0"),
+    ("q_service_interval", "INTEGER NOT NULL DEFAULT 999999999"),
+    ("q_service_interval_event", "INTEGER NOT NULL DEFAULT 0"),  # MQQSIE_NONE
+    ("npm_class", "INTEGER NOT NULL DEFAULT 0"),  # MQNPM_CLASS_NORMAL
+    ("def_put_response", "INTEGER NOT NULL DEFAULT 1"),  # MQPRT_SYNC_RESPONSE
+    ("def_read_ahead", "INTEGER NOT NULL DEFAULT 0"),  # MQREADA_NO
+    ("def_bind", "INTEGER NOT NULL DEFAULT 0"),  # MQBND_BIND_ON_OPEN
+    ("cluster_name", "TEXT NOT NULL DEFAULT ''"),
+    ("cluster_namelist", "TEXT NOT NULL DEFAULT ''"),
+    ("clwl_q_priority", "INTEGER NOT NULL DEFAULT 0"),
+    ("clwl_q_rank", "INTEGER NOT NULL DEFAULT 0"),
+    ("clwl_use_q", "INTEGER NOT NULL DEFAULT -3"),  # MQCLWL_USEQ_AS_Q_MGR
+    ("scope", "INTEGER NOT NULL DEFAULT 1"),  # MQSCO_Q_MGR
+    ("accounting_q", "INTEGER NOT NULL DEFAULT -3"),  # MQMON_Q_MGR
+    ("monitoring_q", "INTEGER NOT NULL DEFAULT -3"),
+    ("statistics_q", "INTEGER NOT NULL DEFAULT -3"),
+    ("custom", "TEXT NOT NULL DEFAULT ''"),
+)
+MIGRATIONS.append([  # 4: every queue attribute MQINQ documents; namelists and process definitions
+    *(f"ALTER TABLE queues ADD COLUMN {column} {declaration}" for column, declaration in _QUEUE_COLUMNS_4),
+    "CREATE TABLE namelists (name TEXT NOT NULL PRIMARY KEY, description TEXT NOT NULL, names TEXT NOT NULL,"
+    " namelist_type INTEGER NOT NULL, created REAL NOT NULL, altered REAL NOT NULL)",
+    "CREATE TABLE processes (name TEXT NOT NULL PRIMARY KEY, description TEXT NOT NULL, appl_id TEXT NOT NULL,"
+    " appl_type INTEGER NOT NULL, env_data TEXT NOT NULL, user_data TEXT NOT NULL, created REAL NOT NULL,"
+    " altered REAL NOT NULL)",
+    # Every queue manager has these two; an upgraded one gets them as a new one does (registry/defaults.py).
+    "INSERT INTO namelists VALUES ('SYSTEM.DEFAULT.NAMELIST', '', '[]', 0,"
+    " CAST(strftime('%s', 'now') AS REAL), CAST(strftime('%s', 'now') AS REAL))",
+    "INSERT INTO processes VALUES ('SYSTEM.DEFAULT.PROCESS', '', '', 6, '', '',"  # MQAT_UNIX
+    " CAST(strftime('%s', 'now') AS REAL), CAST(strftime('%s', 'now') AS REAL))",
+])
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name")}
+_TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name"),
+           Namelist: ("namelists", "name"), Process: ("processes", "name")}
+_ROW_TABLES = (Queue, Topic, Namelist, Process)  # one column per field
+# Fields that are not a plain column value: a namelist's names are one JSON array of strings.
+_TO_COLUMN: dict[type, dict[str, Callable[[object], object]]] = {
+    Namelist: {"names": lambda names: json.dumps(list(names), ensure_ascii=False)}}
+_FROM_COLUMN: dict[type, dict[str, Callable[[object], object]]] = {
+    Namelist: {"names": lambda text: tuple(json.loads(text))}}
 
 
 class StoreError(RuntimeError):
     pass
+
+
+def _row_getter(cls: type) -> Callable[[object], tuple]:
+    cols = _columns(cls)
+    getter = operator.attrgetter(*cols)
+    convert = _TO_COLUMN.get(cls)
+    if convert is None:
+        return getter
+    positions = [(cols.index(name), fn) for name, fn in convert.items()]
+
+    def row(obj: object) -> tuple:
+        values = list(getter(obj))
+        for i, fn in positions:
+            values[i] = fn(values[i])
+        return tuple(values)
+    return row
 
 
 def _record_type(f: dataclasses.Field) -> type | tuple[type, ...]:
@@ -123,8 +197,8 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._pending: list[tuple[str, tuple]] = []
-        self._insert = {cls: self._insert_sql(cls) for cls in (Queue, Topic)}
-        self._row = {cls: operator.attrgetter(*_columns(cls)) for cls in (Queue, Topic)}
+        self._insert = {cls: self._insert_sql(cls) for cls in _ROW_TABLES}
+        self._row = {cls: _row_getter(cls) for cls in _ROW_TABLES}
         self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_1)
         self._sub_types = tuple(_record_type(f) for f in dataclasses.fields(Subscription))
         self._migrate()
@@ -174,8 +248,15 @@ class Store:
         cols = _columns(cls)
         cursor = self._db.execute(f"SELECT {', '.join(cols)} FROM {table}")
         cursor.arraysize = 4096
+        convert = _FROM_COLUMN.get(cls)
+        if convert is not None:
+            positions = [(cols.index(name), fn) for name, fn in convert.items()]
         while rows := cursor.fetchmany():
             for row in rows:
+                if convert is not None:
+                    row = list(row)
+                    for i, fn in positions:
+                        row[i] = fn(row[i])
                 yield cls(*row)
 
     def meta(self) -> dict[str, object]:

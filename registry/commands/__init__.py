@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import qmgr, queues, subscriptions, topics
+    from . import namelists, processes, qmgr, queues, subscriptions, topics
 
-    for module in (qmgr, queues, subscriptions, topics):
+    for module in (qmgr, queues, subscriptions, topics, namelists, processes):
         module.register(engine)

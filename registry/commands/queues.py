@@ -59,37 +59,75 @@ def wrong_id(param: Param) -> CommandError:
 
 
 # ---- parameters ----------------------------------------------------------------------------------
-# (parameter, Queue field) for the attributes a command may set.
-_P_DESC = p_str(C.MQCA_Q_DESC, Q_DESC_LENGTH)
-_P_PERSISTENCE = p_int(C.MQIA_DEF_PERSISTENCE, C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT)
-_P_PRIORITY = p_int(C.MQIA_DEF_PRIORITY, low=0, high=9)
-_P_INHIBIT_GET = p_int(C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, C.MQQA_GET_INHIBITED)
-_P_INHIBIT_PUT = p_int(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED)
-_P_MAX_DEPTH = p_int(C.MQIA_MAX_Q_DEPTH, low=0, high=MAX_Q_DEPTH)
-_P_MAX_MSG = p_int(C.MQIA_MAX_MSG_LENGTH, low=0, high=MAX_MSG_LENGTH)
-_P_SHARE = p_int(C.MQIA_SHAREABILITY, C.MQQA_SHAREABLE, C.MQQA_NOT_SHAREABLE)
-_P_INPUT = p_int(C.MQIA_DEF_INPUT_OPEN_OPTION, C.MQOO_INPUT_EXCLUSIVE, C.MQOO_INPUT_SHARED)
-_P_USAGE = p_int(C.MQIA_USAGE, C.MQUS_NORMAL, C.MQUS_TRANSMISSION)
-_P_DEFTYPE = p_int(C.MQIA_DEFINITION_TYPE, C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
-_P_BASE = p_str(C.MQCA_BASE_Q_NAME, Q_NAME_LENGTH)
-_P_TARGET_TYPE = p_int(C.MQIA_BASE_TYPE, C.MQOT_Q, C.MQOT_TOPIC)
+_L, _M, _A = C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS
+_LMA, _LM, _LA = (_L, _M, _A), (_L, _M), (_L, _A)
+_MONITOR_VALUES = (C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_LOW, C.MQMON_MEDIUM, C.MQMON_HIGH)  # MONQ
+_EVENT = (C.MQEVR_DISABLED, C.MQEVR_ENABLED)
+_NAME_VALUED = frozenset({C.MQCA_BASE_Q_NAME, C.MQCA_BACKOUT_REQ_Q_NAME, C.MQCA_INITIATION_Q_NAME,
+                          C.MQCA_PROCESS_NAME, C.MQCA_CLUSTER_NAME, C.MQCA_CLUSTER_NAMELIST})
 
-FIELDS = {
-    C.MQCA_Q_DESC: "description", C.MQIA_DEF_PERSISTENCE: "def_persistence",
-    C.MQIA_DEF_PRIORITY: "def_priority", C.MQIA_INHIBIT_GET: "inhibit_get", C.MQIA_INHIBIT_PUT: "inhibit_put",
-    C.MQIA_MAX_Q_DEPTH: "max_depth", C.MQIA_MAX_MSG_LENGTH: "max_msg_length",
-    C.MQIA_SHAREABILITY: "shareability", C.MQIA_DEF_INPUT_OPEN_OPTION: "def_input_open_option",
-    C.MQIA_USAGE: "usage", C.MQIA_DEFINITION_TYPE: "def_type", C.MQCA_BASE_Q_NAME: "target",
-    C.MQIA_BASE_TYPE: "target_type",
-}
-_COMMON = (_P_DESC, _P_PERSISTENCE, _P_PRIORITY, _P_INHIBIT_PUT, _P_INHIBIT_GET)
-_LOCAL = _COMMON + (_P_MAX_DEPTH, _P_MAX_MSG, _P_SHARE, _P_INPUT, _P_USAGE)
-SETTABLE = {
-    C.MQQT_LOCAL: _LOCAL,
-    C.MQQT_MODEL: _LOCAL + (_P_DEFTYPE,),
-    C.MQQT_ALIAS: _COMMON + (_P_BASE, _P_TARGET_TYPE),
-}
-_ALL_SETTABLE = tuple({p.id: p for ps in SETTABLE.values() for p in ps}.values())
+# (parameter, Queue field, queue types that have it) for every attribute a command may set; the
+# values and ranges are those of IBM's Change, Copy, Create Queue page (Multiplatforms).
+DEFINITION = (
+    (p_str(C.MQCA_Q_DESC, Q_DESC_LENGTH), "description", _LMA),
+    (p_int(C.MQIA_DEF_PERSISTENCE, C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT), "def_persistence", _LMA),
+    (p_int(C.MQIA_DEF_PRIORITY, low=0, high=9), "def_priority", _LMA),
+    (p_int(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED), "inhibit_put", _LMA),
+    (p_int(C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, C.MQQA_GET_INHIBITED), "inhibit_get", _LMA),
+    (p_int(C.MQIA_MAX_Q_DEPTH, low=0, high=MAX_Q_DEPTH), "max_depth", _LM),
+    (p_int(C.MQIA_MAX_MSG_LENGTH, low=0, high=MAX_MSG_LENGTH), "max_msg_length", _LM),
+    (p_int(C.MQIA_SHAREABILITY, C.MQQA_SHAREABLE, C.MQQA_NOT_SHAREABLE), "shareability", _LM),
+    (p_int(C.MQIA_DEF_INPUT_OPEN_OPTION, C.MQOO_INPUT_EXCLUSIVE, C.MQOO_INPUT_SHARED), "def_input_open_option",
+     _LM),
+    (p_int(C.MQIA_USAGE, C.MQUS_NORMAL, C.MQUS_TRANSMISSION), "usage", _LM),
+    (p_int(C.MQIA_DEFINITION_TYPE, C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC), "def_type", (_M,)),
+    (p_str(C.MQCA_BASE_Q_NAME, Q_NAME_LENGTH), "target", (_A,)),
+    (p_int(C.MQIA_BASE_TYPE, C.MQOT_Q, C.MQOT_TOPIC), "target_type", (_A,)),
+    (p_int(C.MQIA_BACKOUT_THRESHOLD, low=0, high=999_999_999), "backout_threshold", _LM),
+    (p_str(C.MQCA_BACKOUT_REQ_Q_NAME, Q_NAME_LENGTH), "backout_requeue_q", _LM),
+    (p_int(C.MQIA_HARDEN_GET_BACKOUT, C.MQQA_BACKOUT_HARDENED, C.MQQA_BACKOUT_NOT_HARDENED),
+     "harden_get_backout", _LM),
+    (p_int(C.MQIA_TRIGGER_CONTROL, C.MQTC_OFF, C.MQTC_ON), "trigger_control", _LM),
+    (p_int(C.MQIA_TRIGGER_TYPE, C.MQTT_NONE, C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH), "trigger_type", _LM),
+    (p_int(C.MQIA_TRIGGER_DEPTH, low=1, high=999_999_999), "trigger_depth", _LM),
+    (p_int(C.MQIA_TRIGGER_MSG_PRIORITY, low=0, high=9), "trigger_msg_priority", _LM),
+    (p_str(C.MQCA_TRIGGER_DATA, C.MQ_TRIGGER_DATA_LENGTH), "trigger_data", _LM),
+    (p_str(C.MQCA_INITIATION_Q_NAME, Q_NAME_LENGTH), "initiation_q", _LM),
+    (p_str(C.MQCA_PROCESS_NAME, C.MQ_PROCESS_NAME_LENGTH), "process_name", _LM),
+    (p_int(C.MQIA_PROPERTY_CONTROL, C.MQPROP_COMPATIBILITY, C.MQPROP_NONE, C.MQPROP_ALL, C.MQPROP_FORCE_MQRFH2,
+           C.MQPROP_V6COMPAT), "property_control", _LMA),
+    (p_int(C.MQIA_DIST_LISTS, C.MQDL_SUPPORTED, C.MQDL_NOT_SUPPORTED), "dist_lists", _LM),
+    (p_int(C.MQIA_MSG_DELIVERY_SEQUENCE, C.MQMDS_PRIORITY, C.MQMDS_FIFO), "msg_delivery_sequence", _LM),
+    (p_int(C.MQIA_RETENTION_INTERVAL, low=0, high=999_999_999), "retention_interval", _LM),
+    (p_int(C.MQIA_Q_DEPTH_HIGH_LIMIT, low=0, high=100), "q_depth_high_limit", _LM),
+    (p_int(C.MQIA_Q_DEPTH_LOW_LIMIT, low=0, high=100), "q_depth_low_limit", _LM),
+    (p_int(C.MQIA_Q_DEPTH_MAX_EVENT, *_EVENT), "q_depth_max_event", _LM),
+    (p_int(C.MQIA_Q_DEPTH_HIGH_EVENT, *_EVENT), "q_depth_high_event", _LM),
+    (p_int(C.MQIA_Q_DEPTH_LOW_EVENT, *_EVENT), "q_depth_low_event", _LM),
+    (p_int(C.MQIA_Q_SERVICE_INTERVAL, low=0, high=999_999_999), "q_service_interval", _LM),
+    (p_int(C.MQIA_Q_SERVICE_INTERVAL_EVENT, C.MQQSIE_HIGH, C.MQQSIE_OK, C.MQQSIE_NONE),
+     "q_service_interval_event", _LM),
+    (p_int(C.MQIA_NPM_CLASS, C.MQNPM_CLASS_NORMAL, C.MQNPM_CLASS_HIGH), "npm_class", _LM),
+    (p_int(C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQPRT_SYNC_RESPONSE, C.MQPRT_ASYNC_RESPONSE), "def_put_response",
+     _LMA),
+    (p_int(C.MQIA_DEF_READ_AHEAD, C.MQREADA_NO, C.MQREADA_YES, C.MQREADA_DISABLED), "def_read_ahead", _LMA),
+    (p_int(C.MQIA_DEF_BIND, C.MQBND_BIND_ON_OPEN, C.MQBND_BIND_NOT_FIXED, C.MQBND_BIND_ON_GROUP), "def_bind",
+     _LMA),
+    (p_str(C.MQCA_CLUSTER_NAME, C.MQ_CLUSTER_NAME_LENGTH), "cluster_name", _LA),
+    (p_str(C.MQCA_CLUSTER_NAMELIST, C.MQ_NAMELIST_NAME_LENGTH), "cluster_namelist", _LA),
+    (p_int(C.MQIA_CLWL_Q_PRIORITY, low=0, high=9), "clwl_q_priority", _LA),
+    (p_int(C.MQIA_CLWL_Q_RANK, low=0, high=9), "clwl_q_rank", _LA),
+    (p_int(C.MQIA_CLWL_USEQ, C.MQCLWL_USEQ_AS_Q_MGR, C.MQCLWL_USEQ_ANY, C.MQCLWL_USEQ_LOCAL), "clwl_use_q",
+     (_L,)),
+    (p_int(C.MQIA_SCOPE, C.MQSCO_Q_MGR), "scope", _LA),  # SCOPE(CELL) needs a cell directory: none here
+    (p_int(C.MQIA_ACCOUNTING_Q, C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_ON), "accounting_q", _LM),
+    (p_int(C.MQIA_MONITORING_Q, *_MONITOR_VALUES), "monitoring_q", _LM),
+    (p_int(C.MQIA_STATISTICS_Q, C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_ON), "statistics_q", _LM),
+    (p_str(C.MQCA_CUSTOM, C.MQ_CUSTOM_LENGTH), "custom", _LMA),
+)
+FIELDS = {param.id: field for param, field, _ in DEFINITION}
+SETTABLE = {qtype: tuple(param for param, _, types in DEFINITION if qtype in types) for qtype in _LMA}
+_ALL_SETTABLE = tuple(param for param, _, _ in DEFINITION)
 
 _P_QNAME = p_str(C.MQCA_Q_NAME, Q_NAME_LENGTH)
 _P_QTYPE = p_int(C.MQIA_Q_TYPE)  # checked by _queue_type for a precise reason
@@ -121,7 +159,7 @@ def _attributes_for(qtype: int, values: dict) -> dict[str, object]:
             continue
         if pid not in allowed:
             raise wrong_id(next(p for p in _ALL_SETTABLE if p.id == pid))
-        if pid == C.MQCA_BASE_Q_NAME and value:
+        if pid in _NAME_VALUED and value:
             check_name(value, pid)  # type: ignore[arg-type]
         changes[FIELDS[pid]] = value
     return changes
@@ -258,52 +296,70 @@ def clear_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
 
 # ---- Inquire -------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, slots=True)
-class _View:
+class QueueView:
+    """A queue as Inquire Queue and MQINQ see it: its definition and its live counts."""
+
     queue: Queue
-    depth: int
+    depth: int = 0
+    open_input: int = 0
+    open_output: int = 0
 
 
-def _definition_type(v: _View) -> int:
+def queue_view(registry, queue: Queue) -> QueueView:
+    if queue.qtype != C.MQQT_LOCAL:
+        return QueueView(queue)
+    opened = registry.messages.open_counts(queue.name)
+    return QueueView(queue, registry.messages.depth(queue.name), opened[0], opened[1])
+
+
+def _definition_type(v: QueueView) -> int:
     q = v.queue
     return q.def_type if q.qtype == C.MQQT_MODEL else q.definition_type
 
 
+def _field(name: str):
+    def get(v: QueueView) -> object:
+        return getattr(v.queue, name)
+    return get
+
+
+_Q = Q_NAME_LENGTH
+_CHAR_LENGTHS = {  # the MQ_*_LENGTH of each character attribute (PCF pads to it, MQINQ returns it)
+    C.MQCA_Q_DESC: Q_DESC_LENGTH, C.MQCA_BASE_Q_NAME: _Q, C.MQCA_BACKOUT_REQ_Q_NAME: _Q,
+    C.MQCA_TRIGGER_DATA: C.MQ_TRIGGER_DATA_LENGTH, C.MQCA_INITIATION_Q_NAME: _Q,
+    C.MQCA_PROCESS_NAME: C.MQ_PROCESS_NAME_LENGTH, C.MQCA_CLUSTER_NAME: C.MQ_CLUSTER_NAME_LENGTH,
+    C.MQCA_CLUSTER_NAMELIST: C.MQ_NAMELIST_NAME_LENGTH, C.MQCA_CUSTOM: C.MQ_CUSTOM_LENGTH,
+}
 TABLE = AttrTable([
-    attr(C.MQCA_Q_NAME, STR, lambda v: v.queue.name, pad=Q_NAME_LENGTH, always=True),
+    attr(C.MQCA_Q_NAME, STR, lambda v: v.queue.name, pad=_Q, always=True),
     attr(C.MQIA_Q_TYPE, INT, lambda v: v.queue.qtype, always=True),
-    attr(C.MQCA_Q_DESC, STR, lambda v: v.queue.description, pad=Q_DESC_LENGTH),
-    attr(C.MQIA_DEF_PERSISTENCE, INT, lambda v: v.queue.def_persistence),
-    attr(C.MQIA_DEF_PRIORITY, INT, lambda v: v.queue.def_priority),
-    attr(C.MQIA_INHIBIT_GET, INT, lambda v: v.queue.inhibit_get),
-    attr(C.MQIA_INHIBIT_PUT, INT, lambda v: v.queue.inhibit_put),
-    attr(C.MQIA_MAX_Q_DEPTH, INT, lambda v: v.queue.max_depth),
     attr(C.MQIA_CURRENT_Q_DEPTH, INT, lambda v: v.depth),
-    attr(C.MQIA_MAX_MSG_LENGTH, INT, lambda v: v.queue.max_msg_length),
-    attr(C.MQIA_SHAREABILITY, INT, lambda v: v.queue.shareability),
-    attr(C.MQIA_DEF_INPUT_OPEN_OPTION, INT, lambda v: v.queue.def_input_open_option),
-    attr(C.MQIA_USAGE, INT, lambda v: v.queue.usage),
+    attr(C.MQIA_OPEN_INPUT_COUNT, INT, lambda v: v.open_input),
+    attr(C.MQIA_OPEN_OUTPUT_COUNT, INT, lambda v: v.open_output),
     attr(C.MQIA_DEFINITION_TYPE, INT, _definition_type),
-    attr(C.MQCA_BASE_Q_NAME, STR, lambda v: v.queue.target, pad=Q_NAME_LENGTH),
-    attr(C.MQIA_BASE_TYPE, INT, lambda v: v.queue.target_type),
-    attr(C.MQIA_OPEN_INPUT_COUNT, INT, lambda v: 0),  # no open-handle tracking yet (compat doc)
-    attr(C.MQIA_OPEN_OUTPUT_COUNT, INT, lambda v: 0),
-    attr(C.MQCA_CREATION_DATE, STR, lambda v: _date(v.queue.created), pad=12),
-    attr(C.MQCA_CREATION_TIME, STR, lambda v: _time(v.queue.created), pad=8),
-    attr(C.MQCA_ALTERATION_DATE, STR, lambda v: _date(v.queue.altered), pad=12),
-    attr(C.MQCA_ALTERATION_TIME, STR, lambda v: _time(v.queue.altered), pad=8),
+    attr(C.MQCA_CREATION_DATE, STR, lambda v: _date(v.queue.created), pad=C.MQ_CREATION_DATE_LENGTH),
+    attr(C.MQCA_CREATION_TIME, STR, lambda v: _time(v.queue.created), pad=C.MQ_CREATION_TIME_LENGTH),
+    attr(C.MQCA_ALTERATION_DATE, STR, lambda v: _date(v.queue.altered), pad=C.MQ_DATE_LENGTH),
+    attr(C.MQCA_ALTERATION_TIME, STR, lambda v: _time(v.queue.altered), pad=C.MQ_TIME_LENGTH),
+    # Remote queue definitions: qmlite serves none, so these never apply (MQINQ: MQRC_SELECTOR_NOT_FOR_TYPE).
+    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda v: "", pad=C.MQ_Q_MGR_NAME_LENGTH),
+    attr(C.MQCA_REMOTE_Q_NAME, STR, lambda v: "", pad=_Q),
+    attr(C.MQCA_XMIT_Q_NAME, STR, lambda v: "", pad=_Q),
+    *(attr(param.id, param.kind, _field(field), pad=_CHAR_LENGTHS.get(param.id))
+      for param, field, _ in DEFINITION if param.id != C.MQIA_DEFINITION_TYPE),
 ])
 
-_EVERY_TYPE = {C.MQCA_Q_NAME, C.MQIA_Q_TYPE, C.MQCA_Q_DESC, C.MQIA_DEF_PERSISTENCE, C.MQIA_DEF_PRIORITY,
-               C.MQIA_INHIBIT_GET, C.MQIA_INHIBIT_PUT, C.MQCA_ALTERATION_DATE, C.MQCA_ALTERATION_TIME}
-_QUEUE_PROPS = {C.MQIA_MAX_Q_DEPTH, C.MQIA_MAX_MSG_LENGTH, C.MQIA_SHAREABILITY, C.MQIA_DEF_INPUT_OPEN_OPTION,
-                C.MQIA_USAGE, C.MQIA_DEFINITION_TYPE}
-APPLIES = {
-    C.MQQT_LOCAL: frozenset(_EVERY_TYPE | _QUEUE_PROPS | {
-        C.MQIA_CURRENT_Q_DEPTH, C.MQIA_OPEN_INPUT_COUNT, C.MQIA_OPEN_OUTPUT_COUNT,
-        C.MQCA_CREATION_DATE, C.MQCA_CREATION_TIME}),
-    C.MQQT_MODEL: frozenset(_EVERY_TYPE | _QUEUE_PROPS),
-    C.MQQT_ALIAS: frozenset(_EVERY_TYPE | {C.MQCA_BASE_Q_NAME, C.MQIA_BASE_TYPE}),
-}
+# Which queue types have each attribute: what a command may set (DEFINITION) plus the read-only ones.
+_TYPES: dict[int, tuple[int, ...]] = {param.id: types for param, _, types in DEFINITION}
+_TYPES.update({
+    C.MQCA_Q_NAME: _LMA, C.MQIA_Q_TYPE: _LMA, C.MQCA_ALTERATION_DATE: _LMA, C.MQCA_ALTERATION_TIME: _LMA,
+    C.MQIA_DEFINITION_TYPE: _LM, C.MQCA_CREATION_DATE: (_L,), C.MQCA_CREATION_TIME: (_L,),
+    C.MQIA_CURRENT_Q_DEPTH: (_L,), C.MQIA_OPEN_INPUT_COUNT: (_L,), C.MQIA_OPEN_OUTPUT_COUNT: (_L,),
+    C.MQCA_REMOTE_Q_MGR_NAME: (C.MQQT_REMOTE,), C.MQCA_REMOTE_Q_NAME: (C.MQQT_REMOTE,),
+    C.MQCA_XMIT_Q_NAME: (C.MQQT_REMOTE,),
+})
+APPLIES = {qtype: frozenset(a.id for a in TABLE.attrs if qtype in _TYPES[a.id]) for qtype in _LMA}
+_EVERY_TYPE = APPLIES[_L] & APPLIES[_M] & APPLIES[_A]
 _Q_TYPE_FILTER = p_int(C.MQIA_Q_TYPE, *SUPPORTED_TYPES, *UNSERVED_TYPES, C.MQQT_ALL)
 _INQUIRE = (_P_QNAME, _Q_TYPE_FILTER, _P_ATTRS)
 _INQUIRE_NAMES = (_P_QNAME, _Q_TYPE_FILTER)
@@ -325,7 +381,7 @@ def inquire_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     objects = []
     for queue in _matching(ctx, values):
         applies = APPLIES[queue.qtype] if queue.qtype in APPLIES else _EVERY_TYPE
-        view = _View(queue, reg.messages.depth(queue.name) if queue.qtype == C.MQQT_LOCAL else 0)
+        view = queue_view(reg, queue)
         if flt is not None:
             if flt.parameter not in applies or not filter_matches(flt, TABLE.value(view, flt.parameter)):
                 continue

@@ -200,7 +200,7 @@ TOPIC_TABLE = AttrTable([
     attr(C.MQCA_CLUSTER_NAME, STR, lambda t: "", pad=48),
     attr(C.MQIA_CLUSTER_PUB_ROUTE, INT, lambda t: C.MQCLROUTE_DIRECT),
     attr(C.MQCA_COMM_INFO_NAME, STR, lambda t: COMM_INFO if t.topic_string == "" else "", pad=48),
-    attr(C.MQCA_CUSTOM, STR, lambda t: ""),
+    attr(C.MQCA_CUSTOM, STR, lambda t: "", pad=C.MQ_CUSTOM_LENGTH),
     attr(C.MQIA_DURABLE_SUB, INT, "durable_subscriptions"),
     attr(C.MQIA_DEF_PRIORITY, INT, "def_priority"),
     attr(C.MQIA_TOPIC_DEF_PERSISTENCE, INT, "def_persistence"),
@@ -217,8 +217,8 @@ TOPIC_TABLE = AttrTable([
     attr(C.MQIA_WILDCARD_OPERATION, INT, "wildcard_operation"),
     attr(C.MQIA_USE_DEAD_LETTER_Q, INT, "use_dlq"),
     attr(C.MQIA_MULTICAST, INT, "multicast"),
-    attr(C.MQCA_ALTERATION_DATE, STR, lambda t: mq_date(t.altered), pad=12),
-    attr(C.MQCA_ALTERATION_TIME, STR, lambda t: mq_time(t.altered), pad=8),
+    attr(C.MQCA_ALTERATION_DATE, STR, lambda t: mq_date(t.altered), pad=C.MQ_DATE_LENGTH),
+    attr(C.MQCA_ALTERATION_TIME, STR, lambda t: mq_time(t.altered), pad=C.MQ_TIME_LENGTH),
 ])
 
 _P_TYPE_FILTER = p_int(C.MQIA_TOPIC_TYPE, C.MQTOPT_LOCAL, C.MQTOPT_CLUSTER, C.MQTOPT_ALL)

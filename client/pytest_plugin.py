@@ -63,37 +63,37 @@ class QmliteServer:
 def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer]:
     """Run a queue manager in a background thread for the duration of the block.  ``overrides``
     are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...)."""
-    from qmlite.registry.state import Registry
+    import trio
+
     from qmlite.server import config
-    from qmlite.server.listener import QueueManagerServer
+    from qmlite.server.listener import running
 
     data_dir = pathlib.Path(data_dir)
     cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": data_dir, **overrides})
     loop = TrioThread(name="qmlite-server").start()
-    registry = None
-    try:
-        registry = loop.run_sync(lambda: Registry.open(data_dir, cfg.qmgr_name, dev_objects=cfg.dev_objects,
-                                                       synchronous="NORMAL"))
-        server = QueueManagerServer(cfg, registry)
+    stop, done = trio.Event(), trio.Event()
 
-        async def _start():
-            return await loop.nursery.start(server.serve)
-
-        listeners = loop.run(_start)
-        port = listeners[0].socket.getsockname()[1]
+    async def _serve(task_status=trio.TASK_STATUS_IGNORED):
+        # One task enters and leaves the server's context (its nursery), so it runs here, not per call.
         try:
-            yield QmliteServer(host="127.0.0.1", port=port, qmgr=cfg.qmgr_name,
+            async with running(cfg, synchronous="NORMAL") as server:
+                task_status.started(server)
+                await stop.wait()
+        finally:
+            done.set()
+
+    try:
+        server = loop.run(lambda: loop.nursery.start(_serve))
+        try:
+            yield QmliteServer(host="127.0.0.1", port=server.port, qmgr=cfg.qmgr_name,
                                admin_channel=config.ADMIN_CHANNEL, app_channel=config.APP_CHANNEL,
                                admin_user="admin", admin_password=cfg.admin_password, app_user="app",
                                data_dir=data_dir)
         finally:
-            loop.run(server.quiesce)
+            loop.run_sync(stop.set)
+            loop.run(done.wait)
     finally:
-        try:
-            loop.stop()
-        finally:
-            if registry is not None:
-                registry.close()
+        loop.stop()
 
 
 @pytest.fixture

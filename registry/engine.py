@@ -68,9 +68,14 @@ class Engine:
         return out
 
     def execute_batch(self, items: Sequence[tuple[P.PCFMessage, Requester]]) -> list[list[P.PCFMessage]]:
-        outs = [self._run(request, requester) for request, requester in items]
+        outs = self.run_batch(items)
         self.registry.commit()
         return outs
+
+    def run_batch(self, items: Sequence[tuple[P.PCFMessage, Requester]]) -> list[list[P.PCFMessage]]:
+        """Execute without committing: the caller makes the effects durable before any response is
+        read (the command server does it with the server's group commit)."""
+        return [self._run(request, requester) for request, requester in items]
 
     def execute_bytes(self, data: bytes, encoding: int, ccsid: int,
                       requester: Requester = Requester()) -> list[P.PCFMessage]:
@@ -85,7 +90,7 @@ class Engine:
         try:
             return P.decode(data, encoding, ccsid or self.registry.qmgr.ccsid)
         except CodecError as exc:
-            command = _peek_command(data, encoding)
+            command = peek_command(data, encoding)
             log.info("pcf_rejected", command=command, reason=exc.reason_name, offset=exc.offset)
             return responses.failure(command, CommandError(exc.reason, parameter=exc.parameter))
 
@@ -119,7 +124,7 @@ class Engine:
         return out
 
 
-def _peek_command(data: bytes, encoding: int) -> int:
+def peek_command(data: bytes, encoding: int) -> int:
     """The Command field of a header too broken to decode, so the failure echoes it."""
     if len(data) < 16:
         return 0

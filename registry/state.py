@@ -16,7 +16,7 @@ from qmlite.pcf import constants as C
 
 from . import defaults, topics
 from .ids import IdGenerator
-from .messages import MessageStore
+from .messages import Message, MessageStore
 from .model import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
 from .store import Store
 
@@ -205,6 +205,24 @@ class Registry:
             routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
             if sub.expiry >= 0:
                 expiring.add(sub.sub_id)
+        self._load_messages()
+
+    def _load_messages(self) -> None:
+        """Persistent messages, back on their queues in their order (uncommitted work never reached
+        the disk, so what is loaded is exactly what was committed)."""
+        by_queue: dict[str, list[Message]] = {}
+        last = 0
+        for seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data in self.store.load_messages():
+            by_queue.setdefault(queue, []).append(
+                Message(None, data, priority, msg_id, correl_id, put_time, expires_at, seq, persistent=True,
+                        md_raw=md))
+            last = seq
+        for queue, msgs in by_queue.items():
+            if queue in self.queues:
+                self.messages.contents(queue).load(msgs)
+            else:  # a queue deleted in the same commit as a late message cannot happen; be safe anyway
+                self.store.delete_queue_messages(queue)
+        self.messages.start_seq_after(last)
 
     # ---- subscriptions ---------------------------------------------------------------------------
     def put_sub(self, sub: Subscription) -> None:
@@ -265,8 +283,15 @@ class Registry:
 
     def remove_queue(self, queue: Queue) -> None:
         self.queues.pop(queue.name, None)
-        self.messages.drop(queue.name)
+        self.drop_messages(queue.name)
         self.store.delete(Queue, queue.name)
+
+    def drop_messages(self, name: str, *, keep_queue: bool = False) -> int:
+        """Every message of a queue goes (Clear Queue, Delete Queue with purge); returns how many."""
+        gone = self.messages.clear(name) if keep_queue else self.messages.drop(name)
+        if any(m.persistent for m in gone):
+            self.store.delete_queue_messages(name)
+        return len(gone)
 
     def put_topic(self, topic: Topic) -> None:
         old = self.topics.get(topic.name)

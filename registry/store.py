@@ -18,6 +18,7 @@ import marshal
 import operator
 import pathlib
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 
 from .model import Namelist, Process, Queue, Subscription, Topic
@@ -31,7 +32,7 @@ def _columns(cls: type) -> tuple[str, ...]:
 
 # Each version is literal SQL, frozen once released: a migration must not change when the model does,
 # or a fresh database and an upgraded one would differ.  A new model field needs a new version with an
-# ALTER TABLE (tests/test_store.py fails when a model field has no column).
+# ALTER TABLE (tests/registry/test_store.py fails when a model field has no column).
 MIGRATIONS: list[list[str | Callable[[sqlite3.Connection], None]]] = [
     [  # 1
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value)",
@@ -99,6 +100,11 @@ def _subscriptions_as_records(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.append([_subscriptions_as_records])  # 2
+MIGRATIONS.append([  # 3: persistent messages (non-persistent ones are never written, as with NPMCLASS NORMAL)
+    "CREATE TABLE messages (seq INTEGER PRIMARY KEY, queue TEXT NOT NULL, priority INTEGER NOT NULL,"
+    " msg_id BLOB NOT NULL, correl_id BLOB NOT NULL, put_time REAL NOT NULL, expires_at REAL,"
+    " md BLOB NOT NULL, data BLOB NOT NULL)",
+])
 _QUEUE_COLUMNS_4 = (  # (column, declaration) appended to queues by schema 4: model.Queue's defaults
     ("backout_threshold", "INTEGER NOT NULL DEFAULT 0"),
     ("backout_requeue_q", "TEXT NOT NULL DEFAULT ''"),
@@ -197,6 +203,12 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._pending: list[tuple[str, tuple]] = []
+        # Journal positions: every buffered write gets the next one; ``durable`` is the highest
+        # position known to be on disk.  A reply that depends on writes up to position p may be
+        # sent once durable >= p, which is how group commit serves many connections with one fsync.
+        self.appended = 0
+        self.durable = 0
+        self._write_lock = threading.Lock()  # one transaction at a time, whichever thread runs it
         self._insert = {cls: self._insert_sql(cls) for cls in _ROW_TABLES}
         self._row = {cls: _row_getter(cls) for cls in _ROW_TABLES}
         self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_1)
@@ -270,36 +282,77 @@ class Store:
             for value, kind in zip(values, self._sub_types):
                 if not isinstance(value, kind) or isinstance(value, bool):
                     raise TypeError(f"subscription field value {value!r} is not {kind}")
-            self._pending.append(("INSERT OR REPLACE INTO subscriptions (sub_id, name, record) VALUES (?, ?, ?)",
-                                  (obj.sub_id, obj.name, encode_record(values))))
+            self._append("INSERT OR REPLACE INTO subscriptions (sub_id, name, record) VALUES (?, ?, ?)",
+                         (obj.sub_id, obj.name, encode_record(values)))
             return
-        self._pending.append((self._insert[cls], self._row[cls](obj)))
+        self._append(self._insert[cls], self._row[cls](obj))
 
     def delete(self, cls: type, key: object) -> None:
         table, column = _TABLES[cls]
-        self._pending.append((f"DELETE FROM {table} WHERE {column} = ?", (key,)))
+        self._append(f"DELETE FROM {table} WHERE {column} = ?", (key,))
 
     def set_meta(self, key: str, value: object) -> None:
-        self._pending.append(("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)))
+        self._append("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def _append(self, sql: str, params: tuple) -> None:
+        self._pending.append((sql, params))
+        self.appended += 1
+
+    # Messages: only persistent ones are written.  The MQMD is kept as its little-endian MQMD v2 bytes.
+    def put_message(self, queue: str, msg) -> None:
+        md = msg.md
+        raw = md.pack("<") if md.Version == 2 else dataclasses.replace(md, Version=2).pack("<")
+        self._append("INSERT OR REPLACE INTO messages (seq, queue, priority, msg_id, correl_id, put_time,"
+                     " expires_at, md, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time, msg.expires_at,
+                      raw, msg.data))
+
+    def delete_message(self, seq: int) -> None:
+        self._append("DELETE FROM messages WHERE seq = ?", (seq,))
+
+    def delete_queue_messages(self, queue: str) -> None:
+        self._append("DELETE FROM messages WHERE queue = ?", (queue,))
+
+    def load_messages(self) -> Iterator[tuple]:
+        """(seq, queue, priority, msg_id, correl_id, put_time, expires_at, md bytes, data), in seq order."""
+        cursor = self._db.execute("SELECT seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data"
+                                  " FROM messages ORDER BY seq")
+        cursor.arraysize = 4096
+        while rows := cursor.fetchmany():
+            yield from rows
 
     @property
     def dirty(self) -> bool:
         return bool(self._pending)
 
     def commit(self) -> None:
-        """Write every pending change in one transaction and fsync; nothing is written on failure."""
-        if not self._pending:
-            return
+        """Write every pending change in one transaction and fsync; nothing is written on failure.
+
+        For callers that own the store alone (tools, tests, the synchronous engine API).  A server
+        commits through ``take`` and ``write`` instead, off its event loop (server/durability.py).
+        """
+        pending, upto = self.take()
+        if pending:
+            self.write(pending)
+        self.durable = max(self.durable, upto)
+
+    def take(self) -> tuple[list[tuple[str, tuple]], int]:
+        """The pending writes and the journal position they reach; called on the thread that appends."""
         pending, self._pending = self._pending, []
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for sql, params in pending:
-                db.execute(sql, params)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        return pending, self.appended
+
+    def write(self, pending: list[tuple[str, tuple]]) -> None:
+        """One transaction for ``pending``, fsynced (any thread; transactions never interleave)."""
+        with self._write_lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in pending:
+                    db.execute(sql, params)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
 
     def discard(self) -> None:
         self._pending.clear()

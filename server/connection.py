@@ -22,6 +22,8 @@ from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.framer import Framer, Reassembler
 
+from qmlite.registry.sessions import Session
+
 from . import negotiation
 from .config import ChannelConfig
 
@@ -41,22 +43,19 @@ class Closed(Exception):
 
 @dataclasses.dataclass(slots=True)
 class Conversation:
-    """Per-conversation state: who is connected and what they have open."""
+    """Per-conversation state: what the client said about itself, and its session once connected."""
 
     conv_id: int
     user_id: str = ""  # from USERID_DATA
     uid_password: str = ""  # the UID's compatibility-mode password field
     auth_user: str | None = None  # from CONAUTH_INFO
     auth_password: bytes | None = None
-    connected: bool = False
-    user: str = ""  # the identity MQI calls run as
-    admin: bool = False
-    appl_name: str = ""
-    appl_type: int = 0
-    connection_id: bytes = bytes(24)
-    handles: dict = dataclasses.field(default_factory=dict)
-    next_handle: int = 2
-    state: object = None  # the MQI layer's per-conversation state
+    session: Session | None = None  # the queue manager's view of this MQCONN
+    wait_scope: trio.CancelScope | None = None  # a GET waiting in the background
+
+    @property
+    def user(self) -> str:
+        return self.session.user if self.session is not None else ""
 
 
 class Connection:
@@ -359,27 +358,24 @@ class Connection:
         if conv is None:
             await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="MQI call on no conversation")
         call = fap.decode_body(seg, first=True)
-        replies = await self.server.mqi.call(self, conv, seg, call)
-        for reply in replies:
-            await self.send(reply)
+        await self.server.mqi.call(self, conv, seg, call)
 
-    def authenticate(self, conv: Conversation) -> int:
-        """MQRC for a connect on this channel: who the conversation runs as, per the dev container rules."""
+    def authenticate(self, conv: Conversation) -> tuple[int, str, bool]:
+        """(MQRC, user, admin) for a connect on this channel: who the conversation runs as, per the
+        developer container's channel rules."""
         channel = self.channel
         user = conv.auth_user if conv.auth_user is not None else conv.user_id
         password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
         if channel.admin_only:
             if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
-                return C.MQRC_NOT_AUTHORIZED
-            conv.user, conv.admin = ADMIN_USER, True
-            return C.MQRC_NONE
+                return C.MQRC_NOT_AUTHORIZED, "", False
+            return C.MQRC_NONE, ADMIN_USER, True
         if self.cfg.app_password is not None or channel.password_required:
             expected = self.cfg.app_password or ""
             if user != APP_USER or not _same(password, expected):
-                return C.MQRC_NOT_AUTHORIZED
+                return C.MQRC_NOT_AUTHORIZED, "", False
         # DEV.APP.SVRCONN maps every client to the non-admin "app" user, as the developer container does.
-        conv.user, conv.admin = APP_USER, False
-        return C.MQRC_NONE
+        return C.MQRC_NONE, APP_USER, False
 
 
 def _same(given: bytes | None, expected: str) -> bool:

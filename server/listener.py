@@ -1,37 +1,49 @@
-"""The TCP listener: one task per connection inside one nursery, a bounded number of connections."""
+"""The TCP listener: one task per connection inside one nursery, a bounded number of connections,
+beside the command server's task and the group committer's."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import pathlib
+from collections.abc import AsyncIterator
 
 import trio
 
-from qmlite.registry.state import Registry
+from qmlite.registry.qmgr import QueueManager
 
+from . import command_server
 from . import log as qlog
-from .command_server import CommandServer
 from .config import ServerConfig
 from .connection import Connection
+from .durability import GroupCommitter
 from .mqi import MQI
 from .negotiation import ServerIdentity
 
 
 class QueueManagerServer:
-    def __init__(self, cfg: ServerConfig, registry: Registry) -> None:
+    def __init__(self, cfg: ServerConfig, qm: QueueManager) -> None:
         self.cfg = cfg
-        self.registry = registry
+        self.qm = qm
+        self.registry = qm.registry
         self.connections: set[Connection] = set()
         self._ids = itertools.count(1)
-        self.quiescing = False
-        self.identity = ServerIdentity(registry.qmgr.name, registry.qmgr.identifier, registry.qmgr.ccsid)
+        self.identity = ServerIdentity(qm.registry.qmgr.name, qm.registry.qmgr.identifier, qm.registry.qmgr.ccsid)
+        self.committer = GroupCommitter(qm.registry.store)
         self.mqi = MQI(self)
-        self.command_server = CommandServer(self)
+        self.port = 0
+
+    @property
+    def quiescing(self) -> bool:
+        return self.qm.quiescing
 
     async def serve(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Listen and run the command server; ``task_status.started`` gets the listeners."""
         listeners = await trio.open_tcp_listeners(self.cfg.port, host=self.cfg.host)
+        self.port = listeners[0].socket.getsockname()[1]
         async with trio.open_nursery() as nursery:
-            await nursery.start(self.command_server.run)
+            await nursery.start(self.committer.run)
+            await nursery.start(command_server.run, self)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             task_status.started(listeners)
 
@@ -60,6 +72,35 @@ class QueueManagerServer:
 
     async def quiesce(self) -> None:
         """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
-        self.quiescing = True
+        self.qm.quiescing = True
         for conn in list(self.connections):
             await conn.quiesce()
+
+
+def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> QueueManager:
+    return QueueManager.open(pathlib.Path(cfg.data_dir), cfg.qmgr_name, dev_objects=cfg.dev_objects,
+                             synchronous=synchronous, max_handles=cfg.max_handles)
+
+
+@contextlib.asynccontextmanager
+async def running(cfg: ServerConfig, *, synchronous: str = "FULL",
+                  qm: QueueManager | None = None) -> AsyncIterator[QueueManagerServer]:
+    """The one way to run a queue manager server (the CLI, the pytest plugin and the tests use it):
+    open the data directory, listen, yield the server with its ``port``; on exit tell the clients the
+    queue manager is ending, stop every task and close the data directory (when it opened it)."""
+    owned = qm is None
+    if qm is None:
+        qm = open_queue_manager(cfg, synchronous=synchronous)
+    try:
+        server = QueueManagerServer(cfg, qm)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.serve)
+            try:
+                yield server
+            finally:
+                with trio.CancelScope(shield=True):
+                    await server.quiesce()
+                nursery.cancel_scope.cancel()
+    finally:
+        if owned:
+            qm.shutdown()

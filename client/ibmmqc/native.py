@@ -7,7 +7,7 @@ headers, which are also the names of :mod:`qmlite.pcf.mqi`'s dataclasses) and co
 and qmlite's dataclasses.
 
 Layouts are derived from the MQ structure definitions (field order, sizes, version in which each field
-appears) and checked against ``ibmmq``'s ``pack()`` output in ``tests/test_ibmmq_transport_native.py``.
+appears) and checked against ``ibmmq``'s ``pack()`` output in ``tests/client/test_ibmmq_transport_native.py``.
 
 Three conventions:
 

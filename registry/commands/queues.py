@@ -260,8 +260,8 @@ def _existing(ctx, values: dict) -> Queue:
 
 
 def _in_use(registry, queue: Queue) -> bool:
-    """Held open by the command server, or the managed destination of a live subscription."""
-    if queue.name == defaults.COMMAND_QUEUE:
+    """Open by an application (or by the command server), or the managed destination of a live subscription."""
+    if queue.name == defaults.COMMAND_QUEUE or registry.messages.open_counts(queue.name) != (0, 0):
         return True
     return any(s.destination_class == C.MQDC_MANAGED and s.destination == queue.name
                for s in registry.subs.values())
@@ -288,9 +288,14 @@ def clear_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     queue = _existing(ctx, values)
     if queue.qtype != C.MQQT_LOCAL:
         raise CommandError(C.MQRCCF_Q_WRONG_TYPE)
-    if queue.name == defaults.COMMAND_QUEUE:  # the command server has it open for input
+    reg = ctx.registry
+    contents = reg.messages.peek(queue.name)
+    # The command server has its queue open for input; IBM refuses to clear a queue an application
+    # has open or one holding uncommitted messages.
+    if queue.name == defaults.COMMAND_QUEUE or reg.messages.open_counts(queue.name) != (0, 0) or (
+            contents is not None and contents.uncommitted):
         raise CommandError(C.MQRC_OBJECT_IN_USE)
-    ctx.registry.messages.clear(queue.name)
+    reg.drop_messages(queue.name, keep_queue=True)
     return R.ok(ctx.command)
 
 

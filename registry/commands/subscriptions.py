@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
-from .. import defaults, responses, topics
+from .. import defaults, pubsub, responses
+from ..errors import MQIError
 from ..attributes import AttrTable, attr
 from ..model import Queue, Subscription, mq_date, mq_time
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, generic_match, p_bytes, p_int,
@@ -55,7 +56,7 @@ NAME_LENGTH = C.MQ_SUB_NAME_LENGTH  # 10240
 OBJECT_LENGTH = 48  # MQ_TOPIC_NAME_LENGTH, MQ_Q_NAME_LENGTH, MQ_Q_MGR_NAME_LENGTH
 CORREL_LENGTH = 24  # MQ_CORREL_ID_LENGTH
 TOKEN_LENGTH = 32  # MQ_ACCOUNTING_TOKEN_LENGTH
-MANAGED_PREFIX = "SYSTEM.MANAGED.DURABLE."
+MANAGED_PREFIX = pubsub.MANAGED_DURABLE_PREFIX
 
 # ---- parameter specs (pcf.md 6.2, 6.3) -----------------------------------------------------------
 # Parameters every definition command (Create, Copy, Change) accepts, with the Subscription field
@@ -222,44 +223,23 @@ def _definition_of(sub: Subscription) -> dict:
 
 
 def _resolve_topic(reg, sub: Subscription) -> str:
-    """The full topic string of a definition; validates the topic object and the string."""
-    object_string = ""
-    if sub.topic_object:
-        topic = reg.topics.get(sub.topic_object)
-        if topic is None:
-            raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, parameter=TOPIC_OBJECT)
-        object_string = topic.topic_string
-    resolved = topics.combine(object_string, sub.topic_string)
+    """The full topic string of a definition, by the rule MQSUB uses too (registry/pubsub.py)."""
     try:
-        if not resolved:
-            raise topics.TopicError("empty topic string")
-        topics.validate(resolved)
-        if sub.wildcard_schema == C.MQWS_CHAR:
-            topics.check_char_pattern(resolved)
-    except topics.TopicError:
-        raise CommandError(C.MQRC_TOPIC_STRING_ERROR, parameter=TOPIC_STRING) from None
+        resolved = pubsub.resolve_topic(reg, sub.topic_object, sub.topic_string)
+        pubsub.check_pattern(resolved, sub.wildcard_schema)
+    except MQIError as exc:
+        pid = TOPIC_OBJECT if exc.reason == C.MQRC_UNKNOWN_OBJECT_NAME else TOPIC_STRING
+        raise CommandError(exc.reason, parameter=pid) from None
     return resolved
 
 
-def _administered_part(resolved: str, schema: int) -> str:
-    """The topic string up to (not including) its first level holding a wildcard."""
-    kept = []
-    for level in resolved.split(topics.SEPARATOR):
-        if schema == C.MQWS_CHAR:
-            if topics.has_char_wildcards(level):
-                break
-        elif level in (topics.MULTI, topics.SINGLE):
-            break
-        kept.append(level)
-    return topics.SEPARATOR.join(kept)
-
-
 def _check_topic_policy(reg, resolved: str, schema: int) -> str:
-    """DURSUB and SUB inhibition at the subscription's point in the tree; returns that point."""
-    point = _administered_part(resolved, schema)
-    if reg.topic_attr(point, "durable_subscriptions") == C.MQSUB_DURABLE_INHIBITED:
+    """DURSUB and SUB inhibition at the subscription's policy point (MQSUB's rule); returns that point."""
+    point = pubsub.policy_point(resolved, schema)
+    refusal = pubsub.policy_refusal(reg, point, durable=True)  # an administered subscription is durable
+    if refusal == "durable":
         raise CommandError(C.MQRCCF_DURABILITY_NOT_ALLOWED, parameter=TOPIC_STRING)
-    if reg.topic_attr(point, "inhibit_subscriptions") == C.MQTA_SUB_INHIBITED:
+    if refusal == "inhibited":
         raise CommandError(C.MQRC_SUB_INHIBITED, parameter=TOPIC_STRING)
     return point
 
@@ -269,13 +249,11 @@ def _is_local_qmgr(reg, name: str) -> bool:
 
 
 def _managed_queue(reg, point: str, now: float) -> Queue:
-    """A new managed destination made from the durable model queue that applies at ``point``."""
-    model_name = reg.topic_attr(point, "durable_model_q")
-    model = reg.queues.get(model_name)
-    if model is None or model.qtype != C.MQQT_MODEL:
-        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME)
-    return dataclasses.replace(model, name=MANAGED_PREFIX + reg.ids.dynamic_suffix(), qtype=C.MQQT_LOCAL,
-                               definition_type=C.MQQDT_PERMANENT_DYNAMIC, created=now, altered=now)
+    """A new managed destination, by the rule MQSUB uses too."""
+    try:
+        return pubsub.managed_queue(reg, point, True, now)
+    except MQIError as exc:
+        raise CommandError(exc.reason) from None
 
 
 def _check_provided_destination(reg, sub: Subscription) -> None:

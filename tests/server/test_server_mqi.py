@@ -109,13 +109,11 @@ async def test_browse_first_and_next_leave_messages(tmp_path):
         assert again.Data == b"a" and server.registry.messages.depth("DEV.QUEUE.1") == 2
 
 
-async def test_expired_messages_are_never_delivered(tmp_path, monkeypatch):
+async def test_expired_messages_are_never_delivered(tmp_path):
     async with running_server(tmp_path) as server:
         peer, hobj = await _session(server)
-        import qmlite.server.mqi as M
-
         now = [1_800_000_000.0]
-        monkeypatch.setattr(M.time, "time", lambda: now[0])
+        server.registry.clock = lambda: now[0]  # the queue manager's injected clock
         await _put(peer, hobj, b"short-lived", Expiry=10)  # one second
         await _put(peer, hobj, b"forever")
         now[0] += 2

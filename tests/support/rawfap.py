@@ -11,25 +11,16 @@ import trio
 from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf.framer import Framer, Reassembler
-from qmlite.registry.state import Registry
 from qmlite.server import config
-from qmlite.server.listener import QueueManagerServer
+from qmlite.server.listener import running
 
 
 @contextlib.asynccontextmanager
 async def running_server(tmp_path: pathlib.Path, **overrides):
     environ = overrides.pop("environ", {})
     cfg = config.load(environ=environ, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path, **overrides})
-    registry = Registry.open(tmp_path, cfg.qmgr_name, dev_objects=cfg.dev_objects, synchronous="NORMAL")
-    server = QueueManagerServer(cfg, registry)
-    try:
-        async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(server.serve)
-            server.port = listeners[0].socket.getsockname()[1]
-            yield server
-            nursery.cancel_scope.cancel()
-    finally:
-        registry.close()
+    async with running(cfg, synchronous="NORMAL") as server:
+        yield server
 
 
 class RawPeer:

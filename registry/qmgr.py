@@ -1,0 +1,623 @@
+"""The queue manager: the one domain object every MQI verb, PCF command (and later MQSC and REST) goes through.
+
+It owns the registry of definitions, the queues' contents, the sessions (connections and their
+handles), units of work, publication routing, the MQSUB rules, authority and the command server's
+rules, on an injected clock.  It has no sockets and no event loop: a server decodes a call, calls a
+method here, and encodes what it returns.  Two plain hooks tell the outside world what it must act
+on: ``on_available(queue)`` when a queue gains a message someone may be waiting for, and the store's
+journal positions (``position`` / ``durable_position``) saying which writes a reply depends on.
+
+Durability (IBM MQ's promise): a persistent message is written before MQPUT replies (NO_SYNCPOINT)
+or before MQCMIT replies; a destructive MQGET of one is written before its reply or at MQCMIT; a
+non-persistent message is never written.  Methods here only append writes to the store's journal; a
+caller sends the reply once ``durable_position`` has reached the position the call returned with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import time
+from collections.abc import Callable
+
+from qmlite.pcf import constants as C
+from qmlite.pcf import mqi as S
+from qmlite.pcf import pcf as P
+from qmlite.pcf.encoding import order_of_encoding
+from qmlite.pcf.errors import CodecError
+
+from . import authority, pubsub, routing, topics
+from .commandserver import CommandServer
+from .engine import Engine
+from .errors import MQIError
+from .messages import Message, QueueContents
+from .model import Queue
+from .sessions import Handle, PendingGet, PendingPublication, PendingPut, Session
+from .state import Registry
+
+ZERO24 = bytes(24)
+PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
+INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+_CONTEXT_SET = C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT
+_TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+               | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
+               | C.MQOO_SET_IDENTITY_CONTEXT)
+_INQUIRE_ONLY = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+_OBJECT_KINDS = {C.MQOT_NAMELIST: ("namelist", "namelists"), C.MQOT_PROCESS: ("process", "processes")}
+_KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "namelist": C.MQOT_NAMELIST,
+               "process": C.MQOT_PROCESS}
+
+
+def _ignore(queue: str) -> None:
+    pass
+
+
+_STAMP = [-1, "", ""]  # the second last formatted, its PutDate and its PutTime without hundredths
+
+
+def put_stamp(now: float) -> tuple[str, str]:
+    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT; formatting once a second is enough."""
+    second = int(now)
+    if second != _STAMP[0]:
+        t = time.gmtime(second)
+        _STAMP[:] = [second, time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t)]
+    return _STAMP[1], f"{_STAMP[2]}{int(now * 100) % 100:02d}"
+
+
+@dataclasses.dataclass(slots=True)
+class Got:
+    """What a successful (or truncated) MQGET returns."""
+
+    md: S.MQMD
+    gmo: S.MQGMO
+    data: bytes
+    full_length: int
+    comp: int
+    reason: int
+    durable_after: int  # the journal position the reply must wait for
+    resolved_queue: str
+
+
+class QueueManager:
+    def __init__(self, registry: Registry, *, max_handles: int | None = None) -> None:
+        self.registry = registry
+        if max_handles is not None:
+            registry.qmgr.max_handles = max_handles  # MaxHandles has one home: the queue manager's attributes
+        self.sessions: dict[bytes, Session] = {}
+        self.engine = Engine(registry)
+        self.command_server = CommandServer(self)
+        self.on_available: Callable[[str], None] = _ignore
+        self.quiescing = False
+        self.put_stamp = put_stamp
+
+    @classmethod
+    def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
+             synchronous: str = "FULL", max_handles: int | None = None,
+             clock: Callable[[], float] = time.time) -> QueueManager:
+        """Open (or create) the queue manager whose data lives in ``data_dir``."""
+        registry = Registry.open(data_dir, qmgr_name, dev_objects=dev_objects, clock=clock, synchronous=synchronous)
+        return cls(registry, max_handles=max_handles)
+
+    def shutdown(self) -> None:
+        self.registry.close()
+
+    def now(self) -> float:
+        return self.registry.clock()  # one injected clock for definitions, messages and status
+
+    # ---- the journal -----------------------------------------------------------------------------
+    @property
+    def position(self) -> int:
+        """The journal position of the last write appended (what a reply sent now depends on)."""
+        return self.registry.store.appended
+
+    @property
+    def durable_position(self) -> int:
+        return self.registry.store.durable
+
+    def flush(self) -> None:
+        """Make every appended write durable now, on this thread (for callers without a group committer)."""
+        self.registry.commit()
+
+    # ---- MQCONN / MQDISC -------------------------------------------------------------------------
+    def check_connect(self, qmgr_name: str) -> None:
+        if qmgr_name not in ("", "*", self.registry.qmgr.name):
+            raise MQIError(C.MQRC_Q_MGR_NAME_ERROR)
+        if self.quiescing:
+            raise MQIError(C.MQRC_Q_MGR_QUIESCING)
+
+    def connect(self, qmgr_name: str, *, user: str, admin: bool, appl_name: str = "", appl_type: int = 0,
+                channel: str = "") -> Session:
+        self.check_connect(qmgr_name)
+        session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel)
+        self.sessions[session.connection_id] = session
+        return session
+
+    def disconnect(self, session: Session, *, commit: bool) -> None:
+        """MQDISC commits the unit of work; a connection that ends without MQDISC backs it out."""
+        if not session.connected:
+            return
+        if commit:
+            self.commit(session)
+        else:
+            self.backout(session)
+        for handle in list(session.handles.values()):
+            self._release(session, handle, C.MQCO_NONE)
+        session.handles.clear()
+        session.connected = False
+        self.sessions.pop(session.connection_id, None)
+
+    # ---- MQOPEN / MQCLOSE ------------------------------------------------------------------------
+    def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
+        reg = self.registry
+        if len(session.handles) >= reg.qmgr.max_handles:
+            raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE)
+        if od.ObjectQMgrName not in ("", reg.qmgr.name):
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
+        kind = od.ObjectType
+        if kind == C.MQOT_Q_MGR:
+            if options & ~_INQUIRE_ONLY:
+                raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            handle = Handle(0, "qmgr", reg.qmgr.name, options, object_name=reg.qmgr.name)
+        elif kind == C.MQOT_TOPIC:
+            handle = self._open_topic(session, od, options)
+        elif kind == C.MQOT_Q:
+            handle = self._open_queue(session, od, options)
+        elif kind in _OBJECT_KINDS:
+            handle = self._open_definition(session, od, options, *_OBJECT_KINDS[kind])
+        else:
+            raise MQIError(C.MQRC_OBJECT_TYPE_ERROR)
+        session.add_handle(handle)
+        if handle.kind == "queue":
+            contents = reg.messages.contents(handle.name)
+            if options & INPUT:
+                contents.open_input += 1
+            if options & C.MQOO_INPUT_EXCLUSIVE:
+                contents.exclusive += 1
+            if options & C.MQOO_OUTPUT:
+                contents.open_output += 1
+            od.ResolvedQName = handle.name
+            od.ResolvedQMgrName = reg.qmgr.name
+        return handle, od
+
+    def _open_queue(self, session: Session, od: S.MQOD, options: int) -> Handle:
+        reg = self.registry
+        name = od.ObjectName
+        queue = reg.queues.get(name)
+        if queue is None:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        authority.check_queue(session, name, options)
+        temporary = False
+        if queue.qtype == C.MQQT_MODEL:
+            queue, temporary = self._create_dynamic(session, queue, od.DynamicQName)
+            od.ObjectName = queue.name
+        elif queue.qtype == C.MQQT_ALIAS:
+            target = reg.queues.get(queue.target)
+            if queue.target_type == C.MQOT_TOPIC:
+                raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED)
+            if target is None or target.qtype != C.MQQT_LOCAL:
+                raise MQIError(C.MQRC_UNKNOWN_ALIAS_BASE_Q)
+            queue = target
+        if options & INPUT:
+            if queue.inhibit_get == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
+            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or (
+                options & C.MQOO_INPUT_AS_Q_DEF and queue.def_input_open_option == C.MQOO_INPUT_EXCLUSIVE)
+            contents = reg.messages.peek(queue.name)
+            if contents is not None and (contents.exclusive or (exclusive and contents.open_input)):
+                raise MQIError(C.MQRC_OBJECT_IN_USE)
+        if options & C.MQOO_OUTPUT and queue.inhibit_put == C.MQQA_PUT_INHIBITED:
+            raise MQIError(C.MQRC_PUT_INHIBITED)
+        return Handle(0, "queue", queue.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
+                      temporary=temporary)
+
+    def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
+        reg = self.registry
+        template = template or "AMQ.*"
+        authority.check_create_dynamic(session)
+        name = reg.ids.dynamic_name(template)
+        if name in reg.queues:
+            raise MQIError(C.MQRC_OBJECT_ALREADY_EXISTS)
+        if not name or len(name) > 48:
+            raise MQIError(C.MQRC_DYNAMIC_Q_NAME_ERROR)
+        temporary = model.def_type == C.MQQDT_TEMPORARY_DYNAMIC
+        now = self.now()
+        queue = dataclasses.replace(model, name=name, qtype=C.MQQT_LOCAL, definition_type=model.def_type,
+                                    created=now, altered=now)
+        if temporary:
+            reg.queues[name] = queue  # temporary dynamic queues never outlive their handle: not stored
+        else:
+            reg.put_queue(queue)
+        return queue, temporary
+
+    def _open_topic(self, session: Session, od: S.MQOD, options: int) -> Handle:
+        reg = self.registry
+        string = pubsub.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
+        node = next(reg.topic_nodes(string), None)
+        authority.check_topic(session, node)
+        if topics.has_topic_wildcards(string):
+            raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
+        if options & ~_TOPIC_OPEN:
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        if options & C.MQOO_OUTPUT and reg.topic_attr(string, "inhibit_publications") == C.MQTA_PUB_INHIBITED:
+            raise MQIError(C.MQRC_PUT_INHIBITED)
+        od.ResObjectString = S.MQCHARV(string, max(od.ResObjectString.VSBufSize, 0))
+        # MQINQ on a topic handle reports the administered object it was opened by, else the nearest one.
+        object_name = od.ObjectName or (node.name if node is not None else "SYSTEM.BASE.TOPIC")
+        return Handle(0, "topic", string, options, object_name=object_name)
+
+    def _open_definition(self, session: Session, od: S.MQOD, options: int, kind: str, table: str) -> Handle:
+        if options & ~_INQUIRE_ONLY:
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        if od.ObjectName not in getattr(self.registry, table, {}):
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        if not session.admin:
+            raise MQIError(C.MQRC_NOT_AUTHORIZED)
+        return Handle(0, kind, od.ObjectName, options, object_name=od.ObjectName)
+
+    def close_object(self, session: Session, hobj: int, options: int) -> None:
+        handle = session.handles.pop(hobj, None)
+        if handle is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        self._release(session, handle, options)
+
+    def _release(self, session: Session, handle: Handle, options: int) -> None:
+        if handle.kind == "sub":
+            pubsub.close_sub(self, handle, options)
+            return
+        if handle.kind != "queue":
+            return
+        reg = self.registry
+        name = handle.name
+        contents = reg.messages.peek(name)
+        if contents is not None:
+            if handle.options & INPUT and contents.open_input:
+                contents.open_input -= 1
+            if handle.options & C.MQOO_OUTPUT and contents.open_output:
+                contents.open_output -= 1
+            if handle.options & C.MQOO_INPUT_EXCLUSIVE and contents.exclusive:
+                contents.exclusive -= 1
+        queue = reg.queues.get(name)
+        if queue is None:
+            return
+        if handle.temporary:
+            reg.queues.pop(name, None)
+            reg.messages.drop(name)
+        elif options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) and queue.definition_type == C.MQQDT_PERMANENT_DYNAMIC:
+            if options & C.MQCO_DELETE and not options & C.MQCO_DELETE_PURGE and reg.messages.depth(name):
+                return  # MQ keeps a non-empty queue on DELETE without PURGE
+            reg.remove_queue(queue)
+
+    # ---- MQPUT / MQPUT1 --------------------------------------------------------------------------
+    def put(self, session: Session, hobj: int, md: S.MQMD, pmo: S.MQPMO, data: bytes) -> tuple[S.MQMD, S.MQPMO, int]:
+        handle = session.handles.get(hobj)
+        if handle is None:
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        return self._put_handle(session, handle, md, pmo, data)
+
+    def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
+             data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
+        options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
+        handle, od = self.open_object(session, od, options)
+        try:
+            md, pmo, reason = self._put_handle(session, handle, md, pmo, data)
+        finally:
+            session.handles.pop(handle.hobj, None)
+            self._release(session, handle, C.MQCO_NONE)
+        return od, md, pmo, reason
+
+    def _put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
+                    data: bytes) -> tuple[S.MQMD, S.MQPMO, int]:
+        if not handle.options & C.MQOO_OUTPUT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        reg = self.registry
+        stored = md  # decoded for this call alone: filled in place, then stored and echoed
+        now = self.now()
+        if pmo.Options & C.MQPMO_NEW_MSG_ID or md.MsgId == ZERO24:
+            stored.MsgId = reg.ids.msg_id()
+        if pmo.Options & C.MQPMO_NEW_CORREL_ID:
+            stored.CorrelId = reg.ids.msg_id()
+        may_set = authority.may_set_context(session)
+        if not (pmo.Options & _CONTEXT_SET and may_set):
+            stored.UserIdentifier = session.user
+            stored.AccountingToken = bytes(32)
+            stored.ApplIdentityData = ""
+        if not (pmo.Options & C.MQPMO_SET_ALL_CONTEXT and may_set):
+            stored.PutApplType = session.appl_type or C.MQAT_DEFAULT
+            stored.PutApplName = session.appl_name[:28]
+            stored.PutDate, stored.PutTime = put_stamp(now)
+            stored.ApplOriginData = ""
+        if stored.ReplyToQ and not stored.ReplyToQMgr:
+            stored.ReplyToQMgr = reg.qmgr.name
+        stored.BackoutCount = 0
+        if stored.Priority != C.MQPRI_PRIORITY_AS_Q_DEF and not 0 <= stored.Priority <= 9:
+            raise MQIError(C.MQRC_PRIORITY_ERROR)
+        if stored.Persistence not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF):
+            raise MQIError(C.MQRC_PERSISTENCE_ERROR)
+        if stored.Expiry == 0 or stored.Expiry < C.MQEI_UNLIMITED:
+            raise MQIError(C.MQRC_EXPIRY_ERROR)
+        pmo.ResolvedQMgrName = reg.qmgr.name
+        syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
+        if handle.kind == "topic":
+            pmo.ResolvedQName = ""
+            pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
+            if syncpoint:
+                session.uow.puts.append(PendingPublication(handle.name, stored, bytes(data), pub_level, pmo.Options))
+                return stored, pmo, 0
+            delivered = self.publish(handle.name, stored, data, pub_level)
+            if not delivered and pmo.Options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
+                return stored, pmo, C.MQRC_NO_SUBS_MATCHED
+            return stored, pmo, 0
+        queue = reg.queues.get(handle.name)
+        if queue is None:
+            raise MQIError(C.MQRC_Q_DELETED)
+        if syncpoint:
+            msg = self._message(queue, stored, data, now)
+            self._check_put(queue, msg)
+            reg.messages.contents(queue.name).uncommitted += 1
+            session.uow.puts.append(PendingPut(queue.name, msg))
+        else:
+            self.put_message(queue, stored, data, now)
+        pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
+        pmo.KnownDestCount = 1
+        return stored, pmo, 0
+
+    def _message(self, queue: Queue, md: S.MQMD, data: bytes, now: float) -> Message:
+        """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""
+        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            md.Priority = queue.def_priority
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            md.Persistence = queue.def_persistence
+        expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
+        # A temporary dynamic queue ends with its handle or restart: nothing on it is ever written.
+        written = md.Persistence == C.MQPER_PERSISTENT and queue.definition_type != C.MQQDT_TEMPORARY_DYNAMIC
+        return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written)
+
+    def _check_put(self, queue: Queue, msg: Message, *, application: bool = True) -> None:
+        reg = self.registry
+        if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
+            raise MQIError(C.MQRC_PUT_INHIBITED)
+        size = len(msg.data)
+        if size > queue.max_msg_length:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        if size > reg.qmgr.max_msg_length:
+            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if (application and queue.definition_type == C.MQQDT_TEMPORARY_DYNAMIC
+                and msg.md.Persistence == C.MQPER_PERSISTENT):
+            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)  # an application may not; the queue manager's
+            # own deliveries (publications to a non-durable managed queue) keep their persistence
+        if reg.messages.depth(queue.name) >= queue.max_depth:
+            raise MQIError(C.MQRC_Q_FULL)
+
+    def put_message(self, queue: Queue, md: S.MQMD, data: bytes, now: float | None = None, *,
+                    durable_after: int = 0, application: bool = True) -> Message:
+        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs."""
+        now = self.now() if now is None else now
+        msg = self._message(queue, md, data, now)
+        self._check_put(queue, msg, application=application)
+        self._enqueue(queue.name, msg, durable_after)
+        return msg
+
+    def _enqueue(self, name: str, msg: Message, durable_after: int = 0) -> None:
+        reg = self.registry
+        messages = reg.messages
+        if not msg.seq:
+            msg.seq = messages.next_seq()
+        contents = messages.contents(name)
+        contents.add(msg)
+        contents.last_put = msg.put_time
+        if msg.persistent:
+            reg.store.put_message(name, msg)
+            durable_after = reg.store.appended
+        msg.durable_after = durable_after
+        self.on_available(name)
+
+    def dead_letter(self, md: S.MQMD, data: bytes) -> bool:
+        reg = self.registry
+        dlq = reg.queues.get(reg.qmgr.dead_letter_queue)
+        if dlq is None:
+            return False
+        try:
+            self.put_message(dlq, md, data)
+        except MQIError:
+            return False
+        return True
+
+    # ---- publish ---------------------------------------------------------------------------------
+    def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL) -> int:
+        """Deliver a publication to the subscriptions that select it; returns how many got a copy."""
+        reg = self.registry
+        reg.expire_subscriptions()
+        subs = routing.subscribers(reg, topic, pub_level)
+        if not subs:
+            return 0
+        # AS_TOPIC_DEF (the same value as AS_Q_DEF) resolves at the topic, not at each destination.
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            md.Persistence = int(reg.topic_attr(topic, "def_persistence"))
+        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            md.Priority = int(reg.topic_attr(topic, "def_priority"))
+        delivered = 0
+        now = self.now()
+        for sub in subs:
+            queue = reg.queues.get(sub.destination)
+            if queue is None:
+                continue
+            copy = routing.copy_descriptor(sub, md, reg.ids.msg_id())
+            try:
+                self.put_message(queue, copy, data, now, application=False)
+            except MQIError:
+                continue
+            sub.message_count += 1  # status, kept in memory like a queue manager's status
+            sub.last_message = now
+            delivered += 1
+        return delivered
+
+    # ---- MQGET -----------------------------------------------------------------------------------
+    def input_handle(self, session: Session, hobj: int, options: int) -> Handle:
+        handle = session.handles.get(hobj)
+        if handle is None or handle.kind != "queue":
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        browse = options & BROWSE
+        if browse and not handle.options & C.MQOO_BROWSE:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
+        if not browse and not handle.options & INPUT:
+            raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        return handle
+
+    def get(self, session: Session, handle: Handle, md: S.MQMD, gmo: S.MQGMO, buffer_length: int) -> Got | None:
+        """Take (or browse) the first matching message; None when there is none (yet)."""
+        reg = self.registry
+        options = gmo.Options
+        if options & C.MQGMO_SYNCPOINT and options & C.MQGMO_NO_SYNCPOINT:
+            raise MQIError(C.MQRC_OPTIONS_ERROR)
+        match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+        msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
+        correl_id = md.CorrelId if match & C.MQMO_MATCH_CORREL_ID and md.CorrelId != ZERO24 else None
+        contents = reg.messages.contents(handle.name)
+        now = self.now()
+        for gone in contents.expire(now):
+            if gone.persistent:
+                reg.store.delete_message(gone.seq)
+        under_cursor = options & (C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR)
+        if under_cursor:
+            msg = contents.at(handle.cursor)
+            if msg is None:
+                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
+        elif options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
+            cursor = None if options & C.MQGMO_BROWSE_FIRST else handle.cursor
+            msg = next((m for m in contents.after(cursor)
+                        if (msg_id is None or m.msg_id == msg_id) and (correl_id is None or m.correl_id == correl_id)),
+                       None)
+        else:
+            msg = contents.find(msg_id, correl_id)
+        if msg is None:
+            return None
+        data = msg.data
+        out_md = msg.md  # only read from here on; conversion makes its own copy
+        if options & C.MQGMO_CONVERT:
+            data, out_md = _convert(data, out_md, md)
+        if msg.expires_at is not None:  # MQGET returns the expiry time still to run, in tenths
+            out_md = dataclasses.replace(out_md, Expiry=max(1, int((msg.expires_at - now) * 10)))
+        full = len(data)
+        comp = reason = 0
+        if full > buffer_length:
+            comp = C.MQCC_WARNING
+            reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if options & C.MQGMO_ACCEPT_TRUNCATED_MSG else C.MQRC_TRUNCATED_MSG_FAILED
+            data = data[:buffer_length]
+        durable_after = msg.durable_after
+        browsing = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+        if browsing:
+            handle.cursor = msg.key
+        elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
+            syncpoint = options & C.MQGMO_SYNCPOINT or (
+                options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
+            self.take_message(handle.name, contents, msg, write=not syncpoint)
+            if syncpoint:
+                session.uow.gets.append(PendingGet(handle.name, msg))
+            else:
+                durable_after = max(durable_after, reg.store.appended)
+        gmo.ResolvedQName = handle.queue_name or handle.name  # the request's own GMO, echoed back
+        gmo.ReturnedLength = len(data)
+        return Got(out_md, gmo, data, full, comp, reason, durable_after, handle.queue_name or handle.name)
+
+    def take_message(self, name: str, contents: QueueContents, msg: Message, *, write: bool = True) -> None:
+        """A destructive get: the message leaves the queue (and the disk, unless a unit of work holds it)."""
+        contents.remove(msg)
+        contents.last_get = self.now()
+        if write and msg.persistent:
+            self.registry.store.delete_message(msg.seq)
+
+    # ---- units of work ---------------------------------------------------------------------------
+    def commit(self, session: Session) -> None:
+        """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
+        uow = session.uow
+        if not uow:
+            return
+        puts, gets = uow.puts, uow.gets
+        uow.puts, uow.gets = [], []
+        reg = self.registry
+        store = reg.store
+        for got in gets:
+            if got.message.persistent:
+                store.delete_message(got.message.seq)
+        for item in puts:
+            if isinstance(item, PendingPublication):
+                self.publish(item.topic, item.md, item.data, item.pub_level)
+                continue
+            contents = reg.messages.peek(item.queue)
+            if contents is not None and contents.uncommitted:
+                contents.uncommitted -= 1
+            if item.queue in reg.queues:
+                item.message.put_time = self.now()
+                self._enqueue(item.queue, item.message)
+            else:  # deleted in the meantime: what a queue manager cannot deliver goes to the dead-letter queue
+                self.dead_letter(item.message.md, item.message.data)
+
+    def backout(self, session: Session) -> None:
+        """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
+        uow = session.uow
+        if not uow:
+            return
+        puts, gets = uow.puts, uow.gets
+        uow.puts, uow.gets = [], []
+        reg = self.registry
+        for item in puts:
+            if isinstance(item, PendingPut):
+                contents = reg.messages.peek(item.queue)
+                if contents is not None and contents.uncommitted:
+                    contents.uncommitted -= 1
+        for got in reversed(gets):
+            if got.queue not in reg.queues:
+                continue
+            msg = got.message
+            msg.md = dataclasses.replace(msg.md, BackoutCount=msg.md.BackoutCount + 1)
+            reg.messages.contents(got.queue).restore(msg)
+            self.on_available(got.queue)
+
+    # ---- MQINQ / MQSET ---------------------------------------------------------------------------
+    def _inquiry_target(self, session: Session, hobj: int, needed: int, refusal: int) -> tuple[int, str]:
+        handle = session.handles.get(hobj)
+        if handle is None or handle.kind == "sub":
+            raise MQIError(C.MQRC_HOBJ_ERROR)
+        if not handle.options & needed:
+            raise MQIError(refusal)
+        return _KIND_TYPES[handle.kind], handle.object_name or handle.name
+
+    def inquire(self, session: Session, hobj: int, selectors: list[int], int_count: int,
+                char_length: int) -> tuple[list[int], str, int, int]:
+        from . import inquire
+
+        obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
+        return inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
+
+    def set(self, session: Session, hobj: int, selectors: list[int], ints: list[int], chars: str) -> None:
+        from . import inquire
+
+        obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+        inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
+
+    # ---- MQSUB / MQSUBRQ -------------------------------------------------------------------------
+    def subscribe(self, session: Session, sd: S.MQSD, hobj: int) -> tuple[Handle, S.MQSD, int]:
+        return pubsub.subscribe(self, session, sd, hobj)
+
+    def subscription_request(self, session: Session, hsub: int, action: int) -> None:
+        pubsub.subscription_request(self, session, hsub, action)
+
+    # ---- status read by the commands -------------------------------------------------------------
+    def open_counts(self, queue: str) -> tuple[int, int]:
+        return self.registry.messages.open_counts(queue)
+
+
+def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:
+    """MQGMO_CONVERT for what qmlite carries: PCF re-encoded in the integer order the getter asked for."""
+    fmt = md.Format.rstrip()
+    if fmt in PCF_FORMATS and order_of_encoding(wanted.Encoding) and order_of_encoding(md.Encoding) \
+            and order_of_encoding(wanted.Encoding) != order_of_encoding(md.Encoding):
+        try:
+            msg = P.decode(data, md.Encoding, 819, strict=False)
+            return P.encode(msg, wanted.Encoding, 819), dataclasses.replace(md, Encoding=wanted.Encoding)
+        except CodecError:
+            return data, md
+    return data, md

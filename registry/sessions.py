@@ -1,0 +1,90 @@
+"""Connections to the queue manager (one per MQCONN), the object handles they hold, and their units of work.
+
+Plain records: the rules that change them live in ``qmgr.py``.  A session knows nothing of sockets;
+the server keeps one per conversation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .messages import Message
+
+
+@dataclasses.dataclass(slots=True)
+class Handle:
+    """What MQOPEN (or MQSUB) returned: an Hobj and what it refers to.
+
+    ``kind`` is "queue", "qmgr", "topic", "namelist", "process" or "sub".  For a queue, ``name`` is
+    the local queue messages go to (an alias resolved to its base) and ``queue_name`` the name as
+    opened (the alias, or a dynamic queue's generated name); for a topic, ``name`` is the full topic
+    string and ``object_name`` the administered topic object whose attributes MQINQ reports.
+    """
+
+    hobj: int
+    kind: str
+    name: str
+    options: int
+    queue_name: str = ""
+    object_name: str = ""
+    temporary: bool = False  # a temporary dynamic queue: deleted on close
+    cursor: tuple[int, int] | None = None  # the browse cursor: the key of the message last browsed
+    sub_id: bytes = b""  # an Hsub: the subscription it holds
+
+
+@dataclasses.dataclass(slots=True)
+class PendingPut:
+    """A message put under syncpoint: invisible (but counted in the depth) until MQCMIT."""
+
+    queue: str
+    message: Message
+
+
+@dataclasses.dataclass(slots=True)
+class PendingPublication:
+    """A publication under syncpoint: routed at MQCMIT."""
+
+    topic: str
+    md: object
+    data: bytes
+    pub_level: int
+    options: int
+
+
+@dataclasses.dataclass(slots=True)
+class PendingGet:
+    """A message taken under syncpoint: gone from the queue, back in its place on MQBACK."""
+
+    queue: str
+    message: Message
+
+
+@dataclasses.dataclass(slots=True)
+class UnitOfWork:
+    puts: list[PendingPut | PendingPublication] = dataclasses.field(default_factory=list)
+    gets: list[PendingGet] = dataclasses.field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.puts or self.gets)
+
+
+@dataclasses.dataclass(slots=True)
+class Session:
+    """One connection to the queue manager (an MQCONN), as the domain sees it."""
+
+    connection_id: bytes
+    user: str
+    admin: bool
+    appl_name: str = ""
+    appl_type: int = 0
+    channel: str = ""
+    handles: dict[int, Handle] = dataclasses.field(default_factory=dict)
+    next_handle: int = 2
+    uow: UnitOfWork = dataclasses.field(default_factory=UnitOfWork)
+    connected: bool = True
+
+    def add_handle(self, handle: Handle) -> Handle:
+        handle.hobj = self.next_handle
+        self.next_handle += 1
+        self.handles[handle.hobj] = handle
+        return handle

@@ -1,8 +1,9 @@
 """The command server's rules: PCF requests from SYSTEM.ADMIN.COMMAND.QUEUE in, responses onto their ReplyToQ.
 
-A batch of requests is executed together and every response is put after the batch's effects
-(pcf.md sections 1, 2 and 5); the responses carry the journal position of those effects, so no one
-reads a response before what it reports is on disk.  Reply MsgId and CorrelId follow the request's
+A batch of requests is executed together and every response is put once the batch's effects are
+durable (pcf.md sections 1, 2 and 5): ``run_batch`` executes and returns the responses, the caller
+makes the journal durable and calls ``deliver``.  The responses also carry the journal position of
+those effects, so even a caller that delivers at once never lets anyone read one early.  Reply MsgId and CorrelId follow the request's
 report options; MQRO_PASS_DISCARD_AND_EXPIRY passes on the remaining expiry and MQRO_DISCARD_MSG.
 A request that is not a request (a datagram) or has no ReplyToQ goes to the dead-letter queue; a
 request whose Format is not MQADMIN is answered MQRCCF_MD_FORMAT_ERROR.
@@ -34,6 +35,7 @@ APPL_NAME = "qmlite command server"
 QUEUE = defaults.COMMAND_QUEUE
 
 log = structlog.get_logger("qmlite.command_server")
+Response = tuple[Message, list[P.PCFMessage]]  # a request and the PCF responses it gets
 
 
 class CommandServer:
@@ -47,8 +49,9 @@ class CommandServer:
         contents = self.qm.registry.messages.peek(QUEUE)
         return len(contents) if contents is not None else 0
 
-    def run_batch(self) -> int:
-        """Take up to BATCH waiting requests, execute them, put their responses; returns how many."""
+    def run_batch(self) -> list[Response]:
+        """Take up to BATCH waiting requests and execute them; returns their responses, to be put
+        with ``deliver`` once the batch's effects are durable (so no reader ever waits on them)."""
         qm = self.qm
         contents = qm.registry.messages.contents(QUEUE)
         batch = []
@@ -58,11 +61,14 @@ class CommandServer:
                 break
             qm.take_message(QUEUE, contents, msg)
             batch.append(msg)
-        if batch:
-            self.process(batch)
-        return len(batch)
+        return self.process(batch) if batch else []
 
-    def process(self, batch: list[Message]) -> None:
+    def deliver(self, responses: list[Response]) -> None:
+        now = self.qm.now()
+        for request, messages in responses:
+            self._reply(request, messages, now)
+
+    def process(self, batch: list[Message]) -> list[Response]:
         qm = self.qm
         engine = qm.engine
         now = qm.now()
@@ -88,8 +94,7 @@ class CommandServer:
         if runnable:
             outs = engine.run_batch([(request, who) for _, request, who in runnable])
             ready.extend((msg, out) for (msg, _, _), out in zip(runnable, outs))
-        for msg, out in ready:
-            self._reply(msg, out, now)
+        return ready
 
     def _reply(self, request: Message, messages: list[P.PCFMessage], now: float) -> None:
         qm = self.qm
@@ -120,7 +125,8 @@ class CommandServer:
                 ApplIdentityData=md.ApplIdentityData, PutApplType=C.MQAT_QMGR, PutApplName=APPL_NAME,
                 PutDate=put_date, PutTime=put_time)
             try:
-                # A response may be read only once the effects it reports are on disk.
+                # A response may be read only once the effects it reports are on disk: put after
+                # the commit (``deliver``), or marked with the journal position they reached.
                 qm.put_message(queue, reply_md, P.encode(response, encoding), now,
                                durable_after=reg.store.appended, application=False)
             except MQIError as exc:

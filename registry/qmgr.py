@@ -498,8 +498,10 @@ class QueueManager:
         out_md = msg.md  # only read from here on; conversion makes its own copy
         if options & C.MQGMO_CONVERT:
             data, out_md = _convert(data, out_md, md)
-        if msg.expires_at is not None:  # MQGET returns the expiry time still to run, in tenths
-            out_md = dataclasses.replace(out_md, Expiry=max(1, int((msg.expires_at - now) * 10)))
+        if msg.expires_at is not None:
+            # MQGET returns the expiry time still to run, in tenths.  Set on the stored descriptor
+            # itself: the message's expiry is ``expires_at``, so its Expiry field is only ever this.
+            out_md.Expiry = max(1, int((msg.expires_at - now) * 10))
         full = len(data)
         comp = reason = 0
         if full > buffer_length:

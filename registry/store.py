@@ -16,6 +16,7 @@ import dataclasses
 import json
 import marshal
 import operator
+import os
 import pathlib
 import sqlite3
 import threading
@@ -201,7 +202,19 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
+        # Durability is ours, not SQLite's: transactions are written with synchronous=OFF (no fsync),
+        # then ``sync`` fsyncs the WAL file -- on the server's writer thread, as one call that holds
+        # no lock the event loop needs.  An fsync of the WAL after COMMIT is exactly what FULL does
+        # for a WAL commit.  Checkpoints, which move pages into the database file and let the WAL be
+        # reused, run with synchronous=FULL (``checkpoint``), so the file is synced before they end.
+        # synchronous="NORMAL" (tests, tools) skips the per-commit fsync, as SQLite's NORMAL does.
+        self.fsync_commits = synchronous.upper() in ("FULL", "EXTRA")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+        self._db.execute(f"PRAGMA journal_size_limit={64 << 20}")  # a reused WAL is cut back to this
+        self._wal_fd: int | None = None
+        self._checkpointer: sqlite3.Connection | None = None
+        self._rows_since_checkpoint = 0
         self._pending: list[tuple[str, tuple]] = []
         # Journal positions: every buffered write gets the next one; ``durable`` is the highest
         # position known to be on disk.  A reply that depends on writes up to position p may be
@@ -329,12 +342,57 @@ class Store:
         """Write every pending change in one transaction and fsync; nothing is written on failure.
 
         For callers that own the store alone (tools, tests, the synchronous engine API).  A server
-        commits through ``take`` and ``write`` instead, off its event loop (server/durability.py).
+        writes with ``take`` + ``write`` on its event loop and runs ``sync`` on its writer thread
+        (server/durability.py).
         """
         pending, upto = self.take()
         if pending:
             self.write(pending)
+            self.sync()
+            self.checkpoint_if_large(self._db)
         self.durable = max(self.durable, upto)
+
+    # Rows written after which a checkpoint moves the WAL's pages into the database file (SQLite's
+    # own default is every 1,000 pages).
+    CHECKPOINT_ROWS = 2000
+
+    def sync(self) -> None:
+        """Make every transaction written so far durable: fsync the WAL (a no-op unless FULL)."""
+        if not self.fsync_commits:
+            return
+        if self._wal_fd is None:
+            self._wal_fd = os.open(str(self.path) + "-wal", os.O_RDONLY)
+            # The WAL's directory entry must be durable too, once, for a new file.
+            dir_fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        os.fsync(self._wal_fd)
+
+    def checkpoint_due(self) -> bool:
+        # The WAL file keeps its size when it is reused, so what counts is what was written since
+        # the last checkpoint: the writes' rows, an upper bound on the pages they dirtied.
+        return self._rows_since_checkpoint >= self.CHECKPOINT_ROWS
+
+    def checkpoint_if_large(self, db: sqlite3.Connection | None = None) -> None:
+        """Move the WAL's pages into the database file once the WAL has grown, with the database
+        file synced before the WAL may be reused.  ``db``: the connection to do it on -- by default
+        one of the calling thread's own (the server's writer thread), so the event loop never waits."""
+        if not self.checkpoint_due():
+            return
+        self._rows_since_checkpoint = 0
+        if db is None:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            db = self._checkpointer
+        db.execute("PRAGMA synchronous=FULL")
+        try:
+            # PASSIVE never waits for the writer; the next write after a complete one reuses the WAL.
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            if db is self._db:
+                db.execute("PRAGMA synchronous=OFF")
 
     def take(self) -> tuple[list[tuple[str, tuple]], int]:
         """The pending writes and the journal position they reach; called on the thread that appends."""
@@ -342,14 +400,24 @@ class Store:
         return pending, self.appended
 
     def write(self, pending: list[tuple[str, tuple]]) -> None:
-        """One transaction for ``pending``, fsynced (any thread; transactions never interleave)."""
+        """One transaction for ``pending``, not yet synced (any thread; transactions never interleave)."""
         with self._write_lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                # Runs of the same statement go in one executemany: fewer round trips into SQLite and,
+                # on a writer thread, fewer hand-overs of the GIL to and from the event loop.
+                run_sql, run = None, []
                 for sql, params in pending:
-                    db.execute(sql, params)
+                    if sql is not run_sql and sql != run_sql:
+                        if run:
+                            db.executemany(run_sql, run)
+                        run_sql, run = sql, []
+                    run.append(params)
+                if run:
+                    db.executemany(run_sql, run)
                 db.execute("COMMIT")
+                self._rows_since_checkpoint += len(pending)
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
@@ -359,4 +427,15 @@ class Store:
 
     def close(self) -> None:
         self._pending.clear()
+        if self._db is None:
+            return  # closed already
+        if self._wal_fd is not None:
+            os.close(self._wal_fd)
+            self._wal_fd = None
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+            self._checkpointer = None
+        # Closing checkpoints the WAL into the database file and deletes it: with the file synced first.
+        self._db.execute("PRAGMA synchronous=FULL")
         self._db.close()
+        self._db = None

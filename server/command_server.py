@@ -1,9 +1,9 @@
 """The command server's task: wake when SYSTEM.ADMIN.COMMAND.QUEUE gains requests, let the domain run a
-batch (registry/commandserver.py holds every rule), and have the batch's effects committed.
+batch (registry/commandserver.py holds every rule), and put the responses once its effects are durable.
 
 Requests that arrive while a batch commits wait and form the next batch, so a busy command server
-pays one fsync per batch (up to 64 commands), and the domain's responses are read only once what
-they report is durable.
+pays one fsync per batch (up to 64 commands).  Responses are put at once, marked with the
+journal position their effects reached, so a reader answers only once they are durable.
 """
 
 from __future__ import annotations
@@ -27,6 +27,15 @@ async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORE
         if not commands.pending():
             await lot.park()
             continue
-        commands.run_batch()
-        await server.mqi.durable(qm.position)
-        await trio.sleep(0)  # let the connections that are waiting for these replies run
+        # The responses go onto their queues at once, marked with the journal position of the
+        # batch's effects: a client's MQGET takes its response without waiting in the background
+        # and answers once the commit (already under way, overlapping the client's round trip) is done.
+        commands.deliver(commands.run_batch())
+        # Start the commit and carry on: commands that arrive meanwhile run at once, and their
+        # writes join the next group commit (one is in flight at a time).
+        server.committer.after(qm.position, _nothing)
+        await trio.lowlevel.checkpoint()
+
+
+def _nothing() -> None:
+    pass

@@ -29,7 +29,8 @@ class QueueManagerServer:
         self.connections: set[Connection] = set()
         self._ids = itertools.count(1)
         self.identity = ServerIdentity(qm.registry.qmgr.name, qm.registry.qmgr.identifier, qm.registry.qmgr.ccsid)
-        self.committer = GroupCommitter(qm.registry.store)
+        # With a single connection there is no one whose reply an fsync on the loop could delay.
+        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) <= 1)
         self.mqi = MQI(self)
         self.port = 0
 

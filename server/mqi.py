@@ -262,8 +262,9 @@ class MQI:
                 if found is not None:
                     conv.wait_scope = None
                     pieces, position = found
-                    with trio.CancelScope(shield=True):
-                        await self.durable(position)  # the message is gone from the queue: answer
+                    if position > self.qm.durable_position:
+                        with trio.CancelScope(shield=True):  # the message is gone from the queue: answer
+                            await self.server.committer.wait(position)
                     for piece in pieces:
                         await conn.send(piece)
                     return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
 
 import pytest
@@ -186,10 +187,19 @@ def test_newer_schema_is_refused(tmp_path):
     assert user_version(db_path(tmp_path)) == S.SCHEMA_VERSION + 1  # left alone
 
 
-def test_store_uses_wal_and_full_sync(tmp_path):
+def test_store_uses_wal_and_full_sync(tmp_path, monkeypatch):
+    """FULL durability: SQLite writes without syncing and the store fsyncs the WAL after every commit
+    (what synchronous=FULL does for a WAL commit, but callable off the event loop); closing syncs."""
     store = S.Store.open(tmp_path)
     assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert store.fsync_commits
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(S.os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    store.set_meta("k", "v")
+    store.commit()
+    assert any(path.endswith(S.FILENAME + "-wal") for path in synced)  # the commit's own fsync
+    assert store.durable == store.appended
     store.close()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(S.FILENAME))[0] == S.FILENAME
 

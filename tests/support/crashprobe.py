@@ -71,6 +71,11 @@ class KillAt:
             os.kill(os.getpid(), signal.SIGKILL)
         return self._db.execute(sql, *args)
 
+    def executemany(self, sql, rows):
+        # One statement per row, so a kill can fall between any two writes of a commit.
+        for params in rows:
+            self.execute(sql, params)
+
     def __getattr__(self, name):
         return getattr(self._db, name)
 

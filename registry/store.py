@@ -311,10 +311,10 @@ class Store:
         self._pending.append((sql, params))
         self.appended += 1
 
-    # Messages: only persistent ones are written.  The MQMD is kept as its little-endian MQMD v2 bytes.
+    # Messages: only persistent ones are written.  The MQMD is kept as its little-endian bytes, in
+    # the version it was put with (a version 1 descriptor has no version 2 field worth keeping).
     def put_message(self, queue: str, msg) -> None:
-        md = msg.md
-        raw = md.pack("<") if md.Version == 2 else dataclasses.replace(md, Version=2).pack("<")
+        raw = msg.md.pack("<")
         self._append("INSERT OR REPLACE INTO messages (seq, queue, priority, msg_id, correl_id, put_time,"
                      " expires_at, md, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      (msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time, msg.expires_at,

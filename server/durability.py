@@ -38,7 +38,7 @@ class GroupCommitter:
         self._in_flight = False
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._token: trio.lowlevel.TrioToken | None = None
-        self._failed = trio.Event()
+        self._wanted = trio.Event()
         self._error: BaseException | None = None
         self.commits = 0
 
@@ -49,9 +49,13 @@ class GroupCommitter:
         writer.start()
         try:
             task_status.started()
-            await self._failed.wait()
+            while self._error is None:
+                await self._wanted.wait()
+                self._wanted = trio.Event()
+                self._kick()
             raise self._error
         finally:
+            log.info("group_commit", commits=self.commits, writes=self.store.appended)
             self._jobs.put(None)
             # A transaction once begun is finished, even at shutdown; the join cannot be cancelled.
             with trio.CancelScope(shield=True):
@@ -63,15 +67,30 @@ class GroupCommitter:
             callback()
             return
         self._after.append((position, callback))
-        self._kick()
+        if not self._in_flight:
+            # The committer task starts the commit once the tasks that are ready now have run, so
+            # their writes join it.
+            self._wanted.set()
 
     async def wait(self, position: int) -> None:
         """Return once every write up to ``position`` is on disk."""
         if self.store.durable >= position:
             return
-        done = trio.Event()
-        self.after(position, done.set)
-        await done.wait()
+        task = trio.lowlevel.current_task()
+        woken = []
+
+        def wake() -> None:
+            if not woken:  # once: the task may have been cancelled and gone on already
+                woken.append(True)
+                trio.lowlevel.reschedule(task)
+
+        self.after(position, wake)
+
+        def abort(_raise_cancel) -> trio.lowlevel.Abort:
+            woken.append(False)  # cancelled (the connection went): nothing to wake any more
+            return trio.lowlevel.Abort.SUCCEEDED
+
+        await trio.lowlevel.wait_task_rescheduled(abort)
 
     def _kick(self) -> None:
         if self._in_flight or self._error is not None:
@@ -120,7 +139,7 @@ class GroupCommitter:
         self._in_flight = False
         if error is not None:
             self._error = error
-            self._failed.set()
+            self._wanted.set()  # the committer task raises it, which ends the server
             return
         if upto > self.store.durable:
             self.store.durable = upto

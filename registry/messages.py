@@ -23,35 +23,57 @@ ZERO24 = bytes(24)
 
 
 class Message:
-    """One message: its descriptor (decoded on first use when it was loaded from disk), data and keys.
+    """One message: its descriptor, data and keys.
 
+    A persistent message loaded at start-up keeps only its keys in memory; its descriptor and data
+    are read from the store the first time anyone looks (``loader``), so a restart with a million
+    queued messages reads and holds a fraction of them.  ``key`` is its place in delivery order,
+    ``(-priority, seq)``; ``number`` gives it a sequence number (and so a place) on its queue.
     ``durable_after`` is the journal position that must be on disk before anyone may see the
     message: the position of its own write when it is persistent, or of whatever produced it (a
     command's effects, for a reply) when it is not.
     """
 
-    __slots__ = ("_md", "md_raw", "data", "priority", "msg_id", "correl_id", "put_time", "expires_at", "seq",
-                 "persistent", "durable_after")
+    __slots__ = ("_md", "md_raw", "_data", "priority", "msg_id", "correl_id", "put_time", "expires_at", "seq",
+                 "key", "persistent", "durable_after", "_loader")
 
-    def __init__(self, md, data: bytes, priority: int, msg_id: bytes, correl_id: bytes, put_time: float,
-                 expires_at: float | None = None, seq: int = 0, *, persistent: bool = False,
-                 md_raw: bytes | None = None, durable_after: int = 0) -> None:
+    def __init__(self, md, data: bytes | None, priority: int, msg_id: bytes, correl_id: bytes, put_time: float,
+                 expires_at: float | None = None, seq: int = 0, persistent: bool = False,
+                 md_raw: bytes | None = None, durable_after: int = 0, loader=None) -> None:
         self._md = md
         self.md_raw = md_raw
-        self.data = data
+        self._data = data
         self.priority = priority
         self.msg_id = msg_id
         self.correl_id = correl_id
         self.put_time = put_time
         self.expires_at = expires_at
         self.seq = seq
+        self.key = (-priority, seq)
         self.persistent = persistent
         self.durable_after = durable_after
+        self._loader = loader
+
+    def number(self, seq: int) -> None:
+        self.seq = seq
+        self.key = (-self.priority, seq)
+
+    def _fill(self) -> None:
+        self.md_raw, self._data = self._loader(self.seq)
+        self._loader = None
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None and self._loader is not None:
+            self._fill()
+        return self._data
 
     @property
     def md(self):
         md = self._md
         if md is None:
+            if self.md_raw is None and self._loader is not None:
+                self._fill()
             from qmlite.pcf.mqi import MQMD  # stored little-endian by the store (registry/store.py)
 
             md = self._md = MQMD.unpack(self.md_raw, 0, "<")[0]
@@ -61,10 +83,6 @@ class Message:
     def md(self, value) -> None:
         self._md = value
         self.md_raw = None
-
-    @property
-    def key(self) -> tuple[int, int]:
-        return (-self.priority, self.seq)
 
 
 class QueueContents:
@@ -238,7 +256,7 @@ class MessageStore:
 
     def put(self, queue: str, msg: Message) -> None:
         if not msg.seq:
-            msg.seq = next(self._seq)
+            msg.number(next(self._seq))
         self.contents(queue).add(msg)
 
     def restore(self, queue: str, msg: Message) -> None:

@@ -404,7 +404,7 @@ class QueueManager:
         reg = self.registry
         messages = reg.messages
         if not msg.seq:
-            msg.seq = messages.next_seq()
+            msg.number(messages.next_seq())
         contents = messages.contents(name)
         contents.add(msg)
         contents.last_put = msg.put_time
@@ -534,11 +534,7 @@ class QueueManager:
     # ---- units of work ---------------------------------------------------------------------------
     def commit(self, session: Session) -> None:
         """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
-        uow = session.uow
-        if not uow:
-            return
-        puts, gets = uow.puts, uow.gets
-        uow.puts, uow.gets = [], []
+        puts, gets = session.uow.take()
         reg = self.registry
         store = reg.store
         for got in gets:
@@ -548,9 +544,7 @@ class QueueManager:
             if isinstance(item, PendingPublication):
                 self.publish(item.topic, item.md, item.data, item.pub_level)
                 continue
-            contents = reg.messages.peek(item.queue)
-            if contents is not None and contents.uncommitted:
-                contents.uncommitted -= 1
+            self._settle(item)
             if item.queue in reg.queues:
                 item.message.put_time = self.now()
                 self._enqueue(item.queue, item.message)
@@ -559,17 +553,11 @@ class QueueManager:
 
     def backout(self, session: Session) -> None:
         """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
-        uow = session.uow
-        if not uow:
-            return
-        puts, gets = uow.puts, uow.gets
-        uow.puts, uow.gets = [], []
+        puts, gets = session.uow.take()
         reg = self.registry
         for item in puts:
             if isinstance(item, PendingPut):
-                contents = reg.messages.peek(item.queue)
-                if contents is not None and contents.uncommitted:
-                    contents.uncommitted -= 1
+                self._settle(item)
         for got in reversed(gets):
             if got.queue not in reg.queues:
                 continue
@@ -577,6 +565,12 @@ class QueueManager:
             msg.md = dataclasses.replace(msg.md, BackoutCount=msg.md.BackoutCount + 1)
             reg.messages.contents(got.queue).restore(msg)
             self.on_available(got.queue)
+
+    def _settle(self, put: PendingPut) -> None:
+        """An uncommitted put stops counting in its queue's depth (it is now on it, or gone)."""
+        contents = self.registry.messages.peek(put.queue)
+        if contents is not None and contents.uncommitted:
+            contents.uncommitted -= 1
 
     # ---- MQINQ / MQSET ---------------------------------------------------------------------------
     def _inquiry_target(self, session: Session, hobj: int, needed: int, refusal: int) -> tuple[int, str]:

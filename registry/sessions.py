@@ -67,6 +67,12 @@ class UnitOfWork:
     def __bool__(self) -> bool:
         return bool(self.puts or self.gets)
 
+    def take(self) -> tuple[list[PendingPut | PendingPublication], list[PendingGet]]:
+        """End the unit: its records, which MQCMIT or MQBACK then settle."""
+        puts, gets = self.puts, self.gets
+        self.puts, self.gets = [], []
+        return puts, gets
+
 
 @dataclasses.dataclass(slots=True)
 class Session:

@@ -212,10 +212,14 @@ class Registry:
         the disk, so what is loaded is exactly what was committed)."""
         by_queue: dict[str, list[Message]] = {}
         last = 0
-        for seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data in self.store.load_messages():
-            by_queue.setdefault(queue, []).append(
-                Message(None, data, priority, msg_id, correl_id, put_time, expires_at, seq, persistent=True,
-                        md_raw=md))
+        loader = self.store.read_message
+        zero = bytes(24)
+        for seq, queue, priority, msg_id, correl_id, put_time, expires_at in self.store.load_messages():
+            msgs = by_queue.get(queue)
+            if msgs is None:
+                msgs = by_queue[queue] = []
+            msgs.append(Message(None, None, priority, msg_id, zero if correl_id == zero else correl_id, put_time,
+                                expires_at, seq, True, None, 0, loader))
             last = seq
         for queue, msgs in by_queue.items():
             if queue in self.queues:

@@ -320,6 +320,14 @@ class Store:
                      (msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time, msg.expires_at,
                       raw, msg.data))
 
+    def read_message(self, seq: int) -> tuple[bytes, bytes]:
+        """A stored message's descriptor bytes and data (it is on disk: it was loaded from there, and
+        its delete, if any, is still pending)."""
+        row = self._db.execute("SELECT md, data FROM messages WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise StoreError(f"message {seq} is not in {self.path}")
+        return row[0], row[1]
+
     def delete_message(self, seq: int) -> None:
         self._append("DELETE FROM messages WHERE seq = ?", (seq,))
 
@@ -327,8 +335,9 @@ class Store:
         self._append("DELETE FROM messages WHERE queue = ?", (queue,))
 
     def load_messages(self) -> Iterator[tuple]:
-        """(seq, queue, priority, msg_id, correl_id, put_time, expires_at, md bytes, data), in seq order."""
-        cursor = self._db.execute("SELECT seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data"
+        """(seq, queue, priority, msg_id, correl_id, put_time, expires_at), in seq order: what places a
+        message on its queue; its descriptor and data stay on disk until ``read_message``."""
+        cursor = self._db.execute("SELECT seq, queue, priority, msg_id, correl_id, put_time, expires_at"
                                   " FROM messages ORDER BY seq")
         cursor.arraysize = 4096
         while rows := cursor.fetchmany():

@@ -1,4 +1,8 @@
-"""PCF command handlers, one module per object type.  Each module exposes ``register(engine)``."""
+"""PCF command handlers, one module per object type.  Each module exposes ``register(engine)``.
+
+definitions.py is not an object type: it holds the commands every simple definition type (namelists,
+processes) shares; such a module only declares its ``DefinitionKind``.
+"""
 
 from __future__ import annotations
 

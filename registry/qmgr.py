@@ -514,11 +514,11 @@ class QueueManager:
             handle.cursor = msg.key
         elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
             syncpoint = options & C.MQGMO_SYNCPOINT or (
-                options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.persistent)
+                options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
             self.take_message(handle.name, contents, msg, write=not syncpoint)
             if syncpoint:
                 session.uow.gets.append(PendingGet(handle.name, msg))
-            else:
+            elif msg.persistent:  # its delete is durable before the reply
                 durable_after = max(durable_after, reg.store.appended)
         gmo.ResolvedQName = handle.queue_name or handle.name  # the request's own GMO, echoed back
         gmo.ReturnedLength = len(data)

@@ -67,7 +67,9 @@ class GroupCommitter:
             callback()
             return
         self._after.append((position, callback))
-        if not self._in_flight:
+        if not self._in_flight and self._alone():
+            self._kick()  # alone: no one else's writes to wait for, so no hop through the committer task
+        elif not self._in_flight:
             # The committer task starts the commit once the tasks that are ready now have run, so
             # their writes join it.
             self._wanted.set()

@@ -195,7 +195,7 @@ def test_store_uses_wal_and_full_sync(tmp_path, monkeypatch):
     assert store.fsync_commits
     synced = []
     real_fsync = os.fsync
-    monkeypatch.setattr(S.os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    monkeypatch.setattr(S.os, "fdatasync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
     store.set_meta("k", "v")
     store.commit()
     assert any(path.endswith(S.FILENAME + "-wal") for path in synced)  # the commit's own fsync

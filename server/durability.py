@@ -79,17 +79,23 @@ class GroupCommitter:
         if self.store.durable >= position:
             return
         task = trio.lowlevel.current_task()
-        woken = []
+        state = {"parked": False, "done": False}
 
         def wake() -> None:
-            if not woken:  # once: the task may have been cancelled and gone on already
-                woken.append(True)
+            if state["done"]:
+                return  # cancelled meanwhile: nothing to wake any more
+            state["done"] = True
+            if state["parked"]:
                 trio.lowlevel.reschedule(task)
 
-        self.after(position, wake)
+        self.after(position, wake)  # alone, the commit may complete right here
+        if state["done"]:
+            await trio.lowlevel.checkpoint()
+            return
+        state["parked"] = True
 
         def abort(_raise_cancel) -> trio.lowlevel.Abort:
-            woken.append(False)  # cancelled (the connection went): nothing to wake any more
+            state["done"] = True  # the connection went: the commit goes on without us
             return trio.lowlevel.Abort.SUCCEEDED
 
         await trio.lowlevel.wait_task_rescheduled(abort)

@@ -379,6 +379,10 @@ class Store:
                 os.close(dir_fd)
         os.fdatasync(self._wal_fd)  # what SQLite itself uses for a WAL on Linux: data and size, not times
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._db
+
     def checkpoint_due(self) -> bool:
         # The WAL file keeps its size when it is reused, so what counts is what was written since
         # the last checkpoint: the writes' rows, an upper bound on the pages they dirtied.

@@ -61,6 +61,9 @@ class GroupCommitter:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(writer.join)
 
+    def alone(self) -> bool:
+        return self._alone()
+
     def after(self, position: int, callback: Callable[[], None]) -> None:
         """Call ``callback`` on the event loop once every write up to ``position`` is on disk."""
         if self.store.durable >= position:
@@ -114,8 +117,7 @@ class GroupCommitter:
                 # One connection: nobody else's reply can be stalled, and the hand-over to the writer
                 # thread and back (about 100 µs here) would be pure latency.  Sync right here.
                 store.sync()
-                if store.checkpoint_due():
-                    self._jobs.put(_CHECKPOINT)  # checkpoints stay off the loop
+                store.checkpoint_if_large(store.connection)  # alone, the checkpoint too
                 self._finished(upto, None)
                 return
         except Exception as exc:

@@ -47,7 +47,9 @@ class FakeStore:
     def checkpoint_due(self) -> bool:
         return False
 
-    def checkpoint_if_large(self) -> None:
+    connection = None
+
+    def checkpoint_if_large(self, db=None) -> None:
         pass
 
 

@@ -25,6 +25,7 @@ from . import defaults, responses
 from .engine import Requester, peek_command
 from .errors import MQIError
 from .messages import Message
+from .model import put_stamp
 from .params import CommandError
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class CommandServer:
                 expiry = max(1, int((request.expires_at - now) * 10))
             reply_report = report & C.MQRO_DISCARD_MSG
         persistence = md.Persistence
-        put_date, put_time = qm.put_stamp(now)
+        put_date, put_time = put_stamp(now)
         for response in messages:
             reply_md = S.MQMD(
                 Version=C.MQMD_VERSION_1, Report=reply_report, MsgType=C.MQMT_REPLY, Expiry=expiry,

@@ -259,9 +259,6 @@ class MessageStore:
             msg.number(next(self._seq))
         self.contents(queue).add(msg)
 
-    def restore(self, queue: str, msg: Message) -> None:
-        self.contents(queue).restore(msg)
-
     def depth(self, queue: str) -> int:
         """CURDEPTH: the messages on the queue, uncommitted puts included (as on a queue manager)."""
         q = self._queues.get(queue)

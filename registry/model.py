@@ -24,6 +24,18 @@ def mq_time(epoch: float) -> str:
     return time.strftime("%H.%M.%S", time.localtime(epoch))
 
 
+_STAMP = [-1, "", ""]  # the second last formatted, its PutDate and its PutTime without hundredths
+
+
+def put_stamp(now: float) -> tuple[str, str]:
+    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT; formatting once a second is enough."""
+    second = int(now)
+    if second != _STAMP[0]:
+        t = time.gmtime(second)
+        _STAMP[:] = [second, time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t)]
+    return _STAMP[1], f"{_STAMP[2]}{int(now * 100) % 100:02d}"
+
+
 def stamp_definition(obj, replaced, now: float):
     """A new or replacing definition: Replace keeps the creation time, and either way it is altered now."""
     obj.created = replaced.created if replaced is not None else now

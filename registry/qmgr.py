@@ -31,7 +31,7 @@ from .commandserver import CommandServer
 from .engine import Engine
 from .errors import MQIError
 from .messages import Message, QueueContents
-from .model import Queue
+from .model import Queue, put_stamp
 from .sessions import Handle, PendingGet, PendingPublication, PendingPut, Session
 from .state import Registry
 
@@ -53,16 +53,7 @@ def _ignore(queue: str) -> None:
     pass
 
 
-_STAMP = [-1, "", ""]  # the second last formatted, its PutDate and its PutTime without hundredths
 
-
-def put_stamp(now: float) -> tuple[str, str]:
-    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT; formatting once a second is enough."""
-    second = int(now)
-    if second != _STAMP[0]:
-        t = time.gmtime(second)
-        _STAMP[:] = [second, time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t)]
-    return _STAMP[1], f"{_STAMP[2]}{int(now * 100) % 100:02d}"
 
 
 @dataclasses.dataclass(slots=True)
@@ -89,7 +80,6 @@ class QueueManager:
         self.command_server = CommandServer(self)
         self.on_available: Callable[[str], None] = _ignore
         self.quiescing = False
-        self.put_stamp = put_stamp
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -249,7 +239,7 @@ class QueueManager:
     def _open_definition(self, session: Session, od: S.MQOD, options: int, kind: str, table: str) -> Handle:
         if options & ~_INQUIRE_ONLY:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        if od.ObjectName not in getattr(self.registry, table, {}):
+        if od.ObjectName not in getattr(self.registry, table):
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
         if not session.admin:
             raise MQIError(C.MQRC_NOT_AUTHORIZED)
@@ -600,10 +590,6 @@ class QueueManager:
 
     def subscription_request(self, session: Session, hsub: int, action: int) -> None:
         pubsub.subscription_request(self, session, hsub, action)
-
-    # ---- status read by the commands -------------------------------------------------------------
-    def open_counts(self, queue: str) -> tuple[int, int]:
-        return self.registry.messages.open_counts(queue)
 
 
 def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:

@@ -33,9 +33,5 @@ async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORE
         commands.deliver(commands.run_batch())
         # Start the commit and carry on: commands that arrive meanwhile run at once, and their
         # writes join the next group commit (one is in flight at a time).
-        server.committer.after(qm.position, _nothing)
+        server.committer.after(qm.position)
         await trio.lowlevel.checkpoint()
-
-
-def _nothing() -> None:
-    pass

@@ -23,11 +23,6 @@ import structlog
 import trio
 
 log = structlog.get_logger("qmlite.durability")
-_CHECKPOINT = -1  # a writer-thread job that only checkpoints (no sync to report)
-
-
-def _log_checkpoint_failure(exc: Exception) -> None:
-    log.warning("checkpoint_failed", reason=str(exc))
 
 
 class GroupCommitter:
@@ -61,15 +56,15 @@ class GroupCommitter:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(writer.join)
 
-    def alone(self) -> bool:
-        return self._alone()
-
-    def after(self, position: int, callback: Callable[[], None]) -> None:
-        """Call ``callback`` on the event loop once every write up to ``position`` is on disk."""
+    def after(self, position: int, callback: Callable[[], None] | None = None) -> None:
+        """Call ``callback`` on the event loop once every write up to ``position`` is on disk
+        (without one: just see that a commit reaching ``position`` gets under way)."""
         if self.store.durable >= position:
-            callback()
+            if callback is not None:
+                callback()
             return
-        self._after.append((position, callback))
+        if callback is not None:
+            self._after.append((position, callback))
         if not self._in_flight and self._alone():
             self._kick()  # alone: no one else's writes to wait for, so no hop through the committer task
         elif not self._in_flight:
@@ -130,20 +125,19 @@ class GroupCommitter:
         store = self.store
         while (upto := self._jobs.get()) is not None:
             error = None
-            if upto != _CHECKPOINT:
-                try:
-                    store.sync()
-                except BaseException as exc:  # handed to the event loop, which stops the server
-                    error = exc
-                try:
-                    self._token.run_sync_soon(self._finished, upto, error)
-                except trio.RunFinishedError:
-                    return
+            try:
+                store.sync()
+            except BaseException as exc:  # handed to the event loop, which stops the server
+                error = exc
+            try:
+                self._token.run_sync_soon(self._finished, upto, error)
+            except trio.RunFinishedError:
+                return
             if error is None:
                 try:
                     store.checkpoint_if_large()
                 except Exception as exc:  # a failed checkpoint loses nothing; the next one retries
-                    _log_checkpoint_failure(exc)
+                    log.warning("checkpoint_failed", reason=str(exc))
 
     def _finished(self, upto: int, error: BaseException | None) -> None:
         self._in_flight = False

@@ -91,10 +91,14 @@ class MQI:
             conn.log.exception("mqi_crashed", verb=fap.segment_type_name(t), user=conv.user)
             replies = self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_UNEXPECTED_ERROR,
                                  hobj=call.ApiHeader.Hobj)
-        after = qm.position
+        await self._answer(conn, replies, depends_on, before)
+
+    async def _answer(self, conn: Connection, pieces: list[bytes], depends_on: int, before: int) -> None:
+        """Send a call's reply once what it depends on is durable: the writes the call itself made
+        (the journal moved past ``before``) and ``depends_on`` (the message it returns)."""
+        after = self.qm.position
         await self.durable(max(depends_on, after if after > before else 0))
-        for piece in replies:
-            await conn.send(piece)
+        await self._send_all(conn, pieces)
 
     async def durable(self, position: int) -> None:
         if position > self.qm.durable_position:
@@ -316,9 +320,7 @@ class MQI:
                                                  attempt, expired)
         except MQIError as exc:
             pieces, position = self._async_message(conn, h, req, None, exc.reason), 0
-        after = self.qm.position
-        await self.durable(max(position, after if after > before else 0))
-        await self._send_all(conn, pieces)
+        await self._answer(conn, pieces, position, before)
 
     async def _send_all(self, conn: Connection, pieces: list[bytes]) -> None:
         for piece in pieces:

@@ -71,8 +71,9 @@ async def test_waiters_share_a_commit_and_are_answered_only_after_the_sync():
         await trio.testing.wait_all_tasks_blocked()
         assert answered == []  # the sync has not returned: nobody may be answered
         store.release.set()
-        while len(answered) < 3:
-            await trio.sleep(0)
+        with trio.fail_after(10):  # a bound, not a synchronisation: the waiters finish on their own
+            while len(answered) < 3:
+                await trio.sleep(0)
         nursery.cancel_scope.cancel()
     assert sorted(answered) == ["a", "b", "c"]
     assert [sorted(w) for w in store.written] == [["a", "b", "c"]]  # one transaction, one sync for all three

@@ -34,7 +34,7 @@ from .encoding import codec_for_ccsid, decode_char, encode_char, pad4
 from .errors import CodecError
 
 __all__ = [
-    "MQCHARV", "MQMD", "MQOD", "MQPMO", "MQGMO", "MQSD", "MQSRO", "FOPA", "MQRFH", "MQRFH2",
+    "MQCHARV", "MQMD", "MQOD", "MQPMO", "MQGMO", "MQSD", "MQSRO", "FOPA", "MQRFH", "MQRFH2", "MQDLH",
     "unpack_rfh", "MQVS_NULL_TERMINATED", "MQVS_USE_VSLENGTH",
 ]
 
@@ -836,6 +836,68 @@ def unpack_rfh(buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
     if version == 2:
         return MQRFH2.unpack(buf, offset, order, codec)
     return MQRFH.unpack(buf, offset, order, codec)
+
+
+# --------------------------------------------------------------------------------------------------
+# MQDLH: the dead-letter header, integers in the order of the message data's Encoding
+# --------------------------------------------------------------------------------------------------
+
+_DLH_ID = b"DLH "
+_DLH_S = _structs("4s2i48s48s2i8si28s8s8s")
+MQDLH_VERSION_1 = 1
+MQDLH_LENGTH_1 = 172
+
+
+@dataclass(slots=True)
+class MQDLH:
+    """Dead-letter header, version 1: 172 bytes (IBM "MQDLH - Dead letter header").
+
+    Encoding, CodedCharSetId and Format describe the data that follows the header (the original
+    message's); the header itself is in the Encoding/CCSID of whatever precedes it (usually the MQMD), so
+    pass ``order`` and ``codec`` accordingly.  Initial values are IBM's: Reason MQRC_NONE, Encoding 0,
+    CodedCharSetId MQCCSI_UNDEFINED, Format MQFMT_NONE, PutApplType 0, the names blank.  ``unpack`` checks
+    StrucId, Version and length (MQRC_DLH_ERROR); it does not judge CodedCharSetId, which IBM checks on
+    MQPUT.
+    """
+
+    Version: int = MQDLH_VERSION_1
+    Reason: int = C.MQRC_NONE
+    DestQName: str = ""
+    DestQMgrName: str = ""
+    Encoding: int = 0
+    CodedCharSetId: int = C.MQCCSI_UNDEFINED
+    Format: str = ""
+    PutApplType: int = 0
+    PutApplName: str = ""
+    PutDate: str = ""
+    PutTime: str = ""
+
+    _json_type: ClassVar[str] = "MQDLH"
+    _json_names: ClassVar[dict] = {"Reason": ("MQRC", "MQFB"), "PutApplType": "MQAT"}
+
+    @classmethod
+    def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
+        reason = C.MQRC_DLH_ERROR
+        version = _head(buf, offset, _DLH_ID, reason, "MQDLH", order)
+        if version != MQDLH_VERSION_1:
+            raise _bad_version(reason, "MQDLH", version, offset)
+        if len(buf) - offset < MQDLH_LENGTH_1:
+            raise _short(reason, "MQDLH", version, MQDLH_LENGTH_1, len(buf) - offset, offset)
+        v = _DLH_S[order].unpack_from(buf, offset)
+        dc = decode_char
+        dlh = cls(version, v[2], dc(v[3], codec), dc(v[4], codec), v[5], v[6], dc(v[7], codec), v[8],
+                  dc(v[9], codec), dc(v[10], codec), dc(v[11], codec))
+        return dlh, offset + MQDLH_LENGTH_1
+
+    def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
+        if self.Version != MQDLH_VERSION_1:
+            raise CodecError(C.MQRC_DLH_ERROR, family=_MQRC, detail=f"MQDLH: unknown Version {self.Version}")
+        ec = encode_char
+        return _DLH_S[order].pack(
+            _DLH_ID, self.Version, self.Reason, ec(self.DestQName, 48, codec),
+            ec(self.DestQMgrName, 48, codec), self.Encoding, self.CodedCharSetId, ec(self.Format, 8, codec),
+            self.PutApplType, ec(self.PutApplName, 28, codec), ec(self.PutDate, 8, codec),
+            ec(self.PutTime, 8, codec))
 
 
 del _v, _f, _o, _s

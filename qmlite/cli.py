@@ -14,7 +14,8 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         cfg = config.load(
             config_file=args.config,
-            overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir},
+            overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir,
+                       "publish_exit": args.publish_exit},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -56,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--qmgr", help="queue manager name (default QM1, or MQ_QMGR_NAME)")
     serve.add_argument("--data-dir", type=pathlib.Path, help="where the registry lives (default ./data)")
     serve.add_argument("--config", type=pathlib.Path, help="TOML settings file")
+    serve.add_argument("--publish-exit", metavar="MODULE:CALLABLE",
+                       help="call this for every delivery of a publication (it may change or suppress it)")
     serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)

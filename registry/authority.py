@@ -29,12 +29,25 @@ def check_create_dynamic(session) -> None:
         raise MQIError(C.MQRC_NOT_AUTHORIZED)
 
 
-def check_topic(session, node) -> None:
-    """``node``: the administered topic object nearest the topic string (None: only the base)."""
+def check_topic(session, reg, topic_string: str) -> None:
+    """PUB/SUB on a topic string: granted by the administered topic object that governs it.
+
+    That is the nearest object in the topic tree, or an object whose topic string ends in "/" and
+    prefixes this one: the developer container's DEV.BASE.TOPIC is ``dev/``, and IBM's container
+    lets ``app`` publish and subscribe under it (``dev/prices``, ``dev/#``), although in the topic
+    tree ``dev/`` is the empty level below ``dev`` rather than a parent of ``dev/prices``
+    (docs/decisions.md S30).
+    """
     if session.admin:
         return
-    if node is None or not node.name.startswith(_DEV_PREFIX):
-        raise MQIError(C.MQRC_NOT_AUTHORIZED)
+    node = next(reg.topic_nodes(topic_string), None)
+    if node is not None and node.topic_string and node.name.startswith(_DEV_PREFIX):
+        return
+    for topic in reg.topics.values():
+        string = topic.topic_string
+        if string.endswith("/") and topic_string.startswith(string) and topic.name.startswith(_DEV_PREFIX):
+            return
+    raise MQIError(C.MQRC_NOT_AUTHORIZED)
 
 
 def may_set_context(session) -> bool:

@@ -31,15 +31,18 @@ class Message:
     ``(-priority, seq)``; ``number`` gives it a sequence number (and so a place) on its queue.
     ``durable_after`` is the journal position that must be on disk before anyone may see the
     message: the position of its own write when it is persistent, or of whatever produced it (a
-    command's effects, for a reply) when it is not.
+    command's effects, for a reply) when it is not.  ``props`` are its message properties (a
+    ``pcf.properties.Properties``, or None for none): kept apart from the data, as a queue manager
+    keeps them, and given back as each getter asks (registry/delivery.py).
     """
 
     __slots__ = ("_md", "md_raw", "_data", "priority", "msg_id", "correl_id", "put_time", "expires_at", "seq",
-                 "key", "persistent", "durable_after", "_loader")
+                 "key", "persistent", "durable_after", "_loader", "_props")
 
     def __init__(self, md, data: bytes | None, priority: int, msg_id: bytes, correl_id: bytes, put_time: float,
                  expires_at: float | None = None, seq: int = 0, persistent: bool = False,
-                 md_raw: bytes | None = None, durable_after: int = 0, loader=None) -> None:
+                 md_raw: bytes | None = None, durable_after: int = 0, loader=None, props=None) -> None:
+        self._props = props
         self._md = md
         self.md_raw = md_raw
         self._data = data
@@ -59,8 +62,18 @@ class Message:
         self.key = (-self.priority, seq)
 
     def _fill(self) -> None:
-        self.md_raw, self._data = self._loader(self.seq)
+        self.md_raw, self._data, self._props = self._loader(self.seq)
         self._loader = None
+
+    @property
+    def props(self):
+        if self._loader is not None:
+            self._fill()
+        return self._props
+
+    @props.setter
+    def props(self, value) -> None:
+        self._props = value
 
     @property
     def data(self) -> bytes:

@@ -77,6 +77,9 @@ class Subscription:
     last_message: float = 0.0
     message_count: int = 0
     active_connection: bytes = NO_BYTES_24
+    # The MQSO options an API subscription was made or last altered with (GROUP_SUB,
+    # SET_IDENTITY_CONTEXT, NEW_PUBLICATIONS_ONLY, ...): routing reads them.  0 for admin subscriptions.
+    sub_options: int = 0
 
     def expires_at(self) -> float | None:
         if self.expiry < 0:

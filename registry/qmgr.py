@@ -26,13 +26,13 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.encoding import order_of_encoding
 from qmlite.pcf.errors import CodecError
 
-from . import authority, pubsub, routing, topics
+from . import authority, psprops, pubsub, routing, selectors, topics
 from .commandserver import CommandServer
 from .engine import Engine
 from .errors import MQIError
 from .messages import Message, QueueContents
 from .model import Queue, put_stamp
-from .sessions import Handle, PendingGet, PendingPublication, PendingPut, Session
+from .sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from .state import Registry
 
 ZERO24 = bytes(24)
@@ -79,6 +79,7 @@ class QueueManager:
         self.engine = Engine(registry)
         self.command_server = CommandServer(self)
         self.on_available: Callable[[str], None] = _ignore
+        self.publish_exit = None  # a registry.publishexit.PublishExit, or None
         self.quiescing = False
 
     @classmethod
@@ -224,7 +225,7 @@ class QueueManager:
         reg = self.registry
         string = pubsub.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         node = next(reg.topic_nodes(string), None)
-        authority.check_topic(session, node)
+        authority.check_topic(session, reg, string)
         if topics.has_topic_wildcards(string):
             raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
         if options & ~_TOPIC_OPEN:
@@ -333,28 +334,27 @@ class QueueManager:
         if handle.kind == "topic":
             pmo.ResolvedQName = ""
             pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
-            if syncpoint:
-                session.uow.puts.append(PendingPublication(handle.name, stored, bytes(data), pub_level, pmo.Options))
-                return stored, pmo, 0
-            delivered = self.publish(handle.name, stored, data, pub_level)
+            delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
+                                     publisher=session.connection_id, uow=session.uow if syncpoint else None)
             if not delivered and pmo.Options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
                 return stored, pmo, C.MQRC_NO_SUBS_MATCHED
             return stored, pmo, 0
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIError(C.MQRC_Q_DELETED)
+        kept, props, data = psprops.split_message(stored, data)  # the reply echoes ``stored`` as put
         if syncpoint:
-            msg = self._message(queue, stored, data, now)
+            msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
             reg.messages.contents(queue.name).uncommitted += 1
             session.uow.puts.append(PendingPut(queue.name, msg))
         else:
-            self.put_message(queue, stored, data, now)
+            self.put_message(queue, kept, data, now, props=props)
         pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
         pmo.KnownDestCount = 1
         return stored, pmo, 0
 
-    def _message(self, queue: Queue, md: S.MQMD, data: bytes, now: float) -> Message:
+    def _message(self, queue: Queue, md: S.MQMD, data: bytes, now: float, props=None) -> Message:
         """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""
         if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             md.Priority = queue.def_priority
@@ -363,7 +363,8 @@ class QueueManager:
         expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
         # A temporary dynamic queue ends with its handle or restart: nothing on it is ever written.
         written = md.Persistence == C.MQPER_PERSISTENT and queue.definition_type != C.MQQDT_TEMPORARY_DYNAMIC
-        return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written)
+        return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written,
+                       props=props)
 
     def _check_put(self, queue: Queue, msg: Message, *, application: bool = True) -> None:
         reg = self.registry
@@ -382,10 +383,10 @@ class QueueManager:
             raise MQIError(C.MQRC_Q_FULL)
 
     def put_message(self, queue: Queue, md: S.MQMD, data: bytes, now: float | None = None, *,
-                    durable_after: int = 0, application: bool = True) -> Message:
+                    durable_after: int = 0, application: bool = True, props=None) -> Message:
         """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs."""
         now = self.now() if now is None else now
-        msg = self._message(queue, md, data, now)
+        msg = self._message(queue, md, data, now, props)
         self._check_put(queue, msg, application=application)
         self._enqueue(queue.name, msg, durable_after)
         return msg
@@ -416,33 +417,151 @@ class QueueManager:
         return True
 
     # ---- publish ---------------------------------------------------------------------------------
-    def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL) -> int:
-        """Deliver a publication to the subscriptions that select it; returns how many got a copy."""
+    def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL, *,
+                options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None) -> int:
+        """Deliver a publication to the subscriptions that select it; returns how many got a copy.
+
+        Raises MQIError when a copy that the topic's PMSGDLV/NPMSGDLV requires cannot be delivered
+        (nor dead-lettered): then no subscriber gets one, as IBM's publication is all or nothing.
+        Under syncpoint (``uow``) the copies are uncommitted puts of that unit of work.
+        """
         reg = self.registry
         reg.expire_subscriptions()
-        subs = routing.subscribers(reg, topic, pub_level)
-        if not subs:
-            return 0
+        md, props, body = psprops.split_message(md, data)
         # AS_TOPIC_DEF (the same value as AS_Q_DEF) resolves at the topic, not at each destination.
         if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
             md.Persistence = int(reg.topic_attr(topic, "def_persistence"))
         if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
             md.Priority = int(reg.topic_attr(topic, "def_priority"))
-        delivered = 0
-        now = self.now()
-        for sub in subs:
-            queue = reg.queues.get(sub.destination)
-            if queue is None:
-                continue
-            copy = routing.copy_descriptor(sub, md, reg.ids.msg_id())
-            try:
-                self.put_message(queue, copy, data, now, application=False)
-            except MQIError:
-                continue
-            sub.message_count += 1  # status, kept in memory like a queue manager's status
-            sub.last_message = now
-            delivered += 1
+        pub = routing.Publication(topic, md, body, props, pub_level, options, publisher)
+        subs = [s for s in routing.subscribers(reg, pub) if s.request_only != C.MQRU_PUBLISH_ON_REQUEST]
+        delivered = self.deliver(pub, subs, uow) if subs else 0
+        if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
+            reg.retain(topic, dataclasses.replace(md), props, body)
         return delivered
+
+    def send_retained(self, sub) -> int:
+        """Deliver the retained publications a subscription matches (at MQSUB, or MQSUBRQ), marked as
+        retained; returns how many were sent."""
+        reg = self.registry
+        if sub.sub_level > 1 or not reg.retained:
+            return 0  # IBM: a retained publication is sent again at PubLevel 1
+        if routing.first_wildcard_level(sub) is None:
+            kept = reg.retained.get(sub.resolved_topic)
+            candidates = [(sub.resolved_topic, kept)] if kept is not None else []
+        else:
+            candidates = [(t, kept) for t, kept in reg.retained.items()
+                          if topics.matches(sub.resolved_topic, t, sub.wildcard_schema)]
+        sent = 0
+        for topic, kept in candidates:
+            pub = routing.Publication(topic, dataclasses.replace(kept.md), kept.body, kept.props, pub_level=1,
+                                      retained=True)
+            if sub.selector and not selectors.compile_selector(sub.selector).matches(pub.resolver()):
+                continue
+            sent += self.deliver(pub, [sub])
+        return sent
+
+    def deliver(self, pub: routing.Publication, subs: list, uow: UnitOfWork | None = None) -> int:
+        """Put one copy of ``pub`` for each subscription, following the topic's delivery rules."""
+        reg = self.registry
+        now = self.now()
+        copies = routing.deliveries(reg, pub, subs, now, reg.ids.msg_id)
+        if self.publish_exit is not None:
+            checked = self.publish_exit.run(pub, copies)
+        else:
+            checked = [(copy, 0) for copy in copies]
+        persistent = pub.md.Persistence == C.MQPER_PERSISTENT
+        rule = int(reg.topic_attr(pub.topic, "pm_delivery" if persistent else "npm_delivery"))
+        use_dlq = reg.topic_attr(pub.topic, "use_dlq") == C.MQUSEDLQ_YES
+        placed: list[tuple[Queue, routing.Delivery]] = []
+        failed: list[tuple[routing.Delivery, int]] = []
+        added: dict[str, int] = {}  # copies this publication already adds to a queue, for its MaxDepth
+        for copy, reason in checked:
+            queue = None
+            if not reason:
+                queue, reason = self._destination(copy, added)
+            if reason:
+                failed.append((copy, reason))
+            else:
+                placed.append((queue, copy))
+        dead = []
+        for copy, reason in failed:
+            if use_dlq and self._dead_letter_room(added):
+                dead.append((copy, reason))
+                added[reg.qmgr.dead_letter_queue] = added.get(reg.qmgr.dead_letter_queue, 0) + 1
+            elif rule == C.MQDLV_ALL or (rule == C.MQDLV_ALL_DUR and copy.sub.durable == C.MQSUB_DURABLE_YES):
+                # IBM: "The publication has not been delivered to any of the subscribers."
+                raise MQIError(C.MQRC_PUBLICATION_FAILURE)
+        for queue, copy in placed:
+            self._put_copy(queue, copy, now, uow)
+        for copy, reason in dead:
+            self.dead_letter(copy.md, copy.data, reason=reason, queue=copy.queue, qmgr=copy.qmgr, props=copy.props,
+                             uow=uow)
+        return len(placed)
+
+    def _destination(self, copy: routing.Delivery, added: dict[str, int]) -> tuple[Queue | None, int]:
+        """The local queue a copy goes to, or the reason it cannot go there."""
+        reg = self.registry
+        if copy.qmgr not in ("", reg.qmgr.name):
+            return None, C.MQRC_UNKNOWN_REMOTE_Q_MGR  # qmlite has no channels to other queue managers
+        queue = reg.queues.get(copy.queue)
+        if queue is None or queue.qtype != C.MQQT_LOCAL:
+            return None, C.MQRC_UNKNOWN_OBJECT_NAME
+        if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
+            return None, C.MQRC_PUT_INHIBITED
+        if len(copy.data) > queue.max_msg_length:
+            return None, C.MQRC_MSG_TOO_BIG_FOR_Q
+        if len(copy.data) > reg.qmgr.max_msg_length:
+            return None, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+        if reg.messages.depth(queue.name) + added.get(queue.name, 0) >= queue.max_depth:
+            return None, C.MQRC_Q_FULL
+        added[queue.name] = added.get(queue.name, 0) + 1
+        return queue, 0
+
+    def _dead_letter_room(self, added: dict[str, int]) -> bool:
+        reg = self.registry
+        dlq = reg.queues.get(reg.qmgr.dead_letter_queue)
+        return (dlq is not None and dlq.qtype == C.MQQT_LOCAL and dlq.inhibit_put != C.MQQA_PUT_INHIBITED
+                and reg.messages.depth(dlq.name) + added.get(dlq.name, 0) < dlq.max_depth)
+
+    def _put_copy(self, queue: Queue, copy: routing.Delivery, now: float, uow: UnitOfWork | None) -> None:
+        msg = self._message(queue, copy.md, copy.data, now, copy.props)
+        self._stage(queue.name, msg, uow)
+        sub = copy.sub
+        sub.message_count += 1  # status, kept in memory like a queue manager's status
+        sub.last_message = now
+
+    def _stage(self, name: str, msg: Message, uow: UnitOfWork | None) -> None:
+        if uow is None:
+            self._enqueue(name, msg)
+        else:
+            self.registry.messages.contents(name).uncommitted += 1
+            uow.puts.append(PendingPut(name, msg))
+
+    def dead_letter(self, md: S.MQMD, data: bytes, *, reason: int = 0, queue: str = "", qmgr: str = "",
+                    props=None, uow: UnitOfWork | None = None) -> bool:
+        """Put a message the queue manager cannot deliver on the dead-letter queue, behind an MQDLH
+        saying why and where it was going (``reason`` 0: as it is, for callers with no reason)."""
+        reg = self.registry
+        dlq = reg.queues.get(reg.qmgr.dead_letter_queue)
+        if dlq is None:
+            return False
+        if reason:
+            order = order_of_encoding(md.Encoding) or "<"
+            date, time_ = put_stamp(self.now())
+            header = S.MQDLH(Reason=reason, DestQName=queue, DestQMgrName=qmgr or reg.qmgr.name,
+                             Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId, Format=md.Format,
+                             PutApplType=C.MQAT_QMGR, PutApplName=reg.qmgr.name[:28], PutDate=date, PutTime=time_)
+            data = header.pack(order) + data
+            md = dataclasses.replace(md, Format=C.MQFMT_DEAD_LETTER_HEADER)
+        now = self.now()
+        msg = self._message(dlq, md, data, now, props)
+        try:
+            self._check_put(dlq, msg, application=False)
+        except MQIError:
+            return False
+        self._stage(dlq.name, msg, uow)
+        return True
 
     # ---- MQGET -----------------------------------------------------------------------------------
     def input_handle(self, session: Session, hobj: int, options: int) -> Handle:
@@ -488,6 +607,11 @@ class QueueManager:
         out_md = msg.md  # only read from here on; conversion makes its own copy
         if options & C.MQGMO_CONVERT:
             data, out_md = _convert(data, out_md, md)
+        props = msg.props
+        if props:
+            queue = reg.queues.get(handle.name)
+            control = queue.property_control if queue is not None else C.MQPROP_COMPATIBILITY
+            out_md, data = psprops.render(props, out_md, data, options, control)
         if msg.expires_at is not None:
             # MQGET returns the expiry time still to run, in tenths.  Set on the stored descriptor
             # itself: the message's expiry is ``expires_at``, so its Expiry field is only ever this.
@@ -531,9 +655,6 @@ class QueueManager:
             if got.message.persistent:
                 store.delete_message(got.message.seq)
         for item in puts:
-            if isinstance(item, PendingPublication):
-                self.publish(item.topic, item.md, item.data, item.pub_level)
-                continue
             self._settle(item)
             if item.queue in reg.queues:
                 item.message.put_time = self.now()
@@ -546,8 +667,7 @@ class QueueManager:
         puts, gets = session.uow.take()
         reg = self.registry
         for item in puts:
-            if isinstance(item, PendingPut):
-                self._settle(item)
+            self._settle(item)
         for got in reversed(gets):
             if got.queue not in reg.queues:
                 continue
@@ -588,8 +708,8 @@ class QueueManager:
     def subscribe(self, session: Session, sd: S.MQSD, hobj: int) -> tuple[Handle, S.MQSD, int]:
         return pubsub.subscribe(self, session, sd, hobj)
 
-    def subscription_request(self, session: Session, hsub: int, action: int) -> None:
-        pubsub.subscription_request(self, session, hsub, action)
+    def subscription_request(self, session: Session, hsub: int, action: int) -> int:
+        return pubsub.subscription_request(self, session, hsub, action)
 
 
 def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:

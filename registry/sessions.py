@@ -34,21 +34,11 @@ class Handle:
 
 @dataclasses.dataclass(slots=True)
 class PendingPut:
-    """A message put under syncpoint: invisible (but counted in the depth) until MQCMIT."""
+    """A message put under syncpoint: invisible (but counted in the depth) until MQCMIT.  A
+    publication under syncpoint is routed when it is put, and its copies wait here like puts."""
 
     queue: str
     message: Message
-
-
-@dataclasses.dataclass(slots=True)
-class PendingPublication:
-    """A publication under syncpoint: routed at MQCMIT."""
-
-    topic: str
-    md: object
-    data: bytes
-    pub_level: int
-    options: int
 
 
 @dataclasses.dataclass(slots=True)
@@ -61,13 +51,13 @@ class PendingGet:
 
 @dataclasses.dataclass(slots=True)
 class UnitOfWork:
-    puts: list[PendingPut | PendingPublication] = dataclasses.field(default_factory=list)
+    puts: list[PendingPut] = dataclasses.field(default_factory=list)
     gets: list[PendingGet] = dataclasses.field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.puts or self.gets)
 
-    def take(self) -> tuple[list[PendingPut | PendingPublication], list[PendingGet]]:
+    def take(self) -> tuple[list[PendingPut], list[PendingGet]]:
         """End the unit: its records, which MQCMIT or MQBACK then settle."""
         puts, gets = self.puts, self.gets
         self.puts, self.gets = [], []

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from qmlite.pcf import constants as C
+from qmlite.pcf.mqi import MQMD
 
 from . import defaults, topics
 from .ids import IdGenerator
@@ -122,6 +123,15 @@ class QueueManager:
         return "ibmwebspheremq" + self.name.lower()
 
 
+@dataclasses.dataclass(slots=True)
+class Retained:
+    """A topic's retained publication: its MQMD, message properties and body, as published."""
+
+    md: object
+    props: object
+    body: bytes
+
+
 class Registry:
     def __init__(self, store: Store, qmgr: QueueManager, *, clock: Callable[[], float] = time.time) -> None:
         self.store = store
@@ -135,6 +145,8 @@ class Registry:
         self.namelists: dict[str, Namelist] = {}
         self.processes: dict[str, Process] = {}
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
+        self.wildcard_blocks = 0  # topic objects with WILDCARD(BLOCK): routing looks only when there are some
+        self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
         self._expiring: set[bytes] = set()
         self.ids = IdGenerator(qmgr.name)
         self.messages = MessageStore()  # contents of local queues; definitions live above
@@ -196,6 +208,9 @@ class Registry:
         for topic in self.store.load(Topic):
             self.topics[topic.name] = topic
             self.topics_by_string[topic.topic_string] = topic
+        self._count_blocks()
+        for topic, md_raw, props, data in self.store.load_retained():
+            self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data)
         self.namelists.update((n.name, n) for n in self.store.load(Namelist))
         self.processes.update((p.name, p) for p in self.store.load(Process))
         subs, by_id, routes, expiring = self.subs, self.subs_by_id, self.routes, self._expiring
@@ -304,12 +319,33 @@ class Registry:
         self.topics[topic.name] = topic
         self.topics_by_string[topic.topic_string] = topic
         self.store.put(topic)
+        self._count_blocks()
 
     def remove_topic(self, topic: Topic) -> None:
         self.topics.pop(topic.name, None)
         if self.topics_by_string.get(topic.topic_string) is topic:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
+        self._count_blocks()
+
+    def _count_blocks(self) -> None:
+        self.wildcard_blocks = sum(t.wildcard_operation == C.MQTA_BLOCK for t in self.topics.values())
+
+    # ---- retained publications -------------------------------------------------------------------
+    def retain(self, topic: str, md, props, body: bytes) -> None:
+        """MQPMO_RETAIN: this publication replaces the topic's retained one (written when persistent)."""
+        self.retained[topic] = Retained(md, props, body)
+        if md.Persistence == C.MQPER_PERSISTENT:
+            self.store.put_retained(topic, md, props, body)
+        else:
+            self.store.delete_retained(topic)  # a persistent one it replaces must not come back at restart
+
+    def forget_retained(self, topic: str) -> bool:
+        """CLEAR TOPICSTR CLTRTYPE(RETAINED): True when there was one."""
+        if self.retained.pop(topic, None) is None:
+            return False
+        self.store.delete_retained(topic)
+        return True
 
     # ---- namelists and process definitions -------------------------------------------------------
     def put_namelist(self, namelist: Namelist) -> None:

@@ -76,14 +76,18 @@ SUBSCRIPTION_RECORD_1 = (
     "last_message", "message_count", "active_connection",
 )
 _RECORD_1 = b"\x01"
+# Record format 2 (issue 9) appends the MQSO options a subscription was made with; a format-1 record
+# reads as one whose options are 0 (what every subscription made before it had in effect).
+SUBSCRIPTION_RECORD_2 = SUBSCRIPTION_RECORD_1 + ("sub_options",)
+_RECORD_2 = b"\x02"
 
 
 def encode_record(values: tuple) -> bytes:
-    return _RECORD_1 + marshal.dumps(values, 4)
+    return _RECORD_2 + marshal.dumps(values, 4)
 
 
 def decode_record(blob: bytes) -> tuple:
-    if blob[:1] != _RECORD_1:
+    if blob[:1] not in (_RECORD_1, _RECORD_2):
         raise StoreError(f"unknown subscription record format {bytes(blob[:1])!r}")
     return marshal.loads(blob[1:])
 
@@ -94,7 +98,7 @@ def _subscriptions_as_records(db: sqlite3.Connection) -> None:
     cursor = db.execute(f"SELECT {', '.join(SUBSCRIPTION_RECORD_1)} FROM subscriptions")
     while rows := cursor.fetchmany(10_000):
         db.executemany("INSERT INTO subscriptions_2 VALUES (?, ?, ?)",
-                       [(row[1], row[0], encode_record(tuple(row))) for row in rows])
+                       [(row[1], row[0], _RECORD_1 + marshal.dumps(tuple(row), 4)) for row in rows])
     db.execute("DROP TABLE subscriptions")
     db.execute("ALTER TABLE subscriptions_2 RENAME TO subscriptions")
     db.execute("CREATE UNIQUE INDEX subscriptions_name ON subscriptions(name)")
@@ -156,6 +160,10 @@ MIGRATIONS.append([  # 4: every queue attribute MQINQ documents; namelists and p
     "INSERT INTO processes VALUES ('SYSTEM.DEFAULT.PROCESS', '', '', 6, '', '',"  # MQAT_UNIX
     " CAST(strftime('%s', 'now') AS REAL), CAST(strftime('%s', 'now') AS REAL))",
 ])
+MIGRATIONS.append([  # 5: message properties beside the data; retained publications, one per topic
+    "ALTER TABLE messages ADD COLUMN props BLOB",
+    "CREATE TABLE retained (topic TEXT NOT NULL PRIMARY KEY, md BLOB NOT NULL, props BLOB, data BLOB NOT NULL)",
+])
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name"),
@@ -170,6 +178,24 @@ _FROM_COLUMN: dict[type, dict[str, Callable[[object], object]]] = {
 
 class StoreError(RuntimeError):
     pass
+
+
+def props_record(props) -> bytes | None:
+    """Message properties as stored: the MQRFH2 they travel in (pcf/properties.py), None for none."""
+    if not props:
+        return None
+    from qmlite.pcf import properties
+
+    data, _fmt = properties.join(props, b"", "", 273, 1208)
+    return data
+
+
+def props_from_record(blob: bytes | None):
+    if blob is None:
+        return None
+    from qmlite.pcf import properties
+
+    return properties.split(blob, "MQHRF2", 273, 1208).properties
 
 
 def _row_getter(cls: type) -> Callable[[object], tuple]:
@@ -224,7 +250,7 @@ class Store:
         self._write_lock = threading.Lock()  # one transaction at a time, whichever thread runs it
         self._insert = {cls: self._insert_sql(cls) for cls in _ROW_TABLES}
         self._row = {cls: _row_getter(cls) for cls in _ROW_TABLES}
-        self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_1)
+        self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_2)
         self._sub_types = tuple(_record_type(f) for f in dataclasses.fields(Subscription))
         self._migrate()
 
@@ -316,17 +342,30 @@ class Store:
     def put_message(self, queue: str, msg) -> None:
         raw = msg.md.pack("<")
         self._append("INSERT OR REPLACE INTO messages (seq, queue, priority, msg_id, correl_id, put_time,"
-                     " expires_at, md, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     " expires_at, md, data, props) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      (msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time, msg.expires_at,
-                      raw, msg.data))
+                      raw, msg.data, props_record(msg.props)))
 
-    def read_message(self, seq: int) -> tuple[bytes, bytes]:
-        """A stored message's descriptor bytes and data (it is on disk: it was loaded from there, and
-        its delete, if any, is still pending)."""
-        row = self._db.execute("SELECT md, data FROM messages WHERE seq = ?", (seq,)).fetchone()
+    def read_message(self, seq: int) -> tuple[bytes, bytes, object]:
+        """A stored message's descriptor bytes, data and properties (it is on disk: it was loaded from
+        there, and its delete, if any, is still pending)."""
+        row = self._db.execute("SELECT md, data, props FROM messages WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             raise StoreError(f"message {seq} is not in {self.path}")
-        return row[0], row[1]
+        return row[0], row[1], props_from_record(row[2])
+
+    # Retained publications (MQPMO_RETAIN): persistent ones only; a non-persistent one is lost at a
+    # restart, as IBM documents.
+    def put_retained(self, topic: str, md, props, data: bytes) -> None:
+        self._append("INSERT OR REPLACE INTO retained (topic, md, props, data) VALUES (?, ?, ?, ?)",
+                     (topic, md.pack("<"), props_record(props), data))
+
+    def delete_retained(self, topic: str) -> None:
+        self._append("DELETE FROM retained WHERE topic = ?", (topic,))
+
+    def load_retained(self) -> Iterator[tuple[str, bytes, object, bytes]]:
+        for topic, md, props, data in self._db.execute("SELECT topic, md, props, data FROM retained"):
+            yield topic, md, props_from_record(props), data
 
     def delete_message(self, seq: int) -> None:
         self._append("DELETE FROM messages WHERE seq = ?", (seq,))

@@ -9,7 +9,7 @@ import time
 import trio
 
 from . import log as qlog
-from .config import ServerConfig
+from .config import ConfigError, ServerConfig
 from .listener import open_queue_manager, running
 
 
@@ -18,6 +18,9 @@ def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -
     started = time.perf_counter()
     try:
         qm = open_queue_manager(cfg)
+    except ConfigError as exc:
+        print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as exc:
         print(f"qmlite: cannot open {cfg.data_dir}: {exc}", file=sys.stderr)
         return 2

@@ -49,6 +49,7 @@ class ServerConfig:
     dev_objects: bool = True  # MQ_DEV=false leaves out DEV.* queues, topic and channels
     max_connections: int = 1000
     max_handles: int = 256  # MAXHANDS default
+    publish_exit: str = ""  # "module:callable" called per delivery (registry/publishexit.py)
     channels: tuple[ChannelConfig, ...] = ()
 
     def channel(self, name: str) -> ChannelConfig | None:
@@ -99,6 +100,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
+    if cfg.publish_exit and ":" not in cfg.publish_exit:
+        raise ConfigError(f"publish exit {cfg.publish_exit!r}: expected module:callable")
     if not cfg.channels:
         cfg = dataclasses.replace(cfg, channels=default_channels(cfg.dev_objects, cfg.app_password))
     return cfg

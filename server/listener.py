@@ -10,11 +10,12 @@ from collections.abc import AsyncIterator
 
 import trio
 
+from qmlite.registry import publishexit
 from qmlite.registry.qmgr import QueueManager
 
 from . import command_server
 from . import log as qlog
-from .config import ServerConfig
+from .config import ConfigError, ServerConfig
 from .connection import Connection
 from .durability import GroupCommitter
 from .mqi import MQI
@@ -79,8 +80,15 @@ class QueueManagerServer:
 
 
 def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> QueueManager:
-    return QueueManager.open(pathlib.Path(cfg.data_dir), cfg.qmgr_name, dev_objects=cfg.dev_objects,
-                             synchronous=synchronous, max_handles=cfg.max_handles)
+    qm = QueueManager.open(pathlib.Path(cfg.data_dir), cfg.qmgr_name, dev_objects=cfg.dev_objects,
+                           synchronous=synchronous, max_handles=cfg.max_handles)
+    if cfg.publish_exit:
+        try:
+            qm.publish_exit = publishexit.PublishExit(publishexit.load(cfg.publish_exit), cfg.publish_exit)
+        except Exception as exc:  # whatever importing the user's module raised
+            qm.shutdown()
+            raise ConfigError(f"cannot load publish exit {cfg.publish_exit!r}: {exc!r}") from exc
+    return qm
 
 
 @contextlib.asynccontextmanager

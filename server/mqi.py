@@ -395,5 +395,7 @@ class MQI:
 
     def _subrq(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> Replies:
         req, _ = calls.MQSubRqRequest.unpack(call.Data, 0, seg.header.order)
-        self.qm.subscription_request(conv.session, call.ApiHeader.Hobj, req.Action)
-        return self.reply(conn, seg), 0
+        sent = self.qm.subscription_request(conv.session, call.ApiHeader.Hobj, req.Action)
+        req.SubRqOpts.NumPubs = sent
+        reply = calls.MQSubRqReply(req.Action, req.SubRqOpts)
+        return self.reply(conn, seg, reply.pack(_LE), hobj=call.ApiHeader.Hobj), 0

@@ -209,6 +209,11 @@ def _apply(sub: Subscription, values: dict) -> None:
 def _check_values(values: dict) -> None:
     if values.get(EXPIRY) == 0:  # "-1 or greater than 0" (tenths of a second)
         raise CommandError(C.MQRCCF_PARM_VALUE_ERROR, parameter=EXPIRY)
+    if values.get(SELECTOR):
+        try:  # MQSUB's rule: the same selector engine decides what parses
+            pubsub.check_selector(values[SELECTOR])
+        except MQIError as exc:
+            raise CommandError(exc.reason, parameter=SELECTOR) from None
 
 
 def _check_not_altered(new_values: dict, old: Subscription) -> None:

@@ -358,9 +358,9 @@ def test_inquire_queue_manager_and_queue_attributes(qmgr, local_queue):
 def test_subscription_request_on_a_subscription(qmgr):
     sub = ibmmq.Subscription(qmgr)
     sub.sub(sub_name=b"IBMMQ.SUBRQ", topic_string=b"ibmmq/subrq",
-            sub_opts=CMQC.MQSO_CREATE | CMQC.MQSO_NON_DURABLE | CMQC.MQSO_MANAGED)
+            sub_opts=CMQC.MQSO_CREATE | CMQC.MQSO_NON_DURABLE | CMQC.MQSO_MANAGED | CMQC.MQSO_PUBLICATIONS_ON_REQUEST)
     try:
-        # qmlite retains no publications (server/subscribe.py), so MQSUBRQ answers 2437
+        # nothing is retained on this topic (tests/client/test_ibmmq_pubsub.py covers the rest)
         _raises(CMQC.MQRC_NO_RETAINED_MSG, sub.subrq, CMQC.MQSR_ACTION_PUBLICATION, ibmmq.SRO())
     finally:
         sub.close(sub_close_options=CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)

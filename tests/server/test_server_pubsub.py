@@ -99,13 +99,22 @@ async def test_admin_subscription_routes_to_its_provided_queue_with_sub_id_as_co
         assert sub.message_count == 1 and sub.last_message > 0
 
 
-async def test_subrq_has_no_retained_publication(tmp_path):
+async def test_subrq_sends_the_retained_publication_and_counts_it(tmp_path):
     async with running_server(tmp_path) as server:
         peer = await _session(server)
-        api, reply = await _subscribe(peer, "dev/x", C.MQSO_CREATE | C.MQSO_MANAGED)
+        api, reply = await _subscribe(peer, "dev/x", C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_PUBLICATIONS_ON_REQUEST)
+        managed = api.Hobj
         sro = calls.MQSubRqRequest(C.MQSR_ACTION_PUBLICATION, mqi.MQSRO())
         api, _ = await mqi_call(peer, fap.MQSUBRQ, sro.pack(LE), hobj=reply.Hsub)
         assert (api.CompCode, api.Reason) == (C.MQCC_FAILED, C.MQRC_NO_RETAINED_MSG)
+        assert (await _publish(peer, "dev/x", b"kept", Options=C.MQPMO_RETAIN)).CompCode == 0
+        api, _ = await _get(peer, managed)
+        assert api.Reason == C.MQRC_NO_MSG_AVAILABLE  # on request only
+        api, data = await mqi_call(peer, fap.MQSUBRQ, sro.pack(LE), hobj=reply.Hsub)
+        assert api.CompCode == 0
+        assert calls.MQSubRqReply.unpack(data, 0, LE)[0].SubRqOpts.NumPubs == 1
+        api, got = await _get(peer, managed)
+        assert got.Data == b"kept"
         api, _ = await mqi_call(peer, fap.MQSUBRQ, sro.pack(LE), hobj=9999)
         assert api.Reason == C.MQRC_HOBJ_ERROR
 

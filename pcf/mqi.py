@@ -24,8 +24,9 @@ Conventions shared by every class:
 
 from __future__ import annotations
 
+import operator
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
 from . import constants as C
@@ -231,6 +232,10 @@ class MQMD:
     _json_names: ClassVar[dict] = {"MsgType": "MQMT", "Feedback": "MQFB", "Persistence": "MQPER",
                                    "PutApplType": "MQAT"}
 
+    def copy(self) -> MQMD:
+        """A shallow copy (every field is immutable), much faster than ``dataclasses.replace``."""
+        return MQMD(*_MD_VALUES(self))
+
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
         version = _head(buf, offset, _MD_ID, C.MQRC_MD_ERROR, "MQMD", order)
@@ -285,6 +290,12 @@ for _v, _f in ((1, _OD_V1), (2, _OD_V2), (3, _OD_V3), (4, _OD_V4)):
         _OD_S[_o][_v] = _s
 _OD_MQOR = 96  # ObjectName + ObjectQMgrName
 _OD_MQRR = 8  # CompCode + Reason
+
+
+
+# Field by field in declaration order: ``MQMD(*_MD_VALUES(md))`` copies one five times faster than
+# ``dataclasses.replace`` (a publication's copies each start from its descriptor).
+_MD_VALUES = operator.attrgetter(*(f.name for f in fields(MQMD)))
 
 
 @dataclass(slots=True)

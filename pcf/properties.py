@@ -414,6 +414,11 @@ class Properties:
         """A property read from the wire: no name or value checks (the parser made them)."""
         self._d[name] = (kind, value, folder)
 
+    def put_known(self, name: str, kind: str, value: object, folder: str) -> None:
+        """Set a property whose name, type and value the caller vouches for (a queue manager's own
+        ``mqps.Top``), without ``set``'s checks: it runs for every copy of every publication."""
+        self._d[name] = (kind, value, folder)
+
     def values_for_selectors(self) -> dict[str, object]:
         """name -> Python value (None for NULL, bytes for bin.hex), for evaluating selection strings."""
         return {name: entry[1] for name, entry in self._d.items()}

@@ -40,10 +40,10 @@ def split_message(md, data: bytes):
     return md, split.properties, body
 
 
-def _with(props, extra: list[tuple[str, object, str | None]]):
+def _with(props, extra: list[tuple[str, str, object]]):
     out = props.copy() if props else P.Properties()
-    for name, value, kind in extra:
-        out.set(name, value, kind)
+    for name, kind, value in extra:
+        out.put_known(name, kind, value, "mqps")
     return out
 
 
@@ -52,11 +52,11 @@ def shape(sub, pub) -> tuple[object, bytes, str | None]:
     mode = sub.psprop
     body = pub.body
     if mode == C.MQPSPROP_MSGPROP:
-        extra = [(TOPIC_STRING, pub.topic, None)]
+        extra = [(TOPIC_STRING, P.STRING, pub.topic)]
         if sub.user_data:
-            extra.append((SUB_USER_DATA, sub.user_data, None))
+            extra.append((SUB_USER_DATA, P.STRING, sub.user_data))
         if pub.retained:
-            extra.append((IS_RETAINED, True, "boolean"))
+            extra.append((IS_RETAINED, P.BOOLEAN, True))
         return _with(pub.props, extra), body, None
     if mode == C.MQPSPROP_RFH2:
         folder = psc_folder(pub.topic, pub.retained)

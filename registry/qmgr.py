@@ -437,7 +437,7 @@ class QueueManager:
         subs = [s for s in routing.subscribers(reg, pub) if s.request_only != C.MQRU_PUBLISH_ON_REQUEST]
         delivered = self.deliver(pub, subs, uow) if subs else 0
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
-            reg.retain(topic, dataclasses.replace(md), props, body)
+            reg.retain(topic, md.copy(), props, body)
         return delivered
 
     def send_retained(self, sub) -> int:
@@ -454,7 +454,7 @@ class QueueManager:
                           if topics.matches(sub.resolved_topic, t, sub.wildcard_schema)]
         sent = 0
         for topic, kept in candidates:
-            pub = routing.Publication(topic, dataclasses.replace(kept.md), kept.body, kept.props, pub_level=1,
+            pub = routing.Publication(topic, kept.md.copy(), kept.body, kept.props, pub_level=1,
                                       retained=True)
             if sub.selector and not selectors.compile_selector(sub.selector).matches(pub.resolver()):
                 continue
@@ -470,9 +470,6 @@ class QueueManager:
             checked = self.publish_exit.run(pub, copies)
         else:
             checked = [(copy, 0) for copy in copies]
-        persistent = pub.md.Persistence == C.MQPER_PERSISTENT
-        rule = int(reg.topic_attr(pub.topic, "pm_delivery" if persistent else "npm_delivery"))
-        use_dlq = reg.topic_attr(pub.topic, "use_dlq") == C.MQUSEDLQ_YES
         placed: list[tuple[Queue, routing.Delivery]] = []
         failed: list[tuple[routing.Delivery, int]] = []
         added: dict[str, int] = {}  # copies this publication already adds to a queue, for its MaxDepth
@@ -485,6 +482,10 @@ class QueueManager:
             else:
                 placed.append((queue, copy))
         dead = []
+        if failed:
+            persistent = pub.md.Persistence == C.MQPER_PERSISTENT
+            rule = int(reg.topic_attr(pub.topic, "pm_delivery" if persistent else "npm_delivery"))
+            use_dlq = reg.topic_attr(pub.topic, "use_dlq") == C.MQUSEDLQ_YES
         for copy, reason in failed:
             if use_dlq and self._dead_letter_room(added):
                 dead.append((copy, reason))

@@ -156,7 +156,9 @@ def copy_descriptor(sub: Subscription, md: S.MQMD, msg_id: bytes, *, now: float 
     publication's and the subscription's remaining expiry (issue 9's rule: a copy never outlives its
     subscription); no reply-to with SUPPRESS_REPLYTO.
     """
-    copy = dataclasses.replace(md, MsgId=msg_id, CorrelId=sub.destination_correl_id)
+    copy = md.copy()
+    copy.MsgId = msg_id
+    copy.CorrelId = sub.destination_correl_id
     if sub.pub_priority >= 0:
         copy.Priority = sub.pub_priority
     elif sub.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:

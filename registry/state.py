@@ -132,6 +132,11 @@ class Retained:
     body: bytes
 
 
+_MISSING = object()
+_TOPIC_FIELDS = Topic.__dataclass_fields__  # type: ignore[attr-defined]
+_TOPIC_ATTR_CACHE = 65_536
+
+
 class Registry:
     def __init__(self, store: Store, qmgr: QueueManager, *, clock: Callable[[], float] = time.time) -> None:
         self.store = store
@@ -145,6 +150,7 @@ class Registry:
         self.namelists: dict[str, Namelist] = {}
         self.processes: dict[str, Process] = {}
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
+        self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
         self.wildcard_blocks = 0  # topic objects with WILDCARD(BLOCK): routing looks only when there are some
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
         self._expiring: set[bytes] = set()
@@ -329,6 +335,7 @@ class Registry:
         self._count_blocks()
 
     def _count_blocks(self) -> None:
+        self._topic_attrs.clear()
         self.wildcard_blocks = sum(t.wildcard_operation == C.MQTA_BLOCK for t in self.topics.values())
 
     # ---- retained publications -------------------------------------------------------------------
@@ -377,13 +384,27 @@ class Registry:
             yield base
 
     def topic_attr(self, topic_string: str, field: str) -> object:
-        """A topic attribute as it applies at ``topic_string``: AS_PARENT values resolve upwards."""
-        as_parent = getattr(Topic, "__dataclass_fields__")[field].default
+        """A topic attribute as it applies at ``topic_string``: AS_PARENT values resolve upwards.
+
+        Answers are remembered until a topic object changes: every publication asks for its topic's
+        DefPersistence, DefPriority or delivery rules, and walking the tree costs a join per level.
+        """
+        key = (topic_string, field)
+        cache = self._topic_attrs
+        value = cache.get(key, _MISSING)
+        if value is not _MISSING:
+            return value
+        as_parent = _TOPIC_FIELDS[field].default
         for node in self.topic_nodes(topic_string):
             value = getattr(node, field)
             if value != as_parent:
-                return value
-        return BASE_TOPIC_VALUES.get(field, as_parent)
+                break
+        else:
+            value = BASE_TOPIC_VALUES.get(field, as_parent)
+        if len(cache) >= _TOPIC_ATTR_CACHE:
+            cache.clear()  # a bound, not an LRU: topics that publications use come straight back
+        cache[key] = value
+        return value
 
     # ---- durability ------------------------------------------------------------------------------
     def commit(self) -> None:

@@ -25,7 +25,9 @@ NAME_LENGTH = C.MQ_TOPIC_NAME_LENGTH  # 48
 DESC_LENGTH = C.MQ_TOPIC_DESC_LENGTH  # 64
 Q_NAME_LENGTH = C.MQ_Q_NAME_LENGTH
 COMM_INFO = "SYSTEM.DEFAULT.COMMINFO.MULTICAST"  # SYSTEM.BASE.TOPIC's COMMINFO
-RETAINED_NO = 0  # MQQSO_NO: qmlite keeps no retained publications
+RETAINED_NO, RETAINED_YES = 0, 1  # MQQSO_NO, MQQSO_YES: MQIACF_RETAINED_PUBLICATION
+MQCLRT_RETAINED = 1  # Clear Topic String's ClearType (cmqcfc)
+MQCLRS_LOCAL, MQCLRS_GLOBAL = 1, 2  # and its Scope
 
 TOPIC_NAME = C.MQCA_TOPIC_NAME
 TOPIC_STRING = C.MQCA_TOPIC_STRING
@@ -289,7 +291,8 @@ STATUS_TABLE = AttrTable([
     attr(C.MQCA_MODEL_NON_DURABLE_Q, STR, _resolved("non_durable_model_q"), pad=Q_NAME_LENGTH),
     attr(C.MQIA_PM_DELIVERY, INT, _resolved("pm_delivery")),
     attr(C.MQIA_NPM_DELIVERY, INT, _resolved("npm_delivery")),
-    attr(C.MQIACF_RETAINED_PUBLICATION, INT, lambda n: RETAINED_NO),
+    attr(C.MQIACF_RETAINED_PUBLICATION, INT,
+         lambda n: RETAINED_YES if n.string in n.registry.retained else RETAINED_NO),  # type: ignore[attr-defined]
     attr(C.MQIA_PUB_COUNT, INT, lambda n: 0),  # no publisher tracking yet
     attr(C.MQIA_SUB_COUNT, INT, lambda n: len(n.subs)),
     attr(C.MQIA_SUB_SCOPE, INT, _resolved("sub_scope")),
@@ -364,6 +367,8 @@ def topic_tree(registry) -> tuple[set[str], dict[str, list[Subscription]]]:
     subs_at: dict[str, list[Subscription]] = {}
     for string in registry.topics_by_string:
         _with_ancestors(string, nodes)
+    for string in registry.retained:  # a retained publication keeps its node in the tree
+        _with_ancestors(string, nodes)
     for sub in registry.subs.values():
         node = _sub_node(sub)
         if node is None:
@@ -404,7 +409,24 @@ def inquire_topic_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     return R.data(ctx.command, objects, none_found=C.MQRCCF_TOPIC_STRING_NOT_FOUND)
 
 
+# ---- Clear Topic String -------------------------------------------------------------------------
+_CLEAR = (p_str(TOPIC_STRING, C.MQ_TOPIC_STR_LENGTH), p_int(C.MQIACF_CLEAR_TYPE, MQCLRT_RETAINED),
+          p_int(C.MQIACF_CLEAR_SCOPE, MQCLRS_LOCAL, MQCLRS_GLOBAL))
+
+
+def clear_topic_string(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    """CLEAR TOPICSTR CLRTYPE(RETAINED): forget the topic's retained publication.  IBM: it succeeds
+    whether or not there is one."""
+    values = parse(request, _CLEAR).values
+    string = required(values, TOPIC_STRING)
+    required(values, C.MQIACF_CLEAR_TYPE)
+    _check_string(string)  # type: ignore[arg-type]
+    ctx.registry.forget_retained(string)
+    return R.ok(ctx.command)
+
+
 def register(engine) -> None:
+    engine.register(C.MQCMD_CLEAR_TOPIC_STRING, clear_topic_string)
     engine.register(C.MQCMD_CREATE_TOPIC, create_topic)
     engine.register(C.MQCMD_COPY_TOPIC, copy_topic)
     engine.register(C.MQCMD_CHANGE_TOPIC, change_topic)

@@ -512,3 +512,21 @@ def test_publish_exit_suppresses_reroutes_changes_and_fails_safely(qmgr, pcf):
     finally:
         _close(sub)
         rerouted.close()
+
+
+def test_topic_status_shows_a_retained_publication_until_clear_topic_string(qmgr, pcf):
+    _pub(qmgr, "ps/clear/me", b"kept", Options=CMQC.MQPMO_RETAIN)
+
+    def retained() -> int:
+        status = pcf.MQCMD_INQUIRE_TOPIC_STATUS({CMQC.MQCA_TOPIC_STRING: "ps/clear/me"})[0]
+        return status[CMQCFC.MQIACF_RETAINED_PUBLICATION]
+
+    assert retained() == 1  # MQQSO_YES
+    pcf.MQCMD_CLEAR_TOPIC_STRING({CMQC.MQCA_TOPIC_STRING: "ps/clear/me", CMQCFC.MQIACF_CLEAR_TYPE: 1})  # RETAINED
+    late = _sub(qmgr, "ps/clear/me")
+    try:
+        _nothing(late.get_sub_queue())  # nothing retained any more
+        assert retained() == 0  # (the subscription keeps the node in the topic tree)
+    finally:
+        _close(late)
+    pcf.MQCMD_CLEAR_TOPIC_STRING({CMQC.MQCA_TOPIC_STRING: "ps/clear/me", CMQCFC.MQIACF_CLEAR_TYPE: 1})  # none: fine

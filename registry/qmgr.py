@@ -80,6 +80,7 @@ class QueueManager:
         self.command_server = CommandServer(self)
         self.on_available: Callable[[str], None] = _ignore
         self.publish_exit = None  # a registry.publishexit.PublishExit, or None
+        registry.on_new_subscription = self._administered
         self.quiescing = False
 
     @classmethod
@@ -439,6 +440,13 @@ class QueueManager:
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
             reg.retain(topic, md.copy(), props, body)
         return delivered
+
+    def _administered(self, sub) -> None:
+        if sub.request_only != C.MQRU_PUBLISH_ON_REQUEST:
+            try:
+                self.send_retained(sub)
+            except MQIError:
+                pass  # the subscription stands; what its queue cannot take is not a command error
 
     def send_retained(self, sub) -> int:
         """Deliver the retained publications a subscription matches (at MQSUB, or MQSUBRQ), marked as

@@ -133,6 +133,11 @@ class Retained:
 
 
 _MISSING = object()
+
+
+def _ignore_subscription(sub: Subscription) -> None:
+    pass
+
 _TOPIC_FIELDS = Topic.__dataclass_fields__  # type: ignore[attr-defined]
 _TOPIC_ATTR_CACHE = 65_536
 
@@ -153,6 +158,9 @@ class Registry:
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
         self.wildcard_blocks = 0  # topic objects with WILDCARD(BLOCK): routing looks only when there are some
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
+        # Told of each administered subscription Create/Copy Subscription makes (the queue manager
+        # sends it the retained publications it matches); a plain callable, as on_available is.
+        self.on_new_subscription: Callable[[Subscription], None] = _ignore_subscription
         self._expiring: set[bytes] = set()
         self.ids = IdGenerator(qmgr.name)
         self.messages = MessageStore()  # contents of local queues; definitions live above

@@ -317,6 +317,8 @@ def _define(ctx, new: Subscription, values: dict, existing: Subscription | None,
     if queue is not None:
         reg.put_queue(queue)
     reg.put_sub(new)
+    if existing is None:
+        reg.on_new_subscription(new)  # IBM: a new subscription gets what is retained on its topics
     return responses.ok(ctx.command)
 
 

@@ -530,3 +530,18 @@ def test_topic_status_shows_a_retained_publication_until_clear_topic_string(qmgr
     finally:
         _close(late)
     pcf.MQCMD_CLEAR_TOPIC_STRING({CMQC.MQCA_TOPIC_STRING: "ps/clear/me", CMQCFC.MQIACF_CLEAR_TYPE: 1})  # none: fine
+
+
+def test_an_administered_subscription_gets_the_retained_publication(qmgr, pcf):
+    q = _local_queue(pcf, "PS.ADMIN.RETAINED")
+    _pub(qmgr, "ps/admin/retained", b"state", Options=CMQC.MQPMO_RETAIN)
+    pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: "PS.ADMIN.RETAINED", CMQCFC.MQCACF_DESTINATION: q,
+                                   CMQC.MQCA_TOPIC_STRING: "ps/admin/retained"})
+    queue = ibmmq.Queue(qmgr, q, CMQC.MQOO_INPUT_AS_Q_DEF)
+    try:
+        md, data = _get(queue, CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2)
+        split, props = _props(md, data)
+        assert split.body == b"state" and props["mqps.Ret"] is True
+    finally:
+        queue.close()
+        pcf.MQCMD_DELETE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: "PS.ADMIN.RETAINED"})

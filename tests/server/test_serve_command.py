@@ -57,3 +57,13 @@ def test_environment_names_the_queue_manager(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_a_publish_exit_that_cannot_be_loaded_is_reported_not_traced(tmp_path):
+    proc = _serve(tmp_path, "--port", "0", "--publish-exit", "no_such_module_here:route")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and out == ""
+    assert "cannot load publish exit 'no_such_module_here:route'" in err and "Traceback" not in err
+    proc = _serve(tmp_path, "--port", "0", "--publish-exit", "no colon")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "expected module:callable" in err

@@ -25,8 +25,9 @@ import dataclasses
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 
-from . import selectors, topics
+from . import psprops, selectors, topics
 from .model import Subscription
+from .pubsub import policy_point
 
 DEFAULT_PUB_LEVEL = 9
 _NO_CONNECTION = bytes(24)
@@ -96,8 +97,6 @@ def subscribers(reg, pub: Publication) -> list[Subscription]:
 
 def first_wildcard_level(sub: Subscription) -> int | None:
     """How many levels of the subscription's topic string stand before its first wildcard (None: no wildcard)."""
-    from .pubsub import policy_point
-
     point = policy_point(sub.resolved_topic, sub.wildcard_schema)
     if point == sub.resolved_topic:
         return None
@@ -181,8 +180,6 @@ def copy_descriptor(sub: Subscription, md: S.MQMD, msg_id: bytes, *, now: float 
 
 def deliveries(reg, pub: Publication, subs: list[Subscription], now: float, new_msg_id) -> list[Delivery]:
     """One Delivery per subscription, in the order given; ``new_msg_id()`` makes each copy's MsgId."""
-    from . import psprops
-
     suppress = bool(pub.options & C.MQPMO_SUPPRESS_REPLYTO)
     shaped: dict[tuple, tuple] = {}  # copies that differ only in their MQMD share their properties and data
     out = []

@@ -10,8 +10,9 @@ Character-based scheme (WSCHEMA CHAR): "*" matches zero or more characters, "?" 
 from __future__ import annotations
 
 import functools
+import operator
 import re
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 
 from qmlite.pcf import constants as C
 
@@ -115,99 +116,261 @@ class _Node:
 
 
 class _Keys(set):
-    """Several subscriptions on one exact topic (one key alone is stored bare, saving a set each)."""
+    """Several subscriptions on one key of a table (one key alone is stored bare, saving a set each)."""
 
     __slots__ = ()
+
+
+def _put(table: dict, where: Hashable, key: Hashable) -> bool:
+    """File ``key`` under ``where``; False when it already was (so the count stays right)."""
+    current = table.get(where)
+    if current is None:
+        table[where] = key
+    elif type(current) is _Keys:
+        if key in current:  # type: ignore[operator]
+            return False
+        current.add(key)  # type: ignore[union-attr]
+    elif current == key:
+        return False
+    else:
+        table[where] = _Keys((current, key))
+    return True
+
+
+def _drop(table: dict, where: Hashable, key: Hashable) -> bool:
+    """Take ``key`` out from under ``where``; False when it was not there."""
+    current = table.get(where)
+    if current is None:
+        return False
+    if type(current) is _Keys:
+        if key not in current:  # type: ignore[operator]
+            return False
+        current.discard(key)  # type: ignore[union-attr]
+        if len(current) == 1:  # type: ignore[arg-type]
+            table[where] = next(iter(current))  # type: ignore[call-overload]
+    elif current == key:
+        del table[where]
+    else:
+        return False
+    return True
+
+
+_Shape = tuple[int, tuple[int, ...], bool]  # levels before an optional trailing "#", "+" positions, "#"
+
+
+def _shape_of(levels: list[str]) -> _Shape | None:
+    """The shape of a wildcard pattern; None when a "#" stands before the last level, which no fixed
+    shape can express."""
+    multi = levels[-1] == MULTI
+    depth = len(levels) - 1 if multi else len(levels)
+    if MULTI in levels[:depth]:
+        return None
+    return depth, tuple(i for i in range(depth) if levels[i] == SINGLE), multi
+
+
+def _no_literals(levels: list[str]) -> tuple[()]:
+    return ()
+
+
+@functools.lru_cache(maxsize=1024)
+def _getter(shape: _Shape) -> Callable[[list[str]], Hashable]:
+    """What tells apart the patterns of one shape and one first level: their other literal levels.
+    Applied alike to a pattern's and a topic's levels, so itemgetter's bare level for a single
+    position is as good a key as a 1-tuple."""
+    depth, plus, _ = shape
+    literal = [i for i in range(1, depth) if i not in plus]
+    return operator.itemgetter(*literal) if literal else _no_literals
+
+
+_Tables = dict[_Shape, dict[Hashable, object]]
+_Plan = tuple[tuple[Callable[[list[str]], Hashable], dict[Hashable, object]], ...]
+_PLANS = 4096  # (first level, level count) pairs whose plan is kept
+
+
+_EMPTY: frozenset = frozenset()
 
 
 class TopicIndex:
     """Patterns (topic or character scheme) keyed by an id; ``match(topic)`` returns the matching ids.
 
-    Exact topic strings are one dict lookup; topic-scheme wildcards live in a level trie walked once
-    per publication; character-scheme patterns with wildcards are few in practice and scanned.  The
-    caller says what it indexed when it removes an entry, so no reverse map of a million keys is kept.
+    Exact topic strings are one dict lookup.  Topic-scheme wildcards are grouped by first level, then
+    by shape (levels before an optional trailing "#" and the positions of "+"): the patterns of one
+    group differ only in their other literal levels, which key one dict, so a publication costs one
+    lookup per shape under its first level and under a leading "+", however many subscriptions do
+    not match it.  Splitting by first level keeps the tables a publication touches small when most
+    subscriptions are on other branches of the tree: a lookup in a table of a million entries misses
+    the CPU caches and costs several times one in a small table.  The rare patterns with a "#"
+    before their last level live in a level trie; character-scheme patterns with wildcards are few
+    in practice and scanned.  The caller says what it indexed when it removes an entry, so no
+    reverse map of a million keys is kept.
+
+    Results of the last ``cache_size`` distinct topics are kept (0: none), and forgotten on any
+    change, because publishers tend to reuse a few topic strings.  ``match`` returns a frozenset
+    since a cached result is shared between callers.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache_size: int = 4096) -> None:
         self._exact: dict[str, object] = {}
+        self._parts: dict[str, _Tables] = {}  # first level -> its wildcards by shape
+        self._lead: _Tables = {}  # wildcards whose first level is "+", and "#" alone
+        self._plans: dict[tuple[str, int], _Plan] = {}  # what a topic's first level and level count look up
         self._root = _Node()
         self._char: dict[Hashable, re.Pattern[str]] = {}
         self._count = 0
+        self._cache_size = cache_size
+        self._cache: dict[str, frozenset] | None = {} if cache_size > 0 else None
 
     def __len__(self) -> int:
         return self._count
 
     def add(self, key: Hashable, pattern: str, schema: int = C.MQWS_TOPIC) -> None:
+        if self._cache:
+            self._cache.clear()
         if schema != C.MQWS_CHAR and "#" not in pattern and "+" not in pattern:
-            self._add_exact(pattern, key)  # the common case, without splitting the string
+            added = _put(self._exact, pattern, key)  # the common case, without splitting the string
         elif schema == C.MQWS_CHAR and has_char_wildcards(pattern):
+            added = key not in self._char
             self._char[key] = _char_regex(pattern)
         elif schema == C.MQWS_CHAR:
-            self._add_exact(_unescape(pattern), key)
-        elif has_topic_wildcards(pattern):
-            node = self._root
-            for level in pattern.split(SEPARATOR):
-                node = node.children.setdefault(level, _Node())
-            node.keys.add(key)
+            added = _put(self._exact, _unescape(pattern), key)
         else:
-            self._add_exact(pattern, key)
-        self._count += 1
-
-    def _add_exact(self, topic: str, key: Hashable) -> None:
-        current = self._exact.get(topic)
-        if current is None:
-            self._exact[topic] = key
-        elif type(current) is _Keys:
-            current.add(key)  # type: ignore[union-attr]
-        else:
-            self._exact[topic] = _Keys((current, key))
+            levels = pattern.split(SEPARATOR)
+            shape = _shape_of(levels) if MULTI in levels or SINGLE in levels else None
+            if shape is not None:
+                first = levels[0]
+                if first == SINGLE or first == MULTI:
+                    tables = self._lead
+                else:
+                    tables = self._parts.get(first)
+                    if tables is None:
+                        tables = self._parts[first] = {}
+                table = tables.get(shape)
+                if table is None:
+                    table = tables[shape] = {}
+                    self._plans.clear()
+                added = _put(table, _getter(shape)(levels), key)
+            elif MULTI in levels:
+                added = self._add_trie(levels, key)
+            else:
+                added = _put(self._exact, pattern, key)
+        self._count += added
 
     def remove(self, key: Hashable, pattern: str, schema: int = C.MQWS_TOPIC) -> None:
         """Forget ``key``, indexed under ``pattern``/``schema``; unknown entries are ignored."""
+        if self._cache:
+            self._cache.clear()
         if schema == C.MQWS_CHAR and has_char_wildcards(pattern):
-            if self._char.pop(key, None) is not None:
-                self._count -= 1
-            return
-        exact = _unescape(pattern) if schema == C.MQWS_CHAR else pattern
-        current = self._exact.get(exact)
-        if current is not None:
-            if type(current) is _Keys:
-                if key in current:  # type: ignore[operator]
-                    current.discard(key)  # type: ignore[union-attr]
-                    if len(current) == 1:  # type: ignore[arg-type]
-                        self._exact[exact] = next(iter(current))  # type: ignore[call-overload]
-                    self._count -= 1
-                    return
-            elif current == key:
-                del self._exact[exact]
-                self._count -= 1
-                return
-        levels = pattern.split(SEPARATOR)
+            removed = self._char.pop(key, None) is not None
+        elif schema == C.MQWS_CHAR:
+            removed = _drop(self._exact, _unescape(pattern), key)
+        elif "#" not in pattern and "+" not in pattern:
+            removed = _drop(self._exact, pattern, key)
+        else:
+            levels = pattern.split(SEPARATOR)
+            shape = _shape_of(levels) if MULTI in levels or SINGLE in levels else None
+            if shape is not None:
+                first = levels[0]
+                tables = self._lead if first == SINGLE or first == MULTI else self._parts.get(first)
+                table = None if tables is None else tables.get(shape)
+                removed = table is not None and _drop(table, _getter(shape)(levels), key)
+                if removed and not table:
+                    del tables[shape]  # type: ignore[union-attr]
+                    self._plans.clear()
+                    if not tables and tables is not self._lead:
+                        del self._parts[first]
+            elif MULTI in levels:
+                removed = self._remove_trie(levels, key)
+            else:
+                removed = _drop(self._exact, pattern, key)
+        self._count -= removed
+
+    def _add_trie(self, levels: list[str], key: Hashable) -> bool:
+        node = self._root
+        for level in levels:
+            node = node.children.setdefault(level, _Node())
+        if key in node.keys:
+            return False
+        node.keys.add(key)
+        return True
+
+    def _remove_trie(self, levels: list[str], key: Hashable) -> bool:
         path = [self._root]
         for level in levels:
             node = path[-1].children.get(level)
             if node is None:
-                return
+                return False
             path.append(node)
         if key not in path[-1].keys:
-            return
+            return False
         path[-1].keys.discard(key)
-        self._count -= 1
         for depth in range(len(levels), 0, -1):  # prune empty branches so the trie does not grow forever
             node = path[depth]
             if node.keys or node.children:
                 break
             del path[depth - 1].children[levels[depth - 1]]
+        return True
 
-    def match(self, topic: str) -> set[Hashable]:
+    def match(self, topic: str) -> frozenset[Hashable]:
+        cache = self._cache
+        if cache is not None:
+            found = cache.get(topic)
+            if found is not None:
+                return found
+        hits = []
         hit = self._exact.get(topic)
-        found: set[Hashable] = set() if hit is None else set(hit) if type(hit) is _Keys else {hit}
+        if hit is not None:
+            hits.append(hit)
+        if self._parts or self._lead:
+            levels = topic.split(SEPARATOR)
+            plan = self._plans.get((levels[0], len(levels)))
+            if plan is None:
+                plan = self._plan(levels[0], len(levels))
+            for getter, table in plan:
+                hit = table.get(getter(levels))
+                if hit is not None:
+                    hits.append(hit)
+        if self._root.children or self._char:
+            found = self._gather(hits, topic)
+        elif not hits:
+            found = _EMPTY
+        elif len(hits) == 1:
+            hit = hits[0]
+            found = frozenset(hit) if type(hit) is _Keys else frozenset((hit,))
+        else:
+            found = self._gather(hits, topic)
+        if cache is not None:
+            if len(cache) >= self._cache_size:
+                # Starting afresh is O(1) per entry, unlike evicting the oldest of a dict one by one,
+                # and a hot set of topics is back after one publication each.
+                cache.clear()
+            cache[topic] = found
+        return found
+
+    def _plan(self, first: str, n: int) -> _Plan:
+        """The tables a topic of ``n`` levels under ``first`` may match in: shapes of exactly ``n``
+        levels, and shapes ending in "#" with at most ``n`` levels before it ("#" matches zero
+        levels too), of its first level and of a leading "+"."""
+        shapes = [*self._parts.get(first, {}).items(), *self._lead.items()]
+        plan = tuple((_getter(shape), table) for shape, table in shapes
+                     if shape[0] == n or (shape[2] and shape[0] <= n))
+        if len(self._plans) >= _PLANS:
+            self._plans.clear()  # published topics' first levels are not bounded
+        self._plans[first, n] = plan
+        return plan
+
+    def _gather(self, hits: list, topic: str) -> frozenset[Hashable]:
+        found: set[Hashable] = set()
+        for hit in hits:
+            if type(hit) is _Keys:
+                found.update(hit)  # type: ignore[arg-type]
+            else:
+                found.add(hit)
         if self._root.children:
             self._walk(self._root, topic.split(SEPARATOR), 0, found)
         for key, regex in self._char.items():
             if regex.fullmatch(topic):
                 found.add(key)
-        return found
+        return frozenset(found)
 
     def _walk(self, node: _Node, levels: list[str], i: int, found: set[Hashable]) -> None:
         children = node.children

@@ -80,6 +80,10 @@ class Subscription:
     # The MQSO options an API subscription was made or last altered with (GROUP_SUB,
     # SET_IDENTITY_CONTEXT, NEW_PUBLICATIONS_ONLY, ...): routing reads them.  0 for admin subscriptions.
     sub_options: int = 0
+    # Topic strings of the WILDCARD(BLOCK) topic objects that stood below this subscription's first
+    # wildcard when it was made: IBM reads WILDCARD when a subscription is defined, so later changes
+    # of the attribute do not change what an existing subscription receives.
+    blocked_under: tuple[str, ...] = ()
 
     def expires_at(self) -> float | None:
         if self.expiry < 0:

@@ -58,6 +58,13 @@ class PublishExitContext:
     ExitResponse: int = MQXCC_OK
 
 
+def _own(props):
+    """Copies may share one Properties object (routing.deliveries); what an exit changes must be one copy's."""
+    from qmlite.pcf.properties import Properties
+
+    return props.copy() if props else Properties()
+
+
 def load(spec: str) -> Callable[[PublishExitContext], object]:
     """``module:callable`` (``package.module:object.attr`` works too) -> the callable."""
     module_name, sep, attr = spec.partition(":")
@@ -84,7 +91,7 @@ class PublishExit:
             ctx = PublishExitContext(
                 copy.qmgr, copy.queue, sub.sub_type, sub.sub_options, sub.topic_object, sub.topic_string,
                 sub.resolved_topic, sub.name, sub.sub_id, sub.selector, sub.sub_level, sub.psprop,
-                pub.topic, copy.md, copy.props, copy.data)
+                pub.topic, copy.md, _own(copy.props), copy.data)
             try:
                 answer = self.fn(ctx)
             except Exception as exc:  # a user's code: whatever it raises fails this delivery only

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 
-from . import authority, selectors, topics
+from . import authority, routing, selectors, topics
+from .topics import policy_point
 from .errors import MQIError
 from .model import Queue, Subscription
 from .sessions import Handle, Session
@@ -27,6 +28,7 @@ MANAGED_DURABLE_PREFIX = "SYSTEM.MANAGED.DURABLE."
 MANAGED_NDURABLE_PREFIX = "SYSTEM.MANAGED.NDURABLE."
 _ACTIONS = C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_ALTER
 _NO_CONNECTION = bytes(24)
+DEFAULT_SUB = "SYSTEM.DEFAULT.SUB"
 
 
 # ---- shared rules --------------------------------------------------------------------------------
@@ -58,23 +60,6 @@ def check_pattern(string: str, schema: int) -> None:
             topics.check_char_pattern(string)
         except topics.TopicError:
             raise MQIError(C.MQRC_TOPIC_STRING_ERROR) from None
-
-
-def policy_point(resolved: str, schema: int) -> str:
-    """The topic string up to (not including) its first level holding a wildcard.
-
-    In the topic scheme only a level that is exactly ``#`` or ``+`` is a wildcard (``a/b+c/d`` is
-    literal throughout); in the character scheme any level holding ``*`` or ``?`` is.
-    """
-    kept = []
-    for level in resolved.split(topics.SEPARATOR):
-        if schema == C.MQWS_CHAR:
-            if topics.has_char_wildcards(level):
-                break
-        elif level in (topics.MULTI, topics.SINGLE):
-            break
-        kept.append(level)
-    return topics.SEPARATOR.join(kept)
 
 
 def policy_refusal(reg, point: str, durable: bool) -> str | None:
@@ -112,6 +97,8 @@ def _check_options(opts: int) -> None:
             raise MQIError(C.MQRC_OPTIONS_ERROR)
     if opts & C.MQSO_NEW_PUBLICATIONS_ONLY and not opts & C.MQSO_CREATE:
         raise MQIError(C.MQRC_OPTIONS_ERROR)  # only a new subscription can skip what is retained
+    if opts & C.MQSO_NEW_PUBLICATIONS_ONLY and opts & C.MQSO_PUBLICATIONS_ON_REQUEST:
+        raise MQIError(C.MQRC_OPTIONS_ERROR)  # IBM: an on-request subscription only ever gets retained ones
     if opts & C.MQSO_GROUP_SUB and (not opts & C.MQSO_SET_CORREL_ID or opts & C.MQSO_MANAGED):
         raise MQIError(C.MQRC_OPTIONS_ERROR)  # a group is a provided queue + correlation id
 
@@ -130,6 +117,8 @@ def subscribe(qm: QueueManager, session: Session, sd: S.MQSD, hobj: int) -> tupl
         raise MQIError(C.MQRC_SUB_ALREADY_EXISTS)
     if existing is None and not opts & C.MQSO_CREATE:
         raise MQIError(C.MQRC_NO_SUBSCRIPTION)
+    if existing is not None and (existing.sub_type == C.MQSUBTYPE_PROXY or existing.name == DEFAULT_SUB):
+        raise MQIError(C.MQRC_INVALID_SUBSCRIPTION)  # IBM RC-2523: not one an application may resume
     if existing is not None and existing.active_connection != _NO_CONNECTION:
         raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
     if existing is None:
@@ -237,6 +226,7 @@ def _create(qm: QueueManager, session: Session, sd: S.MQSD, hobj: int, durable: 
     if not sub.name:
         # MQ allows unnamed non-durable subscriptions; the registry keys on a name, so give a private one.
         sub.name = "SYSTEM.NDURABLE." + sub_id.hex().upper()
+    sub.blocked_under = routing.blocks_for(reg, sub)
     reg.put_sub(sub)
     return sub, dest_hobj
 
@@ -287,10 +277,13 @@ def _open_managed(qm: QueueManager, session: Session, name: str) -> int:
 def _resume(qm: QueueManager, session: Session, sub: Subscription, sd: S.MQSD, hobj: int) -> tuple[Subscription, int]:
     reg = qm.registry
     opts = sd.Options
-    if sub.sub_type == C.MQSUBTYPE_PROXY:
-        raise MQIError(C.MQRC_SUBSCRIPTION_IN_USE)
     if sub.variable_user == C.MQVU_FIXED_USER and sub.sub_user and sub.sub_user != session.user:
         raise MQIError(C.MQRC_IDENTITY_MISMATCH)
+    if sub.sub_user != session.user:
+        # IBM ANY_USERID: another user may take the subscription over if it may subscribe there, and
+        # later publications carry that user's identity.
+        authority.check_topic(session, reg, sub.resolved_topic)
+        sub.sub_user = session.user
     if opts & C.MQSO_ALTER:
         _alter(qm, session, sub, sd, hobj)
     if sub.destination_class == C.MQDC_MANAGED:

@@ -43,6 +43,8 @@ _CONTEXT_SET = C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
                | C.MQOO_SET_IDENTITY_CONTEXT)
+_REPORTS_TO_REPLY_Q = (C.MQRO_EXCEPTION | C.MQRO_EXPIRATION | C.MQRO_COA | C.MQRO_COD | C.MQRO_PAN | C.MQRO_NAN
+                      | C.MQRO_ACTIVITY)
 _INQUIRE_ONLY = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
 _OBJECT_KINDS = {C.MQOT_NAMELIST: ("namelist", "namelists"), C.MQOT_PROCESS: ("process", "processes")}
 _KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "namelist": C.MQOT_NAMELIST,
@@ -333,6 +335,8 @@ class QueueManager:
         pmo.ResolvedQMgrName = reg.qmgr.name
         syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
         if handle.kind == "topic":
+            if pmo.Options & C.MQPMO_SUPPRESS_REPLYTO and stored.Report & _REPORTS_TO_REPLY_Q:
+                raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)  # IBM: a report needs the reply-to it removes
             pmo.ResolvedQName = ""
             pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
             delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
@@ -420,7 +424,8 @@ class QueueManager:
     # ---- publish ---------------------------------------------------------------------------------
     def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL, *,
                 options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None) -> int:
-        """Deliver a publication to the subscriptions that select it; returns how many got a copy.
+        """Deliver a publication to the subscriptions that select it; returns how many matched (a copy
+        that went to the dead-letter queue counts as delivered, IBM's MQRC_NO_SUBS_MATCHED rule).
 
         Raises MQIError when a copy that the topic's PMSGDLV/NPMSGDLV requires cannot be delivered
         (nor dead-lettered): then no subscriber gets one, as IBM's publication is all or nothing.
@@ -436,10 +441,14 @@ class QueueManager:
             md.Priority = int(reg.topic_attr(topic, "def_priority"))
         pub = routing.Publication(topic, md, body, props, pub_level, options, publisher)
         subs = [s for s in routing.subscribers(reg, pub) if s.request_only != C.MQRU_PUBLISH_ON_REQUEST]
-        delivered = self.deliver(pub, subs, uow) if subs else 0
+        if subs:
+            self.deliver(pub, subs, uow)
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
-            reg.retain(topic, md.copy(), props, body)
-        return delivered
+            if uow is None:
+                reg.retain(topic, md.copy(), props, body)
+            else:
+                uow.retains.append((topic, md.copy(), props, body))
+        return len(subs)
 
     def _administered(self, sub) -> None:
         if sub.request_only != C.MQRU_PUBLISH_ON_REQUEST:
@@ -460,10 +469,18 @@ class QueueManager:
         else:
             candidates = [(t, kept) for t, kept in reg.retained.items()
                           if topics.matches(sub.resolved_topic, t, sub.wildcard_schema)]
+        now = self.now()
         sent = 0
         for topic, kept in candidates:
-            pub = routing.Publication(topic, kept.md.copy(), kept.body, kept.props, pub_level=1,
-                                      retained=True)
+            left = kept.expiry_left(now)
+            if left is None:
+                reg.forget_retained(topic)  # expired while it waited, as a message on a queue does
+                continue
+            if sub.blocked_under and routing.blocked(sub, topic):
+                continue
+            md = kept.md.copy()
+            md.Expiry = left
+            pub = routing.Publication(topic, md, kept.body, kept.props, pub_level=1, retained=True)
             if sub.selector and not selectors.compile_selector(sub.selector).matches(pub.resolver()):
                 continue
             sent += self.deliver(pub, [sub])
@@ -657,9 +674,11 @@ class QueueManager:
     # ---- units of work ---------------------------------------------------------------------------
     def commit(self, session: Session) -> None:
         """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
-        puts, gets = session.uow.take()
+        puts, gets, retains = session.uow.take()
         reg = self.registry
         store = reg.store
+        for retained in retains:
+            reg.retain(*retained)
         for got in gets:
             if got.message.persistent:
                 store.delete_message(got.message.seq)
@@ -673,7 +692,7 @@ class QueueManager:
 
     def backout(self, session: Session) -> None:
         """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
-        puts, gets = session.uow.take()
+        puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
         reg = self.registry
         for item in puts:
             self._settle(item)

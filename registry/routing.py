@@ -27,11 +27,11 @@ from qmlite.pcf import mqi as S
 
 from . import psprops, selectors, topics
 from .model import Subscription
-from .pubsub import policy_point
+from .topics import policy_point
 
 DEFAULT_PUB_LEVEL = 9
 _NO_CONNECTION = bytes(24)
-_NO_TOKEN = bytes(32)
+_NO_CORREL = bytes(24)
 
 
 @dataclasses.dataclass(slots=True)
@@ -52,6 +52,9 @@ class Publication:
         """What selectors see: the MQMD fields and the message properties (built once per publication)."""
         if self._resolver is None:
             values = self.props.values_for_selectors() if self.props else {}
+            # IBM: a selector may test the topic a publication was made on (MQTopicString).
+            values.setdefault(psprops.TOPIC_STRING, self.topic)
+            values.setdefault("MQTopicString", self.topic)
             self._resolver = selectors.message_resolver(self.md, values)
         return self._resolver
 
@@ -75,14 +78,15 @@ def subscribers(reg, pub: Publication) -> list[Subscription]:
     matched = [by_id[k] for k in reg.routes.match(pub.topic)]
     if not matched:
         return matched
-    if getattr(reg, "wildcard_blocks", 0):
-        matched = _unblocked(reg, pub.topic, matched)
     if pub.options & C.MQPMO_NOT_OWN_SUBS:
         matched = [s for s in matched if s.active_connection != pub.publisher or s.active_connection == _NO_CONNECTION]
     level = pub.pub_level
     eligible = []
+    topic = pub.topic
     for sub in matched:
         if sub.sub_level > level:
+            continue
+        if sub.blocked_under and blocked(sub, topic):
             continue
         if sub.selector and not selectors.compile_selector(sub.selector).matches(pub.resolver()):
             continue
@@ -103,20 +107,34 @@ def first_wildcard_level(sub: Subscription) -> int | None:
     return len(point.split(topics.SEPARATOR)) if point else 0
 
 
-def _unblocked(reg, topic: str, matched: list[Subscription]) -> list[Subscription]:
-    # IBM: with WILDCARD(BLOCK) on a topic object, a subscription whose wildcard stands above that
-    # object's level does not receive publications at or below it; PASSTHRU (default) lets it.
-    depths = [len(node.topic_string.split(topics.SEPARATOR)) for node in reg.topic_nodes(topic)
-              if node.topic_string and node.wildcard_operation == C.MQTA_BLOCK]
-    if not depths:
-        return matched
-    deepest = max(depths)
-    kept = []
-    for sub in matched:
-        level = first_wildcard_level(sub)
-        if level is None or level >= deepest:
-            kept.append(sub)
-    return kept
+def blocks_for(reg, sub: Subscription) -> tuple[str, ...]:
+    """The WILDCARD(BLOCK) topic objects a new subscription is blocked under.
+
+    IBM: with BLOCK on a topic object, a subscription whose wildcard stands above that object's level
+    ("less specific than the topic string at this topic object") receives no publication at or below
+    it; PASSTHRU (the default) lets it.  Read when the subscription is made (IBM: "used when
+    subscriptions are defined").
+    """
+    level = first_wildcard_level(sub)
+    if level is None:
+        return ()
+    point = policy_point(sub.resolved_topic, sub.wildcard_schema)
+    out = []
+    for node in reg.topics.values():
+        string = node.topic_string
+        if node.wildcard_operation != C.MQTA_BLOCK or not string:
+            continue
+        if len(string.split(topics.SEPARATOR)) > level and (not point or string.startswith(point + topics.SEPARATOR)):
+            out.append(string)
+    return tuple(sorted(out))
+
+
+def blocked(sub: Subscription, topic: str) -> bool:
+    """Is ``topic`` at or below one of the blocking topic objects ``sub`` was made under?"""
+    for string in sub.blocked_under:
+        if topic == string or topic.startswith(string + topics.SEPARATOR):
+            return True
+    return False
 
 
 def _significance(sub: Subscription) -> tuple:
@@ -157,7 +175,8 @@ def copy_descriptor(sub: Subscription, md: S.MQMD, msg_id: bytes, *, now: float 
     """
     copy = md.copy()
     copy.MsgId = msg_id
-    copy.CorrelId = sub.destination_correl_id
+    if sub.destination_correl_id != _NO_CORREL or not sub.sub_options & C.MQSO_SET_CORREL_ID:
+        copy.CorrelId = sub.destination_correl_id  # IBM: SET_CORREL_ID with MQCI_NONE keeps the publisher's
     if sub.pub_priority >= 0:
         copy.Priority = sub.pub_priority
     elif sub.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:

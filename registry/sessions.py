@@ -53,15 +53,17 @@ class PendingGet:
 class UnitOfWork:
     puts: list[PendingPut] = dataclasses.field(default_factory=list)
     gets: list[PendingGet] = dataclasses.field(default_factory=list)
+    # Publications put with MQPMO_RETAIN under syncpoint: (topic, MQMD, properties, body), retained at MQCMIT.
+    retains: list[tuple] = dataclasses.field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.puts or self.gets)
+        return bool(self.puts or self.gets or self.retains)
 
-    def take(self) -> tuple[list[PendingPut], list[PendingGet]]:
+    def take(self) -> tuple[list[PendingPut], list[PendingGet], list[tuple]]:
         """End the unit: its records, which MQCMIT or MQBACK then settle."""
-        puts, gets = self.puts, self.gets
-        self.puts, self.gets = [], []
-        return puts, gets
+        puts, gets, retains = self.puts, self.gets, self.retains
+        self.puts, self.gets, self.retains = [], [], []
+        return puts, gets, retains
 
 
 @dataclasses.dataclass(slots=True)

@@ -125,11 +125,21 @@ class QueueManager:
 
 @dataclasses.dataclass(slots=True)
 class Retained:
-    """A topic's retained publication: its MQMD, message properties and body, as published."""
+    """A topic's retained publication: its MQMD, message properties and body, as published, and when
+    (its Expiry counts down from then, as a message's does on a queue)."""
 
     md: object
     props: object
     body: bytes
+    put_time: float = 0.0
+
+    def expiry_left(self, now: float) -> int | None:
+        """Tenths of a second still to run: -1 unlimited, None when it has expired."""
+        expiry = self.md.Expiry  # type: ignore[attr-defined]
+        if expiry < 0:
+            return -1
+        left = int(expiry - (now - self.put_time) * 10)
+        return left if left > 0 else None
 
 
 _MISSING = object()
@@ -156,7 +166,6 @@ class Registry:
         self.processes: dict[str, Process] = {}
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
-        self.wildcard_blocks = 0  # topic objects with WILDCARD(BLOCK): routing looks only when there are some
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
         # Told of each administered subscription Create/Copy Subscription makes (the queue manager
         # sends it the retained publications it matches); a plain callable, as on_available is.
@@ -222,13 +231,15 @@ class Registry:
         for topic in self.store.load(Topic):
             self.topics[topic.name] = topic
             self.topics_by_string[topic.topic_string] = topic
-        self._count_blocks()
-        for topic, md_raw, props, data in self.store.load_retained():
-            self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data)
+        self._topic_attrs.clear()
+        for topic, md_raw, props, data, put_time in self.store.load_retained():
+            self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data, put_time)
         self.namelists.update((n.name, n) for n in self.store.load(Namelist))
         self.processes.update((p.name, p) for p in self.store.load(Process))
         subs, by_id, routes, expiring = self.subs, self.subs_by_id, self.routes, self._expiring
+        no_connection = bytes(24)
         for sub in self.store.load(Subscription):
+            sub.active_connection = no_connection  # a restarted queue manager has no connections
             subs[sub.name] = sub
             by_id[sub.sub_id] = sub
             routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
@@ -333,25 +344,22 @@ class Registry:
         self.topics[topic.name] = topic
         self.topics_by_string[topic.topic_string] = topic
         self.store.put(topic)
-        self._count_blocks()
+        self._topic_attrs.clear()
 
     def remove_topic(self, topic: Topic) -> None:
         self.topics.pop(topic.name, None)
         if self.topics_by_string.get(topic.topic_string) is topic:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
-        self._count_blocks()
-
-    def _count_blocks(self) -> None:
         self._topic_attrs.clear()
-        self.wildcard_blocks = sum(t.wildcard_operation == C.MQTA_BLOCK for t in self.topics.values())
 
     # ---- retained publications -------------------------------------------------------------------
     def retain(self, topic: str, md, props, body: bytes) -> None:
         """MQPMO_RETAIN: this publication replaces the topic's retained one (written when persistent)."""
-        self.retained[topic] = Retained(md, props, body)
+        now = self.clock()
+        self.retained[topic] = Retained(md, props, body, now)
         if md.Persistence == C.MQPER_PERSISTENT:
-            self.store.put_retained(topic, md, props, body)
+            self.store.put_retained(topic, md, props, body, now)
         else:
             self.store.delete_retained(topic)  # a persistent one it replaces must not come back at restart
 

@@ -76,9 +76,10 @@ SUBSCRIPTION_RECORD_1 = (
     "last_message", "message_count", "active_connection",
 )
 _RECORD_1 = b"\x01"
-# Record format 2 (issue 9) appends the MQSO options a subscription was made with; a format-1 record
-# reads as one whose options are 0 (what every subscription made before it had in effect).
-SUBSCRIPTION_RECORD_2 = SUBSCRIPTION_RECORD_1 + ("sub_options",)
+# Record format 2 (issue 9) appends the MQSO options a subscription was made with and the blocking
+# topic objects it was made under; a format-1 record reads as one with neither (what every
+# subscription made before had in effect).
+SUBSCRIPTION_RECORD_2 = SUBSCRIPTION_RECORD_1 + ("sub_options", "blocked_under")
 _RECORD_2 = b"\x02"
 
 
@@ -162,7 +163,8 @@ MIGRATIONS.append([  # 4: every queue attribute MQINQ documents; namelists and p
 ])
 MIGRATIONS.append([  # 5: message properties beside the data; retained publications, one per topic
     "ALTER TABLE messages ADD COLUMN props BLOB",
-    "CREATE TABLE retained (topic TEXT NOT NULL PRIMARY KEY, md BLOB NOT NULL, props BLOB, data BLOB NOT NULL)",
+    "CREATE TABLE retained (topic TEXT NOT NULL PRIMARY KEY, md BLOB NOT NULL, props BLOB, data BLOB NOT NULL,"
+    " put_time REAL NOT NULL)",
 ])
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -356,16 +358,17 @@ class Store:
 
     # Retained publications (MQPMO_RETAIN): persistent ones only; a non-persistent one is lost at a
     # restart, as IBM documents.
-    def put_retained(self, topic: str, md, props, data: bytes) -> None:
-        self._append("INSERT OR REPLACE INTO retained (topic, md, props, data) VALUES (?, ?, ?, ?)",
-                     (topic, md.pack("<"), props_record(props), data))
+    def put_retained(self, topic: str, md, props, data: bytes, put_time: float) -> None:
+        self._append("INSERT OR REPLACE INTO retained (topic, md, props, data, put_time) VALUES (?, ?, ?, ?, ?)",
+                     (topic, md.pack("<"), props_record(props), data, put_time))
 
     def delete_retained(self, topic: str) -> None:
         self._append("DELETE FROM retained WHERE topic = ?", (topic,))
 
-    def load_retained(self) -> Iterator[tuple[str, bytes, object, bytes]]:
-        for topic, md, props, data in self._db.execute("SELECT topic, md, props, data FROM retained"):
-            yield topic, md, props_from_record(props), data
+    def load_retained(self) -> Iterator[tuple[str, bytes, object, bytes, float]]:
+        for topic, md, props, data, put_time in self._db.execute(
+                "SELECT topic, md, props, data, put_time FROM retained"):
+            yield topic, md, props_from_record(props), data, put_time
 
     def delete_message(self, seq: int) -> None:
         self._append("DELETE FROM messages WHERE seq = ?", (seq,))

@@ -404,6 +404,23 @@ def validate(topic: str, *, allow_wildcards: bool = True) -> None:
         raise TopicError("wildcards are not allowed here")
 
 
+def policy_point(resolved: str, schema: int) -> str:
+    """The topic string up to (not including) its first level holding a wildcard.
+
+    In the topic scheme only a level that is exactly ``#`` or ``+`` is a wildcard (``a/b+c/d`` is
+    literal throughout); in the character scheme any level holding ``*`` or ``?`` is.
+    """
+    kept = []
+    for level in resolved.split(SEPARATOR):
+        if schema == C.MQWS_CHAR:
+            if has_char_wildcards(level):
+                break
+        elif level in (MULTI, SINGLE):
+            break
+        kept.append(level)
+    return SEPARATOR.join(kept)
+
+
 def iter_matching(patterns: Iterable[tuple[Hashable, str, int]], topic: str) -> Iterable[Hashable]:
     """Reference matcher over (key, pattern, schema) triples: what TopicIndex.match must agree with."""
     for key, pattern, schema in patterns:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
-from .. import defaults, pubsub, responses
+from .. import defaults, pubsub, responses, routing
 from ..errors import MQIError
 from ..attributes import AttrTable, attr
 from ..model import Queue, Subscription, mq_date, mq_time
@@ -310,6 +310,7 @@ def _define(ctx, new: Subscription, values: dict, existing: Subscription | None,
     else:
         new.sub_id = reg.ids.sub_id()
         new.created = now
+        new.blocked_under = routing.blocks_for(reg, new)
     new.altered = now
     if DEST_CORREL not in values or not values[DEST_CORREL]:
         if new.destination_correl_id in (b"", bytes(CORREL_LENGTH)):

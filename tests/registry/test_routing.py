@@ -3,9 +3,9 @@ delivery rules, the publish exit and MQSUB's rules, each checked against what IB
 
 Everything goes through ``QueueManager`` (no sockets): MQSUB, MQPUT/MQPUT1 to topics, MQGET, MQCMIT /
 MQBACK and PCF commands, on a temporary data directory with an injected clock.  The facts and their
-sources are in docs/pubsub-facts.md (section numbers are cited as "facts §n").  Where qmlite differs
-from IBM's documented behaviour the test states IBM's behaviour and is marked
-``xfail(strict=True)`` with a reason naming the code at fault.
+sources are in docs/pubsub-facts.md (section numbers are cited as "facts §n").  Each test states
+IBM's behaviour, except the copy's Expiry, where issue 9's rule stands over IBM's SubExpiry page
+(docs/decisions.md P3).
 """
 
 from __future__ import annotations
@@ -274,9 +274,6 @@ def test_wildcard_block_on_a_topic_object(qm, operation):
         assert got == want, pattern
 
 
-@pytest.mark.xfail(strict=True, reason="IBM: WILDCARD 'is used when subscriptions are defined. If you alter "
-                   "this attribute, the set of topics covered by existing subscriptions is not affected'; "
-                   "routing._unblocked reads the topic objects' WILDCARD at publish time")
 def test_altering_wildcard_does_not_change_existing_subscriptions(qm):
     define_topic(qm, "AB", "a/b")  # PASSTHRU
     session = connect(qm)
@@ -289,9 +286,6 @@ def test_altering_wildcard_does_not_change_existing_subscriptions(qm):
     assert bodies(qm, before.queue) == [b"x"]  # defined under PASSTHRU: still covers a/b/c
 
 
-@pytest.mark.xfail(strict=True, reason="a retained publication at or below a WILDCARD(BLOCK) object is sent "
-                   "at MQSUB to a blocked wildcard subscription: QueueManager.send_retained matches with "
-                   "topics.matches and never applies the BLOCK rule routing.subscribers applies")
 def test_blocked_wildcard_subscription_gets_no_retained_publication_below_the_block(qm):
     define_topic(qm, "AB", "a/b", i(C.MQIA_WILDCARD_OPERATION, C.MQTA_BLOCK))
     session = connect(qm)
@@ -414,9 +408,6 @@ def test_suppress_replyto_removes_reply_to_from_the_copies(qm):
     assert (suppressed.md.ReplyToQ.strip(), suppressed.md.ReplyToQMgr.strip()) == ("", "")
 
 
-@pytest.mark.xfail(strict=True, reason="IBM PMO: 'If this option [MQPMO_SUPPRESS_REPLYTO] is used with a report "
-                   "option that requires a ReplyToQ, the call fails with MQRC_MISSING_REPLY_TO_Q'; "
-                   "QueueManager._put_handle does not check it")
 def test_suppress_replyto_with_a_report_needing_a_reply_queue_fails(qm):
     session = connect(qm)
     sub = subscribe(qm, session, "rt/r")
@@ -439,9 +430,6 @@ def test_warn_if_no_subs_matched(qm):
     assert bodies(qm, late.queue) == [b"r"]
 
 
-@pytest.mark.xfail(strict=True, reason="IBM RC-2550: MQRC_NO_SUBS_MATCHED means 'no subscriptions matched the topic' "
-                   "(PUBOPTS: 'not delivered to any subscriptions'; GEM26: a DLQ put counts as delivered); "
-                   "QueueManager._put_handle warns whenever deliver() placed no copy on a subscriber queue")
 def test_no_warning_when_the_matching_subscriptions_copy_went_to_the_dlq(qm):
     define_topic(qm, "WDLQ", "wdlq", i(C.MQIA_USE_DEAD_LETTER_Q, C.MQUSEDLQ_YES))
     define_queue(qm, FAIL_Q, i(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED))
@@ -545,10 +533,6 @@ def test_retained_publication_survives_a_reopen_only_when_persistent(tmp_path, c
         again.shutdown()
 
 
-@pytest.mark.xfail(strict=True, reason="a retained publication outlives its Expiry: QueueManager.send_retained "
-                   "sends the MQMD kept at MQPUT, so an expired retained publication is still sent at MQSUB / "
-                   "MQSUBRQ (IBM RC-2479: retained publications are messages on SYSTEM.RETAINED.PUB.QUEUE; MQMD "
-                   "Expiry: a message is discarded once its expiry time has elapsed)")
 def test_an_expired_retained_publication_is_not_sent(qm, clock):
     session = connect(qm)
     publish(qm, session, "rexp/t", b"short-lived", options=C.MQPMO_RETAIN, Expiry=600)
@@ -556,9 +540,6 @@ def test_an_expired_retained_publication_is_not_sent(qm, clock):
     assert bodies(qm, subscribe(qm, session, "rexp/t").queue) == []
 
 
-@pytest.mark.xfail(strict=True, reason="IBM MQMD Expiry: 'The value is decremented to reflect the time that the "
-                   "message spends on the destination queue' (and by an application that 'has retained the "
-                   "message for a significant time'); send_retained gives a retained copy the full Expiry again")
 def test_a_retained_copy_has_only_the_expiry_left(qm, clock):
     session = connect(qm)
     publish(qm, session, "rexp/h", b"half", options=C.MQPMO_RETAIN, Expiry=600)
@@ -567,10 +548,6 @@ def test_a_retained_copy_has_only_the_expiry_left(qm, clock):
     assert copy.expires_at == clock.t + 30.0
 
 
-@pytest.mark.xfail(strict=True, reason="a retained publication put under syncpoint is retained at once: "
-                   "QueueManager.publish calls registry.retain outside the unit of work, so it is visible "
-                   "before MQCMIT and survives MQBACK (IBM: a unit of work's puts appear at commit and are "
-                   "removed by backout; retained publications are messages on SYSTEM.RETAINED.PUB.QUEUE)")
 def test_retained_publication_under_syncpoint_follows_the_unit_of_work(qm):
     publisher, watcher = connect(qm), connect(qm)
     publish(qm, publisher, "uow/r", b"r", options=C.MQPMO_SYNCPOINT | C.MQPMO_RETAIN)
@@ -598,10 +575,6 @@ def test_each_copy_gets_a_new_msg_id_and_its_subscriptions_correl_id(qm):
     assert copies[2].md.CorrelId == b"MINE".ljust(24, b"\0")
 
 
-@pytest.mark.xfail(strict=True, reason="IBM SubCorrelId: with MQSO_SET_CORREL_ID and MQCI_NONE 'the correlation "
-                   "identifier that is set in each message published for this subscription is the correlation "
-                   "identifier created by the original put'; routing.copy_descriptor always sets the "
-                   "subscription's (here all zeros)")
 def test_set_correl_id_with_mqci_none_keeps_the_publishers_correl_id(qm):
     session = connect(qm)
     sub = subscribe(qm, session, "md/none", correl=NONE24)
@@ -678,17 +651,19 @@ def test_copy_keeps_the_publications_expiry(qm, clock):
     assert short.expires_at == clock.t + 10.0 and forever.expires_at is None
 
 
-@pytest.mark.xfail(strict=True, reason="IBM SubExpiry: 'SubExpiry has no effect on publication expiry'; "
-                   "routing.copy_descriptor gives each copy the lesser of the publication's and the "
-                   "subscription's remaining expiry (issue 9's rule, not IBM's)")
-def test_sub_expiry_does_not_shorten_a_copys_expiry(qm, clock):
+def test_a_copy_never_outlives_its_subscription(qm, clock):
+    """Issue 9's rule (docs/decisions.md P3): a copy's Expiry is the lesser of the publication's and
+    the subscription's remaining.  IBM's SubExpiry page says SubExpiry leaves publications alone;
+    where an issue and the reference differ, the issue stands."""
     session = connect(qm)
     sub = subscribe(qm, session, "exp/s", expiry=600)  # the subscription ends in 60 s
     publish(qm, session, "exp/s", b"forever")
     publish(qm, session, "exp/s", b"hour", Expiry=36_000)
-    forever, hour = msgs(qm, sub.queue)
-    assert forever.expires_at is None and forever.md.Expiry == C.MQEI_UNLIMITED
-    assert hour.expires_at == clock.t + 3600.0
+    publish(qm, session, "exp/s", b"short", Expiry=100)
+    forever, hour, short = msgs(qm, sub.queue)
+    assert forever.md.Expiry == 600 and forever.expires_at == clock.t + 60.0
+    assert hour.md.Expiry == 600
+    assert short.md.Expiry == 100 and short.expires_at == clock.t + 10.0
 
 
 def test_an_expired_subscription_gets_no_more_publications(qm, clock):
@@ -760,10 +735,6 @@ def test_a_selector_that_does_not_parse_is_refused_at_mqsub(qm):
     assert "BAD.SEL" not in qm.registry.subs
 
 
-@pytest.mark.xfail(strict=True, reason="IBM 'Selection strings': selectors should not use the properties the "
-                   "queue manager adds 'except for the message property MQTopicString, which contains the topic "
-                   "string for the publication'; qmlite adds mqps.Top only to the copy (psprops.shape), after "
-                   "routing.subscribers evaluated the selector, and the resolver knows no name MQTopicString")
 def test_a_selector_may_use_mq_topic_string(qm):
     session = connect(qm)
     sub = subscribe(qm, session, "sel/#", selector="MQTopicString = 'sel/a'")
@@ -1028,10 +999,6 @@ def test_publish_exit_suppresses_reroutes_and_changes_a_delivery(qm, action, one
     assert other.md.Priority == 2 and other.data == b"pub"
 
 
-@pytest.mark.xfail(strict=True, reason="routing.deliveries shares one Properties object between copies whose "
-                   "PSPROP, user data and topic agree, and PublishExit.run hands it to the exit as it is: an "
-                   "exit changing one subscriber's properties changes another's (IBM PSXP: the exit examines "
-                   "and alters the publication per subscriber)")
 def test_publish_exit_property_change_stays_with_its_own_copy(qm):
     _exit_setup(qm, Recorder({"EXIT.ONE": _change}))
     publish(qm, connect(qm), "exit/t", b"pub")
@@ -1102,10 +1069,7 @@ def test_publish_exit_is_called_for_retained_publications(qm):
     (C.MQSO_ALTER | C.MQSO_NEW_PUBLICATIONS_ONLY, 1),
     (C.MQSO_CREATE | C.MQSO_GROUP_SUB, 1),  # without SET_CORREL_ID
     (C.MQSO_CREATE | C.MQSO_PUBLICATIONS_ON_REQUEST, 2),
-    pytest.param(C.MQSO_CREATE | C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST, 1,
-                 marks=pytest.mark.xfail(strict=True, reason="IBM (MQSUB call on IBM i, q107620_): 'The "
-                                         "combination of SONEWP and SOPUBR is not allowed'; "
-                                         "pubsub._check_options accepts it")),
+    pytest.param(C.MQSO_CREATE | C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST, 1),
 ])
 def test_option_combinations_refused_with_options_error(qm, options, level):
     session = connect(qm)
@@ -1224,9 +1188,6 @@ def test_fixed_userid_is_the_default_and_any_userid_lets_another_user_resume(qm)
     subscribe(qm, owner, "dev/owned", name="FIXED.SUB", options=resume)  # the owner may
 
 
-@pytest.mark.xfail(strict=True, reason="IBM MQSO_ANY_USERID: after another user resumes, 'further publications "
-                   "to this subscriber are put on the subscriber queue with the new user ID set in the "
-                   "publication'; pubsub._resume keeps sub_user (only _alter sets it)")
 def test_any_userid_resume_makes_the_new_user_the_publications_user(qm):
     owner, other = connect(qm), connect(qm, "app")
     sub = subscribe(qm, owner, "dev/any", name="ANY.SUB", options=C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_ANY_USERID)
@@ -1236,9 +1197,6 @@ def test_any_userid_resume_makes_the_new_user_the_publications_user(qm):
     assert msgs(qm, sub.queue)[0].md.UserIdentifier.strip() == "app"
 
 
-@pytest.mark.xfail(strict=True, reason="IBM MQSO_ANY_USERID: a different user's MQSUB on the subscription 'only "
-                   "succeeds if the new user ID has authority to subscribe to the topic'; pubsub._resume makes "
-                   "no authority check (only _create calls authority.check_topic)")
 def test_any_userid_resume_needs_the_new_users_authority(qm):
     owner, other = connect(qm), connect(qm, "app")
     sub = subscribe(qm, owner, "secret/t", name="SECRET.SUB",
@@ -1257,8 +1215,6 @@ def test_a_subscription_in_use_cannot_be_resumed(qm):
     subscribe(qm, second, "use/t", name="USE.SUB", options=resume)
 
 
-@pytest.mark.xfail(strict=True, reason="IBM RC-2523: MQSO_RESUME or MQSO_ALTER of SYSTEM.DEFAULT.SUB fails with "
-                   "MQRC_INVALID_SUBSCRIPTION; pubsub.subscribe resumes it like any subscription")
 def test_system_default_sub_cannot_be_resumed(qm):
     session = connect(qm)
     refused(C.MQRC_INVALID_SUBSCRIPTION, subscribe, qm, session, "", name="SYSTEM.DEFAULT.SUB", queue=Q1,
@@ -1280,10 +1236,6 @@ def test_disconnect_removes_non_durable_subscriptions_and_their_managed_queues(q
     assert resumed.queue == kept.queue
 
 
-@pytest.mark.xfail(strict=True, reason="Change Subscription copies the status fields (active_connection among them) "
-                   "into the new definition and put_sub writes it; Registry._load restores it, so after a restart "
-                   "the subscription stays 'in use' by a connection that no longer exists and every RESUME is "
-                   "MQRC_SUBSCRIPTION_IN_USE")
 def test_a_durable_subscription_is_free_after_a_restart(tmp_path, clock):
     """No connection outlives the queue manager: after a restart (a crash included) no subscription
     is in use, whatever was done to it while it was."""
@@ -1418,6 +1370,7 @@ def test_subscribers_agree_with_the_documented_rules(shared_qm, subs, topics, pu
                 sub_level=s.level, wildcard_schema=s.schema, durable=C.MQSUB_DURABLE_NO,
                 sub_type=C.MQSUBTYPE_API,
                 sub_options=(C.MQSO_GROUP_SUB | C.MQSO_SET_CORREL_ID) if grouped else 0)
+            sub.blocked_under = routing.blocks_for(reg, sub)  # what MQSUB and Create Subscription do
             reg.put_sub(sub)
             made.append(sub)
         index = {sub.sub_id: k for k, sub in enumerate(made)}

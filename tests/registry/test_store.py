@@ -225,7 +225,7 @@ def test_round_trip_through_reopen(tmp_path):
     system = snapshot(reg)
     full = every_field_set(Subscription, name="FULL.SUB", sub_id=b"AMQ QM7         \x01\x02\x03\x04\x05\x06\x07\x08",
                            topic_string="a/b", resolved_topic="a/b", expiry=600, wildcard_schema=C.MQWS_TOPIC,
-                           durable=C.MQSUB_DURABLE_YES)
+                           durable=C.MQSUB_DURABLE_YES, active_connection=bytes(24))  # none after a restart
     reg.put_sub(full)
     for n in range(20):
         reg.put_sub(sub(f"S.{n}", n, topic_string=f"x/{n}/#" if n % 3 else f"x/{n}",

@@ -433,21 +433,16 @@ class QueueManager:
         """
         reg = self.registry
         reg.expire_subscriptions()
-        md, props, body = psprops.split_message(md, data)
-        # AS_TOPIC_DEF (the same value as AS_Q_DEF) resolves at the topic, not at each destination.
-        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            md.Persistence = int(reg.topic_attr(topic, "def_persistence"))
-        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            md.Priority = int(reg.topic_attr(topic, "def_priority"))
-        pub = routing.Publication(topic, md, body, props, pub_level, options, publisher)
-        subs = [s for s in routing.subscribers(reg, pub) if s.request_only != C.MQRU_PUBLISH_ON_REQUEST]
+        pub = routing.publication(reg, topic, md, data, pub_level, options, publisher)
+        subs = routing.receivers(reg, pub)
         if subs:
             self.deliver(pub, subs, uow)
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
+            retained = (topic, pub.md.copy(), pub.props, pub.body)
             if uow is None:
-                reg.retain(topic, md.copy(), props, body)
+                reg.retain(*retained)
             else:
-                uow.retains.append((topic, md.copy(), props, body))
+                uow.retains.append(retained)
         return len(subs)
 
     def _administered(self, sub) -> None:

@@ -71,7 +71,26 @@ class Delivery:
     data: bytes
 
 
+def publication(reg, topic: str, md: S.MQMD, data: bytes, pub_level: int = DEFAULT_PUB_LEVEL, options: int = 0,
+                publisher: bytes = _NO_CONNECTION) -> Publication:
+    """A publication as put: its properties taken out of an MQRFH2 (psprops.split_message), and
+    Persistence and Priority AS_TOPIC_DEF (the value of AS_Q_DEF) resolved at the topic, not at each
+    destination.  ``md`` is changed in place when nothing is split (it is the publisher's own copy)."""
+    md, props, body = psprops.split_message(md, data)
+    if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+        md.Persistence = int(reg.topic_attr(topic, "def_persistence"))
+    if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        md.Priority = int(reg.topic_attr(topic, "def_priority"))
+    return Publication(topic, md, body, props, pub_level, options, publisher)
+
+
 # ---- who receives it -----------------------------------------------------------------------------
+def receivers(reg, pub: Publication) -> list[Subscription]:
+    """The subscriptions a publication is delivered to now: ``subscribers`` less those that take
+    publications only on request (MQSUBRQ sends them retained ones)."""
+    return [s for s in subscribers(reg, pub) if s.request_only != C.MQRU_PUBLISH_ON_REQUEST]
+
+
 def subscribers(reg, pub: Publication) -> list[Subscription]:
     """The subscriptions that get a copy of ``pub`` (expired ones already gone)."""
     by_id = reg.subs_by_id
@@ -195,6 +214,15 @@ def copy_descriptor(sub: Subscription, md: S.MQMD, msg_id: bytes, *, now: float 
     if suppress_reply_to:
         copy.ReplyToQ = copy.ReplyToQMgr = ""
     return copy
+
+
+def delivered_priority(reg, copy: Delivery) -> int:
+    """The Priority a copy lands with: PubPriority AS_Q_DEF is the destination queue's DefPriority
+    (as MQPUT resolves it, registry/qmgr.py); for a queue this registry does not hold, 0."""
+    if copy.md.Priority != C.MQPRI_PRIORITY_AS_Q_DEF:
+        return copy.md.Priority
+    queue = reg.queues.get(copy.queue)
+    return queue.def_priority if queue is not None else 0
 
 
 def deliveries(reg, pub: Publication, subs: list[Subscription], now: float, new_msg_id) -> list[Delivery]:

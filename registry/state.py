@@ -19,7 +19,7 @@ from . import defaults, topics
 from .ids import IdGenerator
 from .messages import Message, MessageStore
 from .model import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
-from .store import Store
+from .store import ReadOnlyStore, Store
 
 
 # Queue-manager fields that never come from the meta table: its identity, what this software is, and
@@ -153,7 +153,7 @@ _TOPIC_ATTR_CACHE = 65_536
 
 
 class Registry:
-    def __init__(self, store: Store, qmgr: QueueManager, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: Store | ReadOnlyStore, qmgr: QueueManager, *, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.qmgr = qmgr
         self.clock = clock
@@ -200,6 +200,19 @@ class Registry:
         store.commit()
         return reg
 
+    @classmethod
+    def open_readonly(cls, data_dir: pathlib.Path) -> Registry:
+        """The definitions of a data directory, for reading only (no messages, no writes): safe while a
+        server runs on it.  What the Spark pipeline routes against (pipeline/)."""
+        store = ReadOnlyStore.open(data_dir)
+        try:
+            meta = store.meta()
+            reg = cls(store, QueueManager.from_meta(str(meta["qmgr_name"]), meta))  # type: ignore[arg-type]
+            reg._load_definitions()
+        finally:
+            store.close()
+        return reg
+
     def _first_start(self, dev_objects: bool) -> None:
         now = self.clock()
         q = self.qmgr
@@ -225,7 +238,7 @@ class Registry:
             sub.destination_correl_id = sub.sub_id
             self.put_sub(sub)
 
-    def _load(self) -> None:
+    def _load_definitions(self) -> None:
         for queue in self.store.load(Queue):
             self.queues[queue.name] = queue
         for topic in self.store.load(Topic):
@@ -245,6 +258,9 @@ class Registry:
             routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
             if sub.expiry >= 0:
                 expiring.add(sub.sub_id)
+
+    def _load(self) -> None:
+        self._load_definitions()
         self._load_messages()
 
     def _load_messages(self) -> None:

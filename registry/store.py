@@ -224,6 +224,69 @@ def _record_type(f: dataclasses.Field) -> type | tuple[type, ...]:
     return (int, float) if kind is float else kind
 
 
+def load_rows(db: sqlite3.Connection, cls: type) -> Iterator:
+    """Every stored object of a model class (subscriptions from their records)."""
+    if cls is Subscription:
+        cursor = db.execute("SELECT record FROM subscriptions")
+        cursor.arraysize = 4096
+        while rows := cursor.fetchmany():
+            for (record,) in rows:
+                yield Subscription(*decode_record(record))
+        return
+    table, _ = _TABLES[cls]
+    cols = _columns(cls)
+    cursor = db.execute(f"SELECT {', '.join(cols)} FROM {table}")
+    cursor.arraysize = 4096
+    convert = _FROM_COLUMN.get(cls)
+    if convert is not None:
+        positions = [(cols.index(name), fn) for name, fn in convert.items()]
+    while rows := cursor.fetchmany():
+        for row in rows:
+            if convert is not None:
+                row = list(row)
+                for i, fn in positions:
+                    row[i] = fn(row[i])
+            yield cls(*row)
+
+
+def load_retained(db: sqlite3.Connection) -> Iterator[tuple[str, bytes, object, bytes, float]]:
+    """(topic, MQMD bytes, properties, body, when retained) of every stored retained publication."""
+    for topic, md, props, data, put_time in db.execute("SELECT topic, md, props, data, put_time FROM retained"):
+        yield topic, md, props_from_record(props), data, put_time
+
+
+class ReadOnlyStore:
+    """A data directory opened for reading only (SQLite ``mode=ro``): what the Spark pipeline and
+    other tools read while a server may be running on it.  It never migrates nor writes; a data
+    directory of another schema version is refused rather than misread."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = path
+        if not path.exists():
+            raise StoreError(f"{path} does not exist")
+        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            self._db.close()
+            raise StoreError(f"{path} has schema {version}; this qmlite reads {SCHEMA_VERSION}")
+
+    @classmethod
+    def open(cls, data_dir: pathlib.Path) -> ReadOnlyStore:
+        return cls(pathlib.Path(data_dir) / FILENAME)
+
+    def load(self, cls: type) -> Iterator:
+        return load_rows(self._db, cls)
+
+    def meta(self) -> dict[str, object]:
+        return dict(self._db.execute("SELECT key, value FROM meta"))
+
+    def load_retained(self) -> Iterator[tuple[str, bytes, object, bytes, float]]:
+        return load_retained(self._db)
+
+    def close(self) -> None:
+        self._db.close()
+
+
 class Store:
     def __init__(self, path: pathlib.Path, *, synchronous: str = "FULL") -> None:
         self.path = path
@@ -290,27 +353,7 @@ class Store:
 
     # Reads: only at start-up.
     def load(self, cls: type) -> Iterator:
-        if cls is Subscription:
-            cursor = self._db.execute("SELECT record FROM subscriptions")
-            cursor.arraysize = 4096
-            while rows := cursor.fetchmany():
-                for (record,) in rows:
-                    yield Subscription(*decode_record(record))
-            return
-        table, _ = _TABLES[cls]
-        cols = _columns(cls)
-        cursor = self._db.execute(f"SELECT {', '.join(cols)} FROM {table}")
-        cursor.arraysize = 4096
-        convert = _FROM_COLUMN.get(cls)
-        if convert is not None:
-            positions = [(cols.index(name), fn) for name, fn in convert.items()]
-        while rows := cursor.fetchmany():
-            for row in rows:
-                if convert is not None:
-                    row = list(row)
-                    for i, fn in positions:
-                        row[i] = fn(row[i])
-                yield cls(*row)
+        return load_rows(self._db, cls)
 
     def meta(self) -> dict[str, object]:
         return dict(self._db.execute("SELECT key, value FROM meta"))
@@ -366,9 +409,7 @@ class Store:
         self._append("DELETE FROM retained WHERE topic = ?", (topic,))
 
     def load_retained(self) -> Iterator[tuple[str, bytes, object, bytes, float]]:
-        for topic, md, props, data, put_time in self._db.execute(
-                "SELECT topic, md, props, data, put_time FROM retained"):
-            yield topic, md, props_from_record(props), data, put_time
+        return load_retained(self._db)
 
     def delete_message(self, seq: int) -> None:
         self._append("DELETE FROM messages WHERE seq = ?", (seq,))

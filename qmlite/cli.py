@@ -47,6 +47,35 @@ def _decode(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _pipeline_route(args: argparse.Namespace) -> int:
+    try:
+        from qmlite.pipeline import route_job, spark
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        print(f"qmlite: the pipeline needs the spark extra (pip install 'qmlite[spark]'): {exc}", file=sys.stderr)
+        return 2
+    from qmlite.pipeline.routes import PublicationError
+    from qmlite.registry.snapshot import SnapshotError
+    from qmlite.registry.store import StoreError
+
+    try:  # what can be wrong before a JVM is started is reported before one is
+        route_job.load_registry(args.registry)
+        if not pathlib.Path(args.publications).exists():
+            raise OSError(f"{args.publications} does not exist")
+    except (SnapshotError, StoreError, OSError) as exc:
+        print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
+    session = spark.session(args.master)
+    try:
+        summary = route_job.route(session, args.publications, args.registry, args.out)
+    except (PublicationError, SnapshotError, StoreError, OSError) as exc:
+        print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        session.stop()
+    print(json.dumps({k: summary[k] for k in ("publications", "deliveries", "publications_not_received")}))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qmlite", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     dec.add_argument("--kind", choices=["auto", "fap", "pcf", "md"], default="auto",
                      help="what the bytes are (default: detect)")
     dec.set_defaults(func=_decode)
+
+    pipe = sub.add_parser("pipeline", help="Spark jobs over publications and registries")
+    jobs = pipe.add_subparsers(dest="job", required=True)
+    route = jobs.add_parser("route", help="the deliveries a queue manager would make for a set of publications")
+    route.add_argument("--publications", required=True, help="JSON lines or Parquet publications")
+    route.add_argument("--registry", required=True, help="a data directory (read only) or a snapshot file")
+    route.add_argument("--out", required=True, help="directory for deliveries/ (Parquet) and summary.json")
+    route.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    route.set_defaults(func=_pipeline_route)
     return parser
 
 

@@ -1,0 +1,19 @@
+"""The Spark session the pipeline's jobs run in: local mode by default, any cluster through ``master``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8):
+    # The executors' Python must be this one: it is the one that has qmlite installed.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    return (SparkSession.builder.master(master).appName(app)
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .getOrCreate())

@@ -1,0 +1,86 @@
+"""``pipeline.route_job`` on a local Spark session: the deliveries and summary of a small replay."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from qmlite.pcf import constants as C
+from qmlite.pipeline import route_job, routes
+from qmlite.registry.qmgr import QueueManager
+from qmlite.registry import snapshot
+from tests.support.pcfkit import command, st
+
+pytest.importorskip("pyspark")
+
+
+def _admin_sub(qm, name, topic, dest, *extra):
+    reply = qm.engine.execute(command(C.MQCMD_CREATE_SUBSCRIPTION, st(C.MQCACF_SUB_NAME, name),
+                                      st(C.MQCA_TOPIC_STRING, topic), st(C.MQCACF_DESTINATION, dest), *extra))
+    assert reply[-1].header.Reason == 0
+
+
+def test_route_job_writes_deliveries_by_queue_and_a_summary(spark, tmp_path, clock):
+    data = tmp_path / "qm"
+    qm = QueueManager.open(data, clock=clock, synchronous="NORMAL")
+    _admin_sub(qm, "ALL.PRICES", "price/#", "DEV.QUEUE.1")
+    _admin_sub(qm, "RED.FRUIT", "price/fruit/+", "DEV.QUEUE.2", st(C.MQCACF_SUB_SELECTOR, "Colour = 'red'"))
+    qm.flush()
+    rows = [
+        {"id": "a", "topic": "price/fruit/apple", "body": "1.20", "properties": {"Colour": "red"},
+         "timestamp": "2026-11-23T10:15:00Z"},
+        {"id": "b", "topic": "price/fruit/pear", "size": 100, "properties": {"Colour": "green"},
+         "timestamp": "2026-11-23T10:45:00Z"},
+        {"id": "c", "topic": "news/today", "body": "nobody", "timestamp": "2026-11-23T11:05:00Z"},
+        {"topic": "price/veg/leek", "size": 10, "priority": 8, "timestamp": "2026-11-23T11:10:00Z"},
+    ]
+    pubs = tmp_path / "pubs.jsonl"
+    pubs.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    try:  # the job reads the data directory while the queue manager has it open
+        summary = route_job.route(spark, str(pubs), str(data), str(tmp_path / "out"))
+        expected = list(routes.route_rows(((r, n) for n, r in enumerate(rows)), qm.registry))
+    finally:
+        qm.shutdown()
+    table = pq.read_table(tmp_path / "out" / "deliveries").to_pylist()
+    got = sorted((r["publication_id"], str(r["destination_queue"]), r["sub_name"], r["bytes"]) for r in table)
+    assert got == sorted((d["publication_id"], d["destination_queue"], d["sub_name"], d["bytes"]) for d in expected)
+    assert got == [("3", "DEV.QUEUE.1", "ALL.PRICES", 10), ("a", "DEV.QUEUE.1", "ALL.PRICES", 4),
+                   ("a", "DEV.QUEUE.2", "RED.FRUIT", 4), ("b", "DEV.QUEUE.1", "ALL.PRICES", 100)]
+    written = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert written == json.loads(json.dumps(summary))
+    assert (summary["publications"], summary["deliveries"], summary["publications_not_received"]) == (4, 4, 1)
+    assert summary["per_subscription"]["ALL.PRICES"] == {"messages": 3, "bytes": 114}
+    assert summary["per_queue_per_hour"]["DEV.QUEUE.1"] == {
+        "1795428000": {"messages": 2, "bytes": 104}, "1795431600": {"messages": 1, "bytes": 10}}
+
+
+def test_route_job_reads_a_snapshot_and_parquet(spark, tmp_path, clock):
+    qm = QueueManager.open(tmp_path / "qm", clock=clock, synchronous="NORMAL")
+    try:
+        _admin_sub(qm, "S", "t/+", "DEV.QUEUE.3")
+        snap = tmp_path / "registry.snapshot"
+        snap.write_bytes(snapshot.dump(qm.registry))
+    finally:
+        qm.shutdown()
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"id": ["x", "y"], "topic": ["t/1", "u/1"], "size": [5, 6]}), tmp_path / "p.parquet")
+    summary = route_job.route(spark, str(tmp_path / "p.parquet"), str(snap), str(tmp_path / "out"))
+    assert (summary["deliveries"], summary["publications_not_received"]) == (1, 1)
+    assert summary["per_queue"] == {"DEV.QUEUE.3": {"messages": 1, "bytes": 5}}
+
+
+def test_the_command_line_reports_a_bad_registry_or_input_without_starting_spark(tmp_path):
+    """(The job itself is tested above on the shared session; a second JVM here would double the cost.)"""
+    import subprocess
+    import sys
+
+    (tmp_path / "p.jsonl").write_text('{"topic": "cli/x", "body": "hi"}\n')
+    for registry, publications, says in ((tmp_path / "no-such-dir", tmp_path / "p.jsonl", "No such file"),
+                                         (tmp_path / "p.jsonl", tmp_path / "p.jsonl", "not a registry snapshot")):
+        bad = subprocess.run([sys.executable, "-m", "qmlite", "pipeline", "route", "--publications",
+                              str(publications), "--registry", str(registry), "--out", str(tmp_path / "out")],
+                             capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr, bad.stderr

@@ -26,20 +26,6 @@ def server(tmp_path_factory):
         yield srv
 
 
-@pytest.fixture(scope="module")
-def qmgr(server):
-    qm = ibmmq.connect("QM1", ADMIN, server.conn_name, "admin", "passw0rd")
-    yield qm
-    qm.disconnect()
-
-
-@pytest.fixture(scope="module")
-def pcf(qmgr):
-    p = ibmmq.PCFExecute(qmgr)
-    yield p
-    p.disconnect()
-
-
 def _sub(qmgr, topic, options=CMQC.MQSO_CREATE | CMQC.MQSO_NON_DURABLE | CMQC.MQSO_MANAGED, queue=None, **fields):
     sd = ibmmq.SD(Options=options)
     sd.set_vs("ObjectString", topic)

@@ -26,25 +26,6 @@ def server(tmp_path_factory):
         yield srv
 
 
-@pytest.fixture(scope="module")
-def conn_name(server):
-    return server.conn_name
-
-
-@pytest.fixture(scope="module")
-def qmgr(conn_name):
-    qm = ibmmq.connect("QM1", ADMIN_CHANNEL, conn_name, "admin", "passw0rd")
-    yield qm
-    qm.disconnect()
-
-
-@pytest.fixture(scope="module")
-def pcf(qmgr):
-    p = ibmmq.PCFExecute(qmgr)
-    yield p
-    p.disconnect()
-
-
 def _raises(reason, fn, *args, **kwargs):
     with pytest.raises(ibmmq.MQMIError) as info:
         fn(*args, **kwargs)

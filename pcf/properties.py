@@ -100,9 +100,12 @@ def _err(detail: str, offset: int | None = None) -> CodecError:
     return CodecError(FOLDER_REASON, family=_MQRC, offset=offset, detail=f"NameValueData: {detail}")
 
 
-def _float32(value: float) -> float:
-    """``value`` rounded to the nearest float32; OverflowError when it does not fit."""
-    return _F32.unpack(_F32.pack(value))[0]
+def _float32(value: float) -> float | None:
+    """``value`` rounded to the nearest float32; None when it does not fit."""
+    try:
+        return _F32.unpack(_F32.pack(value))[0]
+    except OverflowError:
+        return None
 
 
 def decode_value(dt: str | None, text: str) -> tuple[str, object]:
@@ -142,12 +145,11 @@ def decode_value(dt: str | None, text: str) -> tuple[str, object]:
         num = text.strip(_XML_WS)
         if len(num) > 64 or _FLOAT_TEXT.fullmatch(num) is None:
             raise _err(f"{dt} value {text[:40]!r} is not a number")
-        value = float(num)
+        value: float | None = float(num)
         if dt == FLOAT32:
-            try:
-                value = _float32(value)
-            except OverflowError:
-                raise _err(f"r4 value {num!r} out of range") from None
+            value = _float32(value)  # type: ignore[arg-type]
+            if value is None:
+                raise _err(f"r4 value {num!r} out of range")
         return dt, value
     return dt, text  # unknown dt: kept as text, its name as the type
 
@@ -235,12 +237,11 @@ def _coerce(value: object, kind: str | None) -> tuple[str, object]:
     if kind in (FLOAT32, FLOAT64):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{kind} property needs a float, got {type(value).__name__}")
-        number = float(value)
+        number: float | None = float(value)
         if kind == FLOAT32:
-            try:
-                number = _float32(number)
-            except OverflowError:
-                raise ValueError(f"r4 value {value!r} out of range") from None
+            number = _float32(number)  # type: ignore[arg-type]
+            if number is None:
+                raise ValueError(f"r4 value {value!r} out of range")
         return kind, number
     if kind == BYTES:
         if not isinstance(value, (bytes, bytearray, memoryview)):

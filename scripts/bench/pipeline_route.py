@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""``qmlite pipeline route`` throughput: publications/s on Spark local[1] and local[2], and the same
+replay in one process without Spark (issue 10).
+
+A data directory with ``--subs`` administered subscriptions (exact 5-level topics, 20% with one "+")
+and a JSON-lines file of ``--publications`` publications over ``--topics`` distinct topics (each
+topic a subscription's, made concrete; 64-byte bodies given by ``size``).  Each Spark run is the
+whole job (read, route, write Parquet deliveries by queue, summary) in a fresh session; the figure
+is publications / wall seconds.  The issue's target is 10M publications over 100k topics against
+100k subscriptions at >= 250k/s on local[2] and >= 1.7x over local[1].
+
+    python scripts/bench/pipeline_route.py                       # 1M publications
+    python scripts/bench/pipeline_route.py --publications 10000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import random
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+
+def _registry(data: pathlib.Path, count: int, rnd: random.Random) -> list[str]:
+    from qmlite.pcf import constants as C
+    from qmlite.registry.model import Queue, Subscription
+    from qmlite.registry.qmgr import QueueManager
+    from qmlite.registry import routing
+
+    qm = QueueManager.open(data, synchronous="OFF")
+    reg = qm.registry
+    queues = [f"BENCH.PIPE.{n}" for n in range(10)]
+    for name in queues:
+        reg.put_queue(Queue(name, max_depth=999_999_999))
+    topics = []
+    for i in range(count):
+        levels = [f"l{k}_{rnd.randrange(30)}" for k in range(4)] + [str(i)]
+        concrete = "/".join(levels)
+        if rnd.random() < 0.2:
+            levels[rnd.randrange(1, 5)] = "+"
+        pattern = "/".join(levels)
+        sub = Subscription(f"BENCH.PIPE.SUB.{i}", reg.ids.sub_id(), topic_string=pattern, resolved_topic=pattern,
+                           destination=queues[i % len(queues)], destination_qmgr="QM1",
+                           sub_type=C.MQSUBTYPE_ADMIN)
+        sub.destination_correl_id = sub.sub_id
+        sub.blocked_under = routing.blocks_for(reg, sub)
+        reg.put_sub(sub)
+        topics.append(concrete)
+    qm.flush()
+    qm.shutdown()
+    return topics
+
+
+def _publications(path: pathlib.Path, topics: list[str], count: int, distinct: int, rnd: random.Random) -> None:
+    pool = rnd.sample(topics, min(distinct, len(topics)))
+    with open(path, "w") as f:
+        for n in range(count):
+            f.write(json.dumps({"id": n, "topic": pool[rnd.randrange(len(pool))], "size": 64,
+                                "timestamp": f"2026-11-23T{n % 24:02d}:00:00Z"}) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--subs", type=int, default=100_000)
+    ap.add_argument("--publications", type=int, default=1_000_000)
+    ap.add_argument("--topics", type=int, default=100_000)
+    ap.add_argument("--masters", default="local[1],local[2]")
+    ap.add_argument("--seed", type=int, default=10)
+    args = ap.parse_args()
+
+    from qmlite.pipeline import route_job, routes, spark
+    from qmlite.registry.state import Registry
+
+    rnd = random.Random(args.seed)
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="qmlite-pipe-"))
+    try:
+        t0 = time.perf_counter()
+        topics = _registry(tmp / "qm", args.subs, rnd)
+        pubs = tmp / "pubs.jsonl"
+        _publications(pubs, topics, args.publications, args.topics, rnd)
+        print(f"# inputs built in {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
+        results = {}
+        reg = Registry.open_readonly(tmp / "qm")
+        t0 = time.perf_counter()
+        with open(pubs) as f:
+            delivered = sum(1 for _ in routes.route_rows(((json.loads(line), n) for n, line in enumerate(f)), reg))
+        results["one process, no Spark"] = (time.perf_counter() - t0, delivered)
+        print(f"# one process: {results['one process, no Spark'][0]:.1f}s", file=sys.stderr, flush=True)
+        for master in args.masters.split(","):
+            session = spark.session(master, shuffle_partitions=8)
+            try:
+                t0 = time.perf_counter()
+                summary = route_job.route(session, str(pubs), str(tmp / "qm"), str(tmp / f"out-{master}"))
+                results[f"Spark {master}"] = (time.perf_counter() - t0, summary["deliveries"])
+            finally:
+                session.stop()
+            print(f"# {master}: {results[f'Spark {master}'][0]:.1f}s", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"| run ({args.publications:,} publications, {args.subs:,} subscriptions, {args.topics:,} topics) "
+          "| seconds | publications/s | deliveries |")
+    print("|---|---:|---:|---:|")
+    for name, (seconds, delivered) in results.items():
+        print(f"| {name} | {seconds:.1f} | {args.publications / seconds:,.0f} | {delivered:,} |")
+    masters = args.masters.split(",")
+    if len(masters) == 2:
+        a, b = (results[f"Spark {m}"][0] for m in masters)
+        print(f"\nscaling {masters[1]} over {masters[0]}: {a / b:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,13 +2,19 @@
 
 The registry (a data directory, read-only and safe while a server runs on it, or a snapshot file
 written by ``registry.snapshot.dump``) is loaded once on the driver and broadcast as one snapshot
-blob; each executor builds its routing registry from it once and routes its partitions with
-``pipeline.routes`` -- ``registry.routing`` itself, never a second copy of the rules.  Its topic
-index keeps a bounded result cache, so each distinct topic of a partition is matched once.
+blob; each executor builds its routing registry from it once.  Routing is ``registry.routing``
+itself (through ``pipeline.routes``), never a second copy of the rules, used in two ways:
+
+* Traffic repeats topics, and for most topics a delivery depends only on the publication's topic,
+  PubLevel, Priority, Persistence and Expiry (its *key*).  The distinct keys are routed once each
+  (in Python, on the executors), and the publications are joined to their keys' deliveries in the
+  JVM, so most rows never reach Python.
+* A key whose topic any subscription with a selector or an expiry matches depends on each
+  publication (its properties, its time): those publications are routed one by one.
 
 Output: ``OUT/deliveries`` (Parquet, partitioned by destination_queue) and ``OUT/summary.json``:
-fan-out per subscription, queue and topic, publications nobody receives, and bytes and messages
-per queue per hour (the depth a queue would reach if nobody consumed).
+fan-out per subscription, queue and topic, publications nobody receives, selector hit rates, and
+bytes and messages per queue per hour (the depth a queue would reach if nobody consumed).
 """
 
 from __future__ import annotations
@@ -17,11 +23,14 @@ import hashlib
 import json
 import pathlib
 
-from qmlite.registry import snapshot
+from qmlite.pcf import constants as C
+from qmlite.pcf.mqi import MQMD
+from qmlite.registry import routing, snapshot
 from qmlite.registry.state import Registry
 
 from . import routes
 
+KEY = ("topic", "pub_level", "priority", "persistence", "expiry")
 _CACHE: dict[str, object] = {}  # per executor process: snapshot digest -> routing registry
 
 
@@ -40,7 +49,8 @@ def _registry_of(blob_id: str, blob: bytes):
     return reg
 
 
-def _schema():
+# ---- schemas -------------------------------------------------------------------------------------
+def _delivery_schema():
     from pyspark.sql import types as T
 
     return T.StructType([
@@ -53,41 +63,182 @@ def _schema():
     ])
 
 
+def _routed_key_schema():
+    from pyspark.sql import types as T
+
+    return T.StructType([
+        T.StructField("topic", T.StringType()), T.StructField("pub_level", T.IntegerType()),
+        T.StructField("priority", T.IntegerType()), T.StructField("persistence", T.IntegerType()),
+        T.StructField("expiry", T.IntegerType()),
+        T.StructField("kind", T.StringType()),  # "copy", "each" (route per publication), "selector"
+        T.StructField("sub_name", T.StringType()), T.StructField("sub_id", T.StringType()),
+        T.StructField("destination_queue", T.StringType()), T.StructField("destination_qmgr", T.StringType()),
+        T.StructField("correl_id", T.StringType()), T.StructField("out_priority", T.IntegerType()),
+        T.StructField("out_persistence", T.IntegerType()), T.StructField("out_expiry", T.IntegerType()),
+        T.StructField("header_bytes", T.LongType()),
+    ])
+
+
+# ---- reading publications ------------------------------------------------------------------------
 def read_publications(spark, path: str):
-    """An RDD of (row dict, row number): Parquet (a file or directory of them) or JSON lines."""
+    """Publications as a DataFrame with the row interface's columns, properties as JSON text, a
+    ``row`` number, ``size`` in bytes (the body's UTF-8 length when there is a body) and
+    ``timestamp`` in epoch seconds."""
+    from pyspark.sql import functions as F
+
     p = pathlib.Path(path)
-    parquet = p.suffix == ".parquet" or (p.is_dir() and any(p.glob("*.parquet")))
-    if parquet:
-        rows = spark.read.parquet(path).rdd.map(lambda r: r.asDict(recursive=True))
+    if p.suffix == ".parquet" or (p.is_dir() and any(p.glob("*.parquet"))):
+        df = spark.read.parquet(path)
+        cols = set(df.columns)
+
+        def col(name, cast=None):
+            c = F.col(name) if name in cols else F.lit(None)
+            return c.cast(cast) if cast else c
+        if "properties" not in cols:
+            props = F.lit(None)
+        elif df.schema["properties"].dataType.simpleString() == "string":
+            props = F.col("properties")  # JSON text already
+        else:  # a map or struct column: its JSON text, which routes.py reads
+            props = F.to_json(F.col("properties"))
+        df = df.select(col("id", "string").alias("id"), col("topic", "string").alias("topic"),
+                       col("body", "string").alias("body"), col("size", "long").alias("size"),
+                       props.cast("string").alias("properties"), col("priority", "int").alias("priority"),
+                       col("persistence", "int").alias("persistence"), col("expiry", "int").alias("expiry"),
+                       col("pub_level", "int").alias("pub_level"), col("timestamp", "string").alias("ts"))
     else:
-        rows = spark.sparkContext.textFile(path).filter(lambda line: line.strip()).map(json.loads)
-    return rows.zipWithIndex()
+        text = spark.read.text(path).filter(F.trim("value") != "")
+        j = F.col("value")
+        df = text.select(*(F.get_json_object(j, f"$.{name}").alias(alias) for name, alias in (
+            ("id", "id"), ("topic", "topic"), ("body", "body"), ("size", "size"), ("properties", "properties"),
+            ("priority", "priority"), ("persistence", "persistence"), ("expiry", "expiry"),
+            ("pub_level", "pub_level"), ("timestamp", "ts"))))
+    from pyspark.sql import types as T
+
+    # Row numbers are the ids of publications without one (issue 10's interface): zipWithIndex numbers
+    # the rows in file order across partitions.
+    schema = T.StructType([*df.schema.fields, T.StructField("row", T.LongType())])
+    indexed = spark.createDataFrame(df.rdd.zipWithIndex().map(lambda pair: (*pair[0], pair[1])), schema)
+    return indexed.select(
+        F.coalesce(F.col("id"), F.col("row").cast("string")).alias("id"), "row", "topic", "body",
+        F.coalesce(F.octet_length("body").cast("long"), F.col("size").cast("long"), F.lit(0).cast("long")).alias("size"),
+        "properties",
+        F.coalesce(F.col("priority").cast("int"), F.lit(C.MQPRI_PRIORITY_AS_Q_DEF)).alias("priority"),
+        F.coalesce(F.col("persistence").cast("int"), F.lit(C.MQPER_PERSISTENCE_AS_Q_DEF)).alias("persistence"),
+        F.coalesce(F.col("expiry").cast("int"), F.lit(C.MQEI_UNLIMITED)).alias("expiry"),
+        F.coalesce(F.col("pub_level").cast("int"), F.lit(routing.DEFAULT_PUB_LEVEL)).alias("pub_level"),
+        F.col("ts"), F.to_timestamp("ts").cast("double").alias("timestamp"))
 
 
+# ---- routing on the executors --------------------------------------------------------------------
+def _depends_on_each(reg, topic: str) -> list:
+    """The subscriptions on ``topic`` whose deliveries depend on each publication: a selector reads
+    its properties and MQMD, an expiry its time."""
+    by_id = reg.subs_by_id
+    return [s for s in (by_id[k] for k in reg.routes.match(topic)) if s.selector or s.expiry >= 0]
+
+
+def route_keys(reg, keys):
+    """Rows of the routed-key table for each (topic, pub_level, priority, persistence, expiry)."""
+    for topic, level, priority, persistence, expiry in keys:
+        if topic is None:
+            continue
+        special = _depends_on_each(reg, topic)
+        if special:
+            yield (topic, level, priority, persistence, expiry, "each") + (None,) * 10
+            for sub in special:
+                if sub.selector:
+                    yield (topic, level, priority, persistence, expiry, "selector", sub.name) + (None,) * 8
+            continue
+        md = MQMD(Format=C.MQFMT_STRING, Priority=priority, Persistence=persistence, Expiry=expiry)
+        pub = routing.publication(reg, topic, md, b"", level)
+        subs = routing.receivers(reg, pub)
+        for copy in routing.deliveries(reg, pub, subs, 0.0, routes.no_msg_id) if subs else ():
+            yield (topic, level, priority, persistence, expiry, "copy", copy.sub.name, copy.sub.sub_id.hex(),
+                   copy.queue, copy.qmgr or reg.qmgr.name, copy.md.CorrelId.hex(),
+                   routing.delivered_priority(reg, copy), copy.md.Persistence, copy.md.Expiry, len(copy.data))
+
+
+def _arrow_mapper(blob_id, blob, fn, schema_fn):
+    def run(batches):
+        import pyarrow as pa
+
+        reg = _registry_of(blob_id, blob.value)
+        schema = schema_fn()
+        names = [f.name for f in schema.fields]
+        for batch in batches:
+            rows = list(fn(reg, batch))
+            if rows:
+                yield pa.RecordBatch.from_pylist([dict(zip(names, r)) for r in rows],
+                                                 schema=_arrow_schema(schema))
+    return run
+
+
+def _arrow_schema(schema):
+    import pyarrow as pa
+
+    kinds = {"StringType()": pa.string(), "IntegerType()": pa.int32(), "LongType()": pa.int64(),
+             "DoubleType()": pa.float64()}
+    return pa.schema([(f.name, kinds[repr(f.dataType)]) for f in schema.fields])
+
+
+def _keys_of_batch(reg, batch):
+    return route_keys(reg, zip(*(batch.column(k).to_pylist() for k in KEY)))
+
+
+_ROW_COLUMNS = ("id", "row", "topic", "body", "size", "properties", "priority", "persistence", "expiry",
+                "pub_level", "ts")
+
+
+def _each_of_batch(reg, batch):
+    cols = [batch.column(name).to_pylist() for name in _ROW_COLUMNS]
+    rows = []
+    for values in zip(*cols):
+        row = dict(zip(_ROW_COLUMNS, values))
+        if row["body"] is not None:
+            row.pop("size")
+        row["timestamp"] = row.pop("ts")
+        rows.append((row, row.pop("row")))
+    for d in routes.route_rows(rows, reg):
+        yield tuple(d[f] for f in routes.DELIVERY_FIELDS)
+
+
+# ---- the job -------------------------------------------------------------------------------------
 def route(spark, publications: str, registry: str, out: str) -> dict:
     """Run the job; returns the summary (also written to OUT/summary.json)."""
+    from pyspark.sql import functions as F
+
     reg = load_registry(registry)
     dumped = snapshot.dump(reg)
     blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
     blob = spark.sparkContext.broadcast(dumped)
-    pubs = read_publications(spark, publications)
-
-    def route_partition(rows):
-        return (tuple(d[f] for f in routes.DELIVERY_FIELDS)
-                for d in routes.route_rows(rows, _registry_of(blob_id, blob.value)))
-
-    deliveries = spark.createDataFrame(pubs.mapPartitions(route_partition), _schema()).cache()
+    pubs = read_publications(spark, publications).cache()
+    keys = pubs.select(*KEY).distinct()
+    routed = keys.mapInArrow(_arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema),
+                             _routed_key_schema()).cache()
+    copies = F.broadcast(routed.filter(F.col("kind") == "copy"))
+    plain = pubs.join(copies, list(KEY)).select(
+        F.col("id").alias("publication_id"), "sub_name", "sub_id", "destination_queue", "destination_qmgr",
+        "correl_id", F.col("out_priority").alias("priority"), F.col("out_persistence").alias("persistence"),
+        F.col("out_expiry").alias("expiry"), (F.col("size") + F.col("header_bytes")).alias("bytes"), "topic",
+        "timestamp")
+    each_keys = F.broadcast(routed.filter(F.col("kind") == "each").select(*KEY))
+    each = pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS) \
+        .mapInArrow(_arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema), _delivery_schema())
+    deliveries = plain.unionByName(each).cache()
     target = pathlib.Path(out)
     deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(str(target / "deliveries"))
-    summary = summarize(deliveries, pubs.count())
+    candidates = pubs.join(F.broadcast(routed.filter(F.col("kind") == "selector")), list(KEY)) \
+        .groupBy("sub_name").count().collect()
+    summary = summarize(deliveries, pubs.count(), {r["sub_name"]: r["count"] for r in candidates})
     target.mkdir(parents=True, exist_ok=True)
     (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
-    deliveries.unpersist()
+    for cached in (deliveries, routed, pubs):
+        cached.unpersist()
     blob.unpersist()
     return summary
 
 
-def summarize(deliveries, publications: int) -> dict:
+def summarize(deliveries, publications: int, selector_candidates: dict[str, int]) -> dict:
     from pyspark.sql import functions as F
 
     def counts(column: str) -> dict:
@@ -100,14 +251,21 @@ def summarize(deliveries, publications: int) -> dict:
         .agg(F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).collect()
     per_hour: dict[str, dict[str, dict]] = {}
     for r in hourly:
-        per_hour.setdefault(r["destination_queue"], {})[str(int(r["hour"]) * 3600)] = {
-            "messages": r["messages"], "bytes": r["bytes"]}
+        hour = "unknown" if r["hour"] is None else str(int(r["hour"]) * 3600)
+        per_hour.setdefault(r["destination_queue"], {})[hour] = {"messages": r["messages"], "bytes": r["bytes"]}
+    per_sub = counts("sub_name")
+    selectors = {}
+    for name, offered in sorted(selector_candidates.items()):
+        hits = per_sub.get(name, {}).get("messages", 0)
+        selectors[name] = {"publications_on_topic": offered, "selected": hits,
+                           "hit_rate": round(hits / offered, 6) if offered else 0.0}
     return {
         "publications": publications,
         "deliveries": deliveries.count(),
         "publications_not_received": publications - received,
-        "per_subscription": counts("sub_name"),
+        "per_subscription": per_sub,
         "per_queue": counts("destination_queue"),
         "per_topic": counts("topic"),
         "per_queue_per_hour": per_hour,
+        "selector_hit_rates": selectors,
     }

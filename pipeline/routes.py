@@ -100,7 +100,7 @@ def _int(row: dict, name: str, default: int) -> int:
     return default if value is None else int(value)
 
 
-def _no_msg_id() -> bytes:
+def no_msg_id() -> bytes:
     return _NO_ID  # a replay has no MsgIds to give: the rows carry no MsgId
 
 
@@ -111,7 +111,7 @@ def route_rows(rows: Iterable[tuple[dict, int]], reg) -> Iterator[dict]:
         subs = routing.receivers(reg, pub)
         if not subs:
             continue
-        for copy in routing.deliveries(reg, pub, subs, when, _no_msg_id):
+        for copy in routing.deliveries(reg, pub, subs, when, no_msg_id):
             yield {
                 "publication_id": ident, "sub_name": copy.sub.name, "sub_id": copy.sub.sub_id.hex(),
                 "destination_queue": copy.queue, "destination_qmgr": copy.qmgr or reg.qmgr.name,

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import collections
 import json
+import pathlib
+import tempfile
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from qmlite.pcf import constants as C
 from qmlite.pipeline import route_job, routes
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry import snapshot
+from tests.pipeline.test_routes import _online, _registry, _row, pub_specs, sub_specs
 from tests.support.pcfkit import command, st
 
 pytest.importorskip("pyspark")
@@ -84,3 +89,27 @@ def test_the_command_line_reports_a_bad_registry_or_input_without_starting_spark
                               str(publications), "--registry", str(registry), "--out", str(tmp_path / "out")],
                              capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(subs=sub_specs, pubs=pub_specs)
+def test_the_spark_job_delivers_what_the_queue_manager_delivers(spark, subs, pubs):
+    """The online router (QueueManager.publish) and the Spark job, on the same random registry and
+    publications: identical deliveries, selectors, grouping and SubLevel included."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        qm = QueueManager.open(tmp / "qm", synchronous="OFF")
+        try:
+            _registry(qm, subs)
+            qm.flush()
+            rows = [_row(n, spec) for n, spec in enumerate(pubs)]
+            (tmp / "pubs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+            route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "out"))
+            expected = _online(qm, rows)
+        finally:
+            qm.shutdown()
+        got = collections.Counter(
+            (r["publication_id"], str(r["destination_queue"]), r["correl_id"], r["priority"], r["persistence"],
+             r["expiry"]) for r in pq.read_table(tmp / "out" / "deliveries").to_pylist())
+        assert got == expected

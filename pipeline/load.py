@@ -238,7 +238,7 @@ def _size(value, number: int, what: str) -> tuple[int, bool]:
 
 def _int(row: dict, name: str, default: int, number: int) -> int:
     try:
-        return routes._int(row, name, default)
+        return routes.int_field(row, name, default)
     except (TypeError, ValueError):
         raise RowError(f"row {number}: {name} {row.get(name)!r} is not an integer") from None
 
@@ -321,7 +321,7 @@ def _publication(row: dict, number: int) -> tuple[str, MQMD, MQPMO, bytes, bool]
         except (TypeError, ValueError):
             raise RowError(f"row {number}: properties must be an object of name -> value") from None
     try:
-        props = routes._properties(value, number)  # the job's reading, types included
+        props = routes.properties_of(value, number)  # the job's reading, types included
     except routes.PublicationError as exc:
         raise RowError(str(exc)) from None
     try:

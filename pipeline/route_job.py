@@ -112,12 +112,7 @@ def read_publications(spark, path: str):
             ("id", "id"), ("topic", "topic"), ("body", "body"), ("size", "size"), ("properties", "properties"),
             ("priority", "priority"), ("persistence", "persistence"), ("expiry", "expiry"),
             ("pub_level", "pub_level"), ("timestamp", "ts"))))
-    from pyspark.sql import types as T
-
-    # Row numbers are the ids of publications without one (issue 10's interface): zipWithIndex numbers
-    # the rows in file order across partitions.
-    schema = T.StructType([*df.schema.fields, T.StructField("row", T.LongType())])
-    indexed = spark.createDataFrame(df.rdd.zipWithIndex().map(lambda pair: (*pair[0], pair[1])), schema)
+    indexed = _numbered(spark, df)
     return indexed.select(
         F.coalesce(F.col("id"), F.col("row").cast("string")).alias("id"), "row", "topic", "body",
         F.coalesce(F.octet_length("body").cast("long"), F.col("size").cast("long"), F.lit(0).cast("long")).alias("size"),
@@ -127,6 +122,26 @@ def read_publications(spark, path: str):
         F.coalesce(F.col("expiry").cast("int"), F.lit(C.MQEI_UNLIMITED)).alias("expiry"),
         F.coalesce(F.col("pub_level").cast("int"), F.lit(routing.DEFAULT_PUB_LEVEL)).alias("pub_level"),
         F.col("ts"), F.to_timestamp("ts").cast("double").alias("timestamp"))
+
+
+def _numbered(spark, df):
+    """``df`` with a ``row`` column: each row's number in file order (the id of a publication without
+    one, issue 10's interface), computed in the JVM.  monotonically_increasing_id is the partition
+    index << 33 plus the row's place in its partition, so one small pass counting each partition's
+    rows gives every partition its first row number."""
+    from pyspark.sql import functions as F
+
+    df = df.withColumn("_mid", F.monotonically_increasing_id())
+    counts = sorted((r["p"], r["n"]) for r in df.groupBy(F.shiftright("_mid", 33).alias("p"))
+                    .agg(F.count("*").alias("n")).collect())
+    firsts, total = [], 0
+    for part, n in counts:
+        firsts.append((part, total))
+        total += n
+    offsets = F.broadcast(spark.createDataFrame(firsts or [(0, 0)], "p long, first long"))
+    return df.join(offsets, F.shiftright("_mid", 33) == offsets["p"]) \
+        .withColumn("row", F.col("first") + F.col("_mid").bitwiseAND(F.lit((1 << 33) - 1))) \
+        .drop("_mid", "p", "first")
 
 
 # ---- routing on the executors --------------------------------------------------------------------

@@ -47,7 +47,7 @@ def _epoch(text: object, row: int) -> float | None:
     return when.timestamp()
 
 
-def _properties(value: object, row: int):
+def properties_of(value: object, row: int):
     if value in (None, "", {}):
         return None
     if isinstance(value, str):
@@ -82,20 +82,20 @@ def publication(row: dict, number: int, reg) -> tuple[str, routing.Publication, 
         data = b""  # only its size matters: nothing is allocated for it
     when = _epoch(row.get("timestamp"), number)
     md = MQMD(Format=C.MQFMT_STRING,
-              Priority=_int(row, "priority", C.MQPRI_PRIORITY_AS_Q_DEF),
-              Persistence=_int(row, "persistence", C.MQPER_PERSISTENCE_AS_Q_DEF),
-              Expiry=_int(row, "expiry", C.MQEI_UNLIMITED))
+              Priority=int_field(row, "priority", C.MQPRI_PRIORITY_AS_Q_DEF),
+              Persistence=int_field(row, "persistence", C.MQPER_PERSISTENCE_AS_Q_DEF),
+              Expiry=int_field(row, "expiry", C.MQEI_UNLIMITED))
     if when is not None:
         md.PutDate, md.PutTime = put_stamp(when)
-    pub = routing.publication(reg, topic, md, data, _int(row, "pub_level", routing.DEFAULT_PUB_LEVEL))
-    props = _properties(row.get("properties"), number)
+    pub = routing.publication(reg, topic, md, data, int_field(row, "pub_level", routing.DEFAULT_PUB_LEVEL))
+    props = properties_of(row.get("properties"), number)
     if props:
         pub.props = props
     ident = row.get("id")
     return (str(number) if ident is None else str(ident)), pub, size, (when or 0.0)
 
 
-def _int(row: dict, name: str, default: int) -> int:
+def int_field(row: dict, name: str, default: int) -> int:
     value = row.get(name)
     return default if value is None else int(value)
 

@@ -64,16 +64,25 @@ def _pipeline_route(args: argparse.Namespace) -> int:
     except (SnapshotError, StoreError, OSError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
+    from qmlite.pipeline import load, progress, report
+
     session = spark.session(args.master)
     try:
-        summary = route_job.route(session, args.publications, args.registry, args.out)
-    except (PublicationError, SnapshotError, StoreError, OSError) as exc:
+        with progress.Progress(session.sparkContext, label="route"):
+            summary = route_job.route(session, args.publications, args.registry, args.out)
+        page = report.write_report(summary, pathlib.Path(args.out))
+        done = load.run(args, args.out)
+    except (PublicationError, SnapshotError, StoreError, OSError, ValueError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
     finally:
         session.stop()
-    print(json.dumps({k: summary[k] for k in ("publications", "deliveries", "publications_not_received")}))
-    return 0
+    line = {k: summary[k] for k in ("publications", "deliveries", "publications_not_received")}
+    line["report"] = str(page)
+    for name, what in done.items():  # --load / --replay: what was put, or where it stopped
+        line[name] = {k: what[k] for k in ("ok", "puts", "commits", "error") if k in what}
+    print(json.dumps(line))
+    return 0 if all(what.get("ok", True) for what in done.values()) else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     route.add_argument("--out", required=True, help="directory for deliveries/ (Parquet) and summary.json")
     route.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     route.set_defaults(func=_pipeline_route)
+    try:
+        from qmlite.pipeline import load, registry_io
+    except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work
+        return parser
+    load.add_arguments(route)
+    registry_io.add_parser(sub)
     return parser
 
 

@@ -220,39 +220,104 @@ def _each_of_batch(reg, batch):
 
 
 # ---- the job -------------------------------------------------------------------------------------
+class Routed:
+    """The deliveries of a set of publications against one registry, as DataFrames; ``release()``
+    frees what they cache."""
+
+    def __init__(self, spark, pubs, reg) -> None:
+        from pyspark.sql import functions as F
+
+        dumped = snapshot.dump(reg)
+        blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
+        self._blob = blob = spark.sparkContext.broadcast(dumped)
+        keys = pubs.select(*KEY).distinct()
+        self.keys = keys.mapInArrow(_arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema),
+                                    _routed_key_schema()).cache()
+        copies = F.broadcast(self.keys.filter(F.col("kind") == "copy"))
+        plain = pubs.join(copies, list(KEY)).select(
+            F.col("id").alias("publication_id"), "sub_name", "sub_id", "destination_queue", "destination_qmgr",
+            "correl_id", F.col("out_priority").alias("priority"), F.col("out_persistence").alias("persistence"),
+            F.col("out_expiry").alias("expiry"), (F.col("size") + F.col("header_bytes")).alias("bytes"), "topic",
+            "timestamp")
+        each_keys = F.broadcast(self.keys.filter(F.col("kind") == "each").select(*KEY))
+        each = pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS) \
+            .mapInArrow(_arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema), _delivery_schema())
+        self.deliveries = plain.unionByName(each).cache()
+        self._pubs = pubs
+
+    def selector_candidates(self) -> dict[str, int]:
+        """Per subscription with a selector: how many publications its topic offered it."""
+        from pyspark.sql import functions as F
+
+        rows = self._pubs.join(F.broadcast(self.keys.filter(F.col("kind") == "selector")), list(KEY)) \
+            .groupBy("sub_name").count().collect()
+        return {r["sub_name"]: r["count"] for r in rows}
+
+    def release(self) -> None:
+        self.deliveries.unpersist()
+        self.keys.unpersist()
+        self._blob.unpersist()
+
+
 def route(spark, publications: str, registry: str, out: str) -> dict:
     """Run the job; returns the summary (also written to OUT/summary.json)."""
+    pubs = read_publications(spark, publications).cache()
+    routed = Routed(spark, pubs, load_registry(registry))
+    try:
+        target = pathlib.Path(out)
+        routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(str(target / "deliveries"))
+        summary = summarize(routed.deliveries, pubs.count(), routed.selector_candidates())
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
+    finally:
+        routed.release()
+        pubs.unpersist()
+    return summary
+
+
+_COMPARED = ("destination_queue", "destination_qmgr", "correl_id", "priority", "persistence", "expiry", "bytes")
+
+
+def diff(spark, publications: str, before: str, after: str, out: str) -> dict:
+    """``qmlite pipeline diff``: the deliveries a change of the subscription set adds, removes or changes.
+
+    Both registries route the same publications; a delivery is identified by (publication, subscription
+    name).  ``OUT/diff`` (Parquet) has one row per difference with ``change`` = added, removed or
+    changed and the before/after values; ``OUT/diff.json`` the counts, per subscription too."""
     from pyspark.sql import functions as F
 
-    reg = load_registry(registry)
-    dumped = snapshot.dump(reg)
-    blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
-    blob = spark.sparkContext.broadcast(dumped)
     pubs = read_publications(spark, publications).cache()
-    keys = pubs.select(*KEY).distinct()
-    routed = keys.mapInArrow(_arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema),
-                             _routed_key_schema()).cache()
-    copies = F.broadcast(routed.filter(F.col("kind") == "copy"))
-    plain = pubs.join(copies, list(KEY)).select(
-        F.col("id").alias("publication_id"), "sub_name", "sub_id", "destination_queue", "destination_qmgr",
-        "correl_id", F.col("out_priority").alias("priority"), F.col("out_persistence").alias("persistence"),
-        F.col("out_expiry").alias("expiry"), (F.col("size") + F.col("header_bytes")).alias("bytes"), "topic",
-        "timestamp")
-    each_keys = F.broadcast(routed.filter(F.col("kind") == "each").select(*KEY))
-    each = pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS) \
-        .mapInArrow(_arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema), _delivery_schema())
-    deliveries = plain.unionByName(each).cache()
-    target = pathlib.Path(out)
-    deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(str(target / "deliveries"))
-    candidates = pubs.join(F.broadcast(routed.filter(F.col("kind") == "selector")), list(KEY)) \
-        .groupBy("sub_name").count().collect()
-    summary = summarize(deliveries, pubs.count(), {r["sub_name"]: r["count"] for r in candidates})
-    target.mkdir(parents=True, exist_ok=True)
-    (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
-    for cached in (deliveries, routed, pubs):
-        cached.unpersist()
-    blob.unpersist()
-    return summary
+    a = Routed(spark, pubs, load_registry(before))
+    b = Routed(spark, pubs, load_registry(after))
+    try:
+        ident = ["publication_id", "sub_name"]
+        left = a.deliveries.select(*ident, *(F.col(c).alias(f"before_{c}") for c in _COMPARED))
+        right = b.deliveries.select(*ident, *(F.col(c).alias(f"after_{c}") for c in _COMPARED))
+        joined = left.join(right, ident, "full_outer")
+        differs = F.lit(False)
+        for c in _COMPARED:
+            differs = differs | ~F.col(f"before_{c}").eqNullSafe(F.col(f"after_{c}"))
+        change = (F.when(F.col("before_destination_queue").isNull(), "added")
+                  .when(F.col("after_destination_queue").isNull(), "removed")
+                  .when(differs, "changed"))
+        changes = joined.withColumn("change", change).filter(F.col("change").isNotNull()).cache()
+        target = pathlib.Path(out)
+        changes.write.mode("overwrite").parquet(str(target / "diff"))
+        counts = {r["change"]: r["count"] for r in changes.groupBy("change").count().collect()}
+        per_sub: dict[str, dict[str, int]] = {}
+        for r in changes.groupBy("sub_name", "change").count().collect():
+            per_sub.setdefault(r["sub_name"], {})[r["change"]] = r["count"]
+        result = {"publications": pubs.count(),
+                  **{k: counts.get(k, 0) for k in ("added", "removed", "changed")},
+                  "per_subscription": per_sub}
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "diff.json").write_text(json.dumps(result, indent=2, sort_keys=True))
+        changes.unpersist()
+    finally:
+        a.release()
+        b.release()
+        pubs.unpersist()
+    return result
 
 
 def summarize(deliveries, publications: int, selector_candidates: dict[str, int]) -> dict:

@@ -85,6 +85,30 @@ def _pipeline_route(args: argparse.Namespace) -> int:
     return 0 if all(what.get("ok", True) for what in done.values()) else 1
 
 
+def _pipeline_diff(args: argparse.Namespace) -> int:
+    from qmlite.pipeline import route_job, spark
+    from qmlite.pipeline.routes import PublicationError
+    from qmlite.registry.snapshot import SnapshotError
+    from qmlite.registry.store import StoreError
+
+    try:  # a bad registry is reported before a JVM is started
+        route_job.load_registry(args.before)
+        route_job.load_registry(args.after)
+    except (SnapshotError, StoreError, OSError) as exc:
+        print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
+    session = spark.session(args.master)
+    try:
+        result = route_job.diff(session, args.publications, args.before, args.after, args.out)
+    except (PublicationError, SnapshotError, StoreError, OSError) as exc:
+        print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        session.stop()
+    print(json.dumps({k: result[k] for k in ("publications", "added", "removed", "changed")}))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qmlite", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -116,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
     route.add_argument("--out", required=True, help="directory for deliveries/ (Parquet) and summary.json")
     route.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     route.set_defaults(func=_pipeline_route)
+    change = jobs.add_parser("diff", help="the deliveries a change of the subscription set adds, removes or changes")
+    change.add_argument("--registry", nargs=2, metavar=("BEFORE", "AFTER"), required=True,
+                        help="two data directories or snapshot files")
+    change.add_argument("--publications", required=True, help="JSON lines or Parquet publications")
+    change.add_argument("--out", required=True, help="directory for diff/ (Parquet) and diff.json")
+    change.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    change.set_defaults(func=lambda a: _pipeline_diff(argparse.Namespace(**vars(a), before=a.registry[0],
+                                                                          after=a.registry[1])))
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work

@@ -113,3 +113,34 @@ def test_the_spark_job_delivers_what_the_queue_manager_delivers(spark, subs, pub
             (r["publication_id"], str(r["destination_queue"]), r["correl_id"], r["priority"], r["persistence"],
              r["expiry"]) for r in pq.read_table(tmp / "out" / "deliveries").to_pylist())
         assert got == expected
+
+
+def test_diff_names_the_deliveries_a_change_adds_removes_and_changes(spark, tmp_path, clock):
+    before = QueueManager.open(tmp_path / "before", clock=clock, synchronous="NORMAL")
+    try:
+        _admin_sub(before, "KEEP", "d/#", "DEV.QUEUE.1")
+        _admin_sub(before, "GOES", "d/x", "DEV.QUEUE.2")
+        _admin_sub(before, "MOVES", "d/+", "DEV.QUEUE.2")
+    finally:
+        before.shutdown()
+    after = QueueManager.open(tmp_path / "after", clock=clock, synchronous="NORMAL")
+    try:
+        _admin_sub(after, "KEEP", "d/#", "DEV.QUEUE.1")
+        _admin_sub(after, "MOVES", "d/+", "DEV.QUEUE.3")  # another queue: every delivery changes
+        _admin_sub(after, "COMES", "d/y", "DEV.QUEUE.1", st(C.MQCACF_SUB_SELECTOR, "Colour = 'red'"))
+    finally:
+        after.shutdown()
+    rows = [{"id": "x1", "topic": "d/x", "size": 1}, {"id": "y1", "topic": "d/y", "size": 2,
+                                                      "properties": {"Colour": "red"}},
+            {"id": "y2", "topic": "d/y", "size": 3, "properties": {"Colour": "blue"}}]
+    (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    result = route_job.diff(spark, str(tmp_path / "p.jsonl"), str(tmp_path / "before"), str(tmp_path / "after"),
+                            str(tmp_path / "out"))
+    assert (result["added"], result["removed"], result["changed"]) == (1, 1, 3)
+    assert result["per_subscription"] == {"COMES": {"added": 1}, "GOES": {"removed": 1}, "MOVES": {"changed": 3}}
+    table = pq.read_table(tmp_path / "out" / "diff").to_pylist()
+    moved = sorted((r["publication_id"], r["before_destination_queue"], r["after_destination_queue"])
+                   for r in table if r["change"] == "changed")
+    assert moved == [("x1", "DEV.QUEUE.2", "DEV.QUEUE.3"), ("y1", "DEV.QUEUE.2", "DEV.QUEUE.3"),
+                     ("y2", "DEV.QUEUE.2", "DEV.QUEUE.3")]
+    assert json.loads((tmp_path / "out" / "diff.json").read_text()) == json.loads(json.dumps(result))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pathlib
+import uuid
 
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
@@ -220,19 +221,114 @@ def _each_of_batch(reg, batch):
 
 
 # ---- the job -------------------------------------------------------------------------------------
+BROADCAST_LIMIT = 256 << 20  # a snapshot larger than this is split by topic prefix instead of broadcast
+SHARED = "_shared"  # the group of the subscriptions whose first level is a wildcard
+
+
+def prefix_groups(reg) -> dict[str, list]:
+    """Subscriptions by the literal first level of their topic string; those that can match any first
+    level (a wildcard there, or the character scheme) are in SHARED and in every group, so a group
+    holds every subscription a topic with that first level could match."""
+    from qmlite.pcf import constants as K
+
+    groups: dict[str, list] = {SHARED: []}
+    for sub in reg.subs.values():
+        first = sub.resolved_topic.split("/")[0]
+        if sub.wildcard_schema == K.MQWS_CHAR or first in ("#", "+"):
+            groups[SHARED].append(sub)
+        else:
+            groups.setdefault(first, []).append(sub)
+    shared = groups[SHARED]
+    return {first: subs + shared if first != SHARED else subs for first, subs in groups.items()}
+
+
+class _Groups:
+    """Per-prefix snapshots shipped as files (SparkContext.addFile): an executor loads only the groups
+    its rows need, and a few at a time, where a broadcast would hold the whole set in every one."""
+
+    def __init__(self, spark, reg) -> None:
+        import tempfile
+
+        self._dir = tempfile.TemporaryDirectory(prefix="qmlite-groups-")
+        run = uuid.uuid4().hex[:12]  # SparkContext.addFile refuses a name twice: one set of names per job
+        names = {}
+        for first, subs in prefix_groups(reg).items():
+            blob = snapshot.dump(reg, subs)
+            name = f"qmlite-{run}-{hashlib.sha256(blob).hexdigest()[:24]}.snapshot"
+            path = pathlib.Path(self._dir.name) / name
+            if not path.exists():
+                path.write_bytes(blob)
+                spark.sparkContext.addFile(str(path))
+            names[first] = name
+        self.shared = names.pop(SHARED)
+        self.mapping = spark.createDataFrame(sorted(names.items()) or [("", self.shared)], "first string, grp string")
+
+    def tag(self, df):
+        """``df`` with the ``grp`` its topics route in, and its rows gathered by group."""
+        from pyspark.sql import functions as F
+
+        tagged = df.withColumn("first", F.substring_index("topic", "/", 1)) \
+            .join(F.broadcast(self.mapping), "first", "left") \
+            .withColumn("grp", F.coalesce(F.col("grp"), F.lit(self.shared))).drop("first")
+        return tagged.repartition("grp")
+
+    def release(self) -> None:
+        self._dir.cleanup()
+
+
+def _group_registry(name: str):
+    reg = _CACHE.get(name)
+    if reg is None:
+        from pyspark import SparkFiles
+
+        if len(_CACHE) >= 4:
+            _CACHE.clear()  # a few groups at a time: the point is not to hold them all
+        reg = _CACHE[name] = snapshot.load(pathlib.Path(SparkFiles.get(name)).read_bytes())
+    return reg
+
+
+def _group_mapper(fn, schema_fn):
+    def run(batches):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arrow = _arrow_schema(schema_fn())
+        for batch in batches:
+            for name in pc.unique(batch.column("grp")).to_pylist():
+                part = batch.filter(pc.equal(batch.column("grp"), name))
+                rows = list(fn(_group_registry(name), part))
+                if rows:
+                    columns = list(zip(*rows))
+                    yield pa.RecordBatch.from_arrays(
+                        [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(columns)], schema=arrow)
+    return run
+
+
 class Routed:
     """The deliveries of a set of publications against one registry, as DataFrames; ``release()``
-    frees what they cache."""
+    frees what they cache.  The registry is broadcast while its snapshot is at most ``limit`` bytes,
+    else split by the literal first level of the topic strings (``prefix_groups``)."""
 
-    def __init__(self, spark, pubs, reg) -> None:
+    def __init__(self, spark, pubs, reg, limit: int = BROADCAST_LIMIT) -> None:
         from pyspark.sql import functions as F
 
         dumped = snapshot.dump(reg)
-        blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
-        self._blob = blob = spark.sparkContext.broadcast(dumped)
+        self._blob = self._groups = None
+        if len(dumped) <= limit:
+            blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
+            self._blob = blob = spark.sparkContext.broadcast(dumped)
+            keys_mapper = _arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema)
+            each_mapper = _arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema)
+
+            def tag(df):
+                return df
+        else:
+            self._groups = groups = _Groups(spark, reg)
+            keys_mapper = _group_mapper(_keys_of_batch, _routed_key_schema)
+            each_mapper = _group_mapper(_each_of_batch, _delivery_schema)
+            tag = groups.tag
         keys = pubs.select(*KEY).distinct()
-        self.keys = keys.mapInArrow(_arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema),
-                                    _routed_key_schema()).cache()
+        self.keys = tag(keys).mapInArrow(keys_mapper, _routed_key_schema()).cache()
         copies = F.broadcast(self.keys.filter(F.col("kind") == "copy"))
         plain = pubs.join(copies, list(KEY)).select(
             F.col("id").alias("publication_id"), "sub_name", "sub_id", "destination_queue", "destination_qmgr",
@@ -240,8 +336,8 @@ class Routed:
             F.col("out_expiry").alias("expiry"), (F.col("size") + F.col("header_bytes")).alias("bytes"), "topic",
             "timestamp")
         each_keys = F.broadcast(self.keys.filter(F.col("kind") == "each").select(*KEY))
-        each = pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS) \
-            .mapInArrow(_arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema), _delivery_schema())
+        each = tag(pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS)) \
+            .mapInArrow(each_mapper, _delivery_schema())
         self.deliveries = plain.unionByName(each).cache()
         self._pubs = pubs
 
@@ -256,13 +352,16 @@ class Routed:
     def release(self) -> None:
         self.deliveries.unpersist()
         self.keys.unpersist()
-        self._blob.unpersist()
+        if self._blob is not None:
+            self._blob.unpersist()
+        if self._groups is not None:
+            self._groups.release()
 
 
-def route(spark, publications: str, registry: str, out: str) -> dict:
+def route(spark, publications: str, registry: str, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:
     """Run the job; returns the summary (also written to OUT/summary.json)."""
     pubs = read_publications(spark, publications).cache()
-    routed = Routed(spark, pubs, load_registry(registry))
+    routed = Routed(spark, pubs, load_registry(registry), limit)
     try:
         target = pathlib.Path(out)
         routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(str(target / "deliveries"))

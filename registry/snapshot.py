@@ -27,11 +27,12 @@ class SnapshotError(ValueError):
     pass
 
 
-def dump(reg: Registry) -> bytes:
+def dump(reg: Registry, subs=None) -> bytes:
+    """The registry's definitions; ``subs``: only these subscriptions (a part of the set, routed apart)."""
     return marshal.dumps({
         "format": FORMAT, "qmgr": reg.qmgr.name, "dead_letter_queue": reg.qmgr.dead_letter_queue,
         "created": reg.qmgr.created,
-        "subscriptions": [_SUB(s) for s in reg.subs.values()],
+        "subscriptions": [_SUB(s) for s in (reg.subs.values() if subs is None else subs)],
         "topics": [_TOPIC(t) for t in reg.topics.values()],
         "queues": [_QUEUE(q) for q in reg.queues.values()],
     }, 4)

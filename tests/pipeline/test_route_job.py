@@ -144,3 +144,30 @@ def test_diff_names_the_deliveries_a_change_adds_removes_and_changes(spark, tmp_
     assert moved == [("x1", "DEV.QUEUE.2", "DEV.QUEUE.3"), ("y1", "DEV.QUEUE.2", "DEV.QUEUE.3"),
                      ("y2", "DEV.QUEUE.2", "DEV.QUEUE.3")]
     assert json.loads((tmp_path / "out" / "diff.json").read_text()) == json.loads(json.dumps(result))
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(subs=sub_specs, pubs=pub_specs)
+def test_split_by_topic_prefix_routes_as_the_broadcast_does(spark, subs, pubs):
+    """A subscription set too large to broadcast is split by the literal first level of its topic
+    strings (wildcard-first subscriptions in every part); the deliveries must not change."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        qm = QueueManager.open(tmp / "qm", synchronous="OFF")
+        try:
+            _registry(qm, subs)
+            qm.flush()
+        finally:
+            qm.shutdown()
+        rows = [_row(n, spec) for n, spec in enumerate(pubs)]
+        (tmp / "pubs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        broadcast = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "a"))
+        split = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "b"), limit=0)
+
+        def delivered(out):
+            return collections.Counter(
+                (r["publication_id"], str(r["destination_queue"]), r["correl_id"], r["priority"], r["bytes"])
+                for r in pq.read_table(tmp / out / "deliveries").to_pylist())
+        assert delivered("b") == delivered("a")
+        assert split == broadcast

@@ -29,7 +29,7 @@ from qmlite.pcf.mqi import MQMD
 from qmlite.registry import routing, snapshot
 from qmlite.registry.state import Registry
 
-from . import routes
+from . import capture, routes
 
 KEY = ("topic", "pub_level", "priority", "persistence", "expiry")
 _CACHE: dict[str, object] = {}  # per executor process: snapshot digest -> routing registry
@@ -358,10 +358,32 @@ class Routed:
             self._groups.release()
 
 
+def from_capture(publications: str, reg, out: pathlib.Path) -> str:
+    """A ``qmlite decode`` capture becomes publication rows (pipeline/capture.py), written beside the
+    output as ``publications-from-capture.jsonl``; any other input is returned as it is."""
+    path = pathlib.Path(publications)
+    if not path.is_file() or path.suffix == ".parquet":
+        return publications
+    with open(path, encoding="utf-8") as f:
+        first = f.readline()
+        if not capture.is_decoded_capture(first):
+            return publications
+        f.seek(0)
+        out.mkdir(parents=True, exist_ok=True)
+        rows = out / "publications-from-capture.jsonl"
+        names = {t.name: t.topic_string for t in reg.topics.values()}
+        with open(rows, "w", encoding="utf-8") as w:
+            objects = (json.loads(line) for line in f if line.strip())
+            for row in capture.publications(objects, names):
+                w.write(json.dumps(row) + "\n")
+    return str(rows)
+
+
 def route(spark, publications: str, registry: str, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:
     """Run the job; returns the summary (also written to OUT/summary.json)."""
-    pubs = read_publications(spark, publications).cache()
-    routed = Routed(spark, pubs, load_registry(registry), limit)
+    reg = load_registry(registry)
+    pubs = read_publications(spark, from_capture(publications, reg, pathlib.Path(out))).cache()
+    routed = Routed(spark, pubs, reg, limit)
     try:
         target = pathlib.Path(out)
         routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(str(target / "deliveries"))
@@ -385,8 +407,9 @@ def diff(spark, publications: str, before: str, after: str, out: str) -> dict:
     changed and the before/after values; ``OUT/diff.json`` the counts, per subscription too."""
     from pyspark.sql import functions as F
 
-    pubs = read_publications(spark, publications).cache()
-    a = Routed(spark, pubs, load_registry(before))
+    first = load_registry(before)
+    pubs = read_publications(spark, from_capture(publications, first, pathlib.Path(out))).cache()
+    a = Routed(spark, pubs, first)
     b = Routed(spark, pubs, load_registry(after))
     try:
         ident = ["publication_id", "sub_name"]

@@ -3,7 +3,28 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import sys
+
+
+# The parts of qmlite an executor runs: routing and what it stands on (client/ and server/ stay home).
+SHIPPED = ("qmlite", "qmlite.pcf", "qmlite.registry", "qmlite.registry.commands", "qmlite.pipeline")
+
+
+def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
+    """qmlite's routing packages as one zip for ``SparkContext.addPyFile``, laid out as they import
+    (``qmlite/registry/routing.py``, ...) whatever the installation's directory names are."""
+    import importlib
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in SHIPPED:
+            package = importlib.import_module(name)
+            target = name.replace(".", "/")
+            for directory in package.__path__:
+                for source in sorted(pathlib.Path(directory).glob("*.py")):
+                    z.write(source, f"{target}/{source.name}")
+    return path
 
 
 def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8):
@@ -12,12 +33,18 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    return (SparkSession.builder.master(master).appName(app)
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.driver.host", "127.0.0.1")  # blocks are fetched from here; the hostname may not resolve to us
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.ui.showConsoleProgress", "false")  # pipeline/progress.py draws ours  # timestamps without a zone are UTC, as put_stamp's
-            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-            .getOrCreate())
+    spark = (SparkSession.builder.master(master).appName(app)
+             .config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+             .config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.host", "127.0.0.1")  # blocks are fetched from here; the hostname may not resolve to us
+             .config("spark.sql.session.timeZone", "UTC")  # timestamps without a zone are UTC, as put_stamp's
+             .config("spark.ui.showConsoleProgress", "false")  # pipeline/progress.py draws ours
+             .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+             .getOrCreate())
+    if not master.startswith("local"):
+        # A cluster's executors run the job's routing from this zip: the same rules, shipped with it.
+        import tempfile
+
+        spark.sparkContext.addPyFile(str(qmlite_zip(pathlib.Path(tempfile.mkdtemp()) / "qmlite.zip")))
+    return spark

@@ -73,3 +73,23 @@ def test_the_route_job_reads_a_capture(spark, tmp_path, clock):
     assert summary["publications"] == 2 and summary["deliveries"] == 3  # ALL twice, REDS once
     assert summary["per_subscription"]["REDS"] == {"messages": 1, "bytes": 3}
     assert (tmp_path / "out" / "publications-from-capture.jsonl").exists()
+
+
+def test_the_zip_shipped_to_a_cluster_holds_routing_and_what_it_imports(tmp_path):
+    import subprocess
+    import sys
+    import zipfile
+
+    from qmlite.pipeline.spark import qmlite_zip
+
+    path = qmlite_zip(tmp_path / "qmlite.zip")
+    names = set(zipfile.ZipFile(path).namelist())
+    assert {"qmlite/__init__.py", "qmlite/registry/routing.py", "qmlite/pcf/properties.py",
+            "qmlite/pipeline/routes.py", "qmlite/registry/commands/subscriptions.py"} <= names
+    assert not any(n.startswith(("qmlite/server/", "qmlite/client/")) for n in names)
+    # importable from the zip alone (third-party dependencies from the environment, not qmlite)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import qmlite.registry.routing as r, qmlite.pipeline.routes;"
+            " print(r.__file__)")
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "qmlite.zip" in out.stdout

@@ -27,7 +27,8 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
     return path
 
 
-def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8):
+def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8,
+            driver_memory: str = "2g"):
     # The executors' Python must be this one: it is the one that has qmlite installed.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -35,6 +36,7 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
 
     spark = (SparkSession.builder.master(master).appName(app)
              .config("spark.ui.enabled", "false")
+             .config("spark.driver.memory", driver_memory)  # local mode: the executors live in the driver
              .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
              .config("spark.driver.bindAddress", "127.0.0.1")
              .config("spark.driver.host", "127.0.0.1")  # blocks are fetched from here; the hostname may not resolve to us

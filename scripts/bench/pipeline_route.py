@@ -72,6 +72,7 @@ def main() -> int:
     ap.add_argument("--topics", type=int, default=100_000)
     ap.add_argument("--masters", default="local[1],local[2]")
     ap.add_argument("--seed", type=int, default=10)
+    ap.add_argument("--driver-memory", default="6g", help="Spark driver memory (local mode: all of it)")
     args = ap.parse_args()
 
     from qmlite.pipeline import route_job, routes, spark
@@ -93,7 +94,7 @@ def main() -> int:
         results["one process, no Spark"] = (time.perf_counter() - t0, delivered)
         print(f"# one process: {results['one process, no Spark'][0]:.1f}s", file=sys.stderr, flush=True)
         for master in args.masters.split(","):
-            session = spark.session(master, shuffle_partitions=8)
+            session = spark.session(master, shuffle_partitions=8, driver_memory=args.driver_memory)
             try:
                 t0 = time.perf_counter()
                 summary = route_job.route(session, str(pubs), str(tmp / "qm"), str(tmp / f"out-{master}"))

@@ -66,7 +66,7 @@ def _pipeline_route(args: argparse.Namespace) -> int:
         return 2
     from qmlite.pipeline import load, progress, report
 
-    session = spark.session(args.master)
+    session = spark.session(args.master, driver_memory=args.driver_memory)
     try:
         with progress.Progress(session.sparkContext, label="route"):
             summary = route_job.route(session, args.publications, args.registry, args.out)
@@ -97,7 +97,7 @@ def _pipeline_diff(args: argparse.Namespace) -> int:
     except (SnapshotError, StoreError, OSError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
-    session = spark.session(args.master)
+    session = spark.session(args.master, driver_memory=args.driver_memory)
     try:
         result = route_job.diff(session, args.publications, args.before, args.after, args.out)
     except (PublicationError, SnapshotError, StoreError, OSError) as exc:
@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     route.add_argument("--registry", required=True, help="a data directory (read only) or a snapshot file")
     route.add_argument("--out", required=True, help="directory for deliveries/ (Parquet) and summary.json")
     route.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    route.add_argument("--driver-memory", default="2g", help="Spark driver memory (default 2g)")
     route.set_defaults(func=_pipeline_route)
     change = jobs.add_parser("diff", help="the deliveries a change of the subscription set adds, removes or changes")
     change.add_argument("--registry", nargs=2, metavar=("BEFORE", "AFTER"), required=True,
@@ -146,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     change.add_argument("--publications", required=True, help="JSON lines or Parquet publications")
     change.add_argument("--out", required=True, help="directory for diff/ (Parquet) and diff.json")
     change.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    change.add_argument("--driver-memory", default="2g", help="Spark driver memory (default 2g)")
     change.set_defaults(func=lambda a: _pipeline_diff(argparse.Namespace(**vars(a), before=a.registry[0],
                                                                           after=a.registry[1])))
     try:

@@ -91,6 +91,17 @@ def test_the_command_line_reports_a_bad_registry_or_input_without_starting_spark
         assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
 
 
+def _inputs(tmp: pathlib.Path, subs, pubs):
+    """A queue manager in ``tmp/qm`` holding the random registry (written to disk), and the
+    publications as ``tmp/pubs.jsonl``; returns (the open queue manager, the rows)."""
+    qm = QueueManager.open(tmp / "qm", synchronous="OFF")
+    _registry(qm, subs)
+    qm.flush()
+    rows = [_row(n, spec) for n, spec in enumerate(pubs)]
+    (tmp / "pubs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return qm, rows
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(subs=sub_specs, pubs=pub_specs)
@@ -99,12 +110,8 @@ def test_the_spark_job_delivers_what_the_queue_manager_delivers(spark, subs, pub
     publications: identical deliveries, selectors, grouping and SubLevel included."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        qm = QueueManager.open(tmp / "qm", synchronous="OFF")
+        qm, rows = _inputs(tmp, subs, pubs)
         try:
-            _registry(qm, subs)
-            qm.flush()
-            rows = [_row(n, spec) for n, spec in enumerate(pubs)]
-            (tmp / "pubs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
             route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "out"))
             expected = _online(qm, rows)
         finally:
@@ -154,14 +161,7 @@ def test_split_by_topic_prefix_routes_as_the_broadcast_does(spark, subs, pubs):
     strings (wildcard-first subscriptions in every part); the deliveries must not change."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        qm = QueueManager.open(tmp / "qm", synchronous="OFF")
-        try:
-            _registry(qm, subs)
-            qm.flush()
-        finally:
-            qm.shutdown()
-        rows = [_row(n, spec) for n, spec in enumerate(pubs)]
-        (tmp / "pubs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        _inputs(tmp, subs, pubs)[0].shutdown()
         broadcast = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "a"))
         split = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "b"), limit=0)
 

@@ -312,7 +312,7 @@ class Routed:
     frees what they cache.  The registry is broadcast while its snapshot is at most ``limit`` bytes,
     else split by the literal first level of the topic strings (``prefix_groups``)."""
 
-    def __init__(self, spark, pubs, reg, limit: int = BROADCAST_LIMIT) -> None:
+    def __init__(self, spark, pubs, reg, limit: int = BROADCAST_LIMIT, *, cache: bool = True) -> None:
         from pyspark.sql import functions as F
 
         dumped = snapshot.dump(reg)
@@ -341,7 +341,9 @@ class Routed:
         each_keys = F.broadcast(self.keys.filter(F.col("kind") == "each").select(*KEY))
         each = tag(pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS)) \
             .mapInArrow(each_mapper, _delivery_schema())
-        self.deliveries = plain.unionByName(each).cache()
+        self.deliveries = plain.unionByName(each)
+        if cache:
+            self.deliveries = self.deliveries.cache()
         self._pubs = pubs
 
     def selector_candidates(self) -> dict[str, int]:
@@ -386,11 +388,15 @@ def route(spark, publications: str, registry: str, out: str, *, limit: int = BRO
     """Run the job; returns the summary (also written to OUT/summary.json)."""
     reg = load_registry(registry)
     pubs = read_publications(spark, from_capture(publications, reg, pathlib.Path(out))).cache()
-    routed = Routed(spark, pubs, reg, limit)
+    # The deliveries are computed once, by the write; the summary reads them back from Parquet, which
+    # is cheaper than holding them in Spark's cache (measured: docs/benchmarks.md).
+    routed = Routed(spark, pubs, reg, limit, cache=False)
     try:
         target = pathlib.Path(out)
-        routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(str(target / "deliveries"))
-        summary = summarize(routed.deliveries, pubs.count(), routed.selector_candidates())
+        written = str(target / "deliveries")
+        routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(written)
+        deliveries = spark.read.schema(_delivery_schema()).parquet(written)  # queue names stay strings
+        summary = summarize(deliveries, pubs.count(), routed.selector_candidates())
         target.mkdir(parents=True, exist_ok=True)
         (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
     finally:

@@ -130,8 +130,8 @@ def read_publications(spark, path: str):
 
 
 def _numbered(spark, df):
-    """``df`` with a ``row`` column: each row's number in file order (the id of a publication without
-    one, issue 10's interface), computed in the JVM.  monotonically_increasing_id is the partition
+    """``df`` with a ``row`` column: each row's number in file order, from 1 (the id of a publication
+    without one, issue 10's interface; ``registry import`` counts rows from 1 too), computed in the JVM.  monotonically_increasing_id is the partition
     index << 33 plus the row's place in its partition, so one small pass counting each partition's
     rows gives every partition its first row number."""
     from pyspark.sql import functions as F
@@ -145,7 +145,7 @@ def _numbered(spark, df):
         total += n
     offsets = F.broadcast(spark.createDataFrame(firsts or [(0, 0)], "p long, first long"))
     return df.join(offsets, F.shiftright("_mid", 33) == offsets["p"]) \
-        .withColumn("row", F.col("first") + F.col("_mid").bitwiseAND(F.lit((1 << 33) - 1))) \
+        .withColumn("row", F.col("first") + F.col("_mid").bitwiseAND(F.lit((1 << 33) - 1)) + 1) \
         .drop("_mid", "p", "first")
 
 
@@ -363,6 +363,11 @@ class Routed:
             self._groups.release()
 
 
+def _literal(path: str) -> str:
+    """A path Spark reads as it is: Hadoop takes ``[]{}*?`` in a read path as a glob (``out-local[2]``)."""
+    return "".join("\\" + c if c in "[]{}*?\\" else c for c in path)
+
+
 def from_capture(publications: str, reg, out: pathlib.Path) -> str:
     """A ``qmlite decode`` capture becomes publication rows (pipeline/capture.py), written beside the
     output as ``publications-from-capture.jsonl``; any other input is returned as it is."""
@@ -395,7 +400,7 @@ def route(spark, publications: str, registry: str, out: str, *, limit: int = BRO
         target = pathlib.Path(out)
         written = str(target / "deliveries")
         routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(written)
-        deliveries = spark.read.schema(_delivery_schema()).parquet(written)  # queue names stay strings
+        deliveries = spark.read.schema(_delivery_schema()).parquet(_literal(written))  # queue names stay strings
         summary = summarize(deliveries, pubs.count(), routed.selector_candidates())
         target.mkdir(parents=True, exist_ok=True)
         (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))

@@ -90,7 +90,7 @@ def main() -> int:
         reg = Registry.open_readonly(tmp / "qm")
         t0 = time.perf_counter()
         with open(pubs) as f:
-            delivered = sum(1 for _ in routes.route_rows(((json.loads(line), n) for n, line in enumerate(f)), reg))
+            delivered = sum(1 for _ in routes.route_rows(((json.loads(line), n) for n, line in enumerate(f, 1)), reg))
         results["one process, no Spark"] = (time.perf_counter() - t0, delivered)
         print(f"# one process: {results['one process, no Spark'][0]:.1f}s", file=sys.stderr, flush=True)
         for master in args.masters.split(","):

@@ -84,7 +84,7 @@ def _online(qm, rows):
 
 def _pipeline(reg, rows):
     out = collections.Counter()
-    for d in routes.route_rows(((row, n) for n, row in enumerate(rows)), reg):
+    for d in routes.route_rows(((row, n) for n, row in enumerate(rows, 1)), reg):
         out[(d["publication_id"], d["destination_queue"], d["correl_id"], d["priority"], d["persistence"],
              d["expiry"])] += 1
     return out

@@ -391,6 +391,8 @@ def from_capture(publications: str, reg, out: pathlib.Path) -> str:
 
 def route(spark, publications: str, registry: str, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:
     """Run the job; returns the summary (also written to OUT/summary.json)."""
+    from pyspark.sql import functions as F
+
     reg = load_registry(registry)
     pubs = read_publications(spark, from_capture(publications, reg, pathlib.Path(out))).cache()
     # The deliveries are computed once, by the write; the summary reads them back from Parquet, which
@@ -402,6 +404,8 @@ def route(spark, publications: str, registry: str, out: str, *, limit: int = BRO
         routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(written)
         deliveries = spark.read.schema(_delivery_schema()).parquet(_literal(written))  # queue names stay strings
         summary = summarize(deliveries, pubs.count(), routed.selector_candidates())
+        # Rows without a topic cannot be published: counted, not silently among the unreceived.
+        summary["publications_without_topic"] = pubs.filter(F.col("topic").isNull() | (F.col("topic") == "")).count()
         target.mkdir(parents=True, exist_ok=True)
         (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
     finally:

@@ -75,6 +75,9 @@ def _pipeline_route(args: argparse.Namespace) -> int:
     except (PublicationError, SnapshotError, StoreError, OSError, ValueError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a failure inside Spark (a row an executor could not route, ...)
+        print(f"qmlite: the Spark job failed: {_first_line(exc)}", file=sys.stderr)
+        return 2
     finally:
         session.stop()
     line = {k: summary[k] for k in ("publications", "deliveries", "publications_not_received")}
@@ -83,6 +86,16 @@ def _pipeline_route(args: argparse.Namespace) -> int:
         line[name] = {k: what[k] for k in ("ok", "puts", "commits", "error") if k in what}
     print(json.dumps(line))
     return 0 if all(what.get("ok", True) for what in done.values()) else 1
+
+
+def _first_line(exc: BaseException) -> str:
+    """The line of a Spark failure that says what went wrong: a Python error raised on an executor
+    (``PublicationError: row 7: no topic``) is quoted inside the JVM's long report."""
+    text = str(exc)
+    for line in text.splitlines():
+        if "PublicationError:" in line or "Error:" in line and "py4j" not in line:
+            return line.strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
 
 
 def _pipeline_diff(args: argparse.Namespace) -> int:
@@ -102,6 +115,9 @@ def _pipeline_diff(args: argparse.Namespace) -> int:
         result = route_job.diff(session, args.publications, args.before, args.after, args.out)
     except (PublicationError, SnapshotError, StoreError, OSError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a failure inside Spark
+        print(f"qmlite: the Spark job failed: {_first_line(exc)}", file=sys.stderr)
         return 2
     finally:
         session.stop()

@@ -72,10 +72,12 @@ def test_route_job_reads_a_snapshot_and_parquet(spark, tmp_path, clock):
         qm.shutdown()
     import pyarrow as pa
 
-    pq.write_table(pa.table({"id": ["x", "y"], "topic": ["t/1", "u/1"], "size": [5, 6]}), tmp_path / "p.parquet")
+    pq.write_table(pa.table({"id": ["x", "y", "z"], "topic": ["t/1", "u/1", None], "size": [5, 6, 7]}),
+                   tmp_path / "p.parquet")
     # an output directory whose name Hadoop would read as a glob (the benchmark's out-local[2])
     summary = route_job.route(spark, str(tmp_path / "p.parquet"), str(snap), str(tmp_path / "out-local[2]{x}"))
-    assert (summary["deliveries"], summary["publications_not_received"]) == (1, 1)
+    assert (summary["deliveries"], summary["publications_not_received"]) == (1, 2)
+    assert summary["publications_without_topic"] == 1  # counted, never routed
     assert summary["per_queue"] == {"DEV.QUEUE.3": {"messages": 1, "bytes": 5}}
 
 
@@ -173,3 +175,15 @@ def test_split_by_topic_prefix_routes_as_the_broadcast_does(spark, subs, pubs):
                 for r in pq.read_table(tmp / out / "deliveries").to_pylist())
         assert delivered("b") == delivered("a")
         assert split == broadcast
+
+
+def test_a_spark_failure_is_told_in_one_line():
+    from qmlite.cli import _first_line
+
+    report = ("An error occurred while calling o123.parquet.\n: org.apache.spark.SparkException: Job aborted\n"
+              "  File \"/x/routes.py\", line 40, in publication\n"
+              "qmlite.pipeline.routes.PublicationError: row 7: timestamp 'yesterday' is not ISO 8601\n"
+              "\tat py4j.Gateway.invoke(Gateway.java:282)")
+    assert _first_line(RuntimeError(report)) == (
+        "qmlite.pipeline.routes.PublicationError: row 7: timestamp 'yesterday' is not ISO 8601")
+    assert _first_line(RuntimeError("")) == "RuntimeError"

@@ -180,18 +180,23 @@ def route_keys(reg, keys):
 
 def _arrow_mapper(blob_id, blob, fn, schema_fn):
     def run(batches):
-        import pyarrow as pa
-
         reg = _registry_of(blob_id, blob.value)
         schema = schema_fn()
         arrow = _arrow_schema(schema)
         for batch in batches:
             rows = list(fn(reg, batch))
             if rows:
-                columns = list(zip(*rows))  # column-wise: no dict per row
-                yield pa.RecordBatch.from_arrays([pa.array(c, type=arrow.field(i).type) for i, c in enumerate(columns)],
-                                                 schema=arrow)
+                yield _record_batch(rows, arrow)
     return run
+
+
+def _record_batch(rows: list[tuple], arrow):
+    """Rows as one Arrow batch, built column-wise (no dict per row)."""
+    import pyarrow as pa
+
+    columns = list(zip(*rows))
+    return pa.RecordBatch.from_arrays([pa.array(c, type=arrow.field(i).type) for i, c in enumerate(columns)],
+                                      schema=arrow)
 
 
 def _arrow_schema(schema):
@@ -292,7 +297,6 @@ def _group_registry(name: str):
 
 def _group_mapper(fn, schema_fn):
     def run(batches):
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         arrow = _arrow_schema(schema_fn())
@@ -301,9 +305,7 @@ def _group_mapper(fn, schema_fn):
                 part = batch.filter(pc.equal(batch.column("grp"), name))
                 rows = list(fn(_group_registry(name), part))
                 if rows:
-                    columns = list(zip(*rows))
-                    yield pa.RecordBatch.from_arrays(
-                        [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(columns)], schema=arrow)
+                    yield _record_batch(rows, arrow)
     return run
 
 

@@ -76,18 +76,18 @@ def publication(row: dict, number: int, reg) -> tuple[str, routing.Publication, 
         data = str(body).encode("utf-8")
         size = len(data)
     else:
-        size = int(row.get("size") or 0)
+        size = int_field(row, "size", 0, number)
         if not 0 <= size <= MAX_BODY:
             raise PublicationError(f"row {number}: size {size} out of range")
         data = b""  # only its size matters: nothing is allocated for it
     when = _epoch(row.get("timestamp"), number)
     md = MQMD(Format=C.MQFMT_STRING,
-              Priority=int_field(row, "priority", C.MQPRI_PRIORITY_AS_Q_DEF),
-              Persistence=int_field(row, "persistence", C.MQPER_PERSISTENCE_AS_Q_DEF),
-              Expiry=int_field(row, "expiry", C.MQEI_UNLIMITED))
+              Priority=int_field(row, "priority", C.MQPRI_PRIORITY_AS_Q_DEF, number),
+              Persistence=int_field(row, "persistence", C.MQPER_PERSISTENCE_AS_Q_DEF, number),
+              Expiry=int_field(row, "expiry", C.MQEI_UNLIMITED, number))
     if when is not None:
         md.PutDate, md.PutTime = put_stamp(when)
-    pub = routing.publication(reg, topic, md, data, int_field(row, "pub_level", routing.DEFAULT_PUB_LEVEL))
+    pub = routing.publication(reg, topic, md, data, int_field(row, "pub_level", routing.DEFAULT_PUB_LEVEL, number))
     props = properties_of(row.get("properties"), number)
     if props:
         pub.props = props
@@ -95,9 +95,16 @@ def publication(row: dict, number: int, reg) -> tuple[str, routing.Publication, 
     return (str(number) if ident is None else str(ident)), pub, size, (when or 0.0)
 
 
-def int_field(row: dict, name: str, default: int) -> int:
+def int_field(row: dict, name: str, default: int, number: int | None = None) -> int:
+    """An integer column (``default`` when absent); a value that is not one is a PublicationError
+    naming the row, so a bad row stops the job with a sentence, not a traceback."""
     value = row.get(name)
-    return default if value is None else int(value)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise PublicationError(f"row {number}: {name} {value!r} is not an integer") from None
 
 
 def no_msg_id() -> bytes:

@@ -202,8 +202,13 @@ class QueueManager:
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
         if options & C.MQOO_OUTPUT and queue.inhibit_put == C.MQQA_PUT_INHIBITED:
             raise MQIError(C.MQRC_PUT_INHIBITED)
-        return Handle(0, "queue", queue.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
-                      temporary=temporary)
+        handle = Handle(0, "queue", queue.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
+                        temporary=temporary)
+        text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
+        if text:
+            pubsub.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
+            handle.selector = selectors.compile_selector(text)
+        return handle
 
     def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
         reg = self.registry
@@ -615,11 +620,14 @@ class QueueManager:
             msg = contents.at(handle.cursor)
             if msg is None:
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
-        elif options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
-            cursor = None if options & C.MQGMO_BROWSE_FIRST else handle.cursor
-            msg = next((m for m in contents.after(cursor)
-                        if (msg_id is None or m.msg_id == msg_id) and (correl_id is None or m.correl_id == correl_id)),
-                       None)
+        elif options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT) or handle.selector is not None:
+            # A selector looks at each message in delivery order: what it selects has no index.
+            browse = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT)
+            cursor = handle.cursor if options & C.MQGMO_BROWSE_NEXT else None
+            selected = handle.selector
+            msg = next((m for m in contents.after(cursor if browse else None)
+                        if (msg_id is None or m.msg_id == msg_id) and (correl_id is None or m.correl_id == correl_id)
+                        and (selected is None or selected.matches(_resolver(m)))), None)
         else:
             msg = contents.find(msg_id, correl_id)
         if msg is None:
@@ -733,6 +741,12 @@ class QueueManager:
 
     def subscription_request(self, session: Session, hsub: int, action: int) -> int:
         return pubsub.subscription_request(self, session, hsub, action)
+
+
+def _resolver(msg: Message):
+    """What an MQOPEN selection string sees of a queued message: its MQMD and its properties."""
+    props = msg.props
+    return selectors.message_resolver(msg.md, props.values_for_selectors() if props else {})
 
 
 def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:

@@ -30,6 +30,7 @@ class Handle:
     temporary: bool = False  # a temporary dynamic queue: deleted on close
     cursor: tuple[int, int] | None = None  # the browse cursor: the key of the message last browsed
     sub_id: bytes = b""  # an Hsub: the subscription it holds
+    selector: object = None  # MQOPEN's SelectionString, compiled: MQGET returns only what it selects
 
 
 @dataclasses.dataclass(slots=True)

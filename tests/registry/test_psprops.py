@@ -9,6 +9,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf import properties as P
 from qmlite.registry import psprops
+from qmlite.registry.errors import MQIError
 from qmlite.registry.qmgr import QueueManager
 
 Q = "DEV.QUEUE.1"
@@ -103,3 +104,27 @@ def test_a_chain_with_an_mqrfh_v1_is_kept_as_sent():
     md = S.MQMD(Format=fmt, Encoding=546)
     out_md, props, body = psprops.split_message(md, data)
     assert (out_md, props, body) == (md, None, data)
+
+
+def test_an_mqopen_selection_string_selects_what_mqget_returns(tmp_path, clock):
+    qm = _open(tmp_path, clock)
+    try:
+        session = qm.connect("QM1", user="admin", admin=True)
+        for colour, body in (("blue", b"first"), ("red", b"second"), ("red", b"third")):
+            md, data = _rfh2({"Colour": colour}, body)
+            _put(qm, session, md, data)
+        od = S.MQOD(Version=C.MQOD_VERSION_4, ObjectName=Q, SelectionString=S.MQCHARV("Colour = 'red'"))
+        handle, _ = qm.open_object(session, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        def body(md, data):  # the usr property comes back in an MQRFH2 (PROPCTL COMPAT)
+            return P.split(data, md.Format, md.Encoding, md.CodedCharSetId).body
+
+        browsed = qm.get(session, handle, S.MQMD(), S.MQGMO(Version=4, Options=C.MQGMO_BROWSE_FIRST), 1 << 20)
+        assert body(browsed.md, browsed.data) == b"second"  # the blue one ahead of it is not selected
+        assert body(*_get(qm, session, handle)) == b"second" and body(*_get(qm, session, handle)) == b"third"
+        assert qm.get(session, handle, S.MQMD(), S.MQGMO(Version=4), 1 << 20) is None  # only blue is left
+        bad = S.MQOD(Version=C.MQOD_VERSION_4, ObjectName=Q, SelectionString=S.MQCHARV("Colour = "))
+        with pytest.raises(MQIError) as info:
+            qm.open_object(session, bad, C.MQOO_INPUT_AS_Q_DEF)
+        assert info.value.reason == C.MQRC_SELECTOR_SYNTAX_ERROR
+    finally:
+        qm.shutdown()

@@ -85,10 +85,14 @@ _JSON_SCHEMA = ("id string, topic string, body string, size long, properties str
 
 
 # ---- reading publications ------------------------------------------------------------------------
-def read_publications(spark, path: str):
+def read_publications(spark, path: str, numbered: bool | None = None):
     """Publications as a DataFrame with the row interface's columns, properties as JSON text, a
     ``row`` number, ``size`` in bytes (the body's UTF-8 length when there is a body) and
-    ``timestamp`` in epoch seconds."""
+    ``timestamp`` in epoch seconds.
+
+    ``numbered``: whether some rows lack an id and so need their row number (a pass over the input
+    of its own); None finds out first.  False leaves a missing id null, for a job that scans the
+    input anyway and counts the ids there before it decides (``route``)."""
     from pyspark.sql import functions as F
 
     p = pathlib.Path(path)
@@ -114,12 +118,16 @@ def read_publications(spark, path: str):
         # Spark's JSON reader with a schema: one parse per line, in the JVM.  A field declared a string
         # keeps a JSON object's text (properties) and an integer's digits (id).
         df = spark.read.json(path, schema=_JSON_SCHEMA, mode="PERMISSIVE").withColumnRenamed("timestamp", "ts")
-    if df.filter(F.col("id").isNull()).limit(1).count():
+    if numbered is None:
+        numbered = bool(df.filter(F.col("id").isNull()).limit(1).count())
+    if numbered:
         indexed = _numbered(spark, df)  # some rows need their row number as their id
-    else:  # every row has its id: no numbering pass (the reader reads only ``id`` to find that out)
+        ident = F.coalesce(F.col("id"), F.col("row").cast("string"))
+    else:  # every row has its id (or the caller counts them): no numbering pass
         indexed = df.withColumn("row", F.monotonically_increasing_id())
+        ident = F.col("id")
     return indexed.select(
-        F.coalesce(F.col("id"), F.col("row").cast("string")).alias("id"), "row", "topic", "body",
+        ident.alias("id"), "row", "topic", "body",
         F.coalesce(F.octet_length("body").cast("long"), F.col("size").cast("long"), F.lit(0).cast("long")).alias("size"),
         "properties",
         F.coalesce(F.col("priority").cast("int"), F.lit(C.MQPRI_PRIORITY_AS_Q_DEF)).alias("priority"),
@@ -314,7 +322,8 @@ class Routed:
     frees what they cache.  The registry is broadcast while its snapshot is at most ``limit`` bytes,
     else split by the literal first level of the topic strings (``prefix_groups``)."""
 
-    def __init__(self, spark, pubs, reg, limit: int = BROADCAST_LIMIT, *, cache: bool = True) -> None:
+    def __init__(self, spark, pubs, reg, limit: int = BROADCAST_LIMIT, *, cache: bool = True,
+                 keys=None) -> None:
         from pyspark.sql import functions as F
 
         dumped = snapshot.dump(reg)
@@ -332,7 +341,7 @@ class Routed:
             keys_mapper = _group_mapper(_keys_of_batch, _routed_key_schema)
             each_mapper = _group_mapper(_each_of_batch, _delivery_schema)
             tag = groups.tag
-        keys = pubs.select(*KEY).distinct()
+        keys = pubs.select(*KEY).distinct() if keys is None else keys.select(*KEY)  # distinct already
         self.keys = tag(keys).mapInArrow(keys_mapper, _routed_key_schema()).cache()
         copies = F.broadcast(self.keys.filter(F.col("kind") == "copy"))
         plain = pubs.join(copies, list(KEY)).select(
@@ -343,18 +352,11 @@ class Routed:
         each_keys = F.broadcast(self.keys.filter(F.col("kind") == "each").select(*KEY))
         each = tag(pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS)) \
             .mapInArrow(each_mapper, _delivery_schema())
+        self.plain, self.each = plain, each  # routed by key, and one by one
         self.deliveries = plain.unionByName(each)
         if cache:
             self.deliveries = self.deliveries.cache()
         self._pubs = pubs
-
-    def selector_candidates(self) -> dict[str, int]:
-        """Per subscription with a selector: how many publications its topic offered it."""
-        from pyspark.sql import functions as F
-
-        rows = self._pubs.join(F.broadcast(self.keys.filter(F.col("kind") == "selector")), list(KEY)) \
-            .groupBy("sub_name").count().collect()
-        return {r["sub_name"]: r["count"] for r in rows}
 
     def release(self) -> None:
         self.deliveries.unpersist()
@@ -391,29 +393,109 @@ def from_capture(publications: str, reg, out: pathlib.Path) -> str:
     return str(rows)
 
 
+# Columns with a value per publication get no dictionary: Parquet builds one per column chunk and
+# then throws it away when it overflows (10M deliveries: 20.6-30.0 s -> 17.8-19.9 s, benchmarks.md).
+_WRITE_OPTIONS = {"parquet.enable.dictionary#publication_id": "false",
+                  "parquet.enable.dictionary#timestamp": "false"}
+
+
 def route(spark, publications: str, registry: str, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:
-    """Run the job; returns the summary (also written to OUT/summary.json)."""
+    """Run the job; returns the summary (also written to OUT/summary.json).
+
+    The input is read twice and never cached: once to count the traffic per key, which gives the
+    keys to route and most of the summary (a key's deliveries are its copies times its count), and
+    once by the write of the deliveries.  The deliveries themselves are only read back for what
+    needs each one's time, the depth per queue per hour (two columns of the Parquet).  Measured
+    against caching the input and summarising the deliveries: docs/benchmarks.md."""
+    import pyarrow.compute as pc
     from pyspark.sql import functions as F
 
     reg = load_registry(registry)
-    pubs = read_publications(spark, from_capture(publications, reg, pathlib.Path(out))).cache()
-    # The deliveries are computed once, by the write; the summary reads them back from Parquet, which
-    # is cheaper than holding them in Spark's cache (measured: docs/benchmarks.md).
-    routed = Routed(spark, pubs, reg, limit, cache=False)
+    source = from_capture(publications, reg, pathlib.Path(out))
+    pubs = read_publications(spark, source, numbered=False)
+    traffic = pubs.groupBy(*KEY).agg(F.count("*").alias("n"), F.sum("size").alias("size_sum"),
+                                     F.count("id").alias("ids")).cache()
+    table = traffic.toArrow()  # one row per key: small, and the summary's main input
+    publications_read = pc.sum(table["n"]).as_py() or 0
+    ids = pc.sum(table["ids"]).as_py() or 0
+    untopical = pc.fill_null(pc.equal(table["topic"], ""), True)
+    without_topic = pc.sum(pc.filter(table["n"], untopical)).as_py() or 0
+    if ids < publications_read:  # some rows have no id: they take their row number
+        pubs = read_publications(spark, source, numbered=True)
+    routed = Routed(spark, pubs, reg, limit, cache=False, keys=traffic)
+    each = routed.each.cache()  # written and summarised: route those one by one only once
     try:
         target = pathlib.Path(out)
         written = str(target / "deliveries")
-        routed.deliveries.write.mode("overwrite").partitionBy("destination_queue").parquet(written)
+        routed.plain.unionByName(each).write.options(**_WRITE_OPTIONS).mode("overwrite") \
+            .partitionBy("destination_queue").parquet(written)
         deliveries = spark.read.schema(_delivery_schema()).parquet(_literal(written))  # queue names stay strings
-        summary = summarize(deliveries, pubs.count(), routed.selector_candidates())
+        summary = summarize(table, routed.keys, each, deliveries, publications_read)
         # Rows without a topic cannot be published: counted, not silently among the unreceived.
-        summary["publications_without_topic"] = pubs.filter(F.col("topic").isNull() | (F.col("topic") == "")).count()
+        summary["publications_without_topic"] = without_topic
         target.mkdir(parents=True, exist_ok=True)
         (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
     finally:
+        each.unpersist()
         routed.release()
-        pubs.unpersist()
+        traffic.unpersist()
     return summary
+
+
+def summarize(traffic, keys, each, deliveries, publications: int) -> dict:
+    """The summary from the traffic per key (``traffic``: an Arrow table of KEY, n, size_sum), the
+    routed keys, the deliveries routed one by one (``each``) and, for the hours, all the deliveries
+    as written.  The tables per key are small (one row per distinct key, or per key and
+    subscription): they are aggregated on the driver with Arrow, in one Spark job each rather than one
+    per figure."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark.sql import functions as F
+
+    key = list(KEY)
+    routed = keys.select(*KEY, "kind", "sub_name", "destination_queue", "header_bytes").toArrow()
+    copies = routed.filter(pc.equal(routed["kind"], "copy"))
+    by_key = traffic.join(copies, keys=key, join_type="inner")
+    by_key = pa.table({
+        "sub_name": by_key["sub_name"], "destination_queue": by_key["destination_queue"], "topic": by_key["topic"],
+        "messages": by_key["n"],
+        "bytes": pc.add(by_key["size_sum"], pc.multiply(by_key["n"], by_key["header_bytes"]))})
+    one_by_one = each.groupBy("sub_name", "destination_queue", "topic").agg(
+        F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).toArrow()
+    contributions = pa.concat_tables([by_key, one_by_one.cast(by_key.schema)])
+
+    def counts(column: str) -> dict:
+        table = contributions.group_by(column).aggregate([("messages", "sum"), ("bytes", "sum")]).to_pydict()
+        return {k: {"messages": m, "bytes": b}
+                for k, m, b in zip(table[column], table["messages_sum"], table["bytes_sum"])}
+
+    per_sub = counts("sub_name")
+    per_queue = counts("destination_queue")
+    per_topic = counts("topic")
+    received_by_key = traffic.join(copies.select(key).group_by(key).aggregate([]), keys=key, join_type="left semi")
+    received = (pc.sum(received_by_key["n"]).as_py() or 0) + each.select("publication_id").distinct().count()
+    candidates = routed.filter(pc.equal(routed["kind"], "selector")).select(key + ["sub_name"])
+    offered = traffic.join(candidates, keys=key, join_type="inner").group_by("sub_name").aggregate([("n", "sum")])
+    selectors = {}
+    for name, n in sorted(zip(offered["sub_name"].to_pylist(), offered["n_sum"].to_pylist())):
+        hits = per_sub.get(name, {}).get("messages", 0)
+        selectors[name] = {"publications_on_topic": n, "selected": hits, "hit_rate": round(hits / n, 6) if n else 0.0}
+    hourly = deliveries.groupBy("destination_queue", F.floor(F.col("timestamp") / 3600).alias("hour")) \
+        .agg(F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).collect()
+    per_hour: dict[str, dict[str, dict]] = {}
+    for r in hourly:
+        hour = "unknown" if r["hour"] is None else str(int(r["hour"]) * 3600)
+        per_hour.setdefault(r["destination_queue"], {})[hour] = {"messages": r["messages"], "bytes": r["bytes"]}
+    return {
+        "publications": publications,
+        "deliveries": sum(v["messages"] for v in per_queue.values()),
+        "publications_not_received": publications - received,
+        "per_subscription": per_sub,
+        "per_queue": per_queue,
+        "per_topic": per_topic,
+        "per_queue_per_hour": per_hour,
+        "selector_hit_rates": selectors,
+    }
 
 
 _COMPARED = ("destination_queue", "destination_qmgr", "correl_id", "priority", "persistence", "expiry", "bytes")
@@ -460,38 +542,3 @@ def diff(spark, publications: str, before: str, after: str, out: str) -> dict:
         b.release()
         pubs.unpersist()
     return result
-
-
-def summarize(deliveries, publications: int, selector_candidates: dict[str, int]) -> dict:
-    from pyspark.sql import functions as F
-
-    def counts(column: str) -> dict:
-        # Through Arrow: a topic or subscription table of 100k groups is a second's worth of Row objects.
-        table = deliveries.groupBy(column).agg(F.count("*").alias("messages"), F.sum("bytes").alias("bytes")) \
-            .toArrow().to_pydict()
-        return {key: {"messages": m, "bytes": b}
-                for key, m, b in zip(table[column], table["messages"], table["bytes"])}
-
-    received = deliveries.select("publication_id").distinct().count()
-    hourly = deliveries.groupBy("destination_queue", F.floor(F.col("timestamp") / 3600).alias("hour")) \
-        .agg(F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).collect()
-    per_hour: dict[str, dict[str, dict]] = {}
-    for r in hourly:
-        hour = "unknown" if r["hour"] is None else str(int(r["hour"]) * 3600)
-        per_hour.setdefault(r["destination_queue"], {})[hour] = {"messages": r["messages"], "bytes": r["bytes"]}
-    per_sub = counts("sub_name")
-    selectors = {}
-    for name, offered in sorted(selector_candidates.items()):
-        hits = per_sub.get(name, {}).get("messages", 0)
-        selectors[name] = {"publications_on_topic": offered, "selected": hits,
-                           "hit_rate": round(hits / offered, 6) if offered else 0.0}
-    return {
-        "publications": publications,
-        "deliveries": deliveries.count(),
-        "publications_not_received": publications - received,
-        "per_subscription": per_sub,
-        "per_queue": counts("destination_queue"),
-        "per_topic": counts("topic"),
-        "per_queue_per_hour": per_hour,
-        "selector_hit_rates": selectors,
-    }

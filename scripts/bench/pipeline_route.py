@@ -9,8 +9,13 @@ whole job (read, route, write Parquet deliveries by queue, summary) in a fresh s
 is publications / wall seconds.  The issue's target is 10M publications over 100k topics against
 100k subscriptions at >= 250k/s on local[2] and >= 1.7x over local[1].
 
+The bound, measured in the same run on the last master: Spark reading the same publications and
+writing each one once as Parquet partitioned by one of 10 queue names (no routing, no join, no
+summary): what the input and output alone cost on this machine.
+
     python scripts/bench/pipeline_route.py                       # 1M publications
     python scripts/bench/pipeline_route.py --publications 10000000
+    python scripts/bench/pipeline_route.py --publications 10000000 --format parquet --no-single
 """
 
 from __future__ import annotations
@@ -65,6 +70,21 @@ def _publications(path: pathlib.Path, topics: list[str], count: int, distinct: i
                                 "timestamp": f"2026-11-23T{n % 24:02d}:00:00Z"}) + "\n")
 
 
+def _io_bound(session, source: str, out: pathlib.Path) -> float:
+    """Seconds for Spark to read the publications and write each once, partitioned by one of 10
+    queue names, as Parquet: the job's input and output without routing, joins or summary."""
+    from pyspark.sql import functions as F
+
+    from qmlite.pipeline import route_job
+
+    t0 = time.perf_counter()
+    pubs = route_job.read_publications(session, source, numbered=False)
+    queue = F.concat(F.lit("BENCH.PIPE."), F.pmod(F.xxhash64("topic"), F.lit(10)).cast("string"))
+    pubs.withColumn("destination_queue", queue).write.mode("overwrite") \
+        .partitionBy("destination_queue").parquet(str(out))
+    return time.perf_counter() - t0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--subs", type=int, default=100_000)
@@ -73,6 +93,9 @@ def main() -> int:
     ap.add_argument("--masters", default="local[1],local[2]")
     ap.add_argument("--seed", type=int, default=10)
     ap.add_argument("--driver-memory", default="6g", help="Spark driver memory (local mode: all of it)")
+    ap.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
+                    help="the publications file the Spark runs read (Parquet written from the same rows)")
+    ap.add_argument("--no-single", action="store_true", help="skip the one-process run (minutes at 10M)")
     args = ap.parse_args()
 
     from qmlite.pipeline import route_job, routes, spark
@@ -87,21 +110,36 @@ def main() -> int:
         _publications(pubs, topics, args.publications, args.topics, rnd)
         print(f"# inputs built in {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
         results = {}
-        reg = Registry.open_readonly(tmp / "qm")
-        t0 = time.perf_counter()
-        with open(pubs) as f:
-            delivered = sum(1 for _ in routes.route_rows(((json.loads(line), n) for n, line in enumerate(f, 1)), reg))
-        results["one process, no Spark"] = (time.perf_counter() - t0, delivered)
-        print(f"# one process: {results['one process, no Spark'][0]:.1f}s", file=sys.stderr, flush=True)
-        for master in args.masters.split(","):
+        if not args.no_single:
+            reg = Registry.open_readonly(tmp / "qm")
+            t0 = time.perf_counter()
+            with open(pubs) as f:
+                rows = ((json.loads(line), n) for n, line in enumerate(f, 1))
+                delivered = sum(1 for _ in routes.route_rows(rows, reg))
+            results["one process, no Spark"] = (time.perf_counter() - t0, delivered)
+            print(f"# one process: {results['one process, no Spark'][0]:.1f}s", file=sys.stderr, flush=True)
+        source = str(pubs)
+        if args.format == "parquet":
+            source = str(tmp / "pubs.parquet")
+            session = spark.session("local[2]", driver_memory=args.driver_memory)
+            try:
+                session.read.json(str(pubs), schema="id long, topic string, size long, timestamp string") \
+                    .write.parquet(source)
+            finally:
+                session.stop()
+        masters = args.masters.split(",")
+        for master in masters:
             session = spark.session(master, shuffle_partitions=8, driver_memory=args.driver_memory)
             try:
                 t0 = time.perf_counter()
-                summary = route_job.route(session, str(pubs), str(tmp / "qm"), str(tmp / f"out-{master}"))
+                summary = route_job.route(session, source, str(tmp / "qm"), str(tmp / f"out-{master.replace('[', '-').strip(']')}"))
                 results[f"Spark {master}"] = (time.perf_counter() - t0, summary["deliveries"])
+                print(f"# {master}: {results[f'Spark {master}'][0]:.1f}s", file=sys.stderr, flush=True)
+                if master == masters[-1]:
+                    results[f"bound: Spark {master} reads and writes them, no routing"] = \
+                        (_io_bound(session, source, tmp / "bound"), args.publications)
             finally:
                 session.stop()
-            print(f"# {master}: {results[f'Spark {master}'][0]:.1f}s", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"| run ({args.publications:,} publications, {args.subs:,} subscriptions, {args.topics:,} topics) "
@@ -109,7 +147,6 @@ def main() -> int:
     print("|---|---:|---:|---:|")
     for name, (seconds, delivered) in results.items():
         print(f"| {name} | {seconds:.1f} | {args.publications / seconds:,.0f} | {delivered:,} |")
-    masters = args.masters.split(",")
     if len(masters) == 2:
         a, b = (results[f"Spark {m}"][0] for m in masters)
         print(f"\nscaling {masters[1]} over {masters[0]}: {a / b:.2f}x")

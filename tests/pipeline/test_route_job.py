@@ -116,14 +116,44 @@ def test_the_spark_job_delivers_what_the_queue_manager_delivers(spark, subs, pub
         tmp = pathlib.Path(tmp)
         qm, rows = _inputs(tmp, subs, pubs)
         try:
-            route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "out"))
+            summary = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "out"))
             expected = _online(qm, rows)
         finally:
             qm.shutdown()
+        table = pq.read_table(tmp / "out" / "deliveries").to_pylist()
         got = collections.Counter(
             (r["publication_id"], str(r["destination_queue"]), r["correl_id"], r["priority"], r["persistence"],
-             r["expiry"]) for r in pq.read_table(tmp / "out" / "deliveries").to_pylist())
+             r["expiry"]) for r in table)
         assert got == expected
+        # The summary is computed from the traffic per key, not from the deliveries: it must still
+        # say what the deliveries written say.
+        assert {k: summary[k] for k in _COUNTED} == _summary_of(table, len(rows))
+
+
+_COUNTED = ("publications", "deliveries", "publications_not_received", "per_subscription", "per_queue",
+            "per_topic", "per_queue_per_hour")
+
+
+def _summary_of(deliveries: list[dict], publications: int) -> dict:
+    """The summary's counts, straight from the delivery rows."""
+    def per(key):
+        out: dict = {}
+        for d in deliveries:
+            entry = out.setdefault(key(d), {"messages": 0, "bytes": 0})
+            entry["messages"] += 1
+            entry["bytes"] += d["bytes"]
+        return out
+
+    hourly: dict = {}
+    for d in deliveries:
+        hour = "unknown" if d["timestamp"] is None else str(int(d["timestamp"] // 3600) * 3600)
+        entry = hourly.setdefault(str(d["destination_queue"]), {}).setdefault(hour, {"messages": 0, "bytes": 0})
+        entry["messages"] += 1
+        entry["bytes"] += d["bytes"]
+    return {"publications": publications, "deliveries": len(deliveries),
+            "publications_not_received": publications - len({d["publication_id"] for d in deliveries}),
+            "per_subscription": per(lambda d: d["sub_name"]), "per_queue": per(lambda d: str(d["destination_queue"])),
+            "per_topic": per(lambda d: d["topic"]), "per_queue_per_hour": hourly}
 
 
 def test_diff_names_the_deliveries_a_change_adds_removes_and_changes(spark, tmp_path, clock):

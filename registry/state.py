@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
 
-from . import defaults, topics
+from . import defaults, kinds, topics
 from .ids import IdGenerator
 from .messages import Message, MessageStore
 from .model import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
@@ -164,6 +164,8 @@ class Registry:
         self.topics_by_string: dict[str, Topic] = {}
         self.namelists: dict[str, Namelist] = {}
         self.processes: dict[str, Process] = {}
+        # The generic kinds (registry/kinds.py): kind name -> object name -> object.
+        self.definitions: dict[str, dict[str, object]] = {name: {} for name in kinds.all_kinds()}
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
@@ -194,6 +196,8 @@ class Registry:
             qmgr = QueueManager.from_meta(qmgr_name, meta)
             reg = cls(store, qmgr, clock=clock)
             reg._load()
+        reg.seed_generic(dev_objects if "qmgr_name" not in meta
+                         else qmgr.dead_letter_queue == defaults.DEV_DEAD_LETTER_QUEUE)
         # A restarted queue manager must never reissue an identifier: start after the newest seen.
         reg.ids.start_time = max(int(now), int(meta.get("id_epoch", 0)) + 1)
         store.set_meta("id_epoch", reg.ids.start_time)
@@ -248,6 +252,8 @@ class Registry:
         for topic, md_raw, props, data, put_time in self.store.load_retained():
             self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data, put_time)
         self.namelists.update((n.name, n) for n in self.store.load(Namelist))
+        for name, kind in kinds.all_kinds().items():
+            self.definitions[name].update((obj.name, obj) for obj in self.store.load_generic(kind))
         self.processes.update((p.name, p) for p in self.store.load(Process))
         subs, by_id, routes, expiring = self.subs, self.subs_by_id, self.routes, self._expiring
         no_connection = bytes(24)
@@ -402,6 +408,35 @@ class Registry:
     def remove_process(self, process: Process) -> None:
         self.processes.pop(process.name, None)
         self.store.delete(Process, process.name)
+
+    # ---- generic kinds (registry/kinds.py) ------------------------------------------------------
+    def objects(self, kind: str) -> dict[str, object]:
+        """The objects of a generic kind by name (channels, authinfo, ...)."""
+        return self.definitions[kind]
+
+    def put_object(self, kind: str, obj) -> None:
+        self.definitions[kind][obj.name] = obj
+        self.store.put_generic(kind, obj)
+
+    def remove_object(self, kind: str, obj) -> None:
+        self.definitions[kind].pop(obj.name, None)
+        self.store.delete_generic(kind, obj.name)
+
+    def seed_generic(self, dev_objects: bool) -> None:
+        """Each generic kind's default objects, once per data directory: the first start that knows
+        the kind adds them (a deleted default stays deleted afterwards)."""
+        meta = self.store.meta()
+        now = self.clock()
+        for name, kind in kinds.all_kinds().items():
+            key = f"seeded.{name}"
+            if key in meta:
+                continue
+            for obj in kind.defaults(dev_objects):
+                if obj.name not in self.definitions[name]:
+                    if hasattr(obj, "created"):
+                        obj.created = obj.altered = now
+                    self.put_object(name, obj)
+            self.store.set_meta(key, 1)
 
     # ---- topic tree ------------------------------------------------------------------------------
     def topic_nodes(self, topic_string: str) -> Iterator[Topic]:

@@ -166,6 +166,10 @@ MIGRATIONS.append([  # 5: message properties beside the data; retained publicati
     "CREATE TABLE retained (topic TEXT NOT NULL PRIMARY KEY, md BLOB NOT NULL, props BLOB, data BLOB NOT NULL,"
     " put_time REAL NOT NULL)",
 ])
+MIGRATIONS.append([  # 6: every later object type, one JSON record per object (registry/kinds.py)
+    "CREATE TABLE definitions (kind TEXT NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL,"
+    " PRIMARY KEY (kind, name))",
+])
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name"),
@@ -249,6 +253,14 @@ def load_rows(db: sqlite3.Connection, cls: type) -> Iterator:
             yield cls(*row)
 
 
+def load_generic(db: sqlite3.Connection, kind) -> Iterator:
+    """Every stored object of a generic kind (registry/kinds.py)."""
+    from . import kinds
+
+    for (record,) in db.execute("SELECT record FROM definitions WHERE kind = ?", (kind.name,)):
+        yield kinds.from_record(kind.model, record)
+
+
 def load_retained(db: sqlite3.Connection) -> Iterator[tuple[str, bytes, object, bytes, float]]:
     """(topic, MQMD bytes, properties, body, when retained) of every stored retained publication."""
     for topic, md, props, data, put_time in db.execute("SELECT topic, md, props, data, put_time FROM retained"):
@@ -276,6 +288,9 @@ class ReadOnlyStore:
 
     def load(self, cls: type) -> Iterator:
         return load_rows(self._db, cls)
+
+    def load_generic(self, kind) -> Iterator:
+        return load_generic(self._db, kind)
 
     def meta(self) -> dict[str, object]:
         return dict(self._db.execute("SELECT key, value FROM meta"))
@@ -355,6 +370,9 @@ class Store:
     def load(self, cls: type) -> Iterator:
         return load_rows(self._db, cls)
 
+    def load_generic(self, kind) -> Iterator:
+        return load_generic(self._db, kind)
+
     def meta(self) -> dict[str, object]:
         return dict(self._db.execute("SELECT key, value FROM meta"))
 
@@ -370,6 +388,15 @@ class Store:
                          (obj.sub_id, obj.name, encode_record(values)))
             return
         self._append(self._insert[cls], self._row[cls](obj))
+
+    def put_generic(self, kind: str, obj: object) -> None:
+        from . import kinds
+
+        self._append("INSERT OR REPLACE INTO definitions (kind, name, record) VALUES (?, ?, ?)",
+                     (kind, obj.name, kinds.to_record(obj)))  # type: ignore[attr-defined]
+
+    def delete_generic(self, kind: str, name: str) -> None:
+        self._append("DELETE FROM definitions WHERE kind = ? AND name = ?", (kind, name))
 
     def delete(self, cls: type, key: object) -> None:
         table, column = _TABLES[cls]

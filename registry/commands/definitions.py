@@ -98,16 +98,27 @@ class DefinitionKind:
     commands: CommandIds
     # Checks a Param cannot express, on the parsed values of Create, Copy and Change: raise CommandError.
     validate: Callable[[dict[int, object]], None] | None = None
+    # A generic kind (registry/kinds.py): its name; the objects are then ``registry.objects(generic)``
+    # and registry_dict, put_method and remove_method are not used.
+    generic: str = ""
 
     # ---- the registry ----------------------------------------------------------------------------
     def objects(self, registry) -> dict[str, Any]:
+        if self.generic:
+            return registry.objects(self.generic)
         return getattr(registry, self.registry_dict)
 
     def put(self, registry, obj) -> None:
-        getattr(registry, self.put_method)(obj)
+        if self.generic:
+            registry.put_object(self.generic, obj)
+        else:
+            getattr(registry, self.put_method)(obj)
 
     def remove(self, registry, obj) -> None:
-        getattr(registry, self.remove_method)(obj)
+        if self.generic:
+            registry.remove_object(self.generic, obj)
+        else:
+            getattr(registry, self.remove_method)(obj)
 
     # ---- the commands' parameters ----------------------------------------------------------------
     @functools.cached_property
@@ -157,7 +168,10 @@ class DefinitionKind:
 
 def register(engine, kind: DefinitionKind) -> None:
     """Register ``kind``'s six commands; a Registry without its dict or methods fails here, at startup."""
-    for attribute in (kind.registry_dict, kind.put_method, kind.remove_method):
+    if kind.generic:
+        if kind.generic not in engine.registry.definitions:
+            raise TypeError(f"{kind.generic!r} is not a generic kind (registry/kinds.py MODULES)")
+    for attribute in () if kind.generic else (kind.registry_dict, kind.put_method, kind.remove_method):
         if not hasattr(engine.registry, attribute):
             raise TypeError(f"Registry has no {attribute!r} for {kind.model.__name__}")
     for command, handler in zip(dataclasses.astuple(kind.commands), kind.handlers, strict=True):

@@ -32,7 +32,40 @@ def system_queues() -> list[Queue]:
         Queue("SYSTEM.NDURABLE.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=temp, max_depth=999_999_999,
               def_input_open_option=C.MQOO_INPUT_EXCLUSIVE),
         Queue(SYSTEM_DEAD_LETTER_QUEUE, description="IBM MQ Default Dead Letter Queue"),
-    ]
+    ] + more_system_queues()
+
+
+# The other local and model queues crtmqm creates that tools open or list by name (IBM: "System and
+# default objects: queues"): Datadog's check reads SYSTEM.ADMIN.STATISTICS.QUEUE, monitors open the
+# event queues, JMS makes temporary queues from SYSTEM.JMS.TEMPQ.MODEL.  qmlite writes no statistics,
+# accounting or event messages to them (docs/compat.md): they exist so that opening them works.
+# Added to an existing data directory once, at its first start with this list (state.py).
+_SYSTEM_LOCAL = (
+    ("SYSTEM.ADMIN.ACCOUNTING.QUEUE", "IBM MQ Accounting Queue"),
+    ("SYSTEM.ADMIN.ACTIVITY.QUEUE", "IBM MQ Activity Queue"),
+    ("SYSTEM.ADMIN.CHANNEL.EVENT", "IBM MQ Channel Event Queue"),
+    ("SYSTEM.ADMIN.COMMAND.EVENT", "IBM MQ Command Event Queue"),
+    ("SYSTEM.ADMIN.CONFIG.EVENT", "IBM MQ Configuration Event Queue"),
+    ("SYSTEM.ADMIN.LOGGER.EVENT", "IBM MQ Logger Event Queue"),
+    ("SYSTEM.ADMIN.PERFM.EVENT", "IBM MQ Performance Event Queue"),
+    ("SYSTEM.ADMIN.PUBSUB.EVENT", "IBM MQ Publish Subscribe Event Queue"),
+    ("SYSTEM.ADMIN.QMGR.EVENT", "IBM MQ Queue Manager Event Queue"),
+    ("SYSTEM.ADMIN.STATISTICS.QUEUE", "IBM MQ Statistics Queue"),
+    ("SYSTEM.ADMIN.TRACE.ACTIVITY.QUEUE", "IBM MQ Trace Activity Queue"),
+    ("SYSTEM.ADMIN.TRACE.ROUTE.QUEUE", "IBM MQ Trace Route Queue"),
+    ("SYSTEM.CHANNEL.INITQ", "IBM MQ Channel Initiation Queue"),
+    ("SYSTEM.DEFAULT.INITIATION.QUEUE", "IBM MQ Default Initiation Queue"),
+)
+_SYSTEM_MODEL = (
+    ("SYSTEM.JMS.TEMPQ.MODEL", "IBM MQ JMS Temporary Queue Model"),
+)
+
+
+def more_system_queues() -> list[Queue]:
+    # Their other attributes are SYSTEM.DEFAULT.LOCAL.QUEUE's (IBM's differ in places, e.g. MAXDEPTH).
+    return ([Queue(name, description=desc) for name, desc in _SYSTEM_LOCAL]
+            + [Queue(name, qtype=C.MQQT_MODEL, def_type=C.MQQDT_TEMPORARY_DYNAMIC, description=desc)
+               for name, desc in _SYSTEM_MODEL])
 
 
 def system_namelists() -> list[Namelist]:

@@ -196,6 +196,7 @@ class Registry:
             qmgr = QueueManager.from_meta(qmgr_name, meta)
             reg = cls(store, qmgr, clock=clock)
             reg._load()
+        reg.seed_system_queues()
         reg.seed_generic(dev_objects if "qmgr_name" not in meta
                          else qmgr.dead_letter_queue == defaults.DEV_DEAD_LETTER_QUEUE)
         # A restarted queue manager must never reissue an identifier: start after the newest seen.
@@ -421,6 +422,19 @@ class Registry:
     def remove_object(self, kind: str, obj) -> None:
         self.definitions[kind].pop(obj.name, None)
         self.store.delete_generic(kind, obj.name)
+
+    def seed_system_queues(self) -> None:
+        """The SYSTEM queues added after a data directory was made (defaults.more_system_queues),
+        once: a deleted one stays deleted."""
+        key = "seeded.system_queues.6"
+        if key in self.store.meta():
+            return
+        now = self.clock()
+        for queue in defaults.more_system_queues():
+            if queue.name not in self.queues:
+                queue.created = queue.altered = now
+                self.put_queue(queue)
+        self.store.set_meta(key, 1)
 
     def seed_generic(self, dev_objects: bool) -> None:
         """Each generic kind's default objects, once per data directory: the first start that knows

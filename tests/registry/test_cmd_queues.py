@@ -36,7 +36,9 @@ def inquire(h, name, *extra, enc=LE):
 SYSTEM_QUEUES = {"SYSTEM.ADMIN.COMMAND.QUEUE": C.MQQT_LOCAL, "SYSTEM.DEFAULT.LOCAL.QUEUE": C.MQQT_LOCAL,
                  "SYSTEM.DEFAULT.MODEL.QUEUE": C.MQQT_MODEL, "SYSTEM.DEFAULT.ALIAS.QUEUE": C.MQQT_ALIAS,
                  "SYSTEM.MQEXPLORER.REPLY.MODEL": C.MQQT_MODEL, "SYSTEM.DURABLE.MODEL.QUEUE": C.MQQT_MODEL,
-                 "SYSTEM.NDURABLE.MODEL.QUEUE": C.MQQT_MODEL, "SYSTEM.DEAD.LETTER.QUEUE": C.MQQT_LOCAL}
+                 "SYSTEM.NDURABLE.MODEL.QUEUE": C.MQQT_MODEL, "SYSTEM.DEAD.LETTER.QUEUE": C.MQQT_LOCAL,
+                 "SYSTEM.ADMIN.STATISTICS.QUEUE": C.MQQT_LOCAL, "SYSTEM.ADMIN.QMGR.EVENT": C.MQQT_LOCAL,
+                 "SYSTEM.DEFAULT.INITIATION.QUEUE": C.MQQT_LOCAL, "SYSTEM.JMS.TEMPQ.MODEL": C.MQQT_MODEL}
 DEV_QUEUES = {"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"}
 
 
@@ -396,7 +398,8 @@ def test_inquire_no_match_and_bad_names(h):
 
 def test_inquire_type_filter(h):
     r = inquire(h, "*", qtype(C.MQQT_MODEL))
-    assert {o[C.MQCA_Q_NAME] for o in r.objects} == {n for n, t in SYSTEM_QUEUES.items() if t == C.MQQT_MODEL}
+    models = {n for n, q in h.registry.queues.items() if q.qtype == C.MQQT_MODEL}
+    assert {o[C.MQCA_Q_NAME] for o in r.objects} == models >= {n for n, t in SYSTEM_QUEUES.items() if t == C.MQQT_MODEL}
     assert {o[C.MQCA_Q_NAME] for o in inquire(h, "*", qtype(C.MQQT_ALIAS)).objects} == {"SYSTEM.DEFAULT.ALIAS.QUEUE"}
     assert len(inquire(h, "*", qtype(C.MQQT_ALL)).objects) == len(h.registry.queues)
     assert failed(inquire(h, "*", qtype(C.MQQT_REMOTE)), C.MQRC_UNKNOWN_OBJECT_NAME)

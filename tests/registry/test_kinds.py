@@ -75,3 +75,27 @@ def test_a_kind_new_to_an_existing_data_directory_gets_its_defaults_once(tmp_pat
     finally:
         kinds._KINDS.pop(kind.name)
         kinds._BY_MODEL.pop(Gadget)
+
+
+def test_system_queues_added_later_reach_an_existing_data_directory_once(tmp_path):
+    reg = Registry.open(tmp_path, synchronous="NORMAL")
+    stats = reg.queues["SYSTEM.ADMIN.STATISTICS.QUEUE"]
+    reg.remove_queue(stats)
+    reg.store.set_meta("seeded.system_queues.6", None)  # as a data directory made before the list grew
+    reg.store.delete(type(stats), "SYSTEM.ADMIN.QMGR.EVENT")
+    reg.commit()
+    reg.close()
+    db = sqlite3.connect(tmp_path / "qmlite.db")
+    db.execute("DELETE FROM meta WHERE key = 'seeded.system_queues.6'")
+    db.commit()
+    db.close()
+    reg = Registry.open(tmp_path, synchronous="NORMAL")
+    assert {"SYSTEM.ADMIN.STATISTICS.QUEUE", "SYSTEM.ADMIN.QMGR.EVENT"} <= set(reg.queues)
+    reg.remove_queue(reg.queues["SYSTEM.ADMIN.STATISTICS.QUEUE"])  # deleted by an administrator
+    reg.commit()
+    reg.close()
+    reg = Registry.open(tmp_path, synchronous="NORMAL")
+    try:
+        assert "SYSTEM.ADMIN.STATISTICS.QUEUE" not in reg.queues
+    finally:
+        reg.close()

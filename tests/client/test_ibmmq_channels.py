@@ -105,3 +105,19 @@ def test_listener_status_reports_the_servers_port(pcf, server):
     assert _text(row[CMQCFC.MQCACH_LISTENER_NAME]) == "DEV.LISTENER.TCP"
     assert row[CMQCFC.MQIACH_PORT] == server.port
     assert row[CMQCFC.MQIACH_LISTENER_STATUS] == CMQC.MQSVC_STATUS_RUNNING
+
+
+def test_mcauser_decides_whom_the_connection_runs_as(pcf, conn_name):
+    pcf.MQCMD_CREATE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.APPUSER", CMQCFC.MQIACH_CHANNEL_TYPE:
+                              CMQXC.MQCHT_SVRCONN, CMQCFC.MQCACH_MCA_USER_ID: b"app"})
+    app = ibmmq.connect("QM1", "IBMMQ.APPUSER", conn_name)
+    try:
+        [row] = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.APPUSER"})
+        assert _text(row[CMQCFC.MQCACH_MCA_USER_ID]) == "app"
+        _raises(CMQC.MQRC_NOT_AUTHORIZED, ibmmq.Queue, app, "SYSTEM.ADMIN.COMMAND.QUEUE", CMQC.MQOO_OUTPUT)
+    finally:
+        app.disconnect()
+    # A privileged MCAUSER is what IBM's default BLOCKUSER(*MQADMIN) rule keeps off such channels.
+    pcf.MQCMD_CHANGE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.APPUSER", CMQCFC.MQIACH_CHANNEL_TYPE:
+                              CMQXC.MQCHT_SVRCONN, CMQCFC.MQCACH_MCA_USER_ID: b"mqm"})
+    _raises(CMQC.MQRC_NOT_AUTHORIZED, ibmmq.connect, "QM1", "IBMMQ.APPUSER", conn_name)

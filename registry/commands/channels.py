@@ -26,7 +26,7 @@ from .. import channels as M
 from .. import responses as R
 from ..attributes import AttrTable, attr
 from ..model import mq_date, mq_time
-from ..params import INT, INT_LIST, STR, STR_LIST, CommandError, Param, filter_matches, p_int, p_int_list, p_str, parse
+from ..params import INT, STR, STR_LIST, CommandError, Param, filter_matches, p_int, p_int_list, p_str, parse
 from . import definitions
 from .definitions import CommandIds, DefinitionKind, matching, object_name
 from . import typed

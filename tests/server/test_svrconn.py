@@ -90,3 +90,16 @@ def test_the_built_in_channel_list_does_not_recreate_a_deleted_channel(tmp_path)
         assert "DEV.APP.SVRCONN" not in reg.objects(M.KIND)
     finally:
         reg.close()
+
+
+async def test_our_socket_is_dev_listener_tcp_and_a_stopped_listener_takes_no_new_clients(tmp_path):
+    async with running_server(tmp_path) as server:
+        running = server.registry.running
+        assert running.served_listener == "DEV.LISTENER.TCP"
+        assert running.listeners["DEV.LISTENER.TCP"].port == server.port
+        running.listener_stopped("DEV.LISTENER.TCP")  # what Stop Listener does
+        refused = await RawPeer.connect(server)
+        assert await refused.closed()
+        running.listener_started("DEV.LISTENER.TCP", server.port, 0.0)  # Start Listener
+        peer = await RawPeer.connect(server)
+        assert (await handshake(peer)).QMgrName.strip() == "QM1"

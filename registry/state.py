@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
 
-from . import defaults, kinds, topics
+from . import defaults, kinds, running, topics
 from .ids import IdGenerator
 from .messages import Message, MessageStore
 from .model import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
@@ -166,6 +166,7 @@ class Registry:
         self.processes: dict[str, Process] = {}
         # The generic kinds (registry/kinds.py): kind name -> object name -> object.
         self.definitions: dict[str, dict[str, object]] = {name: {} for name in kinds.all_kinds()}
+        self.running = running.Running()  # channel instances, listeners: what runs now, never stored
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication

@@ -22,9 +22,11 @@ from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.framer import Framer, Reassembler
 
+from qmlite.registry.channels import Channel
+from qmlite.registry.running import ChannelInstance, ChannelRefused
 from qmlite.registry.sessions import Session
 
-from . import negotiation
+from . import negotiation, svrconn
 from .config import ChannelConfig
 
 if TYPE_CHECKING:
@@ -35,6 +37,9 @@ _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
 ADMIN_USER = "admin"
 APP_USER = "app"
+# Users the default channel authentication rule BLOCKUSER(*MQADMIN) keeps off every channel but the
+# administrators' own: an MCAUSER naming one is refused (reference/container.md CHLAUTH).
+PRIVILEGED = frozenset({ADMIN_USER, "mqm"})
 
 
 class Closed(Exception):
@@ -68,6 +73,8 @@ class Connection:
         self.framer = Framer()
         self.reassembler = Reassembler()
         self.channel: ChannelConfig | None = None
+        self.definition: Channel | None = None  # the registry's channel, as it was at the first ID
+        self.instance: ChannelInstance | None = None  # this socket as the status commands see it
         self.agreement: negotiation.Agreement | None = None
         self.id_rounds = 0
         self.conversations: dict[int, Conversation] = {}
@@ -108,6 +115,8 @@ class Connection:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
 
     async def _received(self, data: bytes) -> None:
+        if self.instance is not None:
+            self.instance.bytes_received += len(data)
         try:
             segments = self.framer.feed(data)
         except CodecError as exc:
@@ -129,6 +138,8 @@ class Connection:
         for conv in list(self.conversations.values()):
             await self.end_conversation(conv)
         self.conversations.clear()
+        if self.instance is not None:
+            self.server.registry.running.end_instance(self.instance)
         with trio.CancelScope(shield=True):
             await self.stream.aclose()
 
@@ -164,6 +175,8 @@ class Connection:
         while self._sending:
             await self._send_turn.park()
         self._sending = True
+        if self.instance is not None:
+            self.instance.bytes_sent += len(data)
         try:
             await self.stream.send_all(data)
         finally:
@@ -243,11 +256,9 @@ class Connection:
             client = fap.decode_body(seg)
         except CodecError as exc:
             await self.fail(exc.reason if exc.family == STATUS else fap.PROTOCOL_ID_ERROR, detail=exc.detail)
-        channel = self.cfg.channel(client.ChannelName)
-        if channel is None:
-            self.log.warning("unknown_channel", channel=client.ChannelName)
-            await self.fail(fap.NO_CHANNEL, detail=client.ChannelName)
-        self.channel = channel
+        if self.instance is None:
+            await self._start_instance(client.ChannelName)
+        channel = self.channel
         reply, agreement = negotiation.answer(client, channel, self.server.identity, max_fap=self._max_fap(channel))
         self.agreement = agreement
         h = seg.header
@@ -267,6 +278,52 @@ class Connection:
             else:
                 # The first conversation is implicit: the ID exchange and MQCONN run on it.
                 self.conversations[1] = Conversation(1)
+            self.instance.max_sharing = agreement.sharing_conversations
+            self._count_conversations()
+
+    async def _start_instance(self, name: str) -> None:
+        """The registry's channel, and this socket as one of its instances: refused (STATUS, then
+        close) for an unknown channel, one of another type, or one stopped or at its instance limits."""
+        reg = self.server.registry
+        try:
+            self.channel, self.definition = svrconn.resolve(self.cfg, reg, name)
+            self.instance = reg.running.start_instance(self.definition, self.peer_address, reg.now())
+        except svrconn.Refused as exc:
+            self.log.warning("unknown_channel" if exc.code == fap.NO_CHANNEL else "wrong_channel_type", channel=name)
+            await self.fail(exc.code, detail=exc.detail)
+        except ChannelRefused as exc:
+            self.log.warning("channel_refused", channel=name, reason=exc.why)
+            await self.fail(fap.CHANNEL_UNAVAILABLE, detail=exc.why)  # the client's MQRC_CHANNEL_NOT_AVAILABLE
+        self.instance.on_stop = self._stop_requested
+
+    def _count_conversations(self) -> None:
+        if self.instance is not None:
+            self.instance.conversations = len(self.conversations)
+
+    def _stop_requested(self) -> None:
+        """Stop Channel ended this instance (called in the command server's turn, on the loop)."""
+        if self.nursery is not None and not self._closed:
+            self.nursery.start_soon(self._stop_by_admin)
+
+    async def _stop_by_admin(self) -> None:
+        # The client learns at its next call: STATUS USER_CLOSED, which a connected client reports
+        # as MQRC_CONNECTION_BROKEN (fap.md section 9), then the socket closes.
+        self.log.info("channel_stopped", channel=self._channel_name())
+        try:
+            await self.send(self._status(fap.USER_CLOSED))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+            pass
+        self._closed = True
+        if self.nursery is not None:
+            self.nursery.cancel_scope.cancel()
+
+    @property
+    def peer_address(self) -> str:
+        """The client's network address, as channel status reports ConnectionName."""
+        try:
+            return str(self.stream.socket.getpeername()[0])
+        except (OSError, AttributeError, IndexError):
+            return ""
 
     def _max_fap(self, channel: ChannelConfig) -> int:
         # FAP 13 brings password protection whose algorithm is not public (fap.md section 8); where a
@@ -275,6 +332,9 @@ class Connection:
 
     def _password_required(self, channel: ChannelConfig) -> bool:
         if channel.admin_only:
+            return True
+        # A channel without MCAUSER runs as the client's user: an administrator's password is checked.
+        if self.definition is not None and not self.definition.mca_user:
             return True
         return channel.password_required or self.cfg.app_password is not None
 
@@ -329,6 +389,7 @@ class Connection:
                                                    control_flags1=fap.CF1_ERROR))
                 return
             self.conversations[conv_id] = Conversation(conv_id)
+            self._count_conversations()
             accept = fap.SocketAction(ConversationId=conv_id, RequestId=action.RequestId, Type=fap.SA_ACCEPT_CONV,
                                       Parm1=action.Parm1, Parm2=action.Parm2)
             await self.send(fap.encode_segment(fap.SOCKET_ACTION, accept.pack(fap.LITTLE), struct_id=fap.TSHM,
@@ -336,6 +397,7 @@ class Connection:
                                                encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
         elif action.Type == fap.SA_END_CONV:
             conv = self.conversations.pop(action.ConversationId, None)
+            self._count_conversations()
             if conv is not None:
                 await self.end_conversation(conv)
             if not self.conversations:
@@ -366,16 +428,20 @@ class Connection:
         channel = self.channel
         user = conv.auth_user if conv.auth_user is not None else conv.user_id
         password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
-        if channel.admin_only:
+        mca_user = self.definition.mca_user if self.definition is not None else ""
+        if channel.admin_only or (not mca_user and user == ADMIN_USER):
             if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
                 return C.MQRC_NOT_AUTHORIZED, "", False
             return C.MQRC_NONE, ADMIN_USER, True
+        if mca_user in PRIVILEGED:
+            return C.MQRC_NOT_AUTHORIZED, "", False
         if self.cfg.app_password is not None or channel.password_required:
             expected = self.cfg.app_password or ""
             if user != APP_USER or not _same(password, expected):
                 return C.MQRC_NOT_AUTHORIZED, "", False
-        # DEV.APP.SVRCONN maps every client to the non-admin "app" user, as the developer container does.
-        return C.MQRC_NONE, APP_USER, False
+        # The connection runs as the channel's MCAUSER (DEV.APP.SVRCONN: "app", as in the developer
+        # container); a channel without one maps every non-administrator to "app" as well.
+        return C.MQRC_NONE, mca_user or APP_USER, False
 
 
 def _same(given: bytes | None, expected: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import pathlib
 from collections.abc import AsyncIterator
 
@@ -13,7 +14,7 @@ import trio
 from qmlite.registry import publishexit
 from qmlite.registry.qmgr import QueueManager
 
-from . import command_server
+from . import command_server, svrconn
 from . import log as qlog
 from .config import ConfigError, ServerConfig
 from .connection import Connection
@@ -34,6 +35,8 @@ class QueueManagerServer:
         self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) <= 1)
         self.mqi = MQI(self)
         self.port = 0
+        if svrconn.apply_config(cfg, self.registry):
+            self.registry.commit()
 
     @property
     def quiescing(self) -> bool:
@@ -43,11 +46,30 @@ class QueueManagerServer:
         """Listen and run the command server; ``task_status.started`` gets the listeners."""
         listeners = await trio.open_tcp_listeners(self.cfg.port, host=self.cfg.host)
         self.port = listeners[0].socket.getsockname()[1]
+        self._listener_started()
         async with trio.open_nursery() as nursery:
             await nursery.start(self.committer.run)
             await nursery.start(command_server.run, self)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             task_status.started(listeners)
+
+    def _listener_started(self) -> None:
+        """Our socket, as Inquire Listener Status reports it: the listener object it stands for is
+        the TCP listener the queue manager starts (CONTROL(QMGR) or STARTONLY) on the configured port,
+        else the first it starts at all (DEV.LISTENER.TCP in developer mode)."""
+        from qmlite.pcf import constants as C
+        from qmlite.registry import endpoints
+
+        listeners = [lst for _, lst in sorted(self.registry.objects(endpoints.LISTENER).items())
+                     if lst.transport_type == C.MQXPT_TCP
+                     and lst.start_mode in (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START)]
+        chosen = next((lst for lst in listeners if lst.port == self.cfg.port), listeners[0] if listeners else None)
+        running = self.registry.running
+        running.served_port, running.served_pid = self.port, os.getpid()
+        if chosen is not None:
+            running.served_listener = chosen.name
+            running.listener_started(chosen.name, self.port, self.qm.now(), ip_address=self.cfg.host,
+                                     backlog=chosen.backlog, process_id=os.getpid())
 
     async def _handle(self, stream: trio.SocketStream) -> None:
         conn_no = next(self._ids)
@@ -57,6 +79,10 @@ class QueueManagerServer:
         except OSError:
             peer_text = "?"
         logger = qlog.get(connection=conn_no, peer=peer_text)
+        if not self.registry.running.accepting():  # Stop Listener: no new clients until Start Listener
+            logger.info("connection_refused", reason="listener stopped")
+            await stream.aclose()
+            return
         if self.quiescing or len(self.connections) >= self.cfg.max_connections:
             logger.warning("connection_refused", reason="MAX_CONNS_LIMIT_REACHED" if not self.quiescing
                            else "QM_TERMINATING")

@@ -69,6 +69,10 @@ class MQI:
         t = seg.header.SegmentType
         verb = self._verbs.get(t)
         qm = self.qm
+        instance = conn.instance
+        if instance is not None:  # channel status: MQI calls served, and when the last one was
+            instance.msgs += 1
+            instance.last_msg = qm.now()
         before = qm.position
         depends_on = 0
         try:
@@ -151,6 +155,8 @@ class MQI:
                 return reason
             conv.session = self.qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
                                            appl_type=body.ApplType, channel=conn.channel.name)
+            if conn.instance is not None:
+                conn.instance.mca_user, conn.instance.remote_appl = user, body.ApplName
         except MQIError as exc:
             return exc.reason
         conn.log.info("connect_conversation", conversation=conv.conv_id, user=user, appl=body.ApplName,

@@ -175,7 +175,8 @@ def register(engine, kind: DefinitionKind) -> None:
         if not hasattr(engine.registry, attribute):
             raise TypeError(f"Registry has no {attribute!r} for {kind.model.__name__}")
     for command, handler in zip(dataclasses.astuple(kind.commands), kind.handlers, strict=True):
-        engine.register(command, handler)
+        if command:  # 0: a command the type does not have (listeners have no Inquire Names)
+            engine.register(command, handler)
 
 
 def _bind(fn: Callable[..., list], kind: DefinitionKind) -> Handler:

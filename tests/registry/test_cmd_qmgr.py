@@ -115,7 +115,7 @@ def test_unknown_command(h, enc):
 
 
 @ENCODINGS
-@pytest.mark.parametrize("cmd", [C.MQCMD_INQUIRE_CHANNEL, C.MQCMD_INQUIRE_Q_STATUS, C.MQCMD_ESCAPE])
+@pytest.mark.parametrize("cmd", [C.MQCMD_INQUIRE_CLUSTER_Q_MGR, C.MQCMD_INQUIRE_Q_STATUS, C.MQCMD_ESCAPE])
 def test_known_unserved_command(h, enc, cmd):
     assert failed(h.run(command(cmd), enc), C.MQRC_FUNCTION_NOT_SUPPORTED)
 

@@ -26,7 +26,7 @@ def test_serve_prints_one_ready_line_answers_and_stops_on_sigterm(tmp_path):
         with socket.create_connection(("127.0.0.1", port)) as sock:
             sock.sendall((REAL / "nmap-probe-id.bin").read_bytes())
             reply = sock.recv(4096)
-        assert reply[:4] == b"TSH " and reply[9] == 0x05  # STATUS: SYSTEM.ADMIN.SVRCONN is not defined
+        assert reply[:4] == b"TSH " and reply[9] == 0x01  # its ID: SYSTEM.ADMIN.SVRCONN is defined
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
         logs = proc.stderr.read()

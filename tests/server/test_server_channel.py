@@ -17,6 +17,9 @@ REAL = FIXTURES / "real-server"
 
 async def test_nmap_probe_gets_no_channel_and_close(tmp_path):
     async with running_server(tmp_path) as server:
+        # The capture is from a queue manager without SYSTEM.ADMIN.SVRCONN; qmlite defines it (MQ Explorer's).
+        channels = server.registry.objects("channel")
+        server.registry.remove_object("channel", channels["SYSTEM.ADMIN.SVRCONN"])
         peer = await RawPeer.connect(server)
         await peer.send((REAL / "nmap-probe-id.bin").read_bytes())  # asks for SYSTEM.ADMIN.SVRCONN
         seg = await peer.receive()

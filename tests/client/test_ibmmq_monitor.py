@@ -122,3 +122,20 @@ def test_qmgr_level_publication_reaches_a_subscriber(server, qmgr):
         assert pub.get(0).value >= 1 and pub.get(3).value >= 1  # MQCONN and MQDISC counts
     finally:
         sub.close(sub_close_options=CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+
+
+def test_what_mqmetric_inquires_before_it_subscribes(server, qmgr):
+    # InitConnection: MQINQ on the queue manager; command level 9.0 or later enables publications.
+    assert qmgr.inquire(CMQC.MQCA_Q_MGR_NAME).strip() == b"QM1"
+    assert qmgr.inquire(CMQC.MQIA_COMMAND_LEVEL) >= 900
+    assert qmgr.inquire(CMQC.MQIA_PLATFORM) != CMQC.MQPL_ZOS
+    assert qmgr.inquire(CMQC.MQIA_MAX_HANDLES) > 0
+    qmgr.inquire(CMQC.MQIA_PERFORMANCE_EVENT)
+    # VerifyConfig: its reply queue comes from a model queue, and it reads MAXDEPTH and DEFTYPE.
+    reply = ibmmq.Queue(qmgr, ibmmq.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"MQMON.*"),
+                        CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INQUIRE)
+    try:
+        assert reply.inquire(CMQC.MQIA_MAX_Q_DEPTH) > 0
+        assert reply.inquire(CMQC.MQIA_DEFINITION_TYPE) != CMQC.MQQDT_PREDEFINED
+    finally:
+        reply.close()

@@ -255,6 +255,7 @@ class MessageStore:
     def __init__(self) -> None:
         self._queues: dict[str, QueueContents] = {}
         self._seq = itertools.count(1)
+        self.retired = QueueStats()  # what queues since deleted counted
 
     def contents(self, queue: str) -> QueueContents:
         q = self._queues.get(queue)
@@ -296,10 +297,18 @@ class MessageStore:
         q.stats.purged += len(gone)
         return gone
 
-    def all_contents(self):
-        return self._queues.values()
-
     def drop(self, queue: str) -> list[Message]:
         """A deleted queue: its messages go (returned, so persistent ones can be deleted on disk)."""
         q = self._queues.pop(queue, None)
-        return q.clear() if q is not None else []
+        if q is None:
+            return []
+        self.retired.add(q.stats)  # the queue manager's totals keep what a deleted queue did
+        return q.clear()
+
+    def totals(self) -> dict[str, int]:
+        """Every queue's activity counters summed, deleted queues' included."""
+        total = QueueStats()
+        total.add(self.retired)
+        for q in self._queues.values():
+            total.add(q.stats)
+        return total.snapshot()

@@ -237,9 +237,12 @@ class Monitor:
         self.host = host if host is not None else HostUsage()
         self._started = qm.now()
         self._last = self._started
-        self._mqi_before = qm.stats.snapshot()
+        self._mqi_before = self._mqi_counts()
         self._queue_before: dict[str, dict[str, int]] = {}
-        self._expired_before = 0
+
+    def _mqi_counts(self) -> dict[str, int]:
+        # The queue manager's MQPUT/MQGET figures are its queues' summed; the rest are its own.
+        return {**self.qm.registry.messages.totals(), **self.qm.stats.snapshot()}
 
     # ---- topics ----------------------------------------------------------------------------------
     @property
@@ -319,11 +322,8 @@ class Monitor:
         self._last = now
         delivered = 0
         host = self.host.sample()
-        mqi_now = qm.stats.snapshot()
-        expired = sum(c.stats.expired for c in reg.messages.all_contents())
-        mqi_now["expired"] = expired
-        before = dict(self._mqi_before, expired=self._expired_before)
-        self._mqi_before, self._expired_before = {k: v for k, v in mqi_now.items() if k != "expired"}, expired
+        mqi_now = self._mqi_counts()
+        before, self._mqi_before = self._mqi_before, mqi_now
         gauges = dict(host, conn_hwm=qm.stats.conn_hwm)
         qm.stats.conn_hwm = len(qm.sessions)  # the high-water mark restarts each interval
         for cls in CATALOGUE:
@@ -347,8 +347,9 @@ class Monitor:
             self._queue_before[name] = counts
             gets = (counts.get("get_np", 0) + counts.get("get_p", 0)
                     - before.get("get_np", 0) - before.get("get_p", 0))
-            waited = counts.get("queue_time_us", 0) - before.get("queue_time_us", 0)
-            gauges = {"depth": reg.messages.depth(name), "queue_time": waited // gets if gets else 0}
+            waited = counts.get("queue_time", 0) - before.get("queue_time", 0)
+            gauges = {"depth": reg.messages.depth(name),
+                      "queue_time": int(round(waited * 1_000_000 / gets)) if gets else 0}
             for typ in statq.types:
                 if typ.name in type_names:
                     delivered += self._publish(statq, typ, interval_us, _values(typ, counts, before, gauges), name)

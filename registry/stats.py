@@ -24,17 +24,20 @@ class QueueStats(_Counters):
 
     __slots__ = ("opens", "closes", "inqs", "sets", "put_np", "put_p", "put1_np", "put1_p", "put_bytes_np",
                  "put_bytes_p", "get_np", "get_p", "get_bytes_np", "get_bytes_p", "browse_np", "browse_p",
-                 "browse_bytes_np", "browse_bytes_p", "expired", "purged", "queue_time_us")
+                 "browse_bytes_np", "browse_bytes_p", "expired", "purged", "queue_time")
+    # queue_time: seconds, summed over destructive gets, that the messages got had waited
+
+    def add(self, other: QueueStats) -> None:
+        for name in self.__slots__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 class MQIStats(_Counters):
     """The queue manager's MQI activity (the STATMQI class)."""
 
+    # MQPUT/MQGET/browse counts are not here: they are the sum of the queues' (MessageStore.totals).
     __slots__ = ("conns", "conn_fails", "conn_hwm", "discs", "opens", "open_fails", "closes", "close_fails",
-                 "inqs", "inq_fails", "sets", "set_fails",
-                 "put_np", "put_p", "put_fails", "put1_np", "put1_p", "put1_fails", "put_bytes_np", "put_bytes_p",
-                 "get_np", "get_p", "get_bytes_np", "get_bytes_p", "get_fails", "browse_np", "browse_p",
-                 "browse_bytes_np", "browse_bytes_p", "commits", "backouts",
+                 "inqs", "inq_fails", "sets", "set_fails", "put_fails", "put1_fails", "commits", "backouts",
                  "topic_put_np", "topic_put_p", "topic_put_bytes", "topic_put_fails", "published", "published_bytes",
                  "subs_durable_created", "subs_nondurable_created", "subs_resumed", "subs_altered", "sub_fails",
                  "subrqs", "subrq_fails")

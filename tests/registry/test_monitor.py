@@ -253,3 +253,46 @@ def test_real_host_usage_is_in_the_advertised_units():
     assert all(isinstance(v, int) and v >= 0 for v in values.values())
     if "ram_total_mb" in values:
         assert values["ram_total_mb"] > 0
+
+
+def test_purged_messages_and_a_deleted_queues_counts(qm, clock):
+    from tests.support.pcfkit import command, i, st
+
+    session = admin(qm)
+    general = subscribe(qm, session, f"{ROOT}/STATQ/{Q}/GENERAL")
+    totals = subscribe(qm, session, f"{ROOT}/STATMQI/PUT")
+    for _ in range(4):
+        put(qm, session, Q, b"gone")
+    assert qm.engine.execute(command(C.MQCMD_CLEAR_Q, st(C.MQCA_Q_NAME, Q)))[0].header.Reason == 0
+    qm.engine.execute(command(C.MQCMD_CREATE_Q, st(C.MQCA_Q_NAME, "TEMP.Q"), i(C.MQIA_Q_TYPE, C.MQQT_LOCAL)))
+    put(qm, session, "TEMP.Q", b"12345678")
+    assert qm.engine.execute(command(C.MQCMD_DELETE_Q, st(C.MQCA_Q_NAME, "TEMP.Q"),
+                                     i(C.MQIACF_PURGE, C.MQPO_YES)))[0].header.Reason == 0
+    clock.t += 10
+    qm.monitor.publish_resource_usage()
+    assert elements(one(qm, session, general))[1] == 4  # messages purged by Clear Queue
+    values = elements(one(qm, session, totals))
+    assert values[0] == 5 and values[1] == 16 + 8  # the deleted queue's put still counts
+    clock.t += 10
+    qm.monitor.publish_resource_usage()
+    assert elements(one(qm, session, totals))[0] == 0  # and is not taken back later
+
+
+def test_a_queue_name_with_a_slash_is_written_with_an_ampersand(qm, clock):
+    from tests.support.pcfkit import command, i, st
+
+    qm.engine.execute(command(C.MQCMD_CREATE_Q, st(C.MQCA_Q_NAME, "APP/IN"), i(C.MQIA_Q_TYPE, C.MQQT_LOCAL)))
+    session = admin(qm)
+    hobj = subscribe(qm, session, f"{ROOT}/STATQ/APP&IN/PUT")
+    put(qm, session, "APP/IN", b"x")
+    clock.t += 10
+    qm.monitor.publish_resource_usage()
+    msg = one(qm, session, hobj)
+    assert msg.get(C.MQCA_Q_NAME).value.rstrip() == "APP/IN" and elements(msg)[0] == 1
+
+
+def test_no_publication_for_a_subscribed_queue_that_does_not_exist(qm, clock):
+    session = admin(qm)
+    subscribe(qm, session, f"{ROOT}/STATQ/NO.SUCH.Q/PUT")
+    clock.t += 10
+    assert qm.monitor.publish_resource_usage() == 0

@@ -420,6 +420,8 @@ class QueueManager:
         # Counted per queue only (the queue manager's totals are their sum, made each interval):
         # two increments on the benchmarked path.
         stats = handle.stats
+        if stats is None:  # a queue handle not made by MQOPEN (a managed destination's)
+            stats = handle.stats = reg.messages.contents(queue.name).stats
         if kept.Persistence == C.MQPER_PERSISTENT:
             if one:
                 stats.put1_p += 1

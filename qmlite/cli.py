@@ -15,7 +15,7 @@ def _serve(args: argparse.Namespace) -> int:
         cfg = config.load(
             config_file=args.config,
             overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir,
-                       "publish_exit": args.publish_exit},
+                       "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -137,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", type=pathlib.Path, help="TOML settings file")
     serve.add_argument("--publish-exit", metavar="MODULE:CALLABLE",
                        help="call this for every delivery of a publication (it may change or suppress it)")
+    serve.add_argument("--monitor-interval", type=float, metavar="SECONDS",
+                       help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
     serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)

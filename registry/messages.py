@@ -19,6 +19,8 @@ from collections.abc import Iterator
 
 from sortedcontainers import SortedDict
 
+from .stats import QueueStats
+
 ZERO24 = bytes(24)
 
 
@@ -102,7 +104,7 @@ class QueueContents:
     """One local queue's messages and live status."""
 
     __slots__ = ("_order", "_by_msg_id", "_by_correl_id", "_expiry", "open_input", "open_output",
-                 "exclusive", "uncommitted", "last_put", "last_get", "__weakref__")
+                 "exclusive", "uncommitted", "last_put", "last_get", "stats", "__weakref__")
 
     def __init__(self) -> None:
         self._order: SortedDict = SortedDict()  # (-priority, seq) -> Message
@@ -115,6 +117,7 @@ class QueueContents:
         self.uncommitted = 0  # puts made under syncpoint and not yet committed (they count in the depth)
         self.last_put = 0.0
         self.last_get = 0.0
+        self.stats = QueueStats()  # MQI activity for the resource-usage publications (registry/monitor.py)
 
     # ---- size and order --------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -211,6 +214,8 @@ class QueueContents:
             if msg is not None and msg.expires_at is not None and msg.expires_at <= now:
                 self.remove(msg)
                 gone.append(msg)
+        if gone:
+            self.stats.expired += len(gone)
         return gone
 
     # ---- finding ---------------------------------------------------------------------------------
@@ -250,6 +255,7 @@ class MessageStore:
     def __init__(self) -> None:
         self._queues: dict[str, QueueContents] = {}
         self._seq = itertools.count(1)
+        self.retired = QueueStats()  # what queues since deleted counted
 
     def contents(self, queue: str) -> QueueContents:
         q = self._queues.get(queue)
@@ -283,10 +289,26 @@ class MessageStore:
         return (q.open_input, q.open_output) if q is not None else (0, 0)
 
     def clear(self, queue: str) -> list[Message]:
+        """Clear Queue: the messages are purged (and counted so)."""
         q = self._queues.get(queue)
-        return q.clear() if q is not None else []
+        if q is None:
+            return []
+        gone = q.clear()
+        q.stats.purged += len(gone)
+        return gone
 
     def drop(self, queue: str) -> list[Message]:
         """A deleted queue: its messages go (returned, so persistent ones can be deleted on disk)."""
         q = self._queues.pop(queue, None)
-        return q.clear() if q is not None else []
+        if q is None:
+            return []
+        self.retired.add(q.stats)  # the queue manager's totals keep what a deleted queue did
+        return q.clear()
+
+    def totals(self) -> dict[str, int]:
+        """Every queue's activity counters summed, deleted queues' included."""
+        total = QueueStats()
+        total.add(self.retired)
+        for q in self._queues.values():
+            total.add(q.stats)
+        return total.snapshot()

@@ -32,8 +32,10 @@ from .engine import Engine
 from .errors import MQIError
 from .messages import Message, QueueContents
 from .model import Queue, put_stamp
+from .monitor import Monitor
 from .sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from .state import Registry
+from .stats import MQIStats
 
 ZERO24 = bytes(24)
 PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
@@ -84,6 +86,8 @@ class QueueManager:
         self.publish_exit = None  # a registry.publishexit.PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False
+        self.stats = MQIStats()  # MQI activity for the resource-usage publications
+        self.monitor = Monitor(self)
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -122,15 +126,24 @@ class QueueManager:
 
     def connect(self, qmgr_name: str, *, user: str, admin: bool, appl_name: str = "", appl_type: int = 0,
                 channel: str = "") -> Session:
-        self.check_connect(qmgr_name)
+        stats = self.stats
+        try:
+            self.check_connect(qmgr_name)
+        except MQIError:
+            stats.conn_fails += 1
+            raise
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel)
         self.sessions[session.connection_id] = session
+        stats.conns += 1
+        if len(self.sessions) > stats.conn_hwm:
+            stats.conn_hwm = len(self.sessions)
         return session
 
     def disconnect(self, session: Session, *, commit: bool) -> None:
         """MQDISC commits the unit of work; a connection that ends without MQDISC backs it out."""
         if not session.connected:
             return
+        self.stats.discs += 1
         if commit:
             self.commit(session)
         else:
@@ -143,6 +156,17 @@ class QueueManager:
 
     # ---- MQOPEN / MQCLOSE ------------------------------------------------------------------------
     def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
+        try:
+            handle, od = self._open_object(session, od, options)
+        except MQIError:
+            self.stats.open_fails += 1
+            raise
+        self.stats.opens += 1
+        if handle.kind == "queue":
+            handle.stats.opens += 1
+        return handle, od
+
+    def _open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
         reg = self.registry
         if len(session.handles) >= reg.qmgr.max_handles:
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE)
@@ -164,6 +188,7 @@ class QueueManager:
         session.add_handle(handle)
         if handle.kind == "queue":
             contents = reg.messages.contents(handle.name)
+            handle.stats = contents.stats  # the contents live as long as the queue, which outlives the handle
             if options & INPUT:
                 contents.open_input += 1
             if options & C.MQOO_INPUT_EXCLUSIVE:
@@ -257,7 +282,13 @@ class QueueManager:
     def close_object(self, session: Session, hobj: int, options: int) -> None:
         handle = session.handles.pop(hobj, None)
         if handle is None:
+            self.stats.close_fails += 1
             raise MQIError(C.MQRC_HOBJ_ERROR)
+        self.stats.closes += 1
+        if handle.kind == "queue":
+            contents = self.registry.messages.peek(handle.name)
+            if contents is not None:
+                contents.stats.closes += 1
         self._release(session, handle, options)
 
     def _release(self, session: Session, handle: Handle, options: int) -> None:
@@ -291,22 +322,40 @@ class QueueManager:
     def put(self, session: Session, hobj: int, md: S.MQMD, pmo: S.MQPMO, data: bytes) -> tuple[S.MQMD, S.MQPMO, int]:
         handle = session.handles.get(hobj)
         if handle is None:
+            self.stats.put_fails += 1
             raise MQIError(C.MQRC_HOBJ_ERROR)
-        return self._put_handle(session, handle, md, pmo, data)
+        try:
+            return self._put_handle(session, handle, md, pmo, data)
+        except MQIError:
+            if handle.kind == "topic":
+                self.stats.topic_put_fails += 1
+            else:
+                self.stats.put_fails += 1
+            raise
 
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
              data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
         options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
-        handle, od = self.open_object(session, od, options)
         try:
-            md, pmo, reason = self._put_handle(session, handle, md, pmo, data)
+            handle, od = self._open_object(session, od, options)
+        except MQIError:
+            self.stats.put1_fails += 1
+            raise
+        try:
+            md, pmo, reason = self._put_handle(session, handle, md, pmo, data, one=True)
+        except MQIError:
+            if handle.kind == "topic":
+                self.stats.topic_put_fails += 1
+            else:
+                self.stats.put1_fails += 1
+            raise
         finally:
             session.handles.pop(handle.hobj, None)
             self._release(session, handle, C.MQCO_NONE)
         return od, md, pmo, reason
 
     def _put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
-                    data: bytes) -> tuple[S.MQMD, S.MQPMO, int]:
+                    data: bytes, *, one: bool = False) -> tuple[S.MQMD, S.MQPMO, int]:
         if not handle.options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
@@ -346,6 +395,14 @@ class QueueManager:
             pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
             delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
                                      publisher=session.connection_id, uow=session.uow if syncpoint else None)
+            stats = self.stats
+            if stored.Persistence == C.MQPER_PERSISTENT:
+                stats.topic_put_p += 1
+            else:
+                stats.topic_put_np += 1
+            stats.topic_put_bytes += len(data)
+            stats.published += delivered
+            stats.published_bytes += delivered * len(data)
             if not delivered and pmo.Options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
                 return stored, pmo, C.MQRC_NO_SUBS_MATCHED
             return stored, pmo, 0
@@ -360,6 +417,23 @@ class QueueManager:
             session.uow.puts.append(PendingPut(queue.name, msg))
         else:
             self.put_message(queue, kept, data, now, props=props)
+        # Counted per queue only (the queue manager's totals are their sum, made each interval):
+        # two increments on the benchmarked path.
+        stats = handle.stats
+        if stats is None:  # a queue handle not made by MQOPEN (a managed destination's)
+            stats = handle.stats = reg.messages.contents(queue.name).stats
+        if kept.Persistence == C.MQPER_PERSISTENT:
+            if one:
+                stats.put1_p += 1
+            else:
+                stats.put_p += 1
+            stats.put_bytes_p += len(data)
+        else:
+            if one:
+                stats.put1_np += 1
+            else:
+                stats.put_np += 1
+            stats.put_bytes_np += len(data)
         pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
         pmo.KnownDestCount = 1
         return stored, pmo, 0
@@ -655,7 +729,22 @@ class QueueManager:
         browsing = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
         if browsing:
             handle.cursor = msg.key
+            stats = contents.stats
+            if out_md.Persistence == C.MQPER_PERSISTENT:
+                stats.browse_p += 1
+                stats.browse_bytes_p += full
+            else:
+                stats.browse_np += 1
+                stats.browse_bytes_np += full
         elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
+            stats = contents.stats
+            if out_md.Persistence == C.MQPER_PERSISTENT:
+                stats.get_p += 1
+                stats.get_bytes_p += full
+            else:
+                stats.get_np += 1
+                stats.get_bytes_np += full
+            stats.queue_time += now - msg.put_time
             syncpoint = options & C.MQGMO_SYNCPOINT or (
                 options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
             self.take_message(handle.name, contents, msg, write=not syncpoint)
@@ -678,6 +767,8 @@ class QueueManager:
     def commit(self, session: Session) -> None:
         """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
         puts, gets, retains = session.uow.take()
+        if puts or gets or retains:
+            self.stats.commits += 1
         reg = self.registry
         store = reg.store
         for retained in retains:
@@ -696,6 +787,8 @@ class QueueManager:
     def backout(self, session: Session) -> None:
         """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
+        if puts or gets or _retains:
+            self.stats.backouts += 1
         reg = self.registry
         for item in puts:
             self._settle(item)
@@ -726,21 +819,63 @@ class QueueManager:
                 char_length: int) -> tuple[list[int], str, int, int]:
         from . import inquire
 
-        obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
-        return inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
+        try:
+            obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
+            answer = inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
+        except MQIError:
+            self.stats.inq_fails += 1
+            raise
+        self.stats.inqs += 1
+        if obj_type == C.MQOT_Q:
+            contents = self.registry.messages.peek(name)
+            if contents is not None:
+                contents.stats.inqs += 1
+        return answer
 
     def set(self, session: Session, hobj: int, selectors: list[int], ints: list[int], chars: str) -> None:
         from . import inquire
 
-        obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
-        inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
+        try:
+            obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+            inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
+        except MQIError:
+            self.stats.set_fails += 1
+            raise
+        self.stats.sets += 1
+        if obj_type == C.MQOT_Q:
+            contents = self.registry.messages.peek(name)
+            if contents is not None:
+                contents.stats.sets += 1
 
     # ---- MQSUB / MQSUBRQ -------------------------------------------------------------------------
     def subscribe(self, session: Session, sd: S.MQSD, hobj: int) -> tuple[Handle, S.MQSD, int]:
-        return pubsub.subscribe(self, session, sd, hobj)
+        stats = self.stats
+        name = sd.SubName.VSString
+        existed = bool(name) and name in self.registry.subs
+        try:
+            answer = pubsub.subscribe(self, session, sd, hobj)
+        except MQIError:
+            stats.sub_fails += 1
+            raise
+        if not existed:
+            if answer[0].options & C.MQSO_DURABLE:
+                stats.subs_durable_created += 1
+            else:
+                stats.subs_nondurable_created += 1
+        elif answer[0].options & C.MQSO_ALTER:
+            stats.subs_altered += 1
+        else:
+            stats.subs_resumed += 1
+        return answer
 
     def subscription_request(self, session: Session, hsub: int, action: int) -> int:
-        return pubsub.subscription_request(self, session, hsub, action)
+        try:
+            sent = pubsub.subscription_request(self, session, hsub, action)
+        except MQIError:
+            self.stats.subrq_fails += 1
+            raise
+        self.stats.subrqs += 1
+        return sent
 
 
 def _resolver(msg: Message):

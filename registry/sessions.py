@@ -31,6 +31,7 @@ class Handle:
     cursor: tuple[int, int] | None = None  # the browse cursor: the key of the message last browsed
     sub_id: bytes = b""  # an Hsub: the subscription it holds
     selector: object = None  # MQOPEN's SelectionString, compiled: MQGET returns only what it selects
+    stats: object = None  # a queue's QueueStats (registry/stats.py), looked up once at MQOPEN for MQPUT
 
 
 @dataclasses.dataclass(slots=True)

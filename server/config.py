@@ -50,6 +50,7 @@ class ServerConfig:
     max_connections: int = 1000
     max_handles: int = 256  # MAXHANDS default
     publish_exit: str = ""  # "module:callable" called per delivery (registry/publishexit.py)
+    monitor_interval: float = 10.0  # seconds between resource-usage publications (IBM's 10 s)
     channels: tuple[ChannelConfig, ...] = ()
 
     def channel(self, name: str) -> ChannelConfig | None:
@@ -100,6 +101,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
+    if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
+        raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
     if cfg.publish_exit and ":" not in cfg.publish_exit:
         raise ConfigError(f"publish exit {cfg.publish_exit!r}: expected module:callable")
     if not cfg.channels:

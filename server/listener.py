@@ -14,7 +14,7 @@ import trio
 from qmlite.registry import publishexit
 from qmlite.registry.qmgr import QueueManager
 
-from . import command_server, svrconn
+from . import command_server, monitor, svrconn
 from . import log as qlog
 from .config import ConfigError, ServerConfig
 from .connection import Connection
@@ -50,6 +50,7 @@ class QueueManagerServer:
         async with trio.open_nursery() as nursery:
             await nursery.start(self.committer.run)
             await nursery.start(command_server.run, self)
+            await nursery.start(monitor.run, self)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             task_status.started(listeners)
 

@@ -1,0 +1,28 @@
+"""The resource-usage clock: publish the monitoring metadata (retained) when the server starts,
+then let the domain publish one interval's figures every ``monitor_interval`` seconds
+(registry/monitor.py holds every rule; this task only keeps time)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import trio
+
+from . import log as qlog
+
+if TYPE_CHECKING:
+    from .listener import QueueManagerServer
+
+
+async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    qm = server.qm
+    monitor = qm.monitor
+    monitor.interval = server.cfg.monitor_interval
+    topics = monitor.publish_metadata()
+    server.committer.after(qm.position)  # retaining replaces any stored retained publication: a write
+    qlog.get().debug("monitor_metadata", topics=topics, interval=monitor.interval)
+    task_status.started()
+    while True:
+        await trio.sleep(monitor.interval)
+        monitor.publish_resource_usage()
+        await trio.lowlevel.checkpoint()

@@ -58,6 +58,9 @@ class _SnapshotStore:
     def load_retained(self) -> Iterator:
         return iter(())
 
+    def load_generic(self, kind) -> Iterator:
+        return iter(())  # routing needs no generic kinds (channels, authority records, ...)
+
 
 def load(blob: bytes) -> Registry:
     try:

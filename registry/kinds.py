@@ -26,6 +26,7 @@ from typing import Any
 # Modules declaring generic kinds (imported by ``all_kinds``): one line per module.
 MODULES: list[str] = [
     "qmlite.registry.authrecs",
+    "qmlite.registry.chlauth",
 ]
 
 

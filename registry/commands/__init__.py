@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import namelists, processes, qmgr, queues, subscriptions, topics
+    from . import authority, chlauth, namelists, processes, qmgr, queues, subscriptions, topics
 
-    for module in (qmgr, queues, subscriptions, topics, namelists, processes):
+    for module in (qmgr, queues, subscriptions, topics, namelists, processes, authority, chlauth):
         module.register(engine)

@@ -9,13 +9,14 @@ user's own authority to the object.  A failure is MQRC_NOT_AUTHORIZED.
 
 from __future__ import annotations
 
+import structlog
 from qmlite.pcf import constants as C
 
 from . import authrecs
 from . import authvocab as A
 from .errors import MQIError
 
-_DEV_PREFIX = "DEV."
+log = structlog.get_logger("qmlite.authority")
 _OPEN_AUTHS = (
     (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE, A.MQAUTH_INPUT),
     (C.MQOO_BROWSE, A.MQAUTH_BROWSE),
@@ -35,14 +36,17 @@ def needed(options: int, table=_OPEN_AUTHS) -> list[int]:
     return [auth for opt, auth in table if options & opt]
 
 
-def _deny() -> MQIError:
+def _deny(user: str = "", object_type: int = 0, name: str = "", auths=()) -> MQIError:
+    # What was refused, to whom: the administrator's answer to "why 2035?" (IBM writes AMQ8077W).
+    log.info("not_authorized", user=user, object_type=C.describe("MQOT", object_type), object=name,
+             needed=list(auths))
     return MQIError(C.MQRC_NOT_AUTHORIZED)
 
 
 def check_connect(reg, user: str) -> None:
     """MQCONN: connect on the queue manager."""
     if not authrecs.has(reg, user, C.MQOT_Q_MGR, authrecs.QMGR_PROFILE, A.MQAUTH_CONNECT):
-        raise _deny()
+        raise _deny(user, C.MQOT_Q_MGR, authrecs.QMGR_PROFILE, [A.MQAUTH_CONNECT])
 
 
 def acting_user(reg, session, options: int, alternate: str) -> str:
@@ -51,7 +55,7 @@ def acting_user(reg, session, options: int, alternate: str) -> str:
     if not options & C.MQOO_ALTERNATE_USER_AUTHORITY:
         return session.user
     if not authrecs.has(reg, session.user, C.MQOT_Q_MGR, authrecs.QMGR_PROFILE, A.MQAUTH_ALT_USER_AUTHORITY):
-        raise _deny()
+        raise _deny(session.user, C.MQOT_Q_MGR, authrecs.QMGR_PROFILE, [A.MQAUTH_ALT_USER_AUTHORITY])
     return alternate.strip() or session.user
 
 
@@ -63,7 +67,7 @@ def check_object(reg, session, object_type: int, name: str, options: int, altern
     if object_type == C.MQOT_Q_MGR:
         auths = [a for a in auths if a == A.MQAUTH_INQUIRE]
     if auths and not authrecs.has(reg, user, object_type, name, *auths):
-        raise _deny()
+        raise _deny(user, object_type, name, auths)
 
 
 def check_queue(reg, session, name: str, options: int, alternate: str = "") -> None:
@@ -76,7 +80,7 @@ def check_create_dynamic(reg, session, model: str, options: int = 0, alternate: 
     user = acting_user(reg, session, options, alternate)
     if not (authrecs.has(reg, user, C.MQOT_Q, model, A.MQAUTH_DISPLAY)
             or authrecs.has(reg, user, C.MQOT_Q, model, A.MQAUTH_CREATE)):
-        raise _deny()
+        raise _deny(user, C.MQOT_Q, model, [A.MQAUTH_DISPLAY])
 
 
 def governing_topics(reg, topic_string: str) -> list[str]:
@@ -104,7 +108,7 @@ def check_topic(session, reg, topic_string: str, auth: int = A.MQAUTH_SUBSCRIBE,
     for name in governing_topics(reg, topic_string):
         if authrecs.has(reg, user, C.MQOT_TOPIC, name, auth, *extra):
             return
-    raise _deny()
+    raise _deny(user, C.MQOT_TOPIC, topic_string, [auth, *extra])
 
 
 def sub_open_options(sub_options: int) -> int:

@@ -76,8 +76,13 @@ def system_processes() -> list[Process]:
     return [Process(DEFAULT_PROCESS)]
 
 
+DEV_MODEL_QUEUE = "DEV.APP.MODEL.QUEUE"
+
+
 def dev_queues() -> list[Queue]:
-    return [Queue(f"DEV.QUEUE.{i}") for i in (1, 2, 3)] + [Queue(DEV_DEAD_LETTER_QUEUE)]
+    # DEV.APP.MODEL.QUEUE (since the 9.4.0.0 container): what app's temporary reply queues come from.
+    return [Queue(f"DEV.QUEUE.{i}") for i in (1, 2, 3)] + [Queue(DEV_DEAD_LETTER_QUEUE)] + [
+        Queue(DEV_MODEL_QUEUE, qtype=C.MQQT_MODEL, def_type=C.MQQDT_TEMPORARY_DYNAMIC)]
 
 
 def system_topics() -> list[Topic]:

@@ -27,6 +27,8 @@ from typing import Any
 MODULES: list[str] = [
     "qmlite.registry.channels",
     "qmlite.registry.endpoints",
+    "qmlite.registry.authrecs",
+    "qmlite.registry.chlauth",
 ]
 
 

@@ -176,7 +176,8 @@ def _create(qm: QueueManager, session: Session, sd: S.MQSD, hobj: int, durable: 
     opts = sd.Options
     schema = C.MQWS_CHAR if opts & C.MQSO_WILDCARD_CHAR else C.MQWS_TOPIC
     string = resolve_topic(reg, sd.ObjectName, sd.ObjectString.VSString)
-    authority.check_topic(session, reg, string)
+    authority.check_topic(session, reg, string, options=authority.sub_open_options(opts),
+                          alternate=sd.AlternateUserId)
     check_pattern(string, schema)
     point = policy_point(string, schema)
     refusal = policy_refusal(reg, point, durable)

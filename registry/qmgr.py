@@ -26,7 +26,7 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.encoding import order_of_encoding
 from qmlite.pcf.errors import CodecError
 
-from . import authority, psprops, pubsub, routing, selectors, topics
+from . import authority, authrecs, psprops, pubsub, routing, selectors, topics
 from .commandserver import CommandServer
 from .engine import Engine
 from .errors import MQIError
@@ -48,6 +48,11 @@ _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQO
 _REPORTS_TO_REPLY_Q = (C.MQRO_EXCEPTION | C.MQRO_EXPIRATION | C.MQRO_COA | C.MQRO_COD | C.MQRO_PAN | C.MQRO_NAN
                       | C.MQRO_ACTIVITY)
 _INQUIRE_ONLY = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
+_PUT1_CONTEXT = ((C.MQPMO_SET_IDENTITY_CONTEXT, C.MQOO_SET_IDENTITY_CONTEXT),
+                 (C.MQPMO_SET_ALL_CONTEXT, C.MQOO_SET_ALL_CONTEXT),
+                 (C.MQPMO_PASS_IDENTITY_CONTEXT, C.MQOO_PASS_IDENTITY_CONTEXT),
+                 (C.MQPMO_PASS_ALL_CONTEXT, C.MQOO_PASS_ALL_CONTEXT),
+                 (C.MQPMO_ALTERNATE_USER_AUTHORITY, C.MQOO_ALTERNATE_USER_AUTHORITY))
 _OBJECT_KINDS = {C.MQOT_NAMELIST: ("namelist", "namelists"), C.MQOT_PROCESS: ("process", "processes")}
 _KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "namelist": C.MQOT_NAMELIST,
                "process": C.MQOT_PROCESS}
@@ -129,6 +134,7 @@ class QueueManager:
         stats = self.stats
         try:
             self.check_connect(qmgr_name)
+            authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
         except MQIError:
             stats.conn_fails += 1
             raise
@@ -176,6 +182,7 @@ class QueueManager:
         if kind == C.MQOT_Q_MGR:
             if options & ~_INQUIRE_ONLY:
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            authority.check_object(reg, session, kind, authrecs.QMGR_PROFILE, options, od.AlternateUserId)
             handle = Handle(0, "qmgr", reg.qmgr.name, options, object_name=reg.qmgr.name)
         elif kind == C.MQOT_TOPIC:
             handle = self._open_topic(session, od, options)
@@ -205,9 +212,11 @@ class QueueManager:
         queue = reg.queues.get(name)
         if queue is None:
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-        authority.check_queue(session, name, options)
+        alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
+        authority.check_queue(reg, session, name, options, alternate)
         temporary = False
         if queue.qtype == C.MQQT_MODEL:
+            authority.check_create_dynamic(reg, session, name, options, alternate)
             queue, temporary = self._create_dynamic(session, queue, od.DynamicQName)
             od.ObjectName = queue.name
         elif queue.qtype == C.MQQT_ALIAS:
@@ -238,7 +247,6 @@ class QueueManager:
     def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
         reg = self.registry
         template = template or "AMQ.*"
-        authority.check_create_dynamic(session)
         name = reg.ids.dynamic_name(template)
         if name in reg.queues:
             raise MQIError(C.MQRC_OBJECT_ALREADY_EXISTS)
@@ -252,13 +260,18 @@ class QueueManager:
             reg.queues[name] = queue  # temporary dynamic queues never outlive their handle: not stored
         else:
             reg.put_queue(queue)
+        authrecs.grant_creator(reg, name, session.user, persistent=not temporary)
         return queue, temporary
 
     def _open_topic(self, session: Session, od: S.MQOD, options: int) -> Handle:
         reg = self.registry
         string = pubsub.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         node = next(reg.topic_nodes(string), None)
-        authority.check_topic(session, reg, string)
+        alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
+        if options & C.MQOO_OUTPUT:
+            authority.check_publish(session, reg, string, options, alternate)
+        else:
+            authority.check_topic(session, reg, string, options=options, alternate=alternate)
         if topics.has_topic_wildcards(string):
             raise MQIError(C.MQRC_TOPIC_STRING_ERROR)
         if options & ~_TOPIC_OPEN:
@@ -275,8 +288,7 @@ class QueueManager:
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         if od.ObjectName not in getattr(self.registry, table):
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-        if not session.admin:
-            raise MQIError(C.MQRC_NOT_AUTHORIZED)
+        authority.check_object(self.registry, session, od.ObjectType, od.ObjectName, options, od.AlternateUserId)
         return Handle(0, kind, od.ObjectName, options, object_name=od.ObjectName)
 
     def close_object(self, session: Session, hobj: int, options: int) -> None:
@@ -336,6 +348,9 @@ class QueueManager:
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
              data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
         options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
+        for pmo_option, oo in _PUT1_CONTEXT:  # MQPUT1 checks the context authority its options need
+            if pmo.Options & pmo_option:
+                options |= oo
         try:
             handle, od = self._open_object(session, od, options)
         except MQIError:
@@ -367,12 +382,12 @@ class QueueManager:
             stored.MsgId = reg.ids.msg_id()
         if pmo.Options & C.MQPMO_NEW_CORREL_ID:
             stored.CorrelId = reg.ids.msg_id()
-        may_set = authority.may_set_context(session)
+        may_set = authority.may_set_context(session, handle)
         if not (pmo.Options & _CONTEXT_SET and may_set):
             stored.UserIdentifier = session.user
             stored.AccountingToken = bytes(32)
             stored.ApplIdentityData = ""
-        if not (pmo.Options & C.MQPMO_SET_ALL_CONTEXT and may_set):
+        if not (pmo.Options & C.MQPMO_SET_ALL_CONTEXT and authority.may_set_all_context(session, handle)):
             stored.PutApplType = session.appl_type or C.MQAT_DEFAULT
             stored.PutApplName = session.appl_name[:28]
             stored.PutDate, stored.PutTime = put_stamp(now)

@@ -59,7 +59,7 @@ class _SnapshotStore:
         return iter(())
 
     def load_generic(self, kind) -> Iterator:
-        return iter(())  # channels, listeners, ...: routing needs none of the generic kinds
+        return iter(())  # routing needs no generic kinds (channels, authority records, ...)
 
 
 def load(blob: bytes) -> Registry:

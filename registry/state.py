@@ -44,6 +44,7 @@ class QueueManager:
     # administrator can change are fields, kept in the meta table one key per field once changed (all
     # but NOT_PERSISTED); the fixed ones are constants in registry/commands/qmgr.py.
     conn_auth: str = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"  # the developer container names DEV.AUTHINFO
+    chlauth_records: int = 1  # CHLAUTH(ENABLED) (MQCHLA_ENABLED; registry/chlauth.py checks it)
     accounting_conn_override: int = C.MQMON_DISABLED
     accounting_interval: int = 1800
     accounting_mqi: int = C.MQMON_OFF

@@ -22,6 +22,7 @@ from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.framer import Framer, Reassembler
 
+from qmlite.registry import authrecs, chlauth
 from qmlite.registry.channels import Channel
 from qmlite.registry.running import ChannelInstance, ChannelRefused
 from qmlite.registry.sessions import Session
@@ -423,25 +424,47 @@ class Connection:
         await self.server.mqi.call(self, conv, seg, call)
 
     def authenticate(self, conv: Conversation) -> tuple[int, str, bool]:
-        """(MQRC, user, admin) for a connect on this channel: who the conversation runs as, per the
-        developer container's channel rules."""
+        """(MQRC, user, admin) for a connect on this channel: connection authentication (the developer
+        container's passwords; none when the queue manager's CONNAUTH is blank), then the channel
+        authentication records, which say whether the client may use the channel and as whom."""
         channel = self.channel
         user = conv.auth_user if conv.auth_user is not None else conv.user_id
         password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
+        registry = self.server.qm.registry
+        connauth = bool(registry.qmgr.conn_auth.strip())
         mca_user = self.definition.mca_user if self.definition is not None else ""
-        if channel.admin_only or (not mca_user and user == ADMIN_USER):
-            if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
-                return C.MQRC_NOT_AUTHORIZED, "", False
-            return C.MQRC_NONE, ADMIN_USER, True
-        if mca_user in PRIVILEGED:
+        authenticated = None  # the user a password was checked for (adopted: ADOPTCTX(YES))
+        # An admin-only channel, or a channel without MCAUSER that the administrator names himself on.
+        as_admin = channel.admin_only or (not mca_user and user == ADMIN_USER)
+        if as_admin:
+            if connauth:
+                if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
+                    return C.MQRC_NOT_AUTHORIZED, "", False
+                authenticated = ADMIN_USER
+        elif mca_user in PRIVILEGED:
             return C.MQRC_NOT_AUTHORIZED, "", False
-        if self.cfg.app_password is not None or channel.password_required:
+        elif connauth and (self.cfg.app_password is not None or channel.password_required):
             expected = self.cfg.app_password or ""
             if user != APP_USER or not _same(password, expected):
                 return C.MQRC_NOT_AUTHORIZED, "", False
-        # The connection runs as the channel's MCAUSER (DEV.APP.SVRCONN: "app", as in the developer
-        # container); a channel without one maps every non-administrator to "app" as well.
-        return C.MQRC_NONE, mca_user or APP_USER, False
+            authenticated = APP_USER
+        # ---- adm-security: CHLAUTH (registry/chlauth.py).  The connection runs as the channel's
+        # MCAUSER (DEV.APP.SVRCONN: "app", as in the developer container); a channel without one maps
+        # every non-administrator to "app" as well (docs/compat.md, channels).
+        verdict = chlauth.check(registry, channel=channel.name, address=self._peer_host(), client_user=user or "",
+                                channel_mcauser="" if as_admin else (mca_user or APP_USER),
+                                password_given=authenticated is not None or not connauth,
+                                authenticated_user=authenticated)
+        if not verdict.allowed:
+            self.log.warning("chlauth_refused", channel=channel.name, user=user, why=verdict.why)
+            return verdict.reason, "", False
+        return C.MQRC_NONE, verdict.user, authrecs.privileged(verdict.user)
+
+    def _peer_host(self) -> str:
+        try:
+            return str(self.stream.socket.getpeername()[0])
+        except (AttributeError, OSError, IndexError, TypeError):
+            return ""  # not a socket (tests' memory streams): only "*" address rules match it
 
 
 def _same(given: bytes | None, expected: str) -> bool:

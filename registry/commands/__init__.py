@@ -8,7 +8,9 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import channel_status, channels, endpoints, namelists, processes, qmgr, queues, subscriptions, topics
+    from . import (authority, channel_status, channels, chlauth, endpoints, namelists, processes, qmgr, queues,
+                   subscriptions, topics)
 
-    for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints):
+    for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
+                   authority, chlauth):
         module.register(engine)

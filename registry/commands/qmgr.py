@@ -92,6 +92,7 @@ TABLE = AttrTable([
     attr(C.MQCA_ALTERATION_DATE, STR, lambda v: mq_date(v.altered), pad=C.MQ_DATE_LENGTH),
     attr(C.MQCA_ALTERATION_TIME, STR, lambda v: mq_time(v.altered), pad=C.MQ_TIME_LENGTH),
     attr(C.MQCA_CONN_AUTH, STR, _q("conn_auth"), pad=C.MQ_AUTH_INFO_NAME_LENGTH),
+    attr(C.MQIA_CHLAUTH_RECORDS, INT, _q("chlauth_records")),
     attr(C.MQCA_CUSTOM, STR, _q("custom"), pad=C.MQ_CUSTOM_LENGTH),
     attr(C.MQCA_PARENT, STR, _q("parent"), pad=NAME_LENGTH),
     attr(C.MQCA_CHANNEL_AUTO_DEF_EXIT, STR, _q("channel_auto_def_exit"), pad=C.MQ_EXIT_NAME_LENGTH),
@@ -149,7 +150,10 @@ TABLE = AttrTable([
 
 _INQUIRE = (p_int_list(C.MQIACF_Q_MGR_ATTRS),)
 _CHANGE = (p_str(C.MQCA_Q_MGR_DESC, DESC_LENGTH), p_str(C.MQCA_DEAD_LETTER_Q_NAME, NAME_LENGTH),
-           p_int(C.MQIACF_FORCE, 1, 0))
+           p_int(C.MQIACF_FORCE, 1, 0),
+           # Security switches (registry/chlauth.py, server/connection.py): CHLAUTH(ENABLED|DISABLED),
+           # CONNAUTH(name), blank for no connection authentication.
+           p_int(C.MQIA_CHLAUTH_RECORDS, 0, 1), p_str(C.MQCA_CONN_AUTH, C.MQ_AUTH_INFO_NAME_LENGTH))
 
 
 def inquire_q_mgr(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
@@ -177,6 +181,10 @@ def change_q_mgr(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if dlq is not None:
         qmgr.dead_letter_queue = dlq  # type: ignore[assignment]
         store.set_meta("dead_letter_queue", dlq)
+    for pid, field in ((C.MQIA_CHLAUTH_RECORDS, "chlauth_records"), (C.MQCA_CONN_AUTH, "conn_auth")):
+        if pid in values:
+            setattr(qmgr, field, values[pid])
+            store.set_meta(field, values[pid])
     qmgr.altered = reg.now()
     store.set_meta("altered", qmgr.altered)
     return R.ok(ctx.command)

@@ -65,9 +65,22 @@ def test_channel_status_lists_this_connection(pcf):
             {CMQCFC.MQCACH_CHANNEL_NAME: b"SYSTEM.DEF.SVRCONN"})
 
 
+def _open_chlauth(pcf, channel: bytes, *, admins: bool) -> None:
+    """As on the developer container, a new channel is closed by the back-stop CHLAUTH rules (every
+    address NOACCESS, *MQADMIN blocked) until records open it, as DEV.APP.SVRCONN's and
+    DEV.ADMIN.SVRCONN's do."""
+    pcf.MQCMD_SET_CHLAUTH_REC({CMQCFC.MQCACH_CHANNEL_NAME: channel, CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_ADDRESSMAP,
+                               CMQCFC.MQCACH_CONNECTION_NAME: b"*", CMQCFC.MQIACH_USER_SOURCE: CMQC.MQUSRC_CHANNEL})
+    if admins:
+        pcf.MQCMD_SET_CHLAUTH_REC({CMQCFC.MQCACH_CHANNEL_NAME: channel,
+                                   CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_BLOCKUSER,
+                                   CMQCFC.MQCACH_MCA_USER_ID_LIST: [b"nobody"]})
+
+
 def test_a_pcf_created_channel_takes_the_next_connection_and_max_instances_refuses(pcf, conn_name):
     pcf.MQCMD_CREATE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.LIMITED", CMQCFC.MQIACH_CHANNEL_TYPE:
                               CMQXC.MQCHT_SVRCONN, CMQCFC.MQIACH_MAX_INSTANCES: 1})
+    _open_chlauth(pcf, b"IBMMQ.LIMITED", admins=True)
     first = ibmmq.connect("QM1", "IBMMQ.LIMITED", conn_name, "admin", "passw0rd")
     try:
         [row] = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.LIMITED"})
@@ -110,6 +123,7 @@ def test_listener_status_reports_the_servers_port(pcf, server):
 def test_mcauser_decides_whom_the_connection_runs_as(pcf, conn_name):
     pcf.MQCMD_CREATE_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.APPUSER", CMQCFC.MQIACH_CHANNEL_TYPE:
                               CMQXC.MQCHT_SVRCONN, CMQCFC.MQCACH_MCA_USER_ID: b"app"})
+    _open_chlauth(pcf, b"IBMMQ.APPUSER", admins=False)
     app = ibmmq.connect("QM1", "IBMMQ.APPUSER", conn_name)
     try:
         [row] = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({CMQCFC.MQCACH_CHANNEL_NAME: b"IBMMQ.APPUSER"})

@@ -399,7 +399,8 @@ def test_inquire_no_match_and_bad_names(h):
 def test_inquire_type_filter(h):
     r = inquire(h, "*", qtype(C.MQQT_MODEL))
     models = {n for n, q in h.registry.queues.items() if q.qtype == C.MQQT_MODEL}
-    assert {o[C.MQCA_Q_NAME] for o in r.objects} == models >= {n for n, t in SYSTEM_QUEUES.items() if t == C.MQQT_MODEL}
+    assert {o[C.MQCA_Q_NAME] for o in r.objects} == models >= {n for n, t in SYSTEM_QUEUES.items() if t == C.MQQT_MODEL} | {
+        "DEV.APP.MODEL.QUEUE"}
     assert {o[C.MQCA_Q_NAME] for o in inquire(h, "*", qtype(C.MQQT_ALIAS)).objects} == {"SYSTEM.DEFAULT.ALIAS.QUEUE"}
     assert len(inquire(h, "*", qtype(C.MQQT_ALL)).objects) == len(h.registry.queues)
     assert failed(inquire(h, "*", qtype(C.MQQT_REMOTE)), C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -444,8 +445,9 @@ def test_inquire_q_names(h, enc):
     r = h.run(command(C.MQCMD_INQUIRE_Q_NAMES, qname("DEV.*")), enc)
     assert r.ok and len(r.messages) == 1
     names = [n.rstrip() for n in r.objects[0][C.MQCACF_Q_NAMES]]
-    assert names == ["DEV.DEAD.LETTER.QUEUE", "DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3"]
-    assert r.objects[0][C.MQIACF_Q_TYPES] == (C.MQQT_LOCAL,) * 4
+    # the developer container's model queue (9.4) is a DEV.* queue too
+    assert names == ["DEV.APP.MODEL.QUEUE", "DEV.DEAD.LETTER.QUEUE", "DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3"]
+    assert r.objects[0][C.MQIACF_Q_TYPES] == (C.MQQT_MODEL,) + (C.MQQT_LOCAL,) * 4
     r = h.run(command(C.MQCMD_INQUIRE_Q_NAMES, qname("SYSTEM.*"), qtype(C.MQQT_MODEL)), enc)
     assert set(r.objects[0][C.MQIACF_Q_TYPES]) == {C.MQQT_MODEL}
     r = h.run(command(C.MQCMD_INQUIRE_Q_NAMES, qname("NONE.*")), enc)

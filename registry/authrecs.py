@@ -134,8 +134,11 @@ def expand(object_type: int, values) -> set[int]:
 _PROFILE_CHARS = re.compile(r"^[A-Za-z0-9._%/*?]+$")
 
 
+CLASS_PROFILE = "@class"  # crt on an object type: not specific to any object (registry/cmdauth.py)
+
+
 def valid_profile(profile: str, object_type: int) -> bool:
-    if object_type == C.MQOT_Q_MGR:
+    if object_type == C.MQOT_Q_MGR or profile == CLASS_PROFILE:
         return True
     if not profile or len(profile) > 48 or not _PROFILE_CHARS.match(profile):
         return False

@@ -21,7 +21,7 @@ from qmlite.pcf import mqi as S
 from qmlite.pcf import pcf as P
 from qmlite.pcf.encoding import order_of_encoding
 
-from . import defaults, responses
+from . import authrecs, defaults, responses
 from .engine import Requester, peek_command
 from .errors import MQIError
 from .messages import Message
@@ -91,7 +91,8 @@ class CommandServer:
             if isinstance(decoded, list):
                 ready.append((msg, decoded))
                 continue
-            runnable.append((msg, decoded, Requester(user=md.UserIdentifier.strip(), admin=True)))
+            runnable.append((msg, decoded, Requester(user=(user := md.UserIdentifier.strip()),
+                                                          admin=authrecs.privileged(user))))
         if runnable:
             outs = engine.run_batch([(request, who) for _, request, who in runnable])
             ready.extend((msg, out) for (msg, _, _), out in zip(runnable, outs))

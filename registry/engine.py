@@ -16,7 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.errors import CodecError
 
-from . import responses
+from . import cmdauth, responses
 from .params import CommandError
 from .state import Registry
 
@@ -31,7 +31,7 @@ class Requester:
 
     user: str = "mqm"
     connection_id: bytes = bytes(24)
-    admin: bool = True
+    admin: bool = True  # in mqm: no authority check (False: registry/cmdauth.py checks the user's records)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -110,7 +110,11 @@ class Engine:
                 reason = C.MQRC_FUNCTION_NOT_SUPPORTED if command in _KNOWN_COMMANDS else C.MQRCCF_CFH_COMMAND_ERROR
                 raise CommandError(reason)
             self.registry.expire_subscriptions()
+            if not requester.admin:  # a user outside mqm: the command server says so (registry/cmdauth.py)
+                cmdauth.check(self.registry, requester.user, command, request)
             out = handler(Context(self.registry, requester, command), request)
+            if not requester.admin:
+                out = cmdauth.visible(self.registry, requester.user, command, request, out)
         except CommandError as err:
             log.info("command", command=C.describe("MQCMD", command), user=requester.user,
                      reason=C.describe("MQRCCF", err.reason) if err.reason >= 3000 else C.describe("MQRC", err.reason),

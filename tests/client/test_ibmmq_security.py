@@ -95,3 +95,41 @@ def test_blank_connauth_switches_password_checks_off(pcf, conn_name):
     with pytest.raises(ibmmq.MQMIError) as info:
         ibmmq.connect("QM1", "DEV.ADMIN.SVRCONN", conn_name, "admin", "wrong")
     assert info.value.reason == CMQC.MQRC_NOT_AUTHORIZED
+
+
+def _grant(pcf, profile: bytes, object_type: int, *auths: int) -> None:
+    assert pcf.MQCMD_SET_AUTH_REC({
+        CMQCFC.MQCACF_AUTH_PROFILE_NAME: profile, CMQCFC.MQIACF_OBJECT_TYPE: object_type,
+        CMQCFC.MQCACF_PRINCIPAL_ENTITY_NAMES: [b"app"], CMQCFC.MQIACF_AUTH_ADD_AUTHS: list(auths)}) == []
+
+
+def test_a_read_only_explorer_user_sees_what_it_may_display(pcf, conn_name):
+    """IBM's recipe for a read-only MQ Explorer user: put on the command queue, dsp on the queue
+    manager and on what it may see; PCF then answers with those objects only, and refuses changes."""
+    _grant(pcf, b"SYSTEM.ADMIN.COMMAND.QUEUE", CMQC.MQOT_Q, A.MQAUTH_OUTPUT, A.MQAUTH_INQUIRE)
+    # its reply queue's model: opened for input (the dynamic queue's authority is checked there) and dsp
+    _grant(pcf, b"SYSTEM.DEFAULT.MODEL.QUEUE", CMQC.MQOT_Q, A.MQAUTH_DISPLAY, A.MQAUTH_INPUT)
+    _grant(pcf, b"self", CMQC.MQOT_Q_MGR, A.MQAUTH_DISPLAY)
+    _grant(pcf, b"DEV.**", CMQC.MQOT_Q, A.MQAUTH_DISPLAY)
+    app = _app(conn_name)
+    try:
+        viewer = ibmmq.PCFExecute(app)
+        try:
+            names = {r[CMQC.MQCA_Q_NAME].strip() for r in viewer.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"*"})}
+            # the DEV queues, the model it may display, and its own reply queue (the creator of a dynamic
+            # queue holds every authority to it); none of the other SYSTEM queues
+            others = {n for n in names if not n.startswith((b"DEV.", b"PYMQPCF."))}
+            assert b"DEV.QUEUE.1" in names and others == {b"SYSTEM.DEFAULT.MODEL.QUEUE"}
+            assert _reason(viewer.MQCMD_CHANGE_Q, {CMQC.MQCA_Q_NAME: b"DEV.QUEUE.1", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                                                   CMQC.MQCA_Q_DESC: b"not yours"}) == CMQC.MQRC_NOT_AUTHORIZED
+        finally:
+            viewer.disconnect()
+    finally:
+        app.disconnect()
+        for profile in (b"SYSTEM.ADMIN.COMMAND.QUEUE", b"SYSTEM.DEFAULT.MODEL.QUEUE"):
+            pcf.MQCMD_DELETE_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: profile, CMQCFC.MQIACF_OBJECT_TYPE: CMQC.MQOT_Q,
+                                       CMQCFC.MQCACF_PRINCIPAL_ENTITY_NAMES: [b"app"]})
+        for profile, object_type in ((b"self", CMQC.MQOT_Q_MGR), (b"DEV.**", CMQC.MQOT_Q)):  # the container's stay
+            pcf.MQCMD_SET_AUTH_REC({CMQCFC.MQCACF_AUTH_PROFILE_NAME: profile, CMQCFC.MQIACF_OBJECT_TYPE: object_type,
+                                    CMQCFC.MQCACF_PRINCIPAL_ENTITY_NAMES: [b"app"],
+                                    CMQCFC.MQIACF_AUTH_REMOVE_AUTHS: [A.MQAUTH_DISPLAY]})

@@ -2,9 +2,16 @@
 
 An ``AttrTable`` lists, per PCF attribute id, how to read the value from an object and how to send it
 (type and blank padding).  Selection follows MQ: omitted or MQIACF_ALL means every attribute; the
-"always" attributes (names, ids) are sent whatever was asked.  A selector for an attribute qmlite
-does not model is skipped rather than failed, so tools that ask for newer attributes (MQ Explorer)
-keep working (docs/compat.md); ``strict=True`` turns it into MQRC_SELECTOR_ERROR + MQIACF_SELECTOR.
+"always" attributes (names, ids) are sent whatever was asked.
+
+An attribute IBM defines for the object type but qmlite does not model is still in the table, as a
+:func:`fixed` attribute: the value a default queue manager reports, so no requested attribute is ever
+dropped (docs/compat-adm-status.md).  A selector that is no IBM attribute at all (no MQIA_, MQCA_,
+MQIACF_, MQCACF_, MQIACH_, MQCACH_, MQIAMO_, MQCAMO_ or MQBACF_ name has its value) is refused with
+MQRC_SELECTOR_ERROR and MQIACF_SELECTOR; one that names an attribute of another object type is
+skipped, so tools that ask for attributes of later releases keep working.  ``strict=True`` refuses
+every selector the table does not have.  The attribute a filter tests is always returned, whatever
+the selectors (:func:`with_filter`, IBM's documented rule).
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ class AttrTable:
                 continue
             attr = self.by_id.get(sel)
             if attr is None:
-                if strict:
+                if strict or sel not in _ATTRIBUTE_IDS:
                     raise CommandError(C.MQRC_SELECTOR_ERROR, selector=sel)
                 continue
             chosen.setdefault(sel, attr)
@@ -90,3 +97,29 @@ def _field(name: str) -> Callable[[object], object]:
         return getattr(obj, name)
     get.__name__ = name
     return get
+
+
+def fixed(attr_id: int, kind: str, value: object, *, pad: int | None = None) -> Attr:
+    """An attribute IBM defines that qmlite does not model: always the default queue manager's value."""
+    return Attr(attr_id, kind, lambda obj: value, pad)
+
+
+def with_filter(table: AttrTable, selected: tuple[Attr, ...], flt) -> tuple[Attr, ...]:
+    """The selected attributes plus the one a filter tests: IBM returns the filtered attribute even
+    when the attribute selectors do not name it."""
+    if flt is None or any(a.id == flt.parameter for a in selected):
+        return selected
+    extra = table.by_id.get(flt.parameter)
+    if extra is None:
+        return selected
+    order = {a.id: i for i, a in enumerate(table.attrs)}
+    return tuple(sorted((*selected, extra), key=lambda a: order[a.id]))
+
+
+# Every attribute identifier IBM names (constants module): a selector outside it is no attribute at all.
+_ATTRIBUTE_PREFIXES = ("MQIA_", "MQCA_", "MQIACF_", "MQCACF_", "MQIACH_", "MQCACH_", "MQIAMO_", "MQCAMO_",
+                       "MQBACF_", "MQIAMO64_", "MQGACF_")
+_ATTRIBUTE_IDS = frozenset(
+    v for k, v in vars(C).items()
+    if k.startswith(_ATTRIBUTE_PREFIXES) and isinstance(v, int) and not k.endswith(("_FIRST", "_LAST"))
+)

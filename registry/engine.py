@@ -39,6 +39,7 @@ class Context:
     registry: Registry
     requester: Requester
     command: int
+    qm: object = None  # the QueueManager (sessions, status), when the engine runs inside one
 
 
 Handler = Callable[[Context, P.PCFMessage], list]
@@ -53,6 +54,7 @@ _KNOWN_COMMANDS = frozenset(
 class Engine:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
+        self.qm = None  # set by the QueueManager that owns this engine
         self.handlers: dict[int, Handler] = {}
         from . import commands  # the handler modules register themselves here
 
@@ -110,7 +112,7 @@ class Engine:
                 reason = C.MQRC_FUNCTION_NOT_SUPPORTED if command in _KNOWN_COMMANDS else C.MQRCCF_CFH_COMMAND_ERROR
                 raise CommandError(reason)
             self.registry.expire_subscriptions()
-            out = handler(Context(self.registry, requester, command), request)
+            out = handler(Context(self.registry, requester, command, self.qm), request)
         except CommandError as err:
             log.info("command", command=C.describe("MQCMD", command), user=requester.user,
                      reason=C.describe("MQRCCF", err.reason) if err.reason >= 3000 else C.describe("MQRC", err.reason),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import namelists, processes, qmgr, queues, subscriptions, topics
+    from . import namelists, processes, qmgr, queues, status, subscriptions, topics
 
-    for module in (qmgr, queues, subscriptions, topics, namelists, processes):
+    for module in (qmgr, queues, subscriptions, topics, namelists, processes, status):
         module.register(engine)

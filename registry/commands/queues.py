@@ -16,7 +16,7 @@ from qmlite.pcf import pcf as P
 
 from .. import defaults
 from .. import responses as R
-from ..attributes import AttrTable, attr
+from ..attributes import AttrTable, attr, fixed, with_filter
 from ..model import Queue, mq_date as _date, mq_time as _time, stamp_definition
 from ..params import (INT, STR, CommandError, Param, filter_matches, p_int,
                       p_int_list, p_str, parse, pick)
@@ -381,7 +381,7 @@ def _matching(ctx, values: dict) -> list[Queue]:
 def inquire_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     parsed = parse(request, _INQUIRE, filters=TABLE.filter_kinds())
     values, flt = parsed.values, parsed.filter
-    selected = TABLE.select(values.get(C.MQIACF_Q_ATTRS))  # type: ignore[arg-type]
+    selected = with_filter(TABLE, TABLE.select(values.get(C.MQIACF_Q_ATTRS)), flt)  # type: ignore[arg-type]
     reg = ctx.registry
     objects = []
     for queue in _matching(ctx, values):

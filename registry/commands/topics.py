@@ -15,7 +15,7 @@ from qmlite.pcf import pcf as P
 
 from .. import responses as R
 from .. import topics
-from ..attributes import AttrTable, attr
+from ..attributes import AttrTable, attr, with_filter
 from ..model import Subscription, Topic, mq_date, mq_time, stamp_definition
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, p_int, p_int_list,
                       p_str, parse, pick)
@@ -239,7 +239,7 @@ def _matching(ctx, values: dict) -> list[Topic]:
 def inquire_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     parsed = parse(request, _INQUIRE, filters=TOPIC_TABLE.filter_kinds())
     values, flt = parsed.values, parsed.filter
-    selected = TOPIC_TABLE.select(values.get(C.MQIACF_TOPIC_ATTRS))  # type: ignore[arg-type]
+    selected = with_filter(TOPIC_TABLE, TOPIC_TABLE.select(values.get(C.MQIACF_TOPIC_ATTRS)), flt)  # type: ignore[arg-type]
     objects = [TOPIC_TABLE.render(t, selected) for t in _matching(ctx, values)
                if flt is None or filter_matches(flt, TOPIC_TABLE.value(t, flt.parameter))]
     return R.data(ctx.command, objects, none_found=C.MQRC_UNKNOWN_OBJECT_NAME)

@@ -67,6 +67,9 @@ class MQI:
     # ---- entry points from the connection --------------------------------------------------------
     async def call(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
         t = seg.header.SegmentType
+        if conv.session is not None and conv.session.stopped:
+            await self._stopped(conn, conv, seg, call)
+            return
         verb = self._verbs.get(t)
         qm = self.qm
         before = qm.position
@@ -92,6 +95,14 @@ class MQI:
             replies = self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_UNEXPECTED_ERROR,
                                  hobj=call.ApiHeader.Hobj)
         await self._answer(conn, replies, depends_on, before)
+
+    async def _stopped(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
+        """Stop Connection marked this connection (registry/commands/status.py): it ends here, its
+        unit of work backed out, and the call fails as a client sees its broken channel instance."""
+        await self.disconnect(conn, conv)
+        conn.log.info("connection_stopped", conversation=conv.conv_id)
+        await self._send_all(conn, self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_CONNECTION_BROKEN,
+                                              hobj=call.ApiHeader.Hobj))
 
     async def _answer(self, conn: Connection, pieces: list[bytes], depends_on: int, before: int) -> None:
         """Send a call's reply once what it depends on is durable: the writes the call itself made
@@ -150,7 +161,8 @@ class MQI:
             if reason:
                 return reason
             conv.session = self.qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
-                                           appl_type=body.ApplType, channel=conn.channel.name)
+                                           appl_type=body.ApplType, channel=conn.channel.name,
+                                           conname=_conname(conn))
         except MQIError as exc:
             return exc.reason
         conn.log.info("connect_conversation", conversation=conv.conv_id, user=user, appl=body.ApplName,
@@ -399,3 +411,12 @@ class MQI:
         req.SubRqOpts.NumPubs = sent
         reply = calls.MQSubRqReply(req.Action, req.SubRqOpts)
         return self.reply(conn, seg, reply.pack(_LE), hobj=call.ApiHeader.Hobj), 0
+
+
+def _conname(conn: Connection) -> str:
+    """The client's address as IBM shows CONNAME for a client connection: its IP address."""
+    try:
+        peer = conn.stream.socket.getpeername()
+    except (AttributeError, OSError):
+        return ""
+    return str(peer[0]) if isinstance(peer, tuple) else str(peer)

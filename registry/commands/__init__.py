@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import namelists, processes, qmgr, queues, status, subscriptions, topics
+    from . import clusters, namelists, processes, qmgr, queues, status, subscriptions, topics
 
-    for module in (qmgr, queues, subscriptions, topics, namelists, processes, status):
+    for module in (qmgr, queues, subscriptions, topics, namelists, processes, status, clusters):
         module.register(engine)

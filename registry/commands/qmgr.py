@@ -66,9 +66,6 @@ UNMODELLED = (
     fixed(C.MQIA_MEDIA_IMAGE_RECOVER_Q, INT, _MQIMGRCOV_YES),
     fixed(C.MQIA_MEDIA_IMAGE_SCHEDULING, INT, _MQIMGSCHED_MANUAL),
     fixed(C.MQIA_KEY_REUSE_COUNT, INT, 0),
-    # Secrets: never set here, so blank (IBM shows asterisks only for one that is set).
-    fixed(C.MQCA_SSL_KEY_REPO_PASSWORD, STR, "", pad=C.MQ_SSL_KEY_REPO_PWD_LEN),
-    fixed(C.MQCA_INITIAL_KEY, STR, "", pad=C.MQ_INITIAL_KEY_LENGTH),
 )
 
 

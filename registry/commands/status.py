@@ -411,24 +411,28 @@ def inquire_connection(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         # A generic id matches every connection whose id starts with it; zero length: all of them.
         sessions = [s for s in sessions if s.connection_id.startswith(generic.rstrip(b"\x00"))]  # type: ignore[union-attr]
     requested = values.get(C.MQIACF_CONNECTION_ATTRS)
-    conn_attrs = _selected(CONN_TABLE, requested, flt if flt is None or flt.parameter in CONN_TABLE.by_id else None)
-    handle_attrs = _selected(CONN_HANDLE_TABLE, requested,
-                             flt if flt is None or flt.parameter in CONN_HANDLE_TABLE.by_id else None)
+    # A filter tests connections when it names a connection attribute (and connections are asked
+    # for); otherwise the handles, when it names a handle attribute.
+    conn_filter = flt if flt is not None and info != C.MQIACF_CONN_INFO_HANDLE and flt.parameter in CONN_TABLE.by_id \
+        else None
+    handle_filter = flt if flt is not None and conn_filter is None and flt.parameter in CONN_HANDLE_TABLE.by_id \
+        else None
+    conn_attrs = _selected(CONN_TABLE, requested, conn_filter)
+    handle_attrs = _selected(CONN_HANDLE_TABLE, requested, handle_filter)
     now = ctx.registry.clock()
     objects = []
     for session in sessions:
         view = ConnView(session, now)
-        if flt is not None and flt.parameter in CONN_TABLE.by_id and info != C.MQIACF_CONN_INFO_HANDLE:
-            if not filter_matches(flt, CONN_TABLE.value(view, flt.parameter)):
-                continue
+        if conn_filter is not None and not filter_matches(conn_filter, CONN_TABLE.value(view, conn_filter.parameter)):
+            continue
         if info in (C.MQIACF_CONN_INFO_CONN, C.MQIACF_CONN_INFO_ALL):
             objects.append(CONN_TABLE.render(view, conn_attrs))
         if info in (C.MQIACF_CONN_INFO_HANDLE, C.MQIACF_CONN_INFO_ALL):
             for handle in session.handles.values():
                 hv = HandleView(session, handle)
-                if flt is not None and flt.parameter in CONN_HANDLE_TABLE.by_id and flt.parameter not in CONN_TABLE.by_id:
-                    if not filter_matches(flt, CONN_HANDLE_TABLE.value(hv, flt.parameter)):
-                        continue
+                if handle_filter is not None and not filter_matches(
+                        handle_filter, CONN_HANDLE_TABLE.value(hv, handle_filter.parameter)):
+                    continue
                 objects.append(CONN_HANDLE_TABLE.render(hv, handle_attrs))
     return R.data(ctx.command, objects, none_found=C.MQRCCF_NONE_FOUND)
 

@@ -308,3 +308,19 @@ def test_unmodelled_attributes_are_returned_with_ibms_default(qm, enc):
     # every attribute: the unmodelled ones are part of MQIACF_ALL too
     everything = run(qm, C.MQCMD_INQUIRE_Q_MGR, enc=enc).objects[0]
     assert C.MQIA_REVERSE_DNS_LOOKUP in everything and C.MQIA_CMD_SERVER_CONTROL in everything
+
+
+def test_inquire_connection_handle_filter_on_an_attribute_both_kinds_have(qm):
+    s = connect(qm)
+    open_q(qm, s, C.MQOO_OUTPUT)
+    open_q(qm, s, C.MQOO_INPUT_SHARED)
+    other = connect(qm, appl="other")
+    open_q(qm, other, C.MQOO_OUTPUT)
+    r = run(qm, C.MQCMD_INQUIRE_CONNECTION, bs(C.MQBACF_GENERIC_CONNECTION_ID, b""),
+            i(C.MQIACF_CONN_INFO_TYPE, C.MQIACF_CONN_INFO_HANDLE),
+            P.CFBF(C.MQBACF_CONNECTION_ID, C.MQCFOP_EQUAL, s.connection_id))
+    assert sorted(o[C.MQIACF_OPEN_OPTIONS] for o in r.objects) == sorted([C.MQOO_OUTPUT, C.MQOO_INPUT_SHARED])
+    r = run(qm, C.MQCMD_INQUIRE_CONNECTION, bs(C.MQBACF_GENERIC_CONNECTION_ID, b""),
+            i(C.MQIACF_CONN_INFO_TYPE, C.MQIACF_CONN_INFO_HANDLE),
+            P.CFIF(C.MQIACF_OPEN_OPTIONS, C.MQCFOP_EQUAL, C.MQOO_OUTPUT))
+    assert sorted(o[C.MQBACF_CONNECTION_ID] for o in r.objects) == sorted([s.connection_id, other.connection_id])

@@ -239,7 +239,8 @@ class MQI:
             return self.reply(conn, seg, body, comp=got.comp, reason=got.reason, hobj=handle.hobj), got.durable_after
 
         def expired() -> list[bytes]:
-            return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_NO_MSG_AVAILABLE, hobj=handle.hobj)
+            reason = C.MQRC_CONNECTION_BROKEN if session.stopped else C.MQRC_NO_MSG_AVAILABLE
+            return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=reason, hobj=handle.hobj)
 
         return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)
 
@@ -272,6 +273,8 @@ class MQI:
             while trio.current_time() < deadline:
                 if session is None or handle.hobj not in session.handles:
                     return  # closed or disconnected while waiting
+                if session.stopped:
+                    break  # Stop Connection: the wait ends now, answered by ``expired``
                 # Look before every park: a put between our caller's try and this task's first park
                 # notified nobody.  No await separates the look from the park, so nothing slips in.
                 found = attempt()
@@ -294,6 +297,8 @@ class MQI:
             conv.wait_scope = None
             for piece in expired():
                 await conn.send(piece)
+            if session is not None and session.stopped:
+                await self.disconnect(conn, conv)  # its unit of work backed out, as for any stopped call
 
     # ---- REQUEST_MSGS / ASYNC_MESSAGE / NOTIFICATION (fap.md sections 23-25) -------------------------
     async def request_msgs(self, conn: Connection, seg: fap.Segment) -> None:

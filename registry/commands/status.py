@@ -446,6 +446,10 @@ def stop_connection(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if session is None:
         raise CommandError(C.MQRCCF_CONNECTION_ID_ERROR, parameter=C.MQBACF_CONNECTION_ID)
     session.stopped = True  # the server ends it (server/mqi.py); the domain keeps no sockets
+    # A GET waiting on one of its queues must notice now, not when a message comes: wake the waiters.
+    for handle in session.handles.values():
+        if handle.kind == "queue":
+            ctx.qm.on_available(handle.name)
     return R.ok(ctx.command)
 
 

@@ -200,3 +200,40 @@ def test_monitoring_poll_every_command_gets_a_reply(pcf):
     assert clusqmgr == CMQC.MQRC_UNKNOWN_OBJECT_NAME  # in no cluster
     assert isinstance(resets, list) and all(CMQC.MQIA_MSG_ENQ_COUNT in r for r in resets)
     assert isinstance(chstatus, (list, int))
+
+
+def test_stop_connection_ends_a_waiting_get(conn_name, pcf):
+    import threading
+
+    empty = b"STATUS.WAIT.Q"  # a queue of its own: nothing on it for the GET to find
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: empty, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    other = ibmmq.connect("QM1", ADMIN_CHANNEL, conn_name, "admin", "passw0rd")
+    waiter = ibmmq.Queue(other, empty, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_SET)
+    found = pcf.MQCMD_INQUIRE_CONNECTION({CMQCFC.MQBACF_GENERIC_CONNECTION_ID: ibmmq.ByteString(b""),
+                                         CMQCFC.MQIACF_CONN_INFO_TYPE: CMQCFC.MQIACF_CONN_INFO_HANDLE})
+    target = [h for h in found
+              if h[CMQCFC.MQIACF_OPEN_OPTIONS] == CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_SET]
+    assert len(target) == 1
+    outcome: dict = {}
+
+    def wait_for_a_message() -> None:
+        gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=60_000)
+        try:
+            waiter.get(None, ibmmq.MD(), gmo)
+            outcome["got"] = True
+        except ibmmq.MQMIError as err:
+            outcome["reason"] = err.reason
+
+    thread = threading.Thread(target=wait_for_a_message)
+    thread.start()
+    assert pcf.MQCMD_STOP_CONNECTION({CMQCFC.MQBACF_CONNECTION_ID:
+                                      ibmmq.ByteString(target[0][CMQCFC.MQBACF_CONNECTION_ID])}) == []
+    thread.join(30)  # far less than the GET's 60 s wait: the stop ended it (or the GET came after it)
+    assert not thread.is_alive()
+    assert outcome == {"reason": CMQC.MQRC_CONNECTION_BROKEN}
+    try:
+        other.disconnect()
+    except ibmmq.MQMIError:
+        pass
+    # the stopped connection's handle is gone: the queue is no longer in use
+    assert pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: empty}) == []

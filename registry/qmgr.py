@@ -381,7 +381,7 @@ class QueueManager:
         return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written,
                        props=props)
 
-    def _check_put(self, queue: Queue, msg: Message, *, application: bool = True) -> None:
+    def _check_put(self, queue: Queue, msg: Message, *, application: bool = True, depth_limit: bool = True) -> None:
         reg = self.registry
         if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
             raise MQIError(C.MQRC_PUT_INHIBITED)
@@ -394,15 +394,17 @@ class QueueManager:
                 and msg.md.Persistence == C.MQPER_PERSISTENT):
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)  # an application may not; the queue manager's
             # own deliveries (publications to a non-durable managed queue) keep their persistence
-        if reg.messages.depth(queue.name) >= queue.max_depth:
+        if depth_limit and reg.messages.depth(queue.name) >= queue.max_depth:
             raise MQIError(C.MQRC_Q_FULL)
 
     def put_message(self, queue: Queue, md: S.MQMD, data: bytes, now: float | None = None, *,
-                    durable_after: int = 0, application: bool = True, props=None) -> Message:
-        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs."""
+                    durable_after: int = 0, application: bool = True, props=None,
+                    depth_limit: bool = True) -> Message:
+        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs.
+        ``depth_limit=False``: MaxQDepth is not checked (the command server's replies, see there)."""
         now = self.now() if now is None else now
         msg = self._message(queue, md, data, now, props)
-        self._check_put(queue, msg, application=application)
+        self._check_put(queue, msg, application=application, depth_limit=depth_limit)
         self._enqueue(queue.name, msg, durable_after)
         return msg
 

@@ -3,10 +3,9 @@
 of Inquire Queue Status('*', HANDLE) with 1,000 open handles (issue 11).
 
 Setup: ``--queues`` local queues BENCH.Q.00000 ... are written into a fresh data directory through the
-registry itself (faster than 10,000 Create Queue commands, and the same rows), with
-SYSTEM.DEFAULT.MODEL.QUEUE's MaxQDepth raised from 5,000 to 999,999,999 (the clients' reply queues
-are made from it and must hold a whole 10,000-response answer), then one ``qmlite serve`` process
-(port 0) starts on it.  ``--handles`` handles are opened with our async client,
+registry itself (faster than 10,000 Create Queue commands, and the same rows), then one ``qmlite
+serve`` process (port 0) starts on it.  The clients' reply queues come from SYSTEM.DEFAULT.MODEL.QUEUE
+as it is (MaxQDepth 5,000): the command server's answers are not cut short by it.  ``--handles`` handles are opened with our async client,
 MQOO_INPUT_SHARED on BENCH.Q.00000 ... one per queue, spread over connections of at most 250 handles
 (MaxHandles is 256) and held open for the whole run.
 
@@ -52,11 +51,6 @@ def prepare(data_dir: pathlib.Path, queues: int) -> float:
     t0 = time.perf_counter()
     reg = Registry.open(data_dir, B.QMGR, dev_objects=True, synchronous="NORMAL")
     try:
-        # The reply queues both clients create come from SYSTEM.DEFAULT.MODEL.QUEUE, MaxQDepth 5,000 by
-        # default: too small for a 10,000-response answer, which the command server puts whole before
-        # the client reads any of it.  As an administrator of such a queue manager would, raise it.
-        model = reg.queues["SYSTEM.DEFAULT.MODEL.QUEUE"]
-        reg.put_queue(dataclasses.replace(model, max_depth=B.MAX_Q_DEPTH))
         base = reg.queues["SYSTEM.DEFAULT.LOCAL.QUEUE"]
         now = reg.now()
         for n in range(queues):

@@ -324,3 +324,26 @@ def test_inquire_connection_handle_filter_on_an_attribute_both_kinds_have(qm):
             i(C.MQIACF_CONN_INFO_TYPE, C.MQIACF_CONN_INFO_HANDLE),
             P.CFIF(C.MQIACF_OPEN_OPTIONS, C.MQCFOP_EQUAL, C.MQOO_OUTPUT))
     assert sorted(o[C.MQBACF_CONNECTION_ID] for o in r.objects) == sorted([s.connection_id, other.connection_id])
+
+
+# ---- the command server: a large answer is never cut short by the reply queue's depth -------------------------
+def test_an_answer_larger_than_the_reply_queues_max_depth_arrives_whole(qm):
+    import dataclasses as dc
+
+    reg = qm.registry
+    base = reg.queues["SYSTEM.DEFAULT.LOCAL.QUEUE"]
+    for n in range(30):
+        reg.put_queue(dc.replace(base, name=f"MANY.{n:02d}"))
+    s = connect(qm)
+    od = S.MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName="REPLY.*")
+    reply, od = qm.open_object(s, od, C.MQOO_INPUT_EXCLUSIVE)
+    reply_q = reg.queues[reply.name]
+    reg.queues[reply.name] = dc.replace(reply_q, max_depth=10)  # far less than the 30 responses
+    request = P.encode(command(C.MQCMD_INQUIRE_Q, st(C.MQCA_Q_NAME, "MANY.*")), LE)
+    md = S.MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply.name, Encoding=LE)
+    cmd_q = open_q(qm, s, C.MQOO_OUTPUT, name="SYSTEM.ADMIN.COMMAND.QUEUE")
+    qm.put(s, cmd_q.hobj, md, S.MQPMO(Options=C.MQPMO_NO_SYNCPOINT), request)
+    qm.command_server.deliver(qm.command_server.run_batch())
+    assert qm.registry.messages.depth(reply.name) == 30
+    last = [P.decode(m.data, LE, 819).header.Control for m in qm.registry.messages.contents(reply.name)][-1]
+    assert last == C.MQCFC_LAST

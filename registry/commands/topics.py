@@ -15,7 +15,7 @@ from qmlite.pcf import pcf as P
 
 from .. import responses as R
 from .. import topics
-from ..attributes import AttrTable, attr, with_filter
+from ..attributes import AttrTable, attr, fixed, with_filter
 from ..model import Subscription, Topic, mq_date, mq_time, stamp_definition
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, p_int, p_int_list,
                       p_str, parse, pick)
@@ -221,6 +221,8 @@ TOPIC_TABLE = AttrTable([
     attr(C.MQIA_MULTICAST, INT, "multicast"),
     attr(C.MQCA_ALTERATION_DATE, STR, lambda t: mq_date(t.altered), pad=C.MQ_DATE_LENGTH),
     attr(C.MQCA_ALTERATION_TIME, STR, lambda t: mq_time(t.altered), pad=C.MQ_TIME_LENGTH),
+    # IBM defines it, qmlite does not model it: a new topic object's CAPEXPRY(ASPARENT), MQCEX_AS_PARENT.
+    fixed(C.MQIA_CAP_EXPIRY, INT, -2),
 ])
 
 _P_TYPE_FILTER = p_int(C.MQIA_TOPIC_TYPE, C.MQTOPT_LOCAL, C.MQTOPT_CLUSTER, C.MQTOPT_ALL)

@@ -347,3 +347,9 @@ def test_an_answer_larger_than_the_reply_queues_max_depth_arrives_whole(qm):
     assert qm.registry.messages.depth(reply.name) == 30
     last = [P.decode(m.data, LE, 819).header.Control for m in qm.registry.messages.contents(reply.name)][-1]
     assert last == C.MQCFC_LAST
+
+
+def test_topic_objects_report_cap_expiry_as_parent(qm):
+    r = run(qm, C.MQCMD_INQUIRE_TOPIC, st(C.MQCA_TOPIC_NAME, "SYSTEM.BASE.TOPIC"),
+            il(C.MQIACF_TOPIC_ATTRS, C.MQIA_CAP_EXPIRY))
+    assert r.objects[0][C.MQIA_CAP_EXPIRY] == -2  # MQCEX_AS_PARENT

@@ -71,7 +71,9 @@ class AttrTable:
     def filter_kinds(self) -> dict[int, str]:
         return {a.id: a.kind for a in self.attrs}
 
-    def select(self, requested: Sequence[int] | None, *, strict: bool = False) -> tuple[Attr, ...]:
+    def select(self, requested: Sequence[int] | None, *, strict: bool = False,
+               lenient: bool = False) -> tuple[Attr, ...]:
+        """``lenient``: every selector the table lacks is skipped, IBM's rule for Inquire Topic Status."""
         if requested is None or C.MQIACF_ALL in requested:
             return self.attrs
         chosen: dict[int, Attr] = {a.id: a for a in self.always}
@@ -82,7 +84,7 @@ class AttrTable:
                 continue
             attr = self.by_id.get(sel)
             if attr is None:
-                if strict or sel not in _ATTRIBUTE_IDS:
+                if strict or (sel not in _ATTRIBUTE_IDS and not lenient):
                     raise CommandError(C.MQRC_SELECTOR_ERROR, selector=sel)
                 continue
             chosen.setdefault(sel, attr)

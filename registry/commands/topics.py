@@ -395,18 +395,18 @@ def inquire_topic_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_TOPIC_STRING_NOT_FOUND)
     objects: list[list] = []
     if status_type == C.MQIACF_TOPIC_STATUS:
-        selected = STATUS_TABLE.select(requested)  # type: ignore[arg-type]
+        selected = STATUS_TABLE.select(requested, lenient=True)  # type: ignore[arg-type]
         for n in matched:
             objects.append(STATUS_TABLE.render(_Node(reg, n, tuple(subs_at.get(n, ()))), selected))
     elif status_type == C.MQIACF_TOPIC_SUB:
-        selected = SUB_TABLE.select(requested)  # type: ignore[arg-type]
+        selected = SUB_TABLE.select(requested, lenient=True)  # type: ignore[arg-type]
         for n in matched:
             subs = sorted(subs_at.get(n, ()), key=lambda s: s.sub_id)
             if not subs:  # a node without subscribers: TopicString only
                 objects.append([R.text(TOPIC_STRING, n)])
             objects.extend(SUB_TABLE.render(_SubAt(n, s), selected) for s in subs)
     else:
-        selected = PUB_TABLE.select(requested)  # type: ignore[arg-type]
+        selected = PUB_TABLE.select(requested, lenient=True)  # type: ignore[arg-type]
         objects.extend(PUB_TABLE.render(_Node(reg, n, ()), selected) for n in matched)
     return R.data(ctx.command, objects, none_found=C.MQRCCF_TOPIC_STRING_NOT_FOUND)
 

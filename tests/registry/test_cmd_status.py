@@ -353,3 +353,10 @@ def test_topic_objects_report_cap_expiry_as_parent(qm):
     r = run(qm, C.MQCMD_INQUIRE_TOPIC, st(C.MQCA_TOPIC_NAME, "SYSTEM.BASE.TOPIC"),
             il(C.MQIACF_TOPIC_ATTRS, C.MQIA_CAP_EXPIRY))
     assert r.objects[0][C.MQIA_CAP_EXPIRY] == -2  # MQCEX_AS_PARENT
+
+
+def test_topic_status_ignores_selectors_it_does_not_know(qm):
+    """IBM: Inquire Topic Status ignores selectors not valid for the StatusType and raises no error."""
+    r = run(qm, C.MQCMD_INQUIRE_TOPIC_STATUS, st(C.MQCA_TOPIC_STRING, "#"),
+            il(C.MQIACF_TOPIC_STATUS_ATTRS, C.MQIA_SUB_COUNT, 99_999))
+    assert r.ok and r.objects

@@ -69,6 +69,7 @@ class HandleView:
     session: object  # a Session, or None for the command server's own handle
     handle: object  # a Handle, or None for the command server's own handle
     queue: str = ""  # the local queue the handle reaches (Queue Status)
+    sub: object = None  # for a subscription handle (Inquire Connection): its Subscription
 
     @property
     def options(self) -> int:
@@ -113,7 +114,20 @@ class HandleView:
         return C.MQOT_Q if self.handle is None else _KIND_TYPES.get(self.handle.kind, C.MQOT_Q)
 
     def topic(self) -> str:
-        return self.handle.name if self.handle is not None and self.handle.kind == "topic" else ""
+        h = self.handle
+        if h is None:
+            return ""
+        if h.kind == "topic":
+            return h.name
+        if h.kind == "sub" and self.sub is not None:
+            return self.sub.resolved_topic
+        return ""
+
+    def sub_id(self) -> bytes:
+        return self.handle.sub_id if self.handle is not None and self.handle.kind == "sub" else bytes(24)
+
+    def sub_name(self) -> str:
+        return self.sub.name if self.sub is not None else ""
 
     def uow_type(self) -> int:
         return MQUOWT_Q_MGR
@@ -362,6 +376,9 @@ CONN_HANDLE_TABLE = AttrTable([
     attr(C.MQIACF_HANDLE_STATE, INT, lambda v: MQHSTATE_INACTIVE),
     attr(C.MQIACF_OPEN_OPTIONS, INT, lambda v: v.options),
     attr(C.MQCA_TOPIC_STRING, STR, lambda v: v.topic()),
+    # A subscription handle (MQSUB): the subscription it holds; blank / zeros for other handles.
+    attr(C.MQCACF_SUB_NAME, STR, lambda v: v.sub_name()),
+    attr(C.MQBACF_SUB_ID, BYTES, lambda v: v.sub_id()),
 ])
 
 _INQUIRE_CONN = (
@@ -429,7 +446,8 @@ def inquire_connection(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
             objects.append(CONN_TABLE.render(view, conn_attrs))
         if info in (C.MQIACF_CONN_INFO_HANDLE, C.MQIACF_CONN_INFO_ALL):
             for handle in session.handles.values():
-                hv = HandleView(session, handle)
+                sub = ctx.registry.subs_by_id.get(handle.sub_id) if handle.kind == "sub" else None
+                hv = HandleView(session, handle, sub=sub)
                 if handle_filter is not None and not filter_matches(
                         handle_filter, CONN_HANDLE_TABLE.value(hv, handle_filter.parameter)):
                     continue

@@ -360,3 +360,17 @@ def test_topic_status_ignores_selectors_it_does_not_know(qm):
     r = run(qm, C.MQCMD_INQUIRE_TOPIC_STATUS, st(C.MQCA_TOPIC_STRING, "#"),
             il(C.MQIACF_TOPIC_STATUS_ATTRS, C.MQIA_SUB_COUNT, 99_999))
     assert r.ok and r.objects
+
+
+def test_inquire_connection_reports_a_subscription_handle(qm):
+    s = connect(qm)
+    sd = S.MQSD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, ObjectString=S.MQCHARV("status/t"),
+                SubName=S.MQCHARV("STATUS.SUB"), ResObjectString=S.MQCHARV("", 10240))
+    hsub, _, _ = qm.subscribe(s, sd, 0)
+    r = run(qm, C.MQCMD_INQUIRE_CONNECTION, bs(C.MQBACF_CONNECTION_ID, s.connection_id),
+            i(C.MQIACF_CONN_INFO_TYPE, C.MQIACF_CONN_INFO_HANDLE),
+            P.CFSF(C.MQCACF_SUB_NAME, C.MQCFOP_EQUAL, "STATUS.SUB", 0))
+    assert len(r.objects) == 1
+    o = r.objects[0]
+    assert o[C.MQBACF_SUB_ID] == hsub.sub_id and o[C.MQCA_TOPIC_STRING] == "status/t"
+    assert o[C.MQIACF_OBJECT_TYPE] == C.MQOT_TOPIC

@@ -129,8 +129,12 @@ class CommandServer:
             try:
                 # A response may be read only once the effects it reports are on disk: put after
                 # the commit (``deliver``), or marked with the journal position they reached.
+                # MaxQDepth does not cut an answer short: a queue manager's command server puts each
+                # response as it makes it while the client reads them, so a 10,000-response Inquire
+                # fits a reply queue of depth 5,000; here the whole answer is put at once after the
+                # commit, and a client would otherwise wait in vain for the LAST response.
                 qm.put_message(queue, reply_md, P.encode(response, encoding), now,
-                               durable_after=reg.store.appended, application=False)
+                               durable_after=reg.store.appended, application=False, depth_limit=False)
             except MQIError as exc:
                 log.warning("reply_failed", reply_to=queue.name, reason=C.describe("MQRC", exc.reason))
                 return

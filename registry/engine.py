@@ -39,6 +39,7 @@ class Context:
     registry: Registry
     requester: Requester
     command: int
+    qm: object = None  # the QueueManager (sessions, status), when the engine runs inside one
 
 
 Handler = Callable[[Context, P.PCFMessage], list]
@@ -53,6 +54,7 @@ _KNOWN_COMMANDS = frozenset(
 class Engine:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
+        self.qm = None  # set by the QueueManager that owns this engine
         self.handlers: dict[int, Handler] = {}
         from . import commands  # the handler modules register themselves here
 
@@ -112,7 +114,7 @@ class Engine:
             self.registry.expire_subscriptions()
             if not requester.admin:  # a user outside mqm: the command server says so (registry/cmdauth.py)
                 cmdauth.check(self.registry, requester.user, command, request)
-            out = handler(Context(self.registry, requester, command), request)
+            out = handler(Context(self.registry, requester, command, self.qm), request)
             if not requester.admin:
                 out = cmdauth.visible(self.registry, requester.user, command, request, out)
         except CommandError as err:

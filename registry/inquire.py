@@ -28,7 +28,7 @@ from qmlite.pcf import constants as C
 from .attributes import Attr, AttrTable
 from .commands import namelists, processes, qmgr, queues, topics
 from .errors import MQIError
-from .params import STR_LIST
+from .params import INT_LIST, STR_LIST
 
 MAX_SELECTORS = 256  # IBM: "The maximum number allowed is 256"
 # The most characters MQINQ can ever fill: 256 selectors of the longest value (a 256-name namelist's
@@ -37,10 +37,12 @@ MAX_CHAR_ATTRS = MAX_SELECTORS * C.MQNC_MAX_NAMELIST_NAME_COUNT * C.MQ_OBJECT_NA
 
 # Attributes Inquire Queue reports that MQINQ does not document for queues (their attribute pages give
 # no MQINQ selector): asking for them on a queue is MQRC_SELECTOR_ERROR, as on a queue manager.
-QUEUE_PCF_ONLY = frozenset({C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQIA_DEF_READ_AHEAD, C.MQIA_ACCOUNTING_Q,
+# MQIA_DEF_READ_AHEAD is not among them: IBM's monitoring library asks it of its reply queues with
+# MQINQ on every connect (mq-golang mqmetric/mqif.go), so a queue manager answers it.
+QUEUE_PCF_ONLY = frozenset({C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQIA_ACCOUNTING_Q,
                             C.MQIA_MONITORING_Q, C.MQIA_STATISTICS_Q})
 
-QMGR_SELECTORS = frozenset(qmgr.TABLE.by_id)
+QMGR_SELECTORS = frozenset(a.id for a in qmgr.TABLE.attrs if a.kind != INT_LIST)  # a list has no MQINQ form
 QUEUE_SELECTORS = frozenset(queues.TABLE.by_id) - QUEUE_PCF_ONLY
 NAMELIST_SELECTORS = frozenset(namelists.TABLE.by_id)
 PROCESS_SELECTORS = frozenset(processes.TABLE.by_id)

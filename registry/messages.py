@@ -104,7 +104,8 @@ class QueueContents:
     """One local queue's messages and live status."""
 
     __slots__ = ("_order", "_by_msg_id", "_by_correl_id", "_expiry", "open_input", "open_output",
-                 "exclusive", "uncommitted", "last_put", "last_get", "stats", "__weakref__")
+                 "exclusive", "uncommitted", "last_put", "last_get", "stats", "enq_count", "deq_count",
+                 "high_depth", "stats_reset", "on_q_short", "on_q_long", "__weakref__")
 
     def __init__(self) -> None:
         self._order: SortedDict = SortedDict()  # (-priority, seq) -> Message
@@ -118,6 +119,17 @@ class QueueContents:
         self.last_put = 0.0
         self.last_get = 0.0
         self.stats = QueueStats()  # MQI activity for the resource-usage publications (registry/monitor.py)
+        # Reset Queue Statistics (registry/commands/status.py): puts and destructive gets since the
+        # last reset (uncommitted ones included, backed-out ones not taken back, as IBM counts them),
+        # the highest depth since, and when the reset was (0.0: the queue manager's start).
+        self.enq_count = 0
+        self.deq_count = 0
+        self.high_depth = 0
+        self.stats_reset = 0.0
+        # Inquire Queue Status OnQTime: the time on the queue of recent gets, in seconds, averaged
+        # over a short and a long period (exponential averages: no history kept).
+        self.on_q_short = -1.0
+        self.on_q_long = -1.0
 
     # ---- size and order --------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -93,6 +93,8 @@ class QueueManager:
         self.quiescing = False
         self.stats = MQIStats()  # MQI activity for the resource-usage publications
         self.monitor = Monitor(self)
+        self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
+        self.engine.qm = self  # status commands read the sessions (registry/commands/status.py)
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -130,7 +132,7 @@ class QueueManager:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
 
     def connect(self, qmgr_name: str, *, user: str, admin: bool, appl_name: str = "", appl_type: int = 0,
-                channel: str = "") -> Session:
+                channel: str = "", conname: str = "") -> Session:
         stats = self.stats
         try:
             self.check_connect(qmgr_name)
@@ -138,7 +140,8 @@ class QueueManager:
         except MQIError:
             stats.conn_fails += 1
             raise
-        session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel)
+        session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
+                          conname=conname, started=self.now())
         self.sessions[session.connection_id] = session
         stats.conns += 1
         if len(self.sessions) > stats.conn_hwm:
@@ -428,7 +431,9 @@ class QueueManager:
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
-            reg.messages.contents(queue.name).uncommitted += 1
+            _counted_put(reg.messages.contents(queue.name), uncommitted=True)
+            if not session.uow:
+                session.uow_started = now
             session.uow.puts.append(PendingPut(queue.name, msg))
         else:
             self.put_message(queue, kept, data, now, props=props)
@@ -465,7 +470,7 @@ class QueueManager:
         return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written,
                        props=props)
 
-    def _check_put(self, queue: Queue, msg: Message, *, application: bool = True) -> None:
+    def _check_put(self, queue: Queue, msg: Message, *, application: bool = True, depth_limit: bool = True) -> None:
         reg = self.registry
         if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
             raise MQIError(C.MQRC_PUT_INHIBITED)
@@ -478,19 +483,21 @@ class QueueManager:
                 and msg.md.Persistence == C.MQPER_PERSISTENT):
             raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)  # an application may not; the queue manager's
             # own deliveries (publications to a non-durable managed queue) keep their persistence
-        if reg.messages.depth(queue.name) >= queue.max_depth:
+        if depth_limit and reg.messages.depth(queue.name) >= queue.max_depth:
             raise MQIError(C.MQRC_Q_FULL)
 
     def put_message(self, queue: Queue, md: S.MQMD, data: bytes, now: float | None = None, *,
-                    durable_after: int = 0, application: bool = True, props=None) -> Message:
-        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs."""
+                    durable_after: int = 0, application: bool = True, props=None,
+                    depth_limit: bool = True) -> Message:
+        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs.
+        ``depth_limit=False``: MaxQDepth is not checked (the command server's replies, see there)."""
         now = self.now() if now is None else now
         msg = self._message(queue, md, data, now, props)
-        self._check_put(queue, msg, application=application)
+        self._check_put(queue, msg, application=application, depth_limit=depth_limit)
         self._enqueue(queue.name, msg, durable_after)
         return msg
 
-    def _enqueue(self, name: str, msg: Message, durable_after: int = 0) -> None:
+    def _enqueue(self, name: str, msg: Message, durable_after: int = 0, *, counted: bool = False) -> None:
         reg = self.registry
         messages = reg.messages
         if not msg.seq:
@@ -498,6 +505,8 @@ class QueueManager:
         contents = messages.contents(name)
         contents.add(msg)
         contents.last_put = msg.put_time
+        if not counted:  # a committed put was counted when it was made
+            _counted_put(contents)
         if msg.persistent:
             reg.store.put_message(name, msg)
             durable_after = reg.store.appended
@@ -650,7 +659,7 @@ class QueueManager:
         if uow is None:
             self._enqueue(name, msg)
         else:
-            self.registry.messages.contents(name).uncommitted += 1
+            _counted_put(self.registry.messages.contents(name), uncommitted=True)
             uow.puts.append(PendingPut(name, msg))
 
     def dead_letter(self, md: S.MQMD, data: bytes, *, reason: int = 0, queue: str = "", qmgr: str = "",
@@ -764,6 +773,8 @@ class QueueManager:
                 options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
             self.take_message(handle.name, contents, msg, write=not syncpoint)
             if syncpoint:
+                if not session.uow:
+                    session.uow_started = now
                 session.uow.gets.append(PendingGet(handle.name, msg))
             elif msg.persistent:  # its delete is durable before the reply
                 durable_after = max(durable_after, reg.store.appended)
@@ -774,7 +785,8 @@ class QueueManager:
     def take_message(self, name: str, contents: QueueContents, msg: Message, *, write: bool = True) -> None:
         """A destructive get: the message leaves the queue (and the disk, unless a unit of work holds it)."""
         contents.remove(msg)
-        contents.last_get = self.now()
+        now = contents.last_get = self.now()
+        _counted_get(contents, now - msg.put_time)
         if write and msg.persistent:
             self.registry.store.delete_message(msg.seq)
 
@@ -784,6 +796,7 @@ class QueueManager:
         puts, gets, retains = session.uow.take()
         if puts or gets or retains:
             self.stats.commits += 1
+        session.uow_started = 0.0
         reg = self.registry
         store = reg.store
         for retained in retains:
@@ -795,7 +808,7 @@ class QueueManager:
             self._settle(item)
             if item.queue in reg.queues:
                 item.message.put_time = self.now()
-                self._enqueue(item.queue, item.message)
+                self._enqueue(item.queue, item.message, counted=True)
             else:  # deleted in the meantime: what a queue manager cannot deliver goes to the dead-letter queue
                 self.dead_letter(item.message.md, item.message.data)
 
@@ -804,6 +817,7 @@ class QueueManager:
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
         if puts or gets or _retains:
             self.stats.backouts += 1
+        session.uow_started = 0.0
         reg = self.registry
         for item in puts:
             self._settle(item)
@@ -891,6 +905,25 @@ class QueueManager:
             raise
         self.stats.subrqs += 1
         return sent
+
+
+def _counted_put(contents: QueueContents, *, uncommitted: bool = False) -> None:
+    """Reset Queue Statistics' counters for one put (IBM counts uncommitted puts too)."""
+    if uncommitted:
+        contents.uncommitted += 1
+    contents.enq_count += 1
+    depth = len(contents) + contents.uncommitted
+    if depth > contents.high_depth:
+        contents.high_depth = depth
+
+
+def _counted_get(contents: QueueContents, on_queue: float) -> None:
+    """One destructive get: MsgDeqCount, and OnQTime's short- and long-period averages."""
+    contents.deq_count += 1
+    on_queue = max(on_queue, 0.0)
+    short, long_ = contents.on_q_short, contents.on_q_long
+    contents.on_q_short = on_queue if short < 0 else short + (on_queue - short) / 8
+    contents.on_q_long = on_queue if long_ < 0 else long_ + (on_queue - long_) / 128
 
 
 def _resolver(msg: Message):

@@ -82,6 +82,13 @@ class Session:
     next_handle: int = 2
     uow: UnitOfWork = dataclasses.field(default_factory=UnitOfWork)
     connected: bool = True
+    # What Inquire Connection and Inquire Queue Status report (registry/commands/status.py).
+    conname: str = ""  # the client's address, as CONNAME
+    started: float = 0.0  # when MQCONN was made
+    uow_started: float = 0.0  # when the current unit of work began (0.0: none)
+    # Set by Stop Connection: the server ends the connection, and its next MQI call fails with
+    # MQRC_CONNECTION_STOPPED; the domain only marks it (no sockets here).
+    stopped: bool = False
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

@@ -67,6 +67,9 @@ class MQI:
     # ---- entry points from the connection --------------------------------------------------------
     async def call(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
         t = seg.header.SegmentType
+        if conv.session is not None and conv.session.stopped:
+            await self._stopped(conn, conv, seg, call)
+            return
         verb = self._verbs.get(t)
         qm = self.qm
         instance = conn.instance
@@ -96,6 +99,14 @@ class MQI:
             replies = self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_UNEXPECTED_ERROR,
                                  hobj=call.ApiHeader.Hobj)
         await self._answer(conn, replies, depends_on, before)
+
+    async def _stopped(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
+        """Stop Connection marked this connection (registry/commands/status.py): it ends here, its
+        unit of work backed out, and the call fails as a client sees its broken channel instance."""
+        await self.disconnect(conn, conv)
+        conn.log.info("connection_stopped", conversation=conv.conv_id)
+        await self._send_all(conn, self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_CONNECTION_BROKEN,
+                                              hobj=call.ApiHeader.Hobj))
 
     async def _answer(self, conn: Connection, pieces: list[bytes], depends_on: int, before: int) -> None:
         """Send a call's reply once what it depends on is durable: the writes the call itself made
@@ -154,7 +165,8 @@ class MQI:
             if reason:
                 return reason
             conv.session = self.qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
-                                           appl_type=body.ApplType, channel=conn.channel.name)
+                                           appl_type=body.ApplType, channel=conn.channel.name,
+                                           conname=_conname(conn))
             if conn.instance is not None:
                 conn.instance.mca_user, conn.instance.remote_appl = user, body.ApplName
         except MQIError as exc:
@@ -233,7 +245,8 @@ class MQI:
             return self.reply(conn, seg, body, comp=got.comp, reason=got.reason, hobj=handle.hobj), got.durable_after
 
         def expired() -> list[bytes]:
-            return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_NO_MSG_AVAILABLE, hobj=handle.hobj)
+            reason = C.MQRC_CONNECTION_BROKEN if session.stopped else C.MQRC_NO_MSG_AVAILABLE
+            return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=reason, hobj=handle.hobj)
 
         return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)
 
@@ -266,6 +279,8 @@ class MQI:
             while trio.current_time() < deadline:
                 if session is None or handle.hobj not in session.handles:
                     return  # closed or disconnected while waiting
+                if session.stopped:
+                    break  # Stop Connection: the wait ends now, answered by ``expired``
                 # Look before every park: a put between our caller's try and this task's first park
                 # notified nobody.  No await separates the look from the park, so nothing slips in.
                 found = attempt()
@@ -288,6 +303,8 @@ class MQI:
             conv.wait_scope = None
             for piece in expired():
                 await conn.send(piece)
+            if session is not None and session.stopped:
+                await self.disconnect(conn, conv)  # its unit of work backed out, as for any stopped call
 
     # ---- REQUEST_MSGS / ASYNC_MESSAGE / NOTIFICATION (fap.md sections 23-25) -------------------------
     async def request_msgs(self, conn: Connection, seg: fap.Segment) -> None:
@@ -405,3 +422,12 @@ class MQI:
         req.SubRqOpts.NumPubs = sent
         reply = calls.MQSubRqReply(req.Action, req.SubRqOpts)
         return self.reply(conn, seg, reply.pack(_LE), hobj=call.ApiHeader.Hobj), 0
+
+
+def _conname(conn: Connection) -> str:
+    """The client's address as IBM shows CONNAME for a client connection: its IP address."""
+    try:
+        peer = conn.stream.socket.getpeername()
+    except (AttributeError, OSError):
+        return ""
+    return str(peer[0]) if isinstance(peer, tuple) else str(peer)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import (authority, channel_status, channels, chlauth, endpoints, namelists, processes, qmgr, queues,
-                   subscriptions, topics)
+    from . import (authority, channel_status, channels, chlauth, clusters, endpoints, namelists, processes, qmgr,
+                   queues, status, subscriptions, topics)
 
     for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
-                   authority, chlauth):
+                   authority, chlauth, status, clusters):
         module.register(engine)

@@ -44,7 +44,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from .. import responses as R
-from ..attributes import AttrTable
+from ..attributes import AttrTable, with_filter
 from ..model import stamp_definition
 from ..params import CommandError, Param, filter_matches, p_int, p_int_list, p_str, parse, pick
 from .queues import check_name, required
@@ -281,7 +281,7 @@ def inquire(kind: DefinitionKind, ctx, request: P.PCFMessage) -> list[P.PCFMessa
     table = kind.table
     parsed = parse(request, kind.inquire_params, filters=table.filter_kinds())
     values, flt = parsed.values, parsed.filter
-    selected = table.select(values.get(kind.attrs_param))  # type: ignore[arg-type]
+    selected = with_filter(table, table.select(values.get(kind.attrs_param)), flt)  # type: ignore[arg-type]
     objects = [table.render(obj, selected) for obj in matching(kind.objects(ctx.registry), values, kind.name_param)
                if flt is None or filter_matches(flt, table.value(obj, flt.parameter))]
     return R.data(ctx.command, objects, none_found=C.MQRC_UNKNOWN_OBJECT_NAME)

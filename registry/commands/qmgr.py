@@ -14,9 +14,9 @@ from qmlite.pcf import pcf as P
 
 from .. import defaults
 from .. import responses as R
-from ..attributes import AttrTable, attr
+from ..attributes import AttrTable, attr, fixed
 from ..model import mq_date, mq_time
-from ..params import INT, STR, p_int, p_int_list, p_str, parse
+from ..params import INT, INT_LIST, STR, p_int, p_int_list, p_str, parse
 from .queues import check_name
 
 NAME_LENGTH = C.MQ_Q_MGR_NAME_LENGTH  # 48
@@ -36,6 +36,35 @@ INSTALLATION_PATH = "/opt/mqm"
 # manager says so, to MQINQ and to Inquire Q Mgr alike.
 DIST_LISTS = C.MQDL_NOT_SUPPORTED
 PROT_POLICY_CAPABILITY = C.MQCAP_NOT_SUPPORTED  # no AMS policies (FCNO CapabilityFlags, decision S9)
+
+
+# Attributes IBM's Inquire Queue Manager reports (Multiplatforms) that qmlite does not model: each
+# with the value a new MQ 9.4 Linux queue manager reports (IBM's documented defaults), so a tool
+# that asks for one gets it rather than nothing (docs/compat-adm-status.md).  Numbers are IBM's
+# constant values (cmqc.h / cmqcfc.h) where the generated constants module lacks the name.
+_MQADOPT_CHECK_ALL, _MQADOPT_TYPE_ALL = 1, 1
+_MQIPADDR_IPV4 = 0
+_MQRDNS_ENABLED = 0
+_MQIMGSCHED_MANUAL, _MQIMGRCOV_YES = 0, 1
+UNMODELLED = (
+    fixed(C.MQIA_ADOPTNEWMCA_CHECK, INT, _MQADOPT_CHECK_ALL),
+    fixed(C.MQIA_ADOPTNEWMCA_TYPE, INT, _MQADOPT_TYPE_ALL),
+    fixed(C.MQIA_ADVANCED_CAPABILITY, INT, C.MQCAP_NOT_SUPPORTED),
+    fixed(C.MQIA_AMQP_CAPABILITY, INT, C.MQCAP_NOT_SUPPORTED),  # no AMQP service here
+    fixed(C.MQIA_CERT_VAL_POLICY, INT, C.MQ_CERT_VAL_POLICY_ANY),
+    fixed(C.MQIA_CHINIT_CONTROL, INT, C.MQSVC_CONTROL_Q_MGR),
+    fixed(C.MQIA_CMD_SERVER_CONTROL, INT, C.MQSVC_CONTROL_Q_MGR),
+    fixed(C.MQIA_IP_ADDRESS_VERSION, INT, _MQIPADDR_IPV4),
+    fixed(C.MQIA_REVERSE_DNS_LOOKUP, INT, _MQRDNS_ENABLED),
+    fixed(C.MQIA_SUITE_B_STRENGTH, INT_LIST, (C.MQ_SUITE_B_NONE,)),
+    fixed(C.MQIA_XR_CAPABILITY, INT, C.MQCAP_NOT_SUPPORTED),  # no MQ Telemetry here
+    fixed(C.MQIA_MEDIA_IMAGE_INTERVAL, INT, 0),  # IMGINTVL(60) only applies with linear logging
+    fixed(C.MQIA_MEDIA_IMAGE_LOG_LENGTH, INT, 0),
+    fixed(C.MQIA_MEDIA_IMAGE_RECOVER_OBJ, INT, _MQIMGRCOV_YES),
+    fixed(C.MQIA_MEDIA_IMAGE_RECOVER_Q, INT, _MQIMGRCOV_YES),
+    fixed(C.MQIA_MEDIA_IMAGE_SCHEDULING, INT, _MQIMGSCHED_MANUAL),
+    fixed(C.MQIA_KEY_REUSE_COUNT, INT, 0),
+)
 
 
 class _View:
@@ -146,6 +175,7 @@ TABLE = AttrTable([
     attr(C.MQIA_STATISTICS_Q, INT, _q("statistics_q")),
     attr(C.MQIA_TRACE_ROUTE_RECORDING, INT, _q("trace_route_recording")),
     attr(C.MQIA_TREE_LIFE_TIME, INT, _q("tree_life_time")),
+    *UNMODELLED,
 ])
 
 _INQUIRE = (p_int_list(C.MQIACF_Q_MGR_ATTRS),)

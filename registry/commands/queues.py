@@ -16,7 +16,7 @@ from qmlite.pcf import pcf as P
 
 from .. import defaults
 from .. import responses as R
-from ..attributes import AttrTable, attr
+from ..attributes import AttrTable, attr, fixed, with_filter
 from ..model import Queue, mq_date as _date, mq_time as _time, stamp_definition
 from ..params import (INT, STR, CommandError, Param, filter_matches, p_int,
                       p_int_list, p_str, parse, pick)
@@ -329,6 +329,17 @@ def _field(name: str):
 
 
 _Q = Q_NAME_LENGTH
+# Attributes IBM's Inquire Queue reports (MQ 9.4 Multiplatforms) that qmlite does not model: the
+# value of SYSTEM.DEFAULT.<type>.QUEUE on a new queue manager, with the queue types that have it.
+_MQCEX_NOLIMIT, _MQQFS_DEFAULT, _MQST_BEST_EFFORT, _MQIMGRCOV_AS_Q_MGR = -1, -1, 0, 2
+UNMODELLED = (
+    (fixed(C.MQIA_CAP_EXPIRY, INT, _MQCEX_NOLIMIT), _LMA),  # CAPEXPRY(NOLIMIT)
+    (fixed(C.MQCA_CLUS_CHL_NAME, STR, "", pad=C.MQ_CHANNEL_NAME_LENGTH), (_L,)),  # CLCHNAME: transmission queues
+    (fixed(C.MQIA_MAX_Q_FILE_SIZE, INT, _MQQFS_DEFAULT), (_L, _M)),  # MAXFSIZE(DEFAULT)
+    (fixed(C.MQIA_MEDIA_IMAGE_RECOVER_Q, INT, _MQIMGRCOV_AS_Q_MGR), (_L, _M)),  # IMGRCOVQ(QMGR)
+    (fixed(C.MQCA_STREAM_QUEUE_NAME, STR, "", pad=_Q), (_L, _M)),  # STREAMQ: none
+    (fixed(C.MQIA_STREAM_QUEUE_QOS, INT, _MQST_BEST_EFFORT), (_L, _M)),  # STRMQOS(BESTEF)
+)
 _CHAR_LENGTHS = {  # the MQ_*_LENGTH of each character attribute (PCF pads to it, MQINQ returns it)
     C.MQCA_Q_DESC: Q_DESC_LENGTH, C.MQCA_BASE_Q_NAME: _Q, C.MQCA_BACKOUT_REQ_Q_NAME: _Q,
     C.MQCA_TRIGGER_DATA: C.MQ_TRIGGER_DATA_LENGTH, C.MQCA_INITIATION_Q_NAME: _Q,
@@ -352,6 +363,7 @@ TABLE = AttrTable([
     attr(C.MQCA_XMIT_Q_NAME, STR, lambda v: "", pad=_Q),
     *(attr(param.id, param.kind, _field(field), pad=_CHAR_LENGTHS.get(param.id))
       for param, field, _ in DEFINITION if param.id != C.MQIA_DEFINITION_TYPE),
+    *(a for a, _ in UNMODELLED),
 ])
 
 # Which queue types have each attribute: what a command may set (DEFINITION) plus the read-only ones.
@@ -362,6 +374,7 @@ _TYPES.update({
     C.MQIA_CURRENT_Q_DEPTH: (_L,), C.MQIA_OPEN_INPUT_COUNT: (_L,), C.MQIA_OPEN_OUTPUT_COUNT: (_L,),
     C.MQCA_REMOTE_Q_MGR_NAME: (C.MQQT_REMOTE,), C.MQCA_REMOTE_Q_NAME: (C.MQQT_REMOTE,),
     C.MQCA_XMIT_Q_NAME: (C.MQQT_REMOTE,),
+    **{a.id: types for a, types in UNMODELLED},
 })
 APPLIES = {qtype: frozenset(a.id for a in TABLE.attrs if qtype in _TYPES[a.id]) for qtype in _LMA}
 _EVERY_TYPE = APPLIES[_L] & APPLIES[_M] & APPLIES[_A]
@@ -381,7 +394,7 @@ def _matching(ctx, values: dict) -> list[Queue]:
 def inquire_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     parsed = parse(request, _INQUIRE, filters=TABLE.filter_kinds())
     values, flt = parsed.values, parsed.filter
-    selected = TABLE.select(values.get(C.MQIACF_Q_ATTRS))  # type: ignore[arg-type]
+    selected = with_filter(TABLE, TABLE.select(values.get(C.MQIACF_Q_ATTRS)), flt)  # type: ignore[arg-type]
     reg = ctx.registry
     objects = []
     for queue in _matching(ctx, values):

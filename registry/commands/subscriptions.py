@@ -15,7 +15,7 @@ from qmlite.pcf import pcf as P
 
 from .. import defaults, pubsub, responses, routing
 from ..errors import MQIError
-from ..attributes import AttrTable, attr
+from ..attributes import AttrTable, attr, with_filter
 from ..model import Queue, Subscription, mq_date, mq_time
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, generic_match, p_bytes, p_int,
                       p_int_list, p_str, parse, pick)
@@ -490,7 +490,7 @@ def _answer(ctx, table: AttrTable, parsed, subs: list[Subscription], requested) 
     flt = parsed.filter
     if flt is not None:
         subs = [s for s in subs if filter_matches(flt, table.value(s, flt.parameter))]
-    chosen = table.select(requested)
+    chosen = with_filter(table, table.select(requested), flt)
     return responses.data(ctx.command, [table.render(s, chosen) for s in subs],
                           none_found=C.MQRC_NO_SUBSCRIPTION)
 

@@ -15,7 +15,7 @@ from qmlite.pcf import pcf as P
 
 from .. import responses as R
 from .. import topics
-from ..attributes import AttrTable, attr
+from ..attributes import AttrTable, attr, fixed, with_filter
 from ..model import Subscription, Topic, mq_date, mq_time, stamp_definition
 from ..params import (BYTES, INT, STR, CommandError, filter_matches, p_int, p_int_list,
                       p_str, parse, pick)
@@ -221,6 +221,8 @@ TOPIC_TABLE = AttrTable([
     attr(C.MQIA_MULTICAST, INT, "multicast"),
     attr(C.MQCA_ALTERATION_DATE, STR, lambda t: mq_date(t.altered), pad=C.MQ_DATE_LENGTH),
     attr(C.MQCA_ALTERATION_TIME, STR, lambda t: mq_time(t.altered), pad=C.MQ_TIME_LENGTH),
+    # IBM defines it, qmlite does not model it: a new topic object's CAPEXPRY(ASPARENT), MQCEX_AS_PARENT.
+    fixed(C.MQIA_CAP_EXPIRY, INT, -2),
 ])
 
 _P_TYPE_FILTER = p_int(C.MQIA_TOPIC_TYPE, C.MQTOPT_LOCAL, C.MQTOPT_CLUSTER, C.MQTOPT_ALL)
@@ -239,7 +241,7 @@ def _matching(ctx, values: dict) -> list[Topic]:
 def inquire_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     parsed = parse(request, _INQUIRE, filters=TOPIC_TABLE.filter_kinds())
     values, flt = parsed.values, parsed.filter
-    selected = TOPIC_TABLE.select(values.get(C.MQIACF_TOPIC_ATTRS))  # type: ignore[arg-type]
+    selected = with_filter(TOPIC_TABLE, TOPIC_TABLE.select(values.get(C.MQIACF_TOPIC_ATTRS)), flt)  # type: ignore[arg-type]
     objects = [TOPIC_TABLE.render(t, selected) for t in _matching(ctx, values)
                if flt is None or filter_matches(flt, TOPIC_TABLE.value(t, flt.parameter))]
     return R.data(ctx.command, objects, none_found=C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -393,18 +395,18 @@ def inquire_topic_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_TOPIC_STRING_NOT_FOUND)
     objects: list[list] = []
     if status_type == C.MQIACF_TOPIC_STATUS:
-        selected = STATUS_TABLE.select(requested)  # type: ignore[arg-type]
+        selected = STATUS_TABLE.select(requested, lenient=True)  # type: ignore[arg-type]
         for n in matched:
             objects.append(STATUS_TABLE.render(_Node(reg, n, tuple(subs_at.get(n, ()))), selected))
     elif status_type == C.MQIACF_TOPIC_SUB:
-        selected = SUB_TABLE.select(requested)  # type: ignore[arg-type]
+        selected = SUB_TABLE.select(requested, lenient=True)  # type: ignore[arg-type]
         for n in matched:
             subs = sorted(subs_at.get(n, ()), key=lambda s: s.sub_id)
             if not subs:  # a node without subscribers: TopicString only
                 objects.append([R.text(TOPIC_STRING, n)])
             objects.extend(SUB_TABLE.render(_SubAt(n, s), selected) for s in subs)
     else:
-        selected = PUB_TABLE.select(requested)  # type: ignore[arg-type]
+        selected = PUB_TABLE.select(requested, lenient=True)  # type: ignore[arg-type]
         objects.extend(PUB_TABLE.render(_Node(reg, n, ()), selected) for n in matched)
     return R.data(ctx.command, objects, none_found=C.MQRCCF_TOPIC_STRING_NOT_FOUND)
 

@@ -53,8 +53,15 @@ def test_inquire_all(h, enc):
             assert len(raw[pid]) == width
 
 
-def test_inquire_selection_skips_unknown_selectors(h):
+def test_inquire_selection_refuses_a_selector_that_is_no_attribute(h):
     r = h.run(command(C.MQCMD_INQUIRE_Q_MGR, il(C.MQIACF_Q_MGR_ATTRS, C.MQIA_CODED_CHAR_SET_ID, 1999,
+                                                 C.MQCA_DEAD_LETTER_Q_NAME)))
+    assert failed(r, C.MQRC_SELECTOR_ERROR)
+    assert {p.parameter: p.value for p in r.messages[0].parameters} == {C.MQIACF_SELECTOR: 1999}
+
+
+def test_inquire_selection_skips_attributes_of_other_object_types(h):
+    r = h.run(command(C.MQCMD_INQUIRE_Q_MGR, il(C.MQIACF_Q_MGR_ATTRS, C.MQIA_CODED_CHAR_SET_ID, C.MQCA_Q_DESC,
                                                  C.MQCA_DEAD_LETTER_Q_NAME)))
     assert r.objects == [{C.MQCA_Q_MGR_NAME: "QM1", C.MQIA_CODED_CHAR_SET_ID: 819,
                           C.MQCA_DEAD_LETTER_Q_NAME: "DEV.DEAD.LETTER.QUEUE"}]
@@ -115,7 +122,7 @@ def test_unknown_command(h, enc):
 
 
 @ENCODINGS
-@pytest.mark.parametrize("cmd", [C.MQCMD_INQUIRE_CLUSTER_Q_MGR, C.MQCMD_INQUIRE_Q_STATUS, C.MQCMD_ESCAPE])
+@pytest.mark.parametrize("cmd", [C.MQCMD_INQUIRE_APPL_STATUS, C.MQCMD_INQUIRE_AUTH_SERVICE, C.MQCMD_ESCAPE])
 def test_known_unserved_command(h, enc, cmd):
     assert failed(h.run(command(cmd), enc), C.MQRC_FUNCTION_NOT_SUPPORTED)
 

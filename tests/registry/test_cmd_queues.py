@@ -410,8 +410,12 @@ def test_inquire_type_filter(h):
 @ENCODINGS
 def test_inquire_attribute_selection(h, enc):
     put_message(h, "DEV.QUEUE.1")
-    r = inquire(h, "DEV.QUEUE.1", il(C.MQIACF_Q_ATTRS, C.MQIA_CURRENT_Q_DEPTH, 99_999), enc=enc)
+    r = inquire(h, "DEV.QUEUE.1", il(C.MQIACF_Q_ATTRS, C.MQIA_CURRENT_Q_DEPTH, C.MQCA_Q_MGR_DESC), enc=enc)
     assert r.objects == [{C.MQCA_Q_NAME: "DEV.QUEUE.1", C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQIA_CURRENT_Q_DEPTH: 1}]
+    # a selector that is no IBM attribute at all: MQRC_SELECTOR_ERROR naming it
+    r = inquire(h, "DEV.QUEUE.1", il(C.MQIACF_Q_ATTRS, C.MQIA_CURRENT_Q_DEPTH, 99_999), enc=enc)
+    assert failed(r, C.MQRC_SELECTOR_ERROR)
+    assert r.messages[0].parameters[0].value == 99_999
     r = inquire(h, "DEV.QUEUE.1", il(C.MQIACF_Q_ATTRS, C.MQIACF_ALL), enc=enc)
     assert C.MQIA_MAX_Q_DEPTH in r.objects[0] and C.MQCA_ALTERATION_TIME in r.objects[0]
     # an attribute the queue type does not have is not returned

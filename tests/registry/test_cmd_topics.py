@@ -217,8 +217,10 @@ def test_inquire_generic_selection_filter(h):
         assert create(h, n, n.lower(), i(C.MQIA_DEF_PRIORITY, 1 if n == "APP.B" else 0)).ok
     r = inquire(h, "APP.*")
     assert [o[NAME] for o in r.objects] == ["APP.A", "APP.B"]
-    r = inquire(h, "APP.A", il(C.MQIACF_TOPIC_ATTRS, STRING, 77_777))
+    r = inquire(h, "APP.A", il(C.MQIACF_TOPIC_ATTRS, STRING, C.MQCA_Q_MGR_DESC))  # another type's: skipped
     assert r.objects == [{NAME: "APP.A", C.MQIA_TOPIC_TYPE: C.MQTOPT_LOCAL, STRING: "app.a"}]
+    r = inquire(h, "APP.A", il(C.MQIACF_TOPIC_ATTRS, STRING, 77_777))  # no attribute at all
+    assert failed(r, C.MQRC_SELECTOR_ERROR)
     r = inquire(h, "*", P.CFIF(C.MQIA_DEF_PRIORITY, C.MQCFOP_EQUAL, 1))
     assert [o[NAME] for o in r.objects] == ["APP.B"]
     r = inquire(h, "*", P.CFSF(STRING, C.MQCFOP_LIKE, "app*", 0))

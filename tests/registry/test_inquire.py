@@ -167,7 +167,7 @@ def test_tables_cover_what_the_issue_names(h):
     assert wanted_qm <= I.QMGR_SELECTORS
     # Every character attribute has a fixed MQ length, in PCF and MQINQ alike.
     for table in (qmgr.TABLE, queues.TABLE, namelists.TABLE, processes.TABLE):
-        assert all(a.pad for a in table.attrs if a.kind != "int"), table
+        assert all(a.pad for a in table.attrs if a.kind not in ("int", "int_list")), table
 
 
 def test_values_a_new_queue_manager_reports(h):
@@ -242,7 +242,7 @@ def test_count_errors(h):
     (C.MQOT_Q_MGR, "QM1", 0),  # outside both ranges
     (C.MQOT_Q_MGR, "QM1", 5000),
     (C.MQOT_Q, "DEV.QUEUE.1", C.MQIA_PLATFORM),  # a queue-manager attribute on a queue
-    (C.MQOT_Q, "DEV.QUEUE.1", C.MQIA_DEF_READ_AHEAD),  # PCF-only for queues
+    (C.MQOT_Q, "DEV.QUEUE.1", C.MQIA_DEF_PUT_RESPONSE_TYPE),  # PCF-only for queues
     (C.MQOT_Q, "DEV.QUEUE.1", C.MQCA_NAMES),
     (C.MQOT_NAMELIST, "SYSTEM.DEFAULT.NAMELIST", C.MQCA_Q_NAME),
     (C.MQOT_NAMELIST, "SYSTEM.DEFAULT.NAMELIST", C.MQIA_NAMELIST_TYPE),  # z/OS only
@@ -615,3 +615,18 @@ def test_namelists_and_processes_survive_a_restart(tmp_path, clock):
         assert h.registry.namelists["KEPT.NL"].names == ("A", "B.C")
     finally:
         h.close()
+
+
+def test_the_mqinq_items_ibms_monitoring_library_asks(h):
+    """mq-golang mqmetric (mqif.go) asks the queue manager for QMgrName, CommandLevel, PerformanceEvent,
+    MaxHandles and Platform, and each reply queue for DefReadAhead; its queue code DefinitionType and
+    MaxQDepth.  All answer with MQRC_NONE."""
+    sel = [C.MQCA_Q_MGR_NAME, C.MQIA_COMMAND_LEVEL, C.MQIA_PERFORMANCE_EVENT, C.MQIA_MAX_HANDLES, C.MQIA_PLATFORM]
+    ints, chars, comp, reason = I.mqinq(h.registry, C.MQOT_Q_MGR, "QM1", sel, 4, 48)
+    assert (comp, reason) == (C.MQCC_OK, C.MQRC_NONE) and chars.rstrip() == "QM1"
+    assert ints[0] == h.registry.qmgr.command_level and ints[3] == h.registry.qmgr.platform
+    sel = [C.MQIA_DEF_READ_AHEAD, C.MQIA_MAX_Q_DEPTH, C.MQIA_DEFINITION_TYPE]
+    ints, _, comp, reason = I.mqinq(h.registry, C.MQOT_Q, "DEV.QUEUE.1", sel, 3, 0)
+    assert (comp, reason) == (C.MQCC_OK, C.MQRC_NONE)
+    q = h.registry.queues["DEV.QUEUE.1"]
+    assert ints == [q.def_read_ahead, q.max_depth, C.MQQDT_PREDEFINED]

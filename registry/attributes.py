@@ -6,7 +6,7 @@ An ``AttrTable`` lists, per PCF attribute id, how to read the value from an obje
 
 An attribute IBM defines for the object type but qmlite does not model is still in the table, as a
 :func:`fixed` attribute: the value a default queue manager reports, so no requested attribute is ever
-dropped (docs/compat-adm-status.md).  A selector that is no IBM attribute at all (no MQIA_, MQCA_,
+dropped (docs/compat.md Part 5).  A selector that is no IBM attribute at all (no MQIA_, MQCA_,
 MQIACF_, MQCACF_, MQIACH_, MQCACH_, MQIAMO_, MQCAMO_ or MQBACF_ name has its value) is refused with
 MQRC_SELECTOR_ERROR and MQIACF_SELECTOR; one that names an attribute of another object type is
 skipped, so tools that ask for attributes of later releases keep working.  ``strict=True`` refuses

@@ -13,7 +13,7 @@ record, as on a real queue manager, where the OAM always grants the mqm group.
 Principals and groups: qmlite has no operating-system users.  It knows ``admin`` (group ``mqm``),
 ``mqm`` (group ``mqm``), ``app`` (group ``mqclient``, the developer container's older group), any
 user a channel's MCAUSER or a CHLAUTH record's MCAUSER names, and any entity that already has a
-record; the groups are ``mqm`` and ``mqclient``.  docs/compat-adm-security.md.
+record; the groups are ``mqm`` and ``mqclient``.  docs/compat.md Part 5.
 """
 
 from __future__ import annotations

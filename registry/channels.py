@@ -22,7 +22,7 @@ KIND = "channel"
 SDR, SVR, RCVR, RQSTR = C.MQCHT_SENDER, C.MQCHT_SERVER, C.MQCHT_RECEIVER, C.MQCHT_REQUESTER
 CLNTCONN, SVRCONN, CLUSRCVR, CLUSSDR = C.MQCHT_CLNTCONN, C.MQCHT_SVRCONN, C.MQCHT_CLUSRCVR, C.MQCHT_CLUSSDR
 # The types a Multiplatforms queue manager defines through these commands.  AMQP and MQTT channels
-# belong to the AMQP and telemetry services, which qmlite does not run (docs/compat-adm-channels.md).
+# belong to the AMQP and telemetry services, which qmlite does not run (docs/compat.md Part 5).
 TYPES = (SDR, SVR, RCVR, RQSTR, CLNTCONN, SVRCONN, CLUSRCVR, CLUSSDR)
 MESSAGE = frozenset({SDR, SVR, RCVR, RQSTR, CLUSSDR, CLUSRCVR})  # message channels
 SENDING = frozenset({SDR, SVR, CLUSSDR, CLUSRCVR})  # the sending end of a message channel (and CLUSRCVR, which defines it)

@@ -15,7 +15,7 @@ Each publication carries the class and type indexes, MQIAMO64_MONITOR_INTERVAL (
 one MQCFIN64 per element whose Parameter is the element's index.  Class, type and element indexes
 and descriptions are IBM's own (the descriptions become the exporter's metric names); what qmlite
 cannot measure (disk, log, native HA, lock contention...) is not advertised at all.  Sources and
-decisions: docs/compat-adm-monitor.md.
+decisions: docs/compat.md Part 5.
 """
 
 from __future__ import annotations

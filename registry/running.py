@@ -1,7 +1,7 @@
 """What runs now, as the status commands report it: channel instances, stopped channels, listeners.
 
 Not persisted: a restarted queue manager has no channel instances and its channels are not stopped
-(qmlite keeps no channel synchronisation data; docs/compat-adm-channels.md).  The server tells the
+(qmlite keeps no channel synchronisation data; docs/compat.md Part 5).  The server tells the
 domain when a client channel instance starts (``start_instance``, which also enforces the channel's
 STOPPED state, MaxInstances and MaxInstancesPerClient) and ends (``end_instance``); Stop Channel
 marks instances to end and calls each one's ``on_stop``, through which the server closes the socket.

@@ -3,7 +3,7 @@ Inquire Authority Records, Inquire Entity Authority, Refresh Security.
 
 The records are registry/authrecs.py's generic kind.  A change applies to the next MQCONN, MQOPEN,
 MQPUT1 or MQSUB at once: IBM's OAM caches authority until REFRESH SECURITY, which qmlite accepts and
-needs not (docs/compat-adm-security.md).
+needs not (docs/compat.md Part 5).
 """
 
 from __future__ import annotations

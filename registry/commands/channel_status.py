@@ -1,7 +1,7 @@
 """Channel status and control: Inquire Channel Status, Start, Stop, Ping, Reset and Resolve Channel.
 
 qmlite runs server-connection channels only (the client channels its clients start); it has no
-message channel agents.  So (docs/compat-adm-channels.md has the evidence):
+message channel agents.  So (docs/compat.md Part 5 has the evidence):
 
 * Inquire Channel Status: one response per running SVRCONN instance (one per client socket, its
   conversations counted in CurrentSharingConversations), plus one STOPPED entry for a stopped channel

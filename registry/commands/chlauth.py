@@ -3,7 +3,7 @@ REMOVEALL) and Inquire Channel Authentication Records (MATCH GENERIC, EXACT, ALL
 
 The records are registry/chlauth.py's generic kind, which also holds the check a connection makes.
 Which parameter goes with which type, action and user source follows IBM's SET CHLAUTH syntax; a
-misplaced one is MQRCCF_WRONG_CHLAUTH_TYPE / _ACTION / _USERSRC (docs/compat-adm-security.md).
+misplaced one is MQRCCF_WRONG_CHLAUTH_TYPE / _ACTION / _USERSRC (docs/compat.md Part 5).
 """
 
 from __future__ import annotations

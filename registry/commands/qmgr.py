@@ -40,7 +40,7 @@ PROT_POLICY_CAPABILITY = C.MQCAP_NOT_SUPPORTED  # no AMS policies (FCNO Capabili
 
 # Attributes IBM's Inquire Queue Manager reports (Multiplatforms) that qmlite does not model: each
 # with the value a new MQ 9.4 Linux queue manager reports (IBM's documented defaults), so a tool
-# that asks for one gets it rather than nothing (docs/compat-adm-status.md).  Numbers are IBM's
+# that asks for one gets it rather than nothing (docs/compat.md Part 5).  Numbers are IBM's
 # constant values (cmqc.h / cmqcfc.h) where the generated constants module lacks the name.
 _MQADOPT_CHECK_ALL, _MQADOPT_TYPE_ALL = 1, 1
 _MQIPADDR_IPV4 = 0

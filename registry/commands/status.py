@@ -1,5 +1,5 @@
 """Status commands with live data: Inquire Queue Status, Inquire Connection, Stop Connection, Inquire
-Queue Manager Status and Reset Queue Statistics (docs/compat-adm-status.md).
+Queue Manager Status and Reset Queue Statistics (docs/compat.md Part 5).
 
 Everything reported comes from the domain: the sessions (connections) and their open handles kept
 by the QueueManager, and each local queue's live counters in registry/messages.py (open counts,

@@ -41,6 +41,7 @@ import time
 import _common as B
 
 PER_CONNECTION = 250  # handles per connection, below MaxHandles 256
+BOUND_QUEUE = "BENCH.BOUND"  # not matched by BENCH.Q.*; its depth is what the bound reads back
 
 
 def prepare(data_dir: pathlib.Path, queues: int) -> float:
@@ -57,6 +58,9 @@ def prepare(data_dir: pathlib.Path, queues: int) -> float:
             q = dataclasses.replace(base, name=f"BENCH.Q.{n:05d}", description=f"bench queue {n}")
             stamp_definition(q, None, now)
             reg.put_queue(q)
+        bound = dataclasses.replace(base, name=BOUND_QUEUE, max_depth=999_999_999)  # the bound's messages
+        stamp_definition(bound, None, now)
+        reg.put_queue(bound)
         reg.commit()
     finally:
         reg.close()
@@ -125,6 +129,8 @@ def run_ibmmq(port: int, server_pid: int, repeat: int) -> dict:
     }
     out = {}
     try:
+        answer = len(calls["Inquire Queue(*)"]())  # also a warm-up
+        out.update(_ibmmq_bound(qm, server_pid, answer))  # measured first: the handles' queues are idle
         for name, call in calls.items():
             call()  # warm-up
             best = None
@@ -143,6 +149,29 @@ def run_ibmmq(port: int, server_pid: int, repeat: int) -> dict:
         pcf.disconnect()
         qm.disconnect()
     return out
+
+
+def _ibmmq_bound(qm, server_pid: int, count: int, size: int = 1_500) -> dict:
+    """The bound of an answer of ``count`` responses through ibmmq: ``count`` MQGETs of a message the
+    size of one Inquire Queue response, from a queue, with no PCF to build or parse."""
+    import ibmmq
+    from ibmmq import CMQC
+
+    queue = ibmmq.Queue(qm, BOUND_QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+    try:
+        body = b"x" * size
+        for _ in range(count):
+            queue.put(body)
+        cpu = B.CpuWindow({"server": server_pid, "client": os.getpid()})
+        cpu.start()
+        t0 = time.perf_counter()
+        for _ in range(count):
+            queue.get()
+        secs = time.perf_counter() - t0
+        return {f"bound: {count:,} MQGETs of {size:,} bytes": {"responses": count, "seconds": secs,
+                                                               "per_s": count / secs, **cpu.stop()}}
+    finally:
+        queue.close()
 
 
 def main() -> int:

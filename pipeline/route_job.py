@@ -349,9 +349,12 @@ class Routed:
             "correl_id", F.col("out_priority").alias("priority"), F.col("out_persistence").alias("persistence"),
             F.col("out_expiry").alias("expiry"), (F.col("size") + F.col("header_bytes")).alias("bytes"), "topic",
             "timestamp")
-        each_keys = F.broadcast(self.keys.filter(F.col("kind") == "each").select(*KEY))
-        each = tag(pubs.join(each_keys, list(KEY), "left_semi").select(*_ROW_COLUMNS)) \
-            .mapInArrow(each_mapper, _delivery_schema())
+        each_keys = self.keys.filter(F.col("kind") == "each").select(*KEY)
+        if each_keys.limit(1).count():
+            each = tag(pubs.join(F.broadcast(each_keys), list(KEY), "left_semi").select(*_ROW_COLUMNS)) \
+                .mapInArrow(each_mapper, _delivery_schema())
+        else:  # no topic needs routing one by one: no pass over the input for it (the keys are cached)
+            each = spark.createDataFrame([], _delivery_schema())
         self.plain, self.each = plain, each  # routed by key, and one by one
         self.deliveries = plain.unionByName(each)
         if cache:

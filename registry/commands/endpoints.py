@@ -190,12 +190,16 @@ def inquire_listener_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                   none_found=C.MQRCCF_LSTR_STATUS_NOT_FOUND)
 
 
+def _named(reg, values: dict, kind: str, param: int):
+    """The existing object of a generic ``kind`` that ``values[param]`` names (Start/Stop/status)."""
+    found = reg.objects(kind).get(object_name(values, param))
+    if found is None:
+        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, parameter=param)
+    return found
+
+
 def _listener(reg, values: dict) -> M.Listener:
-    name = object_name(values, C.MQCACH_LISTENER_NAME)
-    listener = reg.objects(M.LISTENER).get(name)
-    if listener is None:
-        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, parameter=C.MQCACH_LISTENER_NAME)
-    return listener
+    return _named(reg, values, M.LISTENER, C.MQCACH_LISTENER_NAME)
 
 
 def start_listener(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
@@ -260,11 +264,7 @@ SERVICE = DefinitionKind(
 
 
 def _service(reg, values: dict) -> M.Service:
-    name = object_name(values, C.MQCA_SERVICE_NAME)
-    service = reg.objects(M.SERVICE).get(name)
-    if service is None:
-        raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME, parameter=C.MQCA_SERVICE_NAME)
-    return service
+    return _named(reg, values, M.SERVICE, C.MQCA_SERVICE_NAME)
 
 
 def inquire_service_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:

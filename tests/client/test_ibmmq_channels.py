@@ -10,6 +10,7 @@ ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQCFC, CMQXC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
+from tests.support.ibmmqkit import raises  # noqa: E402
 
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 
@@ -20,11 +21,7 @@ def server(tmp_path_factory):
         yield srv
 
 
-def _raises(reason, fn, *args, **kwargs):
-    with pytest.raises(ibmmq.MQMIError) as info:
-        fn(*args, **kwargs)
-    assert info.value.reason == reason, info.value
-    return info.value
+_raises = raises  # tests/support/ibmmqkit.py
 
 
 def _text(value) -> str:

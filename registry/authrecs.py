@@ -277,6 +277,21 @@ def authority(reg, user: str, object_type: int, name: str) -> frozenset[int]:
 _OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def forget_object(reg, object_type: int, name: str) -> int:
+    """Delete <object> with RemoveAuthRecs(YES), IBM's default on Multiplatforms: the records whose
+    profile is exactly the object's name go with it (generic profiles stay: they name no one object).
+    Returns how many went."""
+    gone = [rec for rec in reg.objects(KIND).values() if rec.object_type == object_type and rec.profile == name]
+    for rec in gone:
+        reg.remove_object(KIND, rec)
+    if gone:
+        invalidate(reg)
+    owners = _OWNERS.get(reg)
+    if owners and object_type == C.MQOT_Q:
+        owners.pop(name, None)
+    return len(gone)
+
+
 def grant_creator(reg, queue: str, user: str, *, persistent: bool) -> None:
     """The creator of a dynamic queue holds every authority to it (IBM's OAM grants it).  For a
     permanent dynamic queue that is a record; a temporary one lives only as long as its handle, so

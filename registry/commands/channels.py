@@ -227,6 +227,7 @@ def delete_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if _running(reg, name):
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
     KIND.remove(reg, existing)
+    definitions.forget_authority(KIND, reg, name, values)
     return R.ok(ctx.command)
 
 

@@ -270,10 +270,26 @@ def change(kind: DefinitionKind, ctx, request: P.PCFMessage) -> list[P.PCFMessag
     return R.ok(ctx.command)
 
 
+# The authority-record object type of each definition kind (by its registry dict or generic kind).
+_AUTH_OBJECT_TYPES = {"namelists": C.MQOT_NAMELIST, "processes": C.MQOT_PROCESS, "channel": C.MQOT_CHANNEL,
+                      "authinfo": C.MQOT_AUTH_INFO, "listener": C.MQOT_LISTENER, "service": C.MQOT_SERVICE,
+                      "comminfo": C.MQOT_COMM_INFO}
+
+
+def forget_authority(kind: DefinitionKind, reg, name: str, values: dict) -> None:
+    """RemoveAuthRecs: YES (the default) deletes the records of the deleted object's own profile."""
+    object_type = _AUTH_OBJECT_TYPES.get(kind.generic or kind.registry_dict)
+    if object_type is not None and values.get(C.MQIACF_REMOVE_AUTHREC, C.MQRAR_YES) == C.MQRAR_YES:
+        from .. import authrecs
+
+        authrecs.forget_object(reg, object_type, name)
+
+
 def delete(kind: DefinitionKind, ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     values = parse(request, kind.delete_params).values
     name = object_name(values, kind.name_param)
     kind.remove(ctx.registry, _existing(kind, ctx.registry, name))
+    forget_authority(kind, ctx.registry, name, values)
     return R.ok(ctx.command)
 
 

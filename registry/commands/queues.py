@@ -15,6 +15,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from .. import defaults
+from .. import authrecs
 from .. import responses as R
 from ..attributes import AttrTable, attr, fixed, with_filter
 from ..model import Queue, mq_date as _date, mq_time as _time, stamp_definition
@@ -280,6 +281,8 @@ def delete_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
             and values.get(C.MQIACF_PURGE, C.MQPO_NO) != C.MQPO_YES):
         raise CommandError(C.MQRC_Q_NOT_EMPTY)
     reg.remove_queue(queue)
+    if values.get(C.MQIACF_REMOVE_AUTHREC, C.MQRAR_YES) == C.MQRAR_YES:  # IBM's default: AUTHREC(YES)
+        authrecs.forget_object(reg, C.MQOT_Q, queue.name)
     return R.ok(ctx.command)
 
 

@@ -13,6 +13,7 @@ import re
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
+from .. import authrecs
 from .. import responses as R
 from .. import topics
 from ..attributes import AttrTable, attr, fixed, with_filter
@@ -190,6 +191,8 @@ def delete_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     # SYSTEM.BASE.TOPIC may go too: "If this object does not exist, its default values are still
     # used" (IBM); Registry.topic_attr falls back to BASE_TOPIC_VALUES.
     ctx.registry.remove_topic(topic)
+    if values.get(C.MQIACF_REMOVE_AUTHREC, C.MQRAR_YES) == C.MQRAR_YES:  # IBM's default: AUTHREC(YES)
+        authrecs.forget_object(ctx.registry, C.MQOT_TOPIC, name)
     return R.ok(ctx.command)
 
 

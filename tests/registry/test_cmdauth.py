@@ -61,3 +61,25 @@ def test_change_delete_and_create_need_their_authorities(h):
     assert h.run(create).ok
     assert failed(h.run(command(C.MQCMD_DELETE_Q, st(C.MQCA_Q_NAME, "APP.NEW"))), C.MQRC_NOT_AUTHORIZED)
     assert failed(h.run(command(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_Q_MGR_DESC, "x"))), C.MQRC_NOT_AUTHORIZED)
+
+
+def test_delete_removes_the_objects_own_records_unless_told_not_to(h):
+    from qmlite.registry import authrecs
+
+    def records(object_type, profile):
+        return [r for r in h.registry.objects(authrecs.KIND).values()
+                if r.object_type == object_type and r.profile == profile]
+
+    for name in ("APP.GONE", "APP.KEPT"):
+        assert h.run(command(C.MQCMD_CREATE_Q, st(C.MQCA_Q_NAME, name), i(C.MQIA_Q_TYPE, C.MQQT_LOCAL))).ok
+        assert h.run(set_rec(name, C.MQOT_Q, add=(A.MQAUTH_OUTPUT,))).ok
+    assert h.run(command(C.MQCMD_DELETE_Q, st(C.MQCA_Q_NAME, "APP.GONE"))).ok  # RemoveAuthRecs YES by default
+    assert records(C.MQOT_Q, "APP.GONE") == []
+    assert h.run(command(C.MQCMD_DELETE_Q, st(C.MQCA_Q_NAME, "APP.KEPT"),
+                         i(C.MQIACF_REMOVE_AUTHREC, C.MQRAR_NO))).ok
+    assert len(records(C.MQOT_Q, "APP.KEPT")) == 1
+    assert records(C.MQOT_Q, "DEV.**")  # a generic profile names no one object: it stays
+    assert h.run(command(C.MQCMD_CREATE_NAMELIST, st(C.MQCA_NAMELIST_NAME, "APP.NL"))).ok
+    assert h.run(set_rec("APP.NL", C.MQOT_NAMELIST, add=(A.MQAUTH_INQUIRE,))).ok
+    assert h.run(command(C.MQCMD_DELETE_NAMELIST, st(C.MQCA_NAMELIST_NAME, "APP.NL"))).ok
+    assert records(C.MQOT_NAMELIST, "APP.NL") == []

@@ -43,6 +43,10 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              .config("spark.sql.session.timeZone", "UTC")  # timestamps without a zone are UTC, as put_stamp's
              .config("spark.ui.showConsoleProgress", "false")  # pipeline/progress.py draws ours
              .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+             # The throughput collector: a route job is one batch, and G1's pauses-first work cost
+             # 7-10% of a 10M-publication run here (docs/benchmarks.md, issue 10).
+             .config("spark.driver.extraJavaOptions", "-XX:+UseParallelGC")
+             .config("spark.executor.extraJavaOptions", "-XX:+UseParallelGC")
              .getOrCreate())
     if not master.startswith("local"):
         # A cluster's executors run the job's routing from this zip: the same rules, shipped with it.

@@ -427,6 +427,20 @@ def _mixed_content(st: _Handle, name: str, folder: str, skip: _Prop | None) -> b
     return False
 
 
+def _parent(name: str, folder: str) -> str:
+    return _full(name, folder).rpartition(".")[0]
+
+
+def _after_hierarchy(st: _Handle, name: str, folder: str) -> int:
+    """Where MQSMPO_SET_FIRST adds a new property: after the last one in the same group."""
+    parent = _parent(name, folder)
+    at = len(st.props)
+    for i, p in enumerate(st.props):
+        if _parent(p.name, p.folder) == parent:
+            at = i + 1
+    return at
+
+
 def _set_md(st: _Handle, field_name: str, ptype: int, value) -> int:
     spec = _MD_FIELDS.get(field_name)
     if spec is None:
@@ -491,8 +505,8 @@ def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
                 return FAILED, C.MQRC_PROPERTY_NAME_ERROR
             if target is not None:
                 target.type, target.value, target.pd, target.dt = ptype, stored, pdv, ""
-            else:
-                st.props.append(_Prop(canon, folder, ptype, stored, pdv))
+            else:  # "after all other properties with a matching hierarchy" (MQSMPO_SET_FIRST)
+                st.props.insert(_after_hierarchy(st, canon, folder), _Prop(canon, folder, ptype, stored, pdv))
             return OK, C.MQRC_NONE
         folder = "usr" if text.startswith("usr.") else _folder_for(canon)
         if location == MQSMPO_SET_FIRST:  # MQSMPO_APPEND_PROPERTY: a new property at the end
@@ -503,9 +517,7 @@ def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
         cur = st.cursor
         if cur is None or st.cursor_gone is not None or cur not in st.props:
             return FAILED, C.MQRC_PROPERTY_NOT_AVAILABLE
-        if location == MQSMPO_SET_PROP_UNDER_CURSOR:
-            if cur.name != canon:
-                return FAILED, C.MQRC_PROPERTY_NOT_AVAILABLE
+        if location == MQSMPO_SET_PROP_UNDER_CURSOR:  # the cursor's property, whatever the name
             cur.type, cur.value, cur.pd, cur.dt = ptype, stored, pdv, ""
             return OK, C.MQRC_NONE
         if _mixed_content(st, canon, folder, None):
@@ -784,11 +796,11 @@ def MQDLTMP(hconn, hmsg, dmpo, name):
             st.md.pop(field_name, None)  # back to the default
             return OK, C.MQRC_NONE
         match = _matcher(text)
-        if match is None:
+        if match is None or "%" in text:  # MQDLTMP: wildcards are not allowed
             return FAILED, C.MQRC_PROPERTY_NAME_ERROR
         target = next((p for p in st.props if match(p)), None)
-        if target is None:
-            return FAILED, C.MQRC_PROPERTY_NOT_AVAILABLE
+        if target is None:  # MQDLTMP lists 2471 under MQCC_WARNING
+            return WARNING, C.MQRC_PROPERTY_NOT_AVAILABLE
         _remove(st, target)
         return OK, C.MQRC_NONE
 

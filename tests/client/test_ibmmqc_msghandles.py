@@ -314,7 +314,7 @@ def test_wildcard_iteration():
     setp(h, "f.x", "2")
     setp(h, "f.y", 3, T.MQTYPE_INT32)
     setp(h, "b", "4")
-    assert _all(h, "%") == [("a", "1"), ("f.x", "2"), ("f.y", 3), ("b", "4")]
+    assert _all(h, "%") == [("a", "1"), ("b", "4"), ("f.x", "2"), ("f.y", 3)]  # b joins its group
     assert _all(h, "f.%") == [("f.x", "2"), ("f.y", 3)]
     assert _all(h, "usr.%") == [("a", "1"), ("b", "4")]
     assert _all(h, "nothing.%") == []
@@ -373,6 +373,13 @@ def test_delete_while_iterating_continues_with_the_next():
             break
         seen.append(r[2])
     assert seen == ["a", "b", "c", "d"] and M.properties_of(h) == P.Properties()
+
+
+def test_set_first_adds_after_the_properties_of_the_same_group():
+    h = new()
+    for name in ("a", "f.x", "b", "g.y", "f.z", "c"):
+        setp(h, name, name)
+    assert [n for n, _v in _all(h, "%")] == ["a", "b", "c", "f.x", "f.z", "g.y"]
 
 
 def test_set_relative_to_the_cursor():
@@ -462,7 +469,8 @@ def test_delete_property():
     h = new()
     setp(h, "a", "1")
     assert dltp(h, "usr.a") == (OK, 0)
-    assert dltp(h, "a") == (FAILED, CMQC.MQRC_PROPERTY_NOT_AVAILABLE)
+    assert dltp(h, "a") == (WARNING, CMQC.MQRC_PROPERTY_NOT_AVAILABLE)
+    assert dltp(h, "%") == (FAILED, CMQC.MQRC_PROPERTY_NAME_ERROR)
     assert M.MQDLTMP(HCONN, h, DMPO(Options=4).pack(), b"a") == (FAILED, CMQC.MQRC_OPTIONS_ERROR)
 
 

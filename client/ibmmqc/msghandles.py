@@ -940,6 +940,8 @@ def MQMHBUF(hconn, hmsg, mhbo, name, md, buffer_length):
         st, why = _lookup(hconn, hmsg)
         if st is None:
             return b"", md, 0, FAILED, why
+        if text is not None and (not text or len(text) > C.MQ_MAX_PROPERTY_NAME_LENGTH):
+            return b"", md, 0, FAILED, C.MQRC_PROPERTY_NAME_LENGTH_ERR
         match = _matcher(text) if text else None
         if match is None:
             return b"", md, 0, FAILED, C.MQRC_PROPERTY_NAME_ERROR

@@ -479,6 +479,16 @@ def test_delete_property():
 # --------------------------------------------------------------------------------------------------
 
 
+def test_drop_connection_and_unknown_handles():
+    a, b, c = new(), new(), new(OTHER)
+    setp(a, "x", "1")
+    assert M.drop_connection(HCONN) == 2
+    assert M.properties_of(a) is None and M.md_fields_of(b) is None and M.md_fields_of(0) is None
+    assert M.properties_of(c) == P.Properties()
+    assert M.encode_for_put(a, "MQSTR   ", 546, 1208, b"x") == (b"x", "MQSTR   ")
+    assert M.decode_from_get(a, b"x", "MQSTR   ", 546, 1208) == (b"x", "MQSTR   ", 546, 1208)
+
+
 def test_encode_for_put_without_properties_is_unchanged():
     h = new()
     assert M.encode_for_put(h, "MQSTR   ", 546, 1208, b"x") == (b"x", "MQSTR   ")
@@ -542,6 +552,10 @@ def test_mqmhbuf_and_mqbufmh():
     assert (cc, rc, dl) == (OK, 0, len(buf)) and md2[32:40] == b"MQHRF2  "
     assert M.properties_of(h) == P.Properties()  # MQMHBO_DELETE_PROPERTIES
     assert M.MQMHBUF(HCONN, h, _opts(b"MHBO", 0), b"%", md, 99)[3:] == (FAILED, CMQC.MQRC_OPTIONS_ERROR)
+    assert M.MQMHBUF(HCONN, h, _opts(b"MHBO", 1), b"%", md, 99)[3:] == (FAILED, CMQC.MQRC_PROPERTY_NOT_AVAILABLE)
+    assert M.MQMHBUF(HCONN, h, _opts(b"MHBO", 1), b"", md, 99)[3:] == (FAILED, CMQC.MQRC_PROPERTY_NAME_LENGTH_ERR)
+    assert M.MQMHBUF(HCONN, h, _opts(b"XXXX", 1), b"%", md, 99)[3:] == (FAILED, CMQC.MQRC_MHBO_ERROR)
+    assert M.MQMHBUF(HCONN, h, _opts(b"MHBO", 1), b"%", md[:100], 99)[3:] == (FAILED, CMQC.MQRC_MD_ERROR)
     g = new()
     out, md3, dl, cc, rc = M.MQBUFMH(HCONN, g, _opts(b"BMHO", 1), md2, buf + b"tail")
     assert (out, dl, cc, rc) == (b"tail", 4, OK, 0) and md3[32:40] == b"MQSTR   "

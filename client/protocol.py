@@ -197,7 +197,7 @@ class Agreement:
 
     @property
     def multiplexed(self) -> bool:
-        return self.sharing_conversations > 0 and self.fap_level >= 10
+        return fap.multiplexed(self.sharing_conversations, self.fap_level)
 
 
 def agreement_from(server: fap.InitialData, rounds: int, ccsid: int) -> Agreement:

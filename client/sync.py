@@ -1,36 +1,99 @@
-"""``QueueManager``: the blocking face of :class:`qmlite.client.aio.AsyncQueueManager`.
+"""``QueueManager``: a blocking MQ client connection that runs in the caller's thread.
 
-Each ``QueueManager`` owns one background thread running ``trio.run``; every method hands its
-coroutine to that thread (``trio.from_thread.run``) and blocks until it is done, so plain synchronous
-code (scripts, the ``ibmmqc`` transport) can use it.  Exceptions are the same ``MQIError`` /
-``ConnectionBroken`` the async client raises.  The thread also heartbeats the connection while it is
-idle.  Several Python threads may share one ``QueueManager``: their calls run one at a time.
+A plain socket and a :class:`~qmlite.client.channel.ClientChannel`: each call encodes its request
+(:mod:`qmlite.client.verbs`), sends it, and reads until its reply, answering heartbeats on the way --
+no event loop, no thread hand-off.  Exceptions are the same ``MQIError`` / ``ConnectionBroken`` the
+async client raises.
 
-Do not call it from inside a trio task (trio refuses ``from_thread.run`` on the loop's own thread,
-with a RuntimeError) -- use ``AsyncQueueManager`` there.
+Threads: a connection may be shared; its calls run one at a time (a lock, as MQCNO_HANDLE_SHARE_BLOCK
+does).  A call made *re-entrantly* -- by a finalizer (``__del__``) or callback that the garbage
+collector runs on a thread that is inside a call on this same connection -- can neither wait for the
+lock (it would wait for itself) nor use the socket mid-call; an MQCLOSE or MQDISC made that way (or
+from a finalizer while another thread is inside a call) is deferred and carried out when the current
+call ends, and reports success.  Nothing here blocks the process.
 
-``close()`` without arguments disconnects (MQDISC) and stops the thread, like ``disc()``;
-``close(hobj, options)`` is MQCLOSE.
+Idle connections are heartbeated by one daemon thread for the whole process (as IBM's client keeps
+its connections alive): when a connection has been quiet for HeartbeatInterval seconds and no call
+holds it, that thread sends a heartbeat request and reads the answer.
+
+Asynchronous puts (:meth:`QueueManager.put_nowait`) send the request and do not wait: the replies
+are read as later calls pass, at most ``ASYNC_WINDOW`` stay unread, and :meth:`async_status` reads
+them all and returns the counts (MQSTAT's).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import socket
+import sys
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 from qmlite.pcf import constants as C
+from qmlite.pcf import fap
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
-from ._thread import TrioThread
-from .aio import DEFAULT_REPLY_TIMEOUT, AsyncQueueManager
-from .errors import MQIError
+from . import protocol as proto
+from . import verbs as V
+from .channel import NEED_DATA, ClientChannel, Connected, HeartbeatAck, Reply
+from .errors import ConnectionBroken, MQIError
 
-__all__ = ["QueueManager"]
+__all__ = ["QueueManager", "AsyncPutStatus", "DEFAULT_REPLY_TIMEOUT"]
+
+DEFAULT_REPLY_TIMEOUT = 60.0
+ASYNC_WINDOW = 64  # unread asynchronous put replies before a put waits for some
+_RECV = 65536
+
+
+@dataclass(slots=True)
+class AsyncPutStatus:
+    """What asynchronous puts did since the last :meth:`QueueManager.async_status` (MQSTS)."""
+
+    success: int = 0
+    warning: int = 0
+    failure: int = 0
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    hobj: Optional[int] = None  # the handle of the first put that warned or failed
+
+
+@dataclass(slots=True)
+class _Pending:
+    """An outstanding call's destination: ``None`` for the synchronous call being waited for, else a
+    function taking the reply (asynchronous puts)."""
+
+    sink: Optional[Callable[[Reply], None]]
+
+
+def _in_finalizer() -> bool:
+    """Whether a ``__del__`` is on the stack (the garbage collector may run one on any thread)."""
+    frame = sys._getframe(2)
+    for _ in range(12):
+        if frame is None:
+            return False
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 class QueueManager:
-    def __init__(self, loop: TrioThread, aqm: AsyncQueueManager) -> None:
-        self._loop = loop
-        self._aqm = aqm
+    """A connected conversation.  Create with :meth:`connect`."""
+
+    def __init__(self, sock: socket.socket, channel: ClientChannel) -> None:
+        self._sock = sock
+        self._ch = channel
+        self._lock = threading.Lock()
+        self._owner: Optional[int] = None
+        self._pending: list[_Pending] = []
+        self._deferred: list[tuple[str, int, int]] = []  # ("close", hobj, options) / ("disc", 0, 0)
+        self._pcf_queues = V.PcfQueues()
+        self._async = AsyncPutStatus()
+        self._disconnected = False
+
+    # -- connecting ---------------------------------------------------------------------------
 
     @classmethod
     def connect(cls, host: str, port: int, channel: str, qmgr: str = "", *,
@@ -38,102 +101,360 @@ class QueueManager:
                 appl_name: str = "qmlite", appl_type: int = C.MQAT_UNIX, fap_level: int = 13,
                 sharing_conversations: int = 10, heartbeat_interval: int = 300,
                 max_message_length: int = 4194304, ccsid: int = 819,
-                reply_timeout: float = DEFAULT_REPLY_TIMEOUT) -> "QueueManager":
-        """Same arguments and errors as :meth:`AsyncQueueManager.connect`."""
-        loop = TrioThread(name=f"qmlite-client-{channel}").start()
-
-        async def _connect() -> AsyncQueueManager:
-            return await AsyncQueueManager.connect(
-                host, port, channel, qmgr, user=user, password=password, appl_name=appl_name,
-                appl_type=appl_type, fap_level=fap_level, sharing_conversations=sharing_conversations,
-                heartbeat_interval=heartbeat_interval, max_message_length=max_message_length, ccsid=ccsid,
-                reply_timeout=reply_timeout, nursery=loop.nursery)
-
+                reply_timeout: float = DEFAULT_REPLY_TIMEOUT, keepalive: bool = True) -> "QueueManager":
+        """Open a TCP connection and run ID negotiation, UID, CAUT (when ``user`` or ``password`` is
+        given) and MQCONN.  Raises MQIError: 2538 HOST_NOT_AVAILABLE when the TCP connect fails,
+        2540 UNKNOWN_CHANNEL_NAME, 2035 NOT_AUTHORIZED, 2058 Q_MGR_NAME_ERROR, ... as the server says."""
+        opts = proto.ConnectOptions(channel=channel, qmgr=qmgr, user=user, password=password,
+                                    appl_name=appl_name, appl_type=appl_type, fap_level=fap_level,
+                                    sharing_conversations=sharing_conversations,
+                                    heartbeat_interval=heartbeat_interval,
+                                    max_message_length=max_message_length, ccsid=ccsid)
+        ch = ClientChannel(opts, reply_timeout=reply_timeout)
         try:
-            aqm = loop.run(_connect)
+            sock = socket.create_connection((host, port), timeout=reply_timeout)
+        except OSError as exc:
+            raise MQIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"{host}({port}): {exc}") from exc
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        qm = cls(sock, ch)
+        try:
+            qm._sendall(ch.initiate())
+            while True:
+                event = qm._next_event()
+                if isinstance(event, Connected):
+                    break
         except BaseException:
-            loop.stop()
+            qm._close_socket()
             raise
-        return cls(loop, aqm)
+        if keepalive and ch.agreement.heartbeat_interval > 0:
+            _KEEPALIVE.add(qm)
+        return qm
 
-    # -- plumbing ---------------------------------------------------------------------------------
+    # -- byte moving --------------------------------------------------------------------------
 
-    def _run(self, afn, *args: Any) -> Any:
-        if not self._loop.running:
+    def _sendall(self, data: bytes) -> None:
+        if not data:
+            return
+        try:
+            self._sock.sendall(data)
+        except OSError as exc:
+            self._ch.abort(f"send failed: {exc!r}")
+            self._close_socket()
+            raise self._ch_error() from None
+
+    def _ch_error(self) -> MQIError:
+        try:
+            self._ch.next_event()
+        except MQIError as exc:
+            return exc
+        return ConnectionBroken(C.MQRC_CONNECTION_BROKEN, "connection closed")
+
+    def _next_event(self):
+        """The channel's next event, reading (with its timers) as needed."""
+        ch = self._ch
+        sock = self._sock
+        while True:
+            try:
+                event = ch.next_event()
+            except MQIError:
+                self._close_socket()
+                raise
+            if event is not NEED_DATA:
+                if ch._out:
+                    self._sendall(ch.data_to_send())
+                return event
+            if ch._out:
+                self._sendall(ch.data_to_send())
+            deadline = ch.next_deadline()
+            timeout = None if deadline is None else max(deadline - ch.clock(), 0.0)
+            if timeout is not None and timeout <= 0:
+                ch.on_timer()
+                continue
+            try:
+                sock.settimeout(timeout)
+                data = sock.recv(_RECV)
+            except socket.timeout:
+                ch.on_timer()
+                continue
+            except OSError as exc:
+                ch.abort(f"receive failed: {exc!r}")
+                continue
+            ch.receive_data(data)
+
+    def _close_socket(self) -> None:
+        _KEEPALIVE.discard(self)
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+    # -- calls --------------------------------------------------------------------------------
+
+    def _acquire(self) -> bool:
+        """Take the connection; False when this thread already holds it (a re-entrant call)."""
+        me = threading.get_ident()
+        if self._owner == me:
+            return False
+        self._lock.acquire()
+        self._owner = me
+        return True
+
+    def _release(self) -> None:
+        try:
+            while self._deferred and not self._ch.closed:
+                what, hobj, options = self._deferred.pop(0)
+                try:
+                    if what == "close":
+                        self._run_locked(V.close(self._ch, hobj, options))
+                    else:
+                        self._disc_locked()
+                except MQIError:
+                    pass
+        finally:
+            self._owner = None
+            self._lock.release()
+
+    def call(self, segment_type: int, hobj: int, body: bytes, *, extra: int = 0, wait_s: float = 0.0) -> Reply:
+        """One MQI request and its reply (the reply's CompCode is not checked here)."""
+        if not self._acquire():
+            raise MQIError(C.MQCC_FAILED, C.MQRC_CALL_IN_PROGRESS, "a call is in progress on this thread")
+        try:
+            return self._call_locked(segment_type, hobj, body, extra, wait_s)
+        finally:
+            self._release()
+
+    def _call_locked(self, segment_type: int, hobj: int, body: bytes, extra: int, wait_s: float) -> Reply:
+        self._check_usable()
+        self._sendall(self._ch.send_call(segment_type, hobj, body, extra=extra, wait_s=wait_s))
+        self._pending.append(_Pending(None))
+        return self._reply_for_me()
+
+    def _reply_for_me(self) -> Reply:
+        while True:
+            event = self._next_event()
+            if type(event) is Reply:
+                pending = self._pending.pop(0)
+                if pending.sink is None:
+                    return event
+                pending.sink(event)
+
+    def _check_usable(self) -> None:
+        if self._disconnected:
             raise MQIError(C.MQCC_FAILED, C.MQRC_HCONN_ERROR, "disconnected")
-        return self._loop.run(afn, *args)
+        self._ch.check_usable()
+
+    def run(self, verb) -> Any:
+        """Run a verb generator (:mod:`qmlite.client.verbs`) to its result."""
+        if not self._acquire():
+            raise MQIError(C.MQCC_FAILED, C.MQRC_CALL_IN_PROGRESS, "a call is in progress on this thread")
+        try:
+            return self._run_locked(verb)
+        finally:
+            self._release()
+
+    def _run_locked(self, verb) -> Any:
+        try:
+            call = next(verb)
+            while True:
+                reply = self._call_locked(call.segment_type, call.hobj, call.body, call.extra, call.wait_s)
+                call = verb.send(reply)
+        except StopIteration as stop:
+            return stop.value
+
+    # -- asynchronous puts --------------------------------------------------------------------
+
+    def put_nowait(self, hobj: int, body: bytes) -> None:
+        """Send an MQPUT request (``body`` after the API header) without waiting for its reply; the
+        outcome is counted for :meth:`async_status`."""
+        if not self._acquire():
+            raise MQIError(C.MQCC_FAILED, C.MQRC_CALL_IN_PROGRESS, "a call is in progress on this thread")
+        try:
+            self._check_usable()
+            self._sendall(self._ch.send_call(fap.MQPUT, hobj, body))
+            status = self._async
+
+            def sink(reply: Reply, hobj=hobj) -> None:
+                api = reply.api
+                if api.CompCode == C.MQCC_OK:
+                    status.success += 1
+                    return
+                if api.CompCode == C.MQCC_WARNING:
+                    status.warning += 1
+                else:
+                    status.failure += 1
+                if status.hobj is None:
+                    status.comp, status.reason, status.hobj = api.CompCode, api.Reason, hobj
+
+            self._pending.append(_Pending(sink))
+            if len(self._pending) > ASYNC_WINDOW:
+                self._drain(ASYNC_WINDOW // 2)
+        finally:
+            self._release()
+
+    def _drain(self, keep: int = 0) -> None:
+        while len(self._pending) > keep:
+            event = self._next_event()
+            if type(event) is Reply:
+                self._pending.pop(0).sink(event)
+
+    def async_status(self) -> AsyncPutStatus:
+        """Read every outstanding asynchronous put reply; return and reset the counts (MQSTAT)."""
+        if not self._acquire():
+            raise MQIError(C.MQCC_FAILED, C.MQRC_CALL_IN_PROGRESS, "a call is in progress on this thread")
+        try:
+            if self._pending and not self._ch.closed:
+                self._drain()
+            status, self._async = self._async, AsyncPutStatus()
+            return status
+        finally:
+            self._release()
+
+    # -- properties ---------------------------------------------------------------------------
+
+    @property
+    def channel(self) -> ClientChannel:
+        return self._ch
 
     @property
     def connected(self) -> bool:
-        return self._loop.running and self._aqm.connected
+        return not self._disconnected and self._ch.connected
 
     @property
-    def agreement(self):
-        return self._aqm.agreement
+    def agreement(self) -> proto.Agreement:
+        return self._ch.agreement
 
     @property
     def connection_id(self) -> bytes:
-        return self._aqm.connection_id
+        return self._ch.connection_id
 
     @property
-    def aio(self) -> AsyncQueueManager:
-        """The underlying async connection (it lives in this object's thread)."""
-        return self._aqm
+    def codec(self) -> str:
+        return self._ch.codec
 
-    # -- MQI ----------------------------------------------------------------------------------------
+    # -- MQI ----------------------------------------------------------------------------------
 
     def open(self, od: MQOD, options: int) -> tuple[int, MQOD]:
-        return self._run(self._aqm.open, od, options)
+        return self.run(V.open_(self._ch, od, options))
 
     def close(self, hobj: Optional[int] = None, options: int = C.MQCO_NONE) -> None:
-        """``close(hobj[, options])``: MQCLOSE.  ``close()``: disconnect, like :meth:`disc`."""
+        """``close(hobj[, options])``: MQCLOSE.  ``close()``: disconnect, like :meth:`disc`.  Deferred
+        (see the module docstring) when made re-entrantly or from a finalizer while the connection
+        is busy."""
         if hobj is None:
             self.disc()
             return
-        self._run(self._aqm.close, hobj, options)
+        if self._defer("close", hobj, options):
+            return
+        self.run(V.close(self._ch, hobj, options))
+
+    def _defer(self, what: str, hobj: int, options: int) -> bool:
+        me = threading.get_ident()
+        if self._owner == me or (self._owner is not None and _in_finalizer()):
+            if not self._lock.acquire(blocking=False):
+                self._deferred.append((what, hobj, options))
+                return True
+            self._lock.release()
+        return False
 
     def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
-        return self._run(self._aqm.put, hobj, md, pmo, data)
+        return self.run(V.put(self._ch, hobj, md, pmo, data))
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
-        return self._run(self._aqm.put1, od, md, pmo, data)
+        return self.run(V.put1(self._ch, od, md, pmo, data))
 
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buffer_length: int) -> tuple[MQMD, MQGMO, bytes]:
-        return self._run(self._aqm.get, hobj, md, gmo, buffer_length)
+        return self.run(V.get(self._ch, hobj, md, gmo, buffer_length))
 
     def inq(self, hobj: int, selectors: list[int], int_attr_count: int, char_attr_length: int) -> tuple[list[int], str]:
-        return self._run(self._aqm.inq, hobj, selectors, int_attr_count, char_attr_length)
+        return self.run(V.inq(self._ch, hobj, selectors, int_attr_count, char_attr_length))
+
+    def set(self, hobj: int, selectors: list[int], int_attrs: list[int], char_attrs: str) -> None:
+        self.run(V.set_(self._ch, hobj, selectors, int_attrs, char_attrs))
 
     def sub(self, sd: MQSD, hobj: int = 0) -> tuple[int, int, MQSD]:
-        return self._run(self._aqm.sub, sd, hobj)
+        return self.run(V.sub(self._ch, sd, hobj))
 
     def subrq(self, hsub: int, action: int, sro: MQSRO) -> MQSRO:
-        return self._run(self._aqm.subrq, hsub, action, sro)
+        return self.run(V.subrq(self._ch, hsub, action, sro))
 
     def cmit(self) -> None:
-        self._run(self._aqm.cmit)
+        self.run(V.cmit(self._ch))
 
     def back(self) -> None:
-        self._run(self._aqm.back)
+        self.run(V.back(self._ch))
 
     def pcf(self, command: int, parameters: list, *, wait_ms: int = 5000,
             cfh_type: int = C.MQCFT_COMMAND_XR) -> list:
-        async def _pcf():
-            return await self._aqm.pcf(command, parameters, wait_ms=wait_ms, cfh_type=cfh_type)
-        return self._run(_pcf)
+        """Same as :meth:`qmlite.client.aio.AsyncQueueManager.pcf`."""
+        return self.run(V.pcf(self._ch, self._pcf_queues, command, parameters, wait_ms=wait_ms, cfh_type=cfh_type))
 
     def ping(self, timeout: float = 60.0) -> None:
-        """Heartbeat round trip (see :meth:`AsyncQueueManager.ping`)."""
-        self._run(self._aqm.ping, timeout)
+        """Send a heartbeat request and wait for the server's answer; ConnectionBroken when none
+        comes within ``timeout`` seconds."""
+        if not self._acquire():
+            raise MQIError(C.MQCC_FAILED, C.MQRC_CALL_IN_PROGRESS, "a call is in progress on this thread")
+        try:
+            self._check_usable()
+            self._heartbeat_locked(timeout)
+        finally:
+            self._release()
+
+    def _heartbeat_locked(self, timeout: float) -> None:
+        self._sendall(self._ch.send_heartbeat_request(timeout))
+        while True:
+            event = self._next_event()
+            if type(event) is HeartbeatAck:
+                return
+            if type(event) is Reply:  # an asynchronous put's late reply
+                self._pending.pop(0).sink(event)
 
     def disc(self) -> None:
-        """MQDISC, close the socket, stop the thread.  Idempotent."""
-        if not self._loop.running:
+        """Close the PCF queues, MQDISC, end the conversation, close the socket.  Idempotent; on a
+        broken connection it only closes the socket.  Deferred when made re-entrantly."""
+        if self._disconnected:
+            return
+        if self._defer("disc", 0, 0):
+            return
+        if not self._acquire():
             return
         try:
-            self._loop.run(self._aqm.disc)
+            self._disc_locked()
         finally:
-            self._loop.stop()
+            self._owner = None
+            self._lock.release()
+
+    def _disc_locked(self) -> None:
+        if self._disconnected:
+            return
+        self._deferred.clear()
+        try:
+            if self._ch.connected:
+                if self._pending:
+                    self._drain()
+                for hobj in self._pcf_queues.held():
+                    try:
+                        self._run_locked(V.close(self._ch, hobj))
+                    except ConnectionBroken:
+                        raise
+                    except MQIError:
+                        pass
+                api = self._run_locked(V.disc(self._ch))
+                try:
+                    self._sock.sendall(self._ch.end())
+                except OSError:
+                    pass
+                V.raise_if_failed(api, "MQDISC")
+        finally:
+            self._disconnected = True
+            self._ch.abort("disconnected")
+            self._close_socket()
+
+    def abort(self) -> None:
+        """Close the socket without MQDISC, as a client that crashed would (the queue manager backs
+        the unit of work out)."""
+        self._disconnected = True
+        self._ch.abort("aborted")
+        self._close_socket()
 
     def __enter__(self) -> "QueueManager":
         return self
@@ -144,3 +465,74 @@ class QueueManager:
         except MQIError:
             if exc_type is None:
                 raise
+
+    # -- keepalive (called by the process's keepalive thread) --------------------------------
+
+    def _idle_deadline(self) -> Optional[float]:
+        if self._disconnected or not self._ch.connected:
+            return None
+        return self._ch.next_deadline()
+
+    def _keepalive_tick(self) -> None:
+        """Heartbeat the connection if it is idle and quiet for long enough; never waits for a call."""
+        if not self._lock.acquire(blocking=False):
+            return
+        self._owner = threading.get_ident()
+        try:
+            ch = self._ch
+            if self._disconnected or not ch.connected:
+                return
+            deadline = ch.next_deadline()
+            if deadline is None or ch.clock() < deadline:
+                return
+            hb = ch.agreement.heartbeat_interval
+            try:
+                self._heartbeat_locked(min(60, hb))
+            except MQIError:
+                pass
+        finally:
+            self._release()
+
+
+class _Keepalive:
+    """One daemon thread heartbeating every idle blocking connection of the process."""
+
+    def __init__(self) -> None:
+        self._conns: "weakref.WeakSet[QueueManager]" = weakref.WeakSet()
+        self._cond = threading.Condition()
+        self._thread: Optional[threading.Thread] = None
+
+    def add(self, qm: QueueManager) -> None:
+        with self._cond:
+            self._conns.add(qm)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._main, name="qmlite-keepalive", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def discard(self, qm: QueueManager) -> None:
+        with self._cond:
+            self._conns.discard(qm)
+
+    def _main(self) -> None:
+        while True:
+            with self._cond:
+                conns = list(self._conns)
+                deadlines = [d for d in (c._idle_deadline() for c in conns) if d is not None]
+                now = time.monotonic()
+                wait = min(deadlines) - now if deadlines else 3600.0
+                if wait > 0:
+                    self._cond.wait(min(wait, 3600.0))
+                    continue
+            for qm in conns:
+                deadline = qm._idle_deadline()
+                if deadline is not None and deadline <= time.monotonic():
+                    qm._keepalive_tick()
+            del conns
+            # a connection inside a call stays due until the call ends: look again a little later
+            # rather than spin
+            with self._cond:
+                self._cond.wait(0.5)
+
+
+_KEEPALIVE = _Keepalive()

@@ -1442,6 +1442,13 @@ def status_segment(code: int, *, struct_id: str = TSH, conversation_id: int = 0,
                           encoding=encoding, ccsid=ccsid)
 
 
+# Multiplexing (26): shared conversations travel in TSHM, which FAP 10 brought.  Server and client
+# both ask this function whether an agreed ID makes the conversation multiplexed.
+def multiplexed(sharing_conversations: int, fap_level: int) -> bool:
+    """Whether an agreement of SharingConversations and FAP level puts the conversation in TSHM."""
+    return sharing_conversations > 0 and fap_level >= 10
+
+
 # HEARTBEAT (22): from FAP 10 a request carries CONFIRM_REQUEST and the response does not; below
 # FAP 10 the sense of the flag is inverted.  Server and client both ask these three functions.
 def heartbeat_request_flags(fap_level: int) -> int:

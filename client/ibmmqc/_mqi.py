@@ -12,11 +12,13 @@ import itertools
 import logging
 import os
 import re
+import struct
 import sys
 import threading
 from dataclasses import dataclass, field, replace
 
 from qmlite.pcf import constants as C
+from qmlite.pcf import fap
 
 from . import native as N
 from .native import NativeError
@@ -26,21 +28,28 @@ log = logging.getLogger("qmlite.ibmmqc")
 OK, WARNING, FAILED = C.MQCC_OK, C.MQCC_WARNING, C.MQCC_FAILED
 _UNUSABLE_HOBJ = -1
 MQSTAT_TYPE_ASYNC_ERROR = 0  # cmqc.h; absent from the generated constants
+MQSTAT_TYPE_RECONNECTION = 1
+MQSTAT_TYPE_RECONNECTION_ERROR = 2
 _UNSUPPORTED = (FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED)
 _DEFAULT_PORT = 1414
 _CONN = re.compile(r"^\s*(?P<host>[^()]+?)\s*(?:\(\s*(?P<port>\d+)\s*\))?\s*$")
 
 
 @dataclass(slots=True)
+class _Object:
+    name: str
+    type: int
+
+
+@dataclass(slots=True)
 class _Connection:
-    qm: object  # qmlite.client.sync.QueueManager
-    lock: threading.RLock = field(default_factory=threading.RLock)
+    qm: object  # qmlite.client.sync.QueueManager (it serialises the connection's calls itself)
+    objects: dict = field(default_factory=dict)  # hobj -> _Object, for MQSTAT's error fields
 
 
 _connections: dict[int, _Connection] = {}
 _table_lock = threading.Lock()
 _hconns = itertools.count(0x1001)  # any non-zero value; ibmmq tests the handle for truth
-_callback = None  # what MQCBINIT registered (kept, never called: MQCB is not supported)
 _modules: tuple = ()
 
 
@@ -182,29 +191,39 @@ def MQDISC(hconn):
         conn = _connections.pop(hconn, None)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
+    _handles().drop_connection(hconn)
+    _consumers().drop_connection(hconn)
     try:
         return _call(conn, lambda qm: qm.disc())[1:3]
-    except Exception as exc:  # noqa: BLE001 - e.g. the client's thread is gone at interpreter exit
+    except Exception as exc:  # noqa: BLE001 - e.g. at interpreter exit, when imports no longer work
         log.debug("MQDISC: %r", exc)
         return FAILED, C.MQRC_CONNECTION_BROKEN
 
 
 def _lookup(hconn) -> _Connection | None:
-    with _table_lock:
-        return _connections.get(hconn)
+    return _connections.get(hconn)
 
 
 def _call(conn: _Connection, fn):
-    """Run ``fn(qm)`` under the connection's lock → (result, CompCode, Reason, MQIError or None)."""
+    """Run ``fn(qm)`` → (result, CompCode, Reason, MQIError or None)."""
     _sync, errors = _client()
-    with conn.lock:
-        try:
-            return fn(conn.qm), OK, C.MQRC_NONE, None
-        except errors.MQIError as exc:
-            return None, exc.comp, exc.reason, exc
-        except OSError as exc:  # the socket went away under the client
-            log.debug("connection broken: %s", exc)
-            return None, FAILED, C.MQRC_CONNECTION_BROKEN, None
+    try:
+        return fn(conn.qm), OK, C.MQRC_NONE, None
+    except errors.MQIError as exc:
+        return None, exc.comp, exc.reason, exc
+    except OSError as exc:  # the socket went away under the client
+        log.debug("connection broken: %s", exc)
+        return None, FAILED, C.MQRC_CONNECTION_BROKEN, None
+
+
+def _handles():
+    from . import msghandles  # noqa: PLC0415 - first use only
+    return msghandles
+
+
+def _consumers():
+    from . import consume  # noqa: PLC0415 - first use only
+    return consume
 
 
 # --------------------------------------------------------------------------------------------------
@@ -224,28 +243,27 @@ def MQOPEN(hconn, od, options):
     if res is None:
         return _UNUSABLE_HOBJ, od, cc, rc
     hobj, od_out = res
+    conn.objects[hobj] = _Object(od_out.ObjectName or od_s.ObjectName, od_s.ObjectType)
     return hobj, _encode_out(N.MQOD, od_out, od), cc, rc
 
 
 def MQCLOSE(hconn, hobj, options):
-    """MQCLOSE → (CompCode, Reason)."""
+    """MQCLOSE → (CompCode, Reason).  From a finalizer (ibmmq's ``__del__``) on a busy connection the
+    close is deferred to the end of the current call (see ``qmlite.client.sync``)."""
     conn = _lookup(hconn)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
     if not isinstance(hobj, int):
         return FAILED, C.MQRC_HOBJ_ERROR  # (the sync client's close() without a handle would MQDISC)
-    return _call(conn, lambda qm: qm.close(hobj, options))[1:3]
+    _consumers().forget(hconn, hobj)
+    result = _call(conn, lambda qm: qm.close(hobj, options))[1:3]
+    conn.objects.pop(hobj, None)
+    return result
 
 
 def _encode_out(layout: N.Layout, obj, base: bytes) -> bytes:
     """Output structure: the caller's bytes with changed fields rewritten (blank-padded, as MQ does)."""
     return layout.encode(obj, base, pad=b" ")
-
-
-def _put_args(md, pmo):
-    md_s = N.MQMD.decode(md)
-    pmo_s = N.MQPMO.decode(pmo)
-    return md_s, pmo_s
 
 
 def _msg(msg) -> bytes:
@@ -256,13 +274,283 @@ def _msg(msg) -> bytes:
     return bytes(msg)
 
 
+# --------------------------------------------------------------------------------------------------
+# MQPUT / MQPUT1 / MQGET: whole structures at once.  On a little-endian machine the native MQMD and
+# MQGMO are byte for byte the wire's (no pointers; qmlite's client speaks little-endian), and the
+# MQPMO differs only in its two pointers (8 bytes native, 4 on the wire): the requests are built by
+# slicing the caller's bytes, and the replies' structures are handed back the same way.
+# --------------------------------------------------------------------------------------------------
+
+_LE = sys.byteorder == "little"
+_I32 = struct.Struct("<i")
+_MD_SIZES = {1: 324, 2: 364}
+_GMO_SIZES = {1: 72, 2: 80, 3: 100, 4: 112}
+_PMO_WIRE_SIZES = {1: 128, 2: 152, 3: 176}
+_PMO_NATIVE_SIZES = {1: 128, 2: 160, 3: 184}
+_ZERO8 = bytes(8)
+_ZERO16 = bytes(16)
+_MD_FORMAT = slice(32, 40)
+_PMO_HANDLES = struct.Struct("=qq")  # OriginalMsgHandle, NewMsgHandle at native offset 160
+_GMO_HANDLE = struct.Struct("=q")  # MsgHandle at 104 (GMO v4)
+_PROPERTY_OPTIONS = (C.MQGMO_PROPERTIES_AS_Q_DEF | C.MQGMO_PROPERTIES_IN_HANDLE | C.MQGMO_NO_PROPERTIES
+                     | C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_COMPATIBILITY)
+
+
+class _Bad(Exception):
+    def __init__(self, reason: int) -> None:
+        self.reason = reason
+
+
+def _version(buf, strucid: bytes, reason: int, sizes: dict, native_sizes: dict | None = None) -> int:
+    if not isinstance(buf, (bytes, bytearray)) or bytes(buf[0:4]) != strucid or len(buf) < 8:
+        raise _Bad(reason)
+    version = int.from_bytes(buf[4:8], sys.byteorder, signed=True)
+    need = (native_sizes or sizes).get(version)
+    if need is None or len(buf) < need:
+        raise _Bad(reason)
+    return version
+
+
+def _wire_version(buf, pos: int) -> int:
+    return int.from_bytes(buf[pos + 4:pos + 8], "little", signed=True) if len(buf) >= pos + 8 else 0
+
+
+def _pmo_wire(pmo, version: int) -> bytes:
+    """Native MQPMO → wire: the two 8-byte pointers become two 4-byte zeros; message handles are
+    carried as an MQRFH2 instead, so they travel as zeros."""
+    if version == 1:
+        return bytes(pmo[:128])
+    if version == 2:
+        return bytes(pmo[:144]) + _ZERO8
+    return bytes(pmo[:144]) + _ZERO8 + _ZERO16 + bytes(pmo[176:184])
+
+
+def _pmo_native(wire, base) -> bytes:
+    """A reply's wire MQPMO → the caller's native MQPMO (the caller's pointers and handles kept)."""
+    return bytes(wire[:144]) + bytes(base[144:]) if len(base) > 144 else bytes(wire[:len(base)])
+
+
+def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple[bytes, int, int, int, bytes]:
+    """(request body, MD length on the wire, PMO version, PMO options, the MQMD sent)."""
+    mdv = _version(md, b"MD  ", C.MQRC_MD_ERROR, _MD_SIZES)
+    pmov = _version(pmo, b"PMO ", C.MQRC_PMO_ERROR, _PMO_WIRE_SIZES, _PMO_NATIVE_SIZES)
+    md_len = _MD_SIZES[mdv]
+    md_w = bytes(md[:md_len])
+    data = _msg(msg)
+    options = int.from_bytes(pmo[8:12], sys.byteorder, signed=True)
+    if pmov >= 3:
+        original, new = _PMO_HANDLES.unpack_from(pmo, 160)
+        hmsg = original or new
+        if hmsg:
+            fmt = md_w[_MD_FORMAT].decode("latin-1").rstrip(" \0")
+            encoding = int.from_bytes(md_w[24:28], sys.byteorder, signed=True)
+            ccsid = int.from_bytes(md_w[28:32], sys.byteorder, signed=True)
+            try:
+                data, new_fmt = _handles().encode_for_put(hmsg, fmt, encoding, ccsid, data)
+            except ValueError:  # a property value MQRFH2 cannot carry
+                raise _Bad(C.MQRC_PROPERTY_VALUE_TOO_BIG) from None
+            md_w = md_w[:32] + new_fmt.encode("latin-1").ljust(8)[:8] + md_w[40:]
+    body = b"".join((od_wire, md_w, _pmo_wire(pmo, pmov), _I32.pack(len(data)), data))
+    return body, md_len, pmov, options, md_w
+
+
+def _put_reply(reply, md, pmo, md_len: int, od_len: int = 0):
+    """The caller's MQMD and MQPMO updated from an MQPUT/MQPUT1 reply (MsgId, PutDate, ...)."""
+    body = reply.segment.body
+    pos = reply.body_offset + od_len
+    r_md_len = _MD_SIZES.get(_wire_version(body, pos), 0)
+    wire_md = body[pos:pos + r_md_len]
+    if not r_md_len or len(wire_md) < r_md_len or wire_md[:4] != b"MD  ":
+        return md, pmo
+    pos += r_md_len
+    r_pmo_len = _PMO_WIRE_SIZES.get(_wire_version(body, pos), 0)
+    wire_pmo = body[pos:pos + r_pmo_len]
+    wire_md = (wire_md + bytes(md[len(wire_md):md_len]))[:md_len]
+    md_out = wire_md[:32] + bytes(md[32:40]) + wire_md[40:] + bytes(md[md_len:])  # the caller's Format
+    pmo_out = _pmo_native(wire_pmo, pmo) if r_pmo_len and len(wire_pmo) == r_pmo_len else pmo
+    return md_out, pmo_out
+
+
 def MQPUT(hconn, hobj, md, pmo, msg):
-    """MQPUT → (md, pmo, CompCode, Reason)."""
+    """MQPUT → (md, pmo, CompCode, Reason).  With MQPMO_ASYNC_RESPONSE the request is sent and not
+    waited for (MQSTAT counts the outcomes); the MsgId is made here when the queue manager would."""
+    conn = _lookup(hconn)
+    if conn is None:
+        return md, pmo, FAILED, C.MQRC_HCONN_ERROR
+    if not _LE:
+        return _put_slow(conn, hobj, md, pmo, msg)
+    try:
+        options = int.from_bytes(pmo[8:12], sys.byteorder, signed=True) if len(pmo) >= 12 else 0
+        if options & C.MQPMO_ASYNC_RESPONSE and not options & C.MQPMO_SYNC_RESPONSE:
+            md = _async_ids(conn, md, options)
+        body, md_len, _pmov, options, _md_w = _put_request(conn, md, pmo, msg)
+    except _Bad as bad:
+        return md, pmo, FAILED, bad.reason
+    _sync, errors = _client()
+    try:
+        if options & C.MQPMO_ASYNC_RESPONSE and not options & C.MQPMO_SYNC_RESPONSE:
+            conn.qm.put_nowait(hobj, body)
+            return md, pmo, OK, C.MQRC_NONE
+        reply = conn.qm.call(fap.MQPUT, hobj, body)
+    except errors.MQIError as exc:
+        return md, pmo, exc.comp, exc.reason
+    except OSError:
+        return md, pmo, FAILED, C.MQRC_CONNECTION_BROKEN
+    api = reply.api
+    md_out, pmo_out = _put_reply(reply, md, pmo, md_len)
+    return md_out, pmo_out, api.CompCode, api.Reason
+
+
+def _async_ids(conn: _Connection, md, options: int):
+    """An asynchronous put's MsgId (and CorrelId) are known before the reply: the client makes them
+    when the queue manager would (MQPMO_NEW_MSG_ID, or MsgId MQMI_NONE), as IBM's client does."""
+    md = bytearray(md)
+    if options & C.MQPMO_NEW_MSG_ID or md[48:72] == bytes(24):
+        md[48:72] = _new_id(conn)
+    if options & C.MQPMO_NEW_CORREL_ID:
+        md[72:96] = _new_id(conn)
+    return bytes(md)
+
+
+_id_counter = itertools.count(1)
+
+
+def _new_id(conn: _Connection) -> bytes:
+    # "AMQ " + the queue manager's name blank-padded to 12 + 8 bytes unique to this connection and
+    # message, the shape of a queue manager's MsgId (fap.md 15.4)
+    qmgr = (conn.qm.agreement.qmgr_name or "").encode("latin-1", "replace")[:12].ljust(12)
+    return b"AMQ " + qmgr + conn.qm.connection_id[16:20] + next(_id_counter).to_bytes(4, "big")
+
+
+def MQPUT1(hconn, od, md, pmo, msg):
+    """MQPUT1 → (md, pmo, CompCode, Reason)."""
     conn = _lookup(hconn)
     if conn is None:
         return md, pmo, FAILED, C.MQRC_HCONN_ERROR
     try:
-        md_s, pmo_s = _put_args(md, pmo)
+        od_s = N.MQOD.decode(od)
+    except NativeError as exc:
+        return md, pmo, FAILED, exc.reason
+    if not _LE:
+        return _put1_slow(conn, od_s, md, pmo, msg)
+    from qmlite.pcf.encoding import LITTLE  # noqa: PLC0415
+    try:
+        od_wire = od_s.pack(LITTLE, conn.qm.codec)
+        body, md_len, _pmov, _options, _md_w = _put_request(conn, md, pmo, msg, od_wire)
+    except _Bad as bad:
+        return md, pmo, FAILED, bad.reason
+    except ValueError:
+        return md, pmo, FAILED, C.MQRC_OD_ERROR
+    _sync, errors = _client()
+    try:
+        reply = conn.qm.call(fap.MQPUT1, -1, body)
+    except errors.MQIError as exc:
+        return md, pmo, exc.comp, exc.reason
+    except OSError:
+        return md, pmo, FAILED, C.MQRC_CONNECTION_BROKEN
+    api = reply.api
+    if api.CompCode == C.MQCC_FAILED:
+        return md, pmo, api.CompCode, api.Reason
+    from qmlite.pcf.mqi import MQOD  # noqa: PLC0415
+    try:
+        _od, od_end = MQOD.unpack(reply.segment.body, reply.body_offset, reply.segment.order, conn.qm.codec)
+    except Exception:  # noqa: BLE001 - a reply without the OD: nothing to copy back
+        return md, pmo, api.CompCode, api.Reason
+    md_out, pmo_out = _put_reply(reply, md, pmo, md_len, od_end - reply.body_offset)
+    return md_out, pmo_out, api.CompCode, api.Reason
+
+
+def MQGET(hconn, hobj, md, gmo, length):
+    """MQGET → (data, md, gmo, DataLength, CompCode, Reason).
+
+    On 2080 TRUNCATED_MSG_FAILED / 2079 TRUNCATED_MSG_ACCEPTED the returned MQMD and MQGMO are
+    filled in and DataLength is the message's full length (ibmmq retries a 2080 with it).  A GMO v4
+    MsgHandle receives the message's properties (asked of the queue manager as an MQRFH2)."""
+    conn = _lookup(hconn)
+    if conn is None:
+        return b"", md, gmo, 0, FAILED, C.MQRC_HCONN_ERROR
+    length = int(length or 0)
+    if length < 0:
+        return b"", md, gmo, 0, FAILED, C.MQRC_BUFFER_LENGTH_ERROR
+    if not _LE:
+        return _get_slow(conn, hobj, md, gmo, length)
+    try:
+        mdv = _version(md, b"MD  ", C.MQRC_MD_ERROR, _MD_SIZES)
+        gmov = _version(gmo, b"GMO ", C.MQRC_GMO_ERROR, _GMO_SIZES)
+    except _Bad as bad:
+        return b"", md, gmo, 0, FAILED, bad.reason
+    md_len = _MD_SIZES[mdv]
+    gmo_len = _GMO_SIZES[gmov]
+    options = int.from_bytes(gmo[8:12], sys.byteorder, signed=True)
+    hmsg = _GMO_HANDLE.unpack_from(gmo, 104)[0] if gmov >= 4 else 0
+    gmo_w = bytes(gmo[:gmo_len])
+    into_handle = False
+    if hmsg and not options & (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_COMPATIBILITY
+                               | C.MQGMO_NO_PROPERTIES):
+        # the properties come back as an MQRFH2 that this transport peels into the handle
+        into_handle = True
+        wire_options = (options & ~_PROPERTY_OPTIONS) | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+        gmo_w = gmo_w[:8] + _I32.pack(wire_options) + gmo_w[12:104] + _ZERO8
+    elif gmov >= 4:
+        gmo_w = gmo_w[:104] + _ZERO8
+    wait_interval = int.from_bytes(gmo[12:16], sys.byteorder, signed=True)
+    body = b"".join((bytes(md[:md_len]), gmo_w, _I32.pack(length)))
+    _sync, errors = _client()
+    try:
+        reply = conn.qm.call(fap.MQGET, hobj, body, extra=length,
+                             wait_s=_verbs().get_wait_s(options, wait_interval))
+    except errors.MQIError as exc:
+        return b"", md, gmo, 0, exc.comp, exc.reason
+    except OSError:
+        return b"", md, gmo, 0, FAILED, C.MQRC_CONNECTION_BROKEN
+    api = reply.api
+    seg_body = reply.segment.body
+    pos = reply.body_offset
+    # the queue manager answers with the structure versions it chooses: read their lengths from them
+    r_md_len = _MD_SIZES.get(_wire_version(seg_body, pos), 0)
+    wire_md = seg_body[pos:pos + r_md_len]
+    if not r_md_len or len(wire_md) < r_md_len or wire_md[:4] != b"MD  ":
+        return b"", md, gmo, 0, api.CompCode, api.Reason  # the API header alone (2033, ...)
+    pos += r_md_len
+    r_gmo_len = _GMO_SIZES.get(_wire_version(seg_body, pos), 0)
+    wire_gmo = seg_body[pos:pos + r_gmo_len]
+    pos += r_gmo_len
+    if not r_gmo_len or wire_gmo[:4] != b"GMO " or len(seg_body) < pos + 4:
+        return b"", md, gmo, 0, FAILED, C.MQRC_UNEXPECTED_ERROR
+    wire_md = wire_md[:md_len].ljust(md_len, b"\0") if r_md_len != md_len else wire_md
+    wire_gmo = (wire_gmo + bytes(gmo[len(wire_gmo):gmo_len]))[:gmo_len]
+    data_length = _I32.unpack_from(seg_body, pos)[0]
+    data = seg_body[pos + 4:]
+    if data_length < 0:
+        return b"", md, gmo, 0, FAILED, C.MQRC_UNEXPECTED_ERROR
+    md_out = wire_md + bytes(md[md_len:])
+    # the caller's Options and MsgHandle stand; the queue manager's output fields are taken
+    gmo_out = bytes(gmo[:12]) + wire_gmo[12:104] + bytes(gmo[104:]) if gmov >= 4 else \
+        bytes(gmo[:12]) + wire_gmo[12:] + bytes(gmo[gmo_len:])
+    if into_handle and api.CompCode != C.MQCC_FAILED and api.Reason != C.MQRC_TRUNCATED_MSG_FAILED:
+        fmt = wire_md[_MD_FORMAT].decode("latin-1").rstrip(" \0")
+        encoding = int.from_bytes(wire_md[24:28], "little", signed=True)
+        ccsid = int.from_bytes(wire_md[28:32], "little", signed=True)
+        data, fmt, encoding, ccsid = _handles().decode_from_get(hmsg, bytes(data), fmt, encoding, ccsid)
+        data_length = len(data)
+        md_out = bytearray(md_out)
+        md_out[24:28] = encoding.to_bytes(4, "little", signed=True)
+        md_out[28:32] = ccsid.to_bytes(4, "little", signed=True)
+        md_out[32:40] = fmt.encode("latin-1").ljust(8)[:8]
+        md_out = bytes(md_out)
+    return bytes(data), md_out, gmo_out, data_length, api.CompCode, api.Reason
+
+
+def _verbs():
+    from qmlite.client import verbs  # noqa: PLC0415
+    return verbs
+
+
+# -- the same three verbs through qmlite's dataclasses, for big-endian machines ------------------
+
+def _put_slow(conn, hobj, md, pmo, msg):
+    try:
+        md_s, pmo_s = N.MQMD.decode(md), N.MQPMO.decode(pmo)
     except NativeError as exc:
         return md, pmo, FAILED, exc.reason
     data = _msg(msg)
@@ -273,14 +561,9 @@ def MQPUT(hconn, hobj, md, pmo, msg):
     return _encode_out(N.MQMD, md_out, md), _encode_out(N.MQPMO, pmo_out, pmo), cc, rc
 
 
-def MQPUT1(hconn, od, md, pmo, msg):
-    """MQPUT1 → (md, pmo, CompCode, Reason)."""
-    conn = _lookup(hconn)
-    if conn is None:
-        return md, pmo, FAILED, C.MQRC_HCONN_ERROR
+def _put1_slow(conn, od_s, md, pmo, msg):
     try:
-        od_s = N.MQOD.decode(od)
-        md_s, pmo_s = _put_args(md, pmo)
+        md_s, pmo_s = N.MQMD.decode(md), N.MQPMO.decode(pmo)
     except NativeError as exc:
         return md, pmo, FAILED, exc.reason
     data = _msg(msg)
@@ -291,22 +574,11 @@ def MQPUT1(hconn, od, md, pmo, msg):
     return _encode_out(N.MQMD, md_out, md), _encode_out(N.MQPMO, pmo_out, pmo), cc, rc
 
 
-def MQGET(hconn, hobj, md, gmo, length):
-    """MQGET → (data, md, gmo, DataLength, CompCode, Reason).
-
-    On 2080 TRUNCATED_MSG_FAILED / 2079 TRUNCATED_MSG_ACCEPTED the returned MQMD and MQGMO are
-    filled in and DataLength is the message's full length (ibmmq retries a 2080 with it)."""
-    conn = _lookup(hconn)
-    if conn is None:
-        return b"", md, gmo, 0, FAILED, C.MQRC_HCONN_ERROR
+def _get_slow(conn, hobj, md, gmo, length):
     try:
-        md_s = N.MQMD.decode(md)
-        gmo_s = N.MQGMO.decode(gmo)
+        md_s, gmo_s = N.MQMD.decode(md), N.MQGMO.decode(gmo)
     except NativeError as exc:
         return b"", md, gmo, 0, FAILED, exc.reason
-    length = int(length or 0)
-    if length < 0:
-        return b"", md, gmo, 0, FAILED, C.MQRC_BUFFER_LENGTH_ERROR
     res, cc, rc, exc = _call(conn, lambda qm: qm.get(hobj, md_s, gmo_s, length))
     if res is not None:
         md_out, gmo_out, data = res
@@ -320,6 +592,10 @@ def MQGET(hconn, hobj, md, gmo, length):
     data_length = getattr(exc, "data_length", None)
     return data, md_b, gmo_b, data_length if data_length is not None else len(data), cc, rc
 
+
+# --------------------------------------------------------------------------------------------------
+# MQINQ / MQSET
+# --------------------------------------------------------------------------------------------------
 
 def MQINQ(hconn, hobj, selectors, int_attrs=None, int_count=0, char_count=0, char_length=0):
     """MQINQ → (IntAttrs list, CharAttrs bytes, CompCode, Reason).
@@ -335,19 +611,24 @@ def MQINQ(hconn, hobj, selectors, int_attrs=None, int_count=0, char_count=0, cha
         return [], b"", cc, rc
     ints, chars = res
     if isinstance(chars, str):
-        chars = chars.encode("latin-1")
+        chars = chars.encode(conn.qm.codec, "replace")
     return list(ints), bytes(chars), cc, rc
 
 
 def MQSET(hconn, hobj, selectors, int_attrs, char_attrs):
-    """MQSET → (CompCode, Reason); forwarded when the client offers ``set``."""
+    """MQSET → (CompCode, Reason)."""
     conn = _lookup(hconn)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
-    if not hasattr(conn.qm, "set"):
-        return _UNSUPPORTED
-    sels = [int(s) for s in selectors]
-    return _call(conn, lambda qm: qm.set(hobj, sels, list(int_attrs), bytes(char_attrs or b"")))[1:3]
+    try:
+        sels = [int(s) for s in selectors]
+        ints = [int(v) for v in (int_attrs or [])]
+    except (TypeError, ValueError):
+        return FAILED, C.MQRC_SELECTOR_ERROR
+    chars = char_attrs or b""
+    if isinstance(chars, (bytes, bytearray)):
+        chars = bytes(chars).decode(conn.qm.codec, "replace")
+    return _call(conn, lambda qm: qm.set(hobj, sels, ints, chars))[1:3]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -367,6 +648,7 @@ def MQSUB(hconn, sd, hobj):
     if res is None:
         return sd, hobj, _UNUSABLE_HOBJ, cc, rc
     hsub, hobj_out, sd_out = res
+    conn.objects[hsub] = _Object(sd_s.ObjectName, C.MQOT_TOPIC)
     return _encode_out(N.MQSD, sd_out, sd), hobj_out, hsub, cc, rc
 
 
@@ -415,65 +697,82 @@ def MQBEGIN(hconn):
 def MQSTAT(hconn, status_type, sts):
     """MQSTAT → (sts, CompCode, Reason).
 
-    MQSTAT_TYPE_ASYNC_ERROR answers locally: this transport performs every put synchronously (an
-    MQPMO_ASYNC_RESPONSE put fails or succeeds at once), so there are never asynchronous failures to
-    report and the counts are zero.  Reconnection status types are not supported."""
-    if _lookup(hconn) is None:
+    MQSTAT_TYPE_ASYNC_ERROR: every outstanding asynchronous put's reply is read, then the counts of
+    puts that succeeded, warned and failed since the last MQSTAT come back, with the CompCode, Reason
+    and object of the first that did not succeed; the counts start again from zero.  The
+    reconnection status types are 2298: this client does not reconnect."""
+    conn = _lookup(hconn)
+    if conn is None:
         return sts, FAILED, C.MQRC_HCONN_ERROR
-    if status_type != MQSTAT_TYPE_ASYNC_ERROR:
-        return sts, FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED
     try:
         sts_s = N.MQSTS.decode(sts)
     except NativeError as exc:
         return sts, FAILED, exc.reason
-    out = replace(sts_s, CompCode=OK, Reason=C.MQRC_NONE, PutSuccessCount=0, PutWarningCount=0,
-                  PutFailureCount=0)
+    if status_type in (MQSTAT_TYPE_RECONNECTION, MQSTAT_TYPE_RECONNECTION_ERROR):
+        return sts, FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED  # qmlite's client does not reconnect
+    if status_type != MQSTAT_TYPE_ASYNC_ERROR:
+        return sts, FAILED, C.MQRC_STAT_TYPE_ERROR
+    res, cc, rc, _exc = _call(conn, lambda qm: qm.async_status())
+    if res is None:
+        return sts, cc, rc
+    obj = conn.objects.get(res.hobj) if res.hobj is not None else None
+    out = replace(sts_s, CompCode=res.comp, Reason=res.reason, PutSuccessCount=res.success,
+                  PutWarningCount=res.warning, PutFailureCount=res.failure,
+                  ObjectType=obj.type if obj else sts_s.ObjectType,
+                  ObjectName=obj.name if obj else "", ObjectQMgrName="", ResolvedObjectName=obj.name if obj else "",
+                  ResolvedQMgrName="")
     return _encode_out(N.MQSTS, out, sts), OK, C.MQRC_NONE
 
 
 # --------------------------------------------------------------------------------------------------
-# Not supported: asynchronous consume, message handles and properties
+# Asynchronous consume (client/ibmmqc/consume.py) and message handles (client/ibmmqc/msghandles.py)
 # --------------------------------------------------------------------------------------------------
 
 def MQCB(hconn, operation, cbd, hobj, md, gmo):
-    """MQCB → (CompCode, Reason): asynchronous consume is not supported."""
-    return _UNSUPPORTED
+    """MQCB → (CompCode, Reason)."""
+    conn = _lookup(hconn)
+    if conn is None:
+        return FAILED, C.MQRC_HCONN_ERROR
+    return _consumers().mqcb(conn.qm, hconn, operation, cbd, hobj, md, gmo)
 
 
 def MQCTL(hconn, operation, ctlo):
-    """MQCTL → (CompCode, Reason): asynchronous consume is not supported."""
-    return _UNSUPPORTED
+    """MQCTL → (CompCode, Reason)."""
+    conn = _lookup(hconn)
+    if conn is None:
+        return FAILED, C.MQRC_HCONN_ERROR
+    return _consumers().mqctl(conn.qm, hconn, operation, ctlo)
 
 
 def MQCBINIT(function):
-    """Remember ibmmq's callback dispatcher (called at ``import ibmmq``).  Never invoked."""
-    global _callback
-    _callback = function
+    """Remember ibmmq's callback dispatcher (called at ``import ibmmq``); MQCTL's dispatcher thread
+    calls it with (hconn, md, gmo, buffer, cbc) for every message and event."""
+    _consumers().set_dispatcher(function)
 
 
 def MQCRTMH(hconn, cmho):
-    """MQCRTMH → (hmsg, CompCode, Reason): message handles are not supported."""
-    return 0, *_UNSUPPORTED
+    """MQCRTMH → (hmsg, CompCode, Reason)."""
+    return _handles().MQCRTMH(hconn, cmho)
 
 
 def MQDLTMH(hconn, hmsg, dmho):
     """MQDLTMH → (CompCode, Reason)."""
-    return _UNSUPPORTED
+    return _handles().MQDLTMH(hconn, hmsg, dmho)
 
 
 def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
     """MQSETMP → (CompCode, Reason)."""
-    return _UNSUPPORTED
+    return _handles().MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length)
 
 
 def MQINQMP(hconn, hmsg, impo, name, pd, property_type, max_value_length):
     """MQINQMP → (value, DataLength, returned name, CompCode, Reason)."""
-    return None, 0, b"", *_UNSUPPORTED
+    return _handles().MQINQMP(hconn, hmsg, impo, name, pd, property_type, max_value_length)
 
 
 def MQDLTMP(hconn, hmsg, dmpo, name):
     """MQDLTMP → (CompCode, Reason)."""
-    return _UNSUPPORTED
+    return _handles().MQDLTMP(hconn, hmsg, dmpo, name)
 
 
 def MQLOGCF(level, filename=None):

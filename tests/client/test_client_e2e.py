@@ -14,6 +14,7 @@ from qmlite.client.errors import ConnectionBroken, MQIError
 from qmlite.client.pytest_plugin import QmliteServer, qmlite_server, qmlite_server_session  # noqa: F401 - fixtures
 from qmlite.client.sync import QueueManager
 from qmlite.pcf import constants as C
+from qmlite.pcf import fap
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
@@ -269,18 +270,15 @@ async def test_pcf_subscription_create_inquire_delete(tmp_path):
             assert depth[0].get(C.MQIA_CURRENT_Q_DEPTH).value == 0
 
             gets = []
-            real_get = qm.get
+            real_call = qm._call_locked
 
-            async def counting_get(*args):
-                try:
-                    result = await real_get(*args)
-                except MQIError as exc:
-                    gets.append(exc.reason)
-                    raise
-                gets.append(0)
-                return result
+            async def counting_call(call):
+                reply = await real_call(call)
+                if call.segment_type == fap.MQGET:
+                    gets.append(reply.api.Reason)
+                return reply
 
-            qm.get = counting_get
+            qm._call_locked = counting_call
             found = await qm.pcf(C.MQCMD_INQUIRE_SUBSCRIPTION,
                                  [P.CFST(C.MQCACF_SUB_NAME, name), P.CFIL(C.MQIACF_SUB_ATTRS, [C.MQIACF_ALL])])
             assert gets == [C.MQRC_TRUNCATED_MSG_FAILED, 0]  # 4096 was too small: retried at full length

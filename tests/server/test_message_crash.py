@@ -556,7 +556,7 @@ def test_clean_stop_and_restart_keeps_exactly_the_persistent_messages_in_order(t
         _, _, data = lost.qm.get(lost.hq, MQMD(), MQGMO(Version=2, Options=C.MQGMO_SYNCPOINT), 100)
         assert data == b"y1"
         lost.qm.put(lost.hq, MQMD(Persistence=PER), MQPMO(Options=C.MQPMO_SYNCPOINT), b"y2")
-        lost.qm._loop.run(lost.qm.aio._abort)  # the socket closes; no MQBACK, no MQDISC
+        lost.qm.abort()  # the socket closes; no MQBACK, no MQDISC
         with served.connect() as watcher:
             hobj, _ = watcher.open(MQOD(ObjectName=queue_name(3)), C.MQOO_BROWSE)
             browse = MQGMO(Version=2, Options=C.MQGMO_BROWSE_FIRST | C.MQGMO_WAIT, WaitInterval=20_000)

@@ -85,8 +85,11 @@ class QueueManager:
     def __init__(self, sock: socket.socket, channel: ClientChannel) -> None:
         self._sock = sock
         self._ch = channel
-        self._lock = threading.Lock()
-        self._owner: Optional[int] = None
+        # An RLock: its owner test is atomic, so a finalizer that the collector runs on the thread
+        # inside a call (at any bytecode, even between acquiring and counting) is recognised as
+        # re-entrant by ``_depth`` instead of waiting for itself.
+        self._lock = threading.RLock()
+        self._depth = 0
         self._pending: list[_Pending] = []
         self._deferred: list[tuple[str, int, int]] = []  # ("close", hobj, options) / ("disc", 0, 0)
         self._pcf_queues = V.PcfQueues()
@@ -191,12 +194,13 @@ class QueueManager:
     # -- calls --------------------------------------------------------------------------------
 
     def _acquire(self) -> bool:
-        """Take the connection; False when this thread already holds it (a re-entrant call)."""
-        me = threading.get_ident()
-        if self._owner == me:
-            return False
+        """Take the connection; False when this thread is already inside a call on it (a
+        re-entrant call, from a finalizer or callback the garbage collector ran mid-call)."""
         self._lock.acquire()
-        self._owner = me
+        if self._depth:
+            self._lock.release()
+            return False
+        self._depth = 1
         return True
 
     def _release(self) -> None:
@@ -211,7 +215,7 @@ class QueueManager:
                 except MQIError:
                     pass
         finally:
-            self._owner = None
+            self._depth = 0
             self._lock.release()
 
     def call(self, segment_type: int, hobj: int, body: bytes, *, extra: int = 0, wait_s: float = 0.0) -> Reply:
@@ -348,13 +352,14 @@ class QueueManager:
         self.run(V.close(self._ch, hobj, options))
 
     def _defer(self, what: str, hobj: int, options: int) -> bool:
-        me = threading.get_ident()
-        if self._owner == me or (self._owner is not None and _in_finalizer()):
-            if not self._lock.acquire(blocking=False):
-                self._deferred.append((what, hobj, options))
-                return True
+        if self._lock.acquire(blocking=False):  # free, or held by this very thread
+            busy_here = self._depth > 0
             self._lock.release()
-        return False
+        else:  # another thread is inside a call: wait for it, unless this is a finalizer
+            busy_here = _in_finalizer()
+        if busy_here:
+            self._deferred.append((what, hobj, options))
+        return busy_here
 
     def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
         return self.run(V.put(self._ch, hobj, md, pmo, data))
@@ -420,7 +425,7 @@ class QueueManager:
         try:
             self._disc_locked()
         finally:
-            self._owner = None
+            self._depth = 0
             self._lock.release()
 
     def _disc_locked(self) -> None:
@@ -477,7 +482,10 @@ class QueueManager:
         """Heartbeat the connection if it is idle and quiet for long enough; never waits for a call."""
         if not self._lock.acquire(blocking=False):
             return
-        self._owner = threading.get_ident()
+        if self._depth:
+            self._lock.release()
+            return
+        self._depth = 1
         try:
             ch = self._ch
             if self._disconnected or not ch.connected:

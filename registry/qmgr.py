@@ -237,8 +237,9 @@ class QueueManager:
             contents = reg.messages.peek(queue.name)
             if contents is not None and (contents.exclusive or (exclusive and contents.open_input)):
                 raise MQIError(C.MQRC_OBJECT_IN_USE)
-        if options & C.MQOO_OUTPUT and queue.inhibit_put == C.MQQA_PUT_INHIBITED:
-            raise MQIError(C.MQRC_PUT_INHIBITED)
+        # A put-inhibited local queue still opens for output; MQPUT/MQPUT1 fail with 2051 while it
+        # stays inhibited (IBM's 2051 and 2268 pages: "If there is a local instance, the MQOPEN call
+        # succeeds, even if the local instance is put-inhibited").
         handle = Handle(0, "queue", queue.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
                         temporary=temporary)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""

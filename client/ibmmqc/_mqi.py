@@ -214,16 +214,20 @@ def _call(conn: _Connection, fn):
     except OSError as exc:  # the socket went away under the client
         log.debug("connection broken: %s", exc)
         return None, FAILED, C.MQRC_CONNECTION_BROKEN, None
+    except Exception:
+        # ibmmq's finalizers close objects while the interpreter shuts down, when module globals
+        # are already gone: the connection is going anyway
+        if sys.is_finalizing():
+            return None, FAILED, C.MQRC_CONNECTION_BROKEN, None
+        raise
 
 
 def _handles():
-    from . import msghandles  # noqa: PLC0415 - first use only
-    return msghandles
+    return _msghandles
 
 
 def _consumers():
-    from . import consume  # noqa: PLC0415 - first use only
-    return consume
+    return _consume
 
 
 # --------------------------------------------------------------------------------------------------
@@ -778,3 +782,10 @@ def MQDLTMP(hconn, hmsg, dmpo, name):
 def MQLOGCF(level, filename=None):
     """Native-layer logging configuration: there is no native layer; Python logging covers it."""
     log.debug("MQLOGCF(%r, %r) ignored", level, filename)
+
+
+# Imported here, at the end, because both use this module's functions; and imported at all (not on
+# first use) because ibmmq's finalizers call MQCLOSE/MQDISC while the interpreter shuts down, when
+# imports no longer work.
+from . import consume as _consume  # noqa: E402
+from . import msghandles as _msghandles  # noqa: E402

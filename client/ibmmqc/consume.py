@@ -97,6 +97,9 @@ class _Control:
     stop: bool = False
     thread: Optional[threading.Thread] = None
     dispatcher_ident: Optional[int] = None
+    # control calls owed to consumers; ibmmq files a callback away only once MQCB has returned, so
+    # a REGISTER_CALL is made by the dispatcher (at START, or at its next turn when running)
+    owed: list = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
     wake: threading.Condition = None  # set in __post_init__
 
@@ -174,7 +177,7 @@ def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, 
                              waited_since=time.monotonic())
             ctl.consumers[hobj] = cons
             if old is None and options & C.MQCBDO_REGISTER_CALL:
-                calls.append((cons, C.MQCBCT_REGISTER_CALL, C.MQRC_NONE))
+                ctl.owed.append((cons, C.MQCBCT_REGISTER_CALL))
             ctl.wake.notify_all()
         else:
             target = ctl.event_handler if hobj in (C.MQHO_NONE, None) and ctl.event_handler is not None \
@@ -262,6 +265,7 @@ def _run(ctl: _Control) -> tuple[int, int]:
     ctl.dispatcher_ident = threading.get_ident()
     result = (OK, C.MQRC_NONE)
     try:
+        _pay_owed(ctl)
         with ctl.lock:
             starting = [c for c in ctl.consumers.values() if c.options & C.MQCBDO_START_CALL]
             for c in ctl.consumers.values():
@@ -283,6 +287,7 @@ def _run(ctl: _Control) -> tuple[int, int]:
                         break
                     ctl.wake.wait(SLICE)
                     continue
+            _pay_owed(ctl)
             wait = 0.0 if found_any else SLICE / len(active)
             found_any = False
             for cons in active:
@@ -307,6 +312,14 @@ def _run(ctl: _Control) -> tuple[int, int]:
         for c in stopping:
             _invoke(ctl, c, C.MQCBCT_STOP_CALL, OK, C.MQRC_NONE)
     return result
+
+
+def _pay_owed(ctl: _Control) -> None:
+    with ctl.lock:
+        owed, ctl.owed = ctl.owed, []
+    for cons, call_type in owed:
+        if cons.hobj in ctl.consumers:
+            _invoke(ctl, cons, call_type, OK, C.MQRC_NONE)
 
 
 def _consume_one(ctl: _Control, cons: _Consumer, wait_s: float) -> str:

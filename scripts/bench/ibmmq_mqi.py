@@ -1,0 +1,306 @@
+"""IBM's ``ibmmq`` over qmlite's transport, one connection: MQI calls and PCF commands per second,
+beside two bounds measured in the same run (issue 12).
+
+* ``ibmmq``: Queue.put (100 bytes, non-persistent), Queue.get, Queue.inquire (CURRENT_Q_DEPTH),
+  PCFExecute MQCMD_PING_Q_MGR and MQCMD_CREATE_SUBSCRIPTION, through ``import ibmmq`` exactly as a
+  user writes it.
+* bound "replay": the same request bytes each MQI call sends, written to the same qmlite server on a
+  plain blocking socket and read back with no client code at all -- what the server and the loopback
+  cost.  A PCF command through ibmmq is four MQI calls (MQOPEN, MQPUT, MQGET, MQCLOSE), so its bound is
+  the replay of those four.
+* bound "echo": a raw blocking-socket echo server in its own process answering each request with a
+  reply of the same sizes -- what Python sockets on loopback cost with no MQ at all.
+
+    python scripts/bench/ibmmq_mqi.py [--calls 5000] [--pcf 1000] [--repeat 3] [--json FILE]
+
+The server runs as ``qmlite serve`` in its own process (log level warning).  Each figure is the best
+of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _common as B  # noqa: E402
+
+QUEUE = "DEV.QUEUE.1"
+BODY = b"x" * 100
+
+_ECHO_SERVER = r"""
+import socket, struct, sys
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", 0)); srv.listen(1)
+print(srv.getsockname()[1], flush=True)
+conn, _ = srv.accept(); conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+buf = bytearray()
+while True:
+    data = conn.recv(65536)
+    if not data:
+        break
+    buf += data
+    while len(buf) >= 8:
+        size, reply = struct.unpack_from(">II", buf)
+        if len(buf) < size:
+            break
+        del buf[:size]
+        conn.sendall(bytes(reply))
+"""
+
+
+def best_rate(fn, count: int, repeat: int) -> dict:
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(count)
+        secs = time.perf_counter() - t0
+        rate = count / secs
+        if best is None or rate > best["per_s"]:
+            best = {"count": count, "seconds": round(secs, 4), "per_s": round(rate, 1)}
+    return best
+
+
+# ------------------------------------------------------------------------------------------------
+# ibmmq
+# ------------------------------------------------------------------------------------------------
+
+def run_ibmmq(port: int, calls: int, pcf_calls: int, repeat: int) -> dict:
+    import ibmmq
+    from ibmmq import CMQC, CMQCFC
+
+    qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
+    q = ibmmq.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INQUIRE)
+    pcf = ibmmq.PCFExecute(qm)
+    out = {}
+    counter = iter(range(10**9))
+
+    def puts(n):
+        for _ in range(n):
+            q.put(BODY)
+
+    def gets(n):
+        for _ in range(n):
+            q.get()
+
+    def inquires(n):
+        for _ in range(n):
+            q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
+
+    def pings(n):
+        for _ in range(n):
+            pcf.MQCMD_PING_Q_MGR()
+
+    def creates(n):
+        for _ in range(n):
+            pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"BENCH.SUB.%d" % next(counter),
+                                           CMQC.MQCA_TOPIC_STRING: b"bench/topic",
+                                           CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED})
+
+    try:
+        puts(200), gets(200), inquires(200), pings(50)  # warm-up
+        best_put = best_get = None
+        for _ in range(repeat):  # gets need the puts' messages: pair them
+            p = best_rate(puts, calls, 1)
+            g = best_rate(gets, calls, 1)
+            best_put = p if best_put is None or p["per_s"] > best_put["per_s"] else best_put
+            best_get = g if best_get is None or g["per_s"] > best_get["per_s"] else best_get
+        out["Queue.put 100 B"] = best_put
+        out["Queue.get 100 B"] = best_get
+        out["Queue.inquire"] = best_rate(inquires, calls, repeat)
+        out["PCFExecute Ping Q Mgr"] = best_rate(pings, pcf_calls, repeat)
+        out["PCFExecute Create Subscription"] = best_rate(creates, pcf_calls, repeat)
+    finally:
+        q.close()
+        pcf.disconnect()
+        qm.disconnect()
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# the bounds
+# ------------------------------------------------------------------------------------------------
+
+def _segment_length(buf: bytes | bytearray) -> int:
+    return struct.unpack_from(">I", buf, 4)[0]
+
+
+class Replay:
+    """A connection made by qmlite's client, then driven with prepared request bytes only."""
+
+    def __init__(self, port: int) -> None:
+        from qmlite.client.sync import QueueManager
+        from qmlite.pcf import constants as C
+        from qmlite.pcf.mqi import MQOD
+
+        self.qm = QueueManager.connect(B.HOST, port, B.CHANNEL, B.QMGR, user=B.USER, password=B.PASSWORD,
+                                       keepalive=False)
+        self.hobj, _ = self.qm.open(MQOD(ObjectName=QUEUE), C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INQUIRE)
+        self.sock = self.qm._sock
+        self.sock.settimeout(None)
+        self.buf = bytearray()
+
+    def request(self, segment_type: int, hobj: int, body: bytes, extra: int = 0) -> bytes:
+        return b"".join(self.qm.channel.link.mqi(segment_type, hobj, body, extra=extra))
+
+    def round_trip(self, req: bytes) -> int:
+        """Send one request, read its (one-segment) reply; the reply's length."""
+        self.sock.sendall(req)
+        buf = self.buf
+        while len(buf) < 8 or len(buf) < _segment_length(buf):
+            buf += self.sock.recv(65536)
+        n = _segment_length(buf)
+        del buf[:n]
+        return n
+
+    def requests(self) -> dict:
+        from qmlite.pcf import calls, fap
+        from qmlite.pcf import constants as C
+        from qmlite.pcf import pcf as P
+        from qmlite.pcf.encoding import LITTLE
+        from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
+
+        md = MQMD(Version=2)
+        put = self.request(fap.MQPUT, self.hobj, calls.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT), BODY).pack(LITTLE))
+        get = self.request(fap.MQGET, self.hobj, calls.MQGetRequest(md, MQGMO(Version=4, Options=C.MQGMO_NO_SYNCPOINT), 4096).pack(LITTLE), 4096)
+        inq = self.request(fap.MQINQ, self.hobj, calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(LITTLE), 4)
+        # a PCF command's four calls, as ibmmq makes them (MQOPEN/MQCLOSE of the command queue around it)
+        ping = P.encode(P.PCFMessage(P.CFH(Type=C.MQCFT_COMMAND_XR, Version=3, Command=C.MQCMD_PING_Q_MGR,
+                                           MsgSeqNumber=1, Control=C.MQCFC_LAST), []), C.MQENC_NATIVE, 0)
+        return {"put": put, "get": get, "inq": inq, "ping_body": ping}
+
+    def close(self) -> None:
+        self.qm.abort()
+
+
+def run_replay(port: int, calls: int, pcf_calls: int, repeat: int) -> tuple[dict, dict]:
+    """Replay bound rates and the request/reply sizes of each call (for the echo)."""
+    from qmlite.pcf import calls as K
+    from qmlite.pcf import constants as C
+    from qmlite.pcf import fap
+    from qmlite.pcf.encoding import LITTLE
+    from qmlite.pcf.mqi import FOPA, MQGMO, MQMD, MQOD, MQPMO
+
+    r = Replay(port)
+    reqs = r.requests()
+    sizes = {}
+    out = {}
+    try:
+        for name in ("put", "get", "inq"):
+            sizes[name] = (len(reqs[name]), 0)
+        # measure the reply sizes once
+        sizes["put"] = (len(reqs["put"]), r.round_trip(reqs["put"]))
+        sizes["get"] = (len(reqs["get"]), r.round_trip(reqs["get"]))
+        sizes["inq"] = (len(reqs["inq"]), r.round_trip(reqs["inq"]))
+
+        def loop(req):
+            def run(n):
+                for _ in range(n):
+                    r.round_trip(req)
+            return run
+
+        best_put = best_get = None
+        for _ in range(repeat):
+            p = best_rate(loop(reqs["put"]), calls, 1)
+            g = best_rate(loop(reqs["get"]), calls, 1)
+            best_put = p if best_put is None or p["per_s"] > best_put["per_s"] else best_put
+            best_get = g if best_get is None or g["per_s"] > best_get["per_s"] else best_get
+        out["Queue.put 100 B"] = best_put
+        out["Queue.get 100 B"] = best_get
+        out["Queue.inquire"] = best_rate(loop(reqs["inq"]), calls, repeat)
+
+        # PCF: MQOPEN command queue, MQPUT the command, MQGET the response, MQCLOSE
+        reply_hobj, reply_od = r.qm.open(MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName="BENCH.*"),
+                                         C.MQOO_INPUT_EXCLUSIVE)
+        reply_name = reply_od.ObjectName
+        od = MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE")
+        fopa = FOPA(Version=1, Length=28, DefPersistence=-1, DefPutResponseType=-1, DefReadAhead=-1, PropertyControl=-1)
+        open_req = r.request(fap.MQOPEN, 0, K.MQOpenRequest(od, C.MQOO_OUTPUT, fopa).pack(LITTLE))
+        cmd_hobj = r.qm.open(od, C.MQOO_OUTPUT)[0]
+        md = MQMD(Version=2, Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_name,
+                  Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG, Expiry=300)
+        put_req = r.request(fap.MQPUT, cmd_hobj, K.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT),
+                                                                reqs["ping_body"]).pack(LITTLE))
+        get_req = r.request(fap.MQGET, reply_hobj, K.MQGetRequest(MQMD(Version=2), MQGMO(
+            Version=2, Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=5000), 4096).pack(LITTLE), 4096)
+        close_req = r.request(fap.MQCLOSE, cmd_hobj, K.MQCloseRequest(0).pack(LITTLE))
+
+        def pcf_loop(n):
+            for _ in range(n):
+                r.round_trip(open_req)  # opens a new handle each time; the server numbers them
+                r.round_trip(put_req)
+                r.round_trip(get_req)
+                r.round_trip(close_req)  # closes the first handle: its number is what was asked
+        out["PCF command: 4 calls (Ping)"] = best_rate(pcf_loop, pcf_calls, repeat)
+    finally:
+        r.close()
+    return out, sizes
+
+
+def run_echo(sizes: dict, calls: int, repeat: int) -> dict:
+    proc = subprocess.Popen([sys.executable, "-c", _ECHO_SERVER], stdout=subprocess.PIPE)
+    port = int(proc.stdout.readline())
+    sock = socket.create_connection((B.HOST, port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    out = {}
+    try:
+        for name, label in (("put", "Queue.put 100 B"), ("get", "Queue.get 100 B"), ("inq", "Queue.inquire")):
+            req_len, reply_len = sizes[name]
+            req = struct.pack(">II", req_len, reply_len) + bytes(req_len - 8)
+
+            def loop(n, req=req, reply_len=reply_len):
+                for _ in range(n):
+                    sock.sendall(req)
+                    got = 0
+                    while got < reply_len:
+                        got += len(sock.recv(65536))
+            out[label] = best_rate(loop, calls, repeat)
+    finally:
+        sock.close()
+        proc.wait(10)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--calls", type=int, default=5000, help="MQI calls per timed run")
+    ap.add_argument("--pcf", type=int, default=1000, help="PCF commands per timed run")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args()
+    results: dict = {"calls": args.calls, "pcf": args.pcf, "repeat": args.repeat}
+    with B.ServerProcess(log_level="warning") as server:
+        results["ibmmq"] = run_ibmmq(server.port, args.calls, args.pcf, args.repeat)
+        results["replay"], sizes = run_replay(server.port, args.calls, args.pcf, args.repeat)
+    results["sizes"] = sizes
+    results["echo"] = run_echo(sizes, args.calls, args.repeat)
+    rows = []
+    echo = results["echo"]
+    replay = results["replay"]
+    for name, r in results["ibmmq"].items():
+        if name.startswith("PCF"):
+            rb = replay["PCF command: 4 calls (Ping)"]["per_s"]
+            eb = echo["Queue.put 100 B"]["per_s"] / 4
+        else:
+            rb = replay[name]["per_s"]
+            eb = echo[name]["per_s"]
+        rows.append((name, r["per_s"], rb, eb))
+    print(f"{'call through ibmmq':34} {'calls/s':>9} {'replay bound':>13} {'% replay':>9} {'echo bound':>11} {'% echo':>7}")
+    for name, rate, rb, eb in rows:
+        print(f"{name:34} {rate:9.0f} {rb:13.0f} {100 * rate / rb:8.0f}% {eb:11.0f} {100 * rate / eb:6.0f}%")
+    print("(PCF bounds: the replay of the four calls of one command; the echo of a put's size / 4)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

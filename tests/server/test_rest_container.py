@@ -13,6 +13,8 @@ import urllib.request
 import httpx
 import pytest
 
+from qmlite.pcf import constants as C
+from qmlite.pcf import mqi as S
 from qmlite.server import app, config
 
 
@@ -103,3 +105,20 @@ def test_https_with_a_certificate(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_running_qmlite_offers_the_rest_api_when_asked(tmp_path):
+    from qmlite.client.pytest_plugin import running_qmlite
+
+    with running_qmlite(tmp_path / "d", http_port=0, app_password="plugin-pass") as server:
+        r = httpx.post(f"{server.rest_url}/messaging/qmgr/QM1/queue/DEV.QUEUE.1/message", content="via plugin",
+                       auth=("app", "plugin-pass"), headers={"ibm-mq-rest-csrf-token": ""})
+        assert r.status_code == 201
+        with server.connect(server.app_channel, user="app", password="plugin-pass") as qm:  # the sync client
+            hobj, _ = qm.open(S.MQOD(ObjectName="DEV.QUEUE.1"), C.MQOO_INPUT_AS_Q_DEF)
+            _, _, data = qm.get(hobj, S.MQMD(), S.MQGMO(), 1024)
+            assert data == b"via plugin"
+    with running_qmlite(tmp_path / "e") as server:
+        assert server.http_port is None
+        with pytest.raises(ValueError):
+            server.rest_url

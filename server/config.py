@@ -107,6 +107,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
     for key, value in (overrides or {}).items():
         if value is not None:
             values[key] = value
+    if not _truthy(env.get("MQ_ENABLE_EMBEDDED_WEB_SERVER", "true")):
+        values["http_port"] = None  # IBM's switch for its web server: off even when a flag (the image's) asks
     if "data_dir" in values:
         values["data_dir"] = pathlib.Path(str(values["data_dir"]))
     cfg = ServerConfig(**values)  # type: ignore[arg-type]

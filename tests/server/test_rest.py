@@ -101,6 +101,7 @@ async def test_delete_with_wait_is_woken_by_a_later_put(tmp_path):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(getter)
             await trio.testing.wait_all_tasks_blocked()
+            assert "r" not in got  # the DELETE waits: the queue is empty
             r = await client.post(f"{MSG}/DEV.QUEUE.2/message", auth=APP, content="late", headers=CSRF)
             assert r.status_code == 201
         assert got["r"].status_code == 200 and got["r"].text == "late"

@@ -11,6 +11,15 @@ log level warning), then, one client at a time on one connection each:
 * ``mqi put`` / ``mqi get`` -- the same operations with our sync client (``qmlite.client.sync``) on
   DEV.APP.SVRCONN: MQPUT (NO_SYNCPOINT) on a handle opened once, then MQGET (NO_WAIT) of what was put.
 
+* ``empty post`` -- the floor of the HTTP stack, in the same run: the same POSTs to a Starlette app
+  whose one handler reads the body and answers 201, served by hypercorn's trio worker in its own
+  process (no queue manager behind it).
+
+* ``layer put`` / ``layer get`` -- the REST layer without HTTP, in this process: server/http/messaging.py's
+  ``Messaging.put`` and ``Messaging.get`` (domain connect, MQPUT1 or MQOPEN/MQGET/MQCLOSE, MQDISC, the
+  headers and text of the answer) on a queue manager served in this process (CPU per op is this
+  process's).
+
 Messages are non-persistent unless ``--persistent``.  Each line gives the operations per second and
 the CPU the server process used per operation (from /proc), so a line says which side was busy.
 
@@ -83,7 +92,7 @@ def timed(pid: int, seconds: float, op, limit: int | None = None) -> tuple[int, 
 
 
 def report(name: str, n: int, elapsed: float, cpu: float) -> None:
-    print(f"{name:9s} {n / elapsed:9,.0f} ops/s   ({n:,} in {elapsed:.2f} s; server CPU {cpu / n * 1e6:6.0f} us/op)",
+    print(f"{name:10s} {n / elapsed:9,.0f} ops/s   ({n:,} in {elapsed:.2f} s; server CPU {cpu / n * 1e6:6.0f} us/op)",
           flush=True)
 
 
@@ -143,7 +152,100 @@ def mqi(pid: int, port: int, args) -> None:
         qm.close(hobj)
 
 
+async def _empty_app_main() -> None:
+    """``--serve-empty``: the empty app on hypercorn's trio worker; prints its port, serves until killed."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def handler(request):
+        await request.body()
+        return Response(status_code=201)
+
+    config = Config()
+    config.bind, config.accesslog, config.errorlog = ["127.0.0.1:0"], None, None
+    app = Starlette(routes=[Route("/ibmmq/rest/{version}/messaging/qmgr/{qmgr}/queue/{queue}/message", handler,
+                                  methods=["POST"])])
+    import trio
+
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(lambda task_status: serve(app, config, task_status=task_status))
+        print(binds[0].rsplit(":", 1)[1], flush=True)
+
+
+def empty(args) -> None:
+    proc = subprocess.Popen([sys.executable, __file__, "--serve-empty"], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        body = ("x" * args.size).encode()
+
+        def post():
+            conn.request("POST", PATH, body, {"Content-Type": "text/plain;charset=utf-8"})
+            r = conn.getresponse()
+            r.read()
+            assert r.status == 201
+
+        for _ in range(200):
+            post()
+        report("empty post", *timed(proc.pid, args.seconds, post))
+        conn.close()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def layer(args) -> None:
+    import trio
+
+    from qmlite.server import config
+    from qmlite.server import log as qlog
+    from qmlite.server.http import messaging
+    from qmlite.server.listener import running
+
+    qlog.configure(level="warning")
+
+    class Headers(dict):
+        def getlist(self, key):
+            return [self[key]] if key in self else []
+
+    headers = Headers({"content-type": "text/plain;charset=utf-8",
+                       "ibm-mq-md-persistence": "persistent" if args.persistent else "nonPersistent"})
+    body = ("x" * args.size).encode()
+
+    async def run() -> None:
+        with tempfile.TemporaryDirectory(prefix="qmlite-bench-layer-", dir="/tmp") as tmp:
+            cfg = config.load(environ={}, overrides={"port": 0, "data_dir": pathlib.Path(tmp) / "data"})
+            async with running(cfg) as server:
+                server.qm.registry.queues["DEV.QUEUE.1"].max_depth = 999_999_999
+                msg = messaging.Messaging(server, "QM1")
+                pid = os.getpid()
+                for name, op in (("layer put", lambda: msg.put("app", "", "DEV.QUEUE.1",
+                                                                messaging.outgoing(headers, body, 1, "QM1"))),
+                                 ("layer get", lambda: msg.get("app", "", "DEV.QUEUE.1", msg_id=None, correl_id=None,
+                                                               wait_ms=0, browse=False))):
+                    n, cpu0, t0 = 0, cpu_seconds(pid), time.perf_counter()
+                    while time.perf_counter() - t0 < args.seconds / 2:
+                        got = await op()
+                        if name == "layer get":
+                            if got is None:
+                                break
+                            messaging.response_headers(got, 1)
+                            messaging.text_of(got, 1208)
+                        n += 1
+                    report(name, n, time.perf_counter() - t0, cpu_seconds(pid) - cpu0)
+
+    trio.run(run)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--serve-empty"]:
+        import trio
+
+        trio.run(_empty_app_main)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="measurement time per put phase")
     parser.add_argument("--size", type=int, default=100, help="message body bytes (default 100)")
@@ -157,6 +259,8 @@ def main() -> None:
             deepen_queue(mq_port)
             rest(proc.pid, http_port, args)
             mqi(proc.pid, mq_port, args)
+            empty(args)
+            layer(args)
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)

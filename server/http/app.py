@@ -13,6 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from qmlite.pcf import constants as C
+
 from .. import log as qlog
 from . import admin, auth, errors, messaging
 
@@ -44,9 +46,10 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
             @functools.wraps(handler)
             async def run(request: Request) -> Response:
                 started = time.perf_counter()
+                path = request.scope["path"]
                 user = ""
                 try:
-                    principal = auth.authenticate(cfg, request.headers.get("authorization"), request.url.path)
+                    principal = auth.authenticate(cfg, request.headers.get("authorization"), path)
                     user = principal.user
                     auth.check_csrf(request.method, request.headers)
                     if role is not None:
@@ -55,13 +58,13 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
                 except errors.RestError as exc:
                     response = exc.response()
                 except Exception as exc:  # a bug: answered as IBM's unexpected-exception error, logged
-                    log.exception("http_error", method=request.method, path=request.url.path, error=repr(exc))
+                    log.exception("http_error", method=request.method, path=path, error=repr(exc))
                     response = errors.RestError(500, "MQWB0000E", f"An unexpected exception {exc!r} occurred.",
                                                 "An exception was thrown which is not otherwise handled.",
                                                 "Report the problem with the qmlite log.").response()
                 status = response.status_code
                 event = log.warning if status >= 500 else log.info if status >= 400 else log.debug
-                event("http_request", method=request.method, path=request.url.path, status=status, user=user,
+                event("http_request", method=request.method, path=path, status=status, user=user,
                       ms=round((time.perf_counter() - started) * 1000, 2))
                 return response
             return run
@@ -119,11 +122,20 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
                                      f"from 0 to {limit}.")
         return int(text)
 
+    async def _body(request: Request) -> bytes:
+        """The message body, refused before it is read when it is larger than the queue manager takes."""
+        limit = server.qm.registry.qmgr.max_msg_length
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise errors.from_reason(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "put to", request.path_params.get("queue")
+                                     or request.path_params.get("topic", ""), server.qm.registry.qmgr.name)
+        return await request.body()
+
     @endpoint(auth.USER_ROLE)
     async def put_message(request: Request, principal) -> Response:
         version = _version(request)
         msg = _messaging(request)
-        out = messaging.outgoing(request.headers, await request.body(), version, msg.qmgr_name)
+        out = messaging.outgoing(request.headers, await _body(request), version, msg.qmgr_name)
         md = await msg.put(principal.user, _peer(request), request.path_params["queue"], out)
         return Response(status_code=201, headers={"ibm-mq-md-messageId": messaging.format_id(md.MsgId, version)})
 
@@ -131,7 +143,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     async def publish(request: Request, principal) -> Response:
         version = _version(request, (2, 3))
         msg = _messaging(request)
-        out = messaging.outgoing(request.headers, await request.body(), version, msg.qmgr_name)
+        out = messaging.outgoing(request.headers, await _body(request), version, msg.qmgr_name)
         await msg.publish(principal.user, _peer(request), request.path_params["topic"], out)
         return Response(status_code=201)
 

@@ -233,12 +233,15 @@ async def test_app_has_no_rest_password_until_one_is_set(tmp_path):
             assert r.status_code == 200
 
 
-async def test_queue_full_is_a_conflict_with_the_mq_reason(tmp_path):
+async def test_queue_full_and_too_big_carry_the_mq_reason(tmp_path):
     async with rest_server(tmp_path) as (server, client):
         server.qm.registry.queues["DEV.QUEUE.1"].max_depth = 1
         await client.post(f"{MSG}/DEV.QUEUE.1/message", auth=APP, content="1", headers=CSRF)
         r = await client.post(f"{MSG}/DEV.QUEUE.1/message", auth=APP, content="2", headers=CSRF)
         assert r.status_code == 409 and _error(r)["reasonCode"] == C.MQRC_Q_FULL
+        too_big = server.qm.registry.qmgr.max_msg_length + 1
+        r = await client.post(f"{MSG}/DEV.QUEUE.2/message", auth=APP, content="x" * too_big, headers=CSRF)
+        assert r.status_code == 413 and _error(r)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
 
 
 async def test_reset_empties_queues_and_deletes_what_was_defined(tmp_path):

@@ -40,6 +40,21 @@ def qmgr_entries(server, name: str | None, status: str | None) -> dict:
     return {"qmgr": [entry]}
 
 
+INSTALLATION = "Installation1"  # the name IBM's first installation has (the developer container's)
+
+
+def installation_entries(server, name: str | None) -> dict:
+    """``GET /admin/installation``: the one installation, at the version the queue manager's command
+    level claims (dspmqver's answer, in IBM's JSON)."""
+    if name is not None and name != INSTALLATION:
+        raise errors.RestError(404, "MQWB0002E", f"Could not find the installation '{name}'.",
+                               "The REST API was invoked specifying an installation name which cannot be located.",
+                               f"Resubmit the request with the installation name {INSTALLATION} or none.")
+    level = server.qm.registry.qmgr.command_level
+    return {"installation": [{"name": INSTALLATION, "platform": "unix",
+                              "version": f"{level // 100}.{level // 10 % 10}.{level % 10}.0"}]}
+
+
 def check_qmgr(server, name: str) -> None:
     if name != server.qm.registry.qmgr.name:
         raise errors.unknown_qmgr(name)

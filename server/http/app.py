@@ -80,6 +80,11 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         _version(request)
         return _json(admin.qmgr_entries(server, request.path_params.get("qmgr"), request.query_params.get("status")))
 
+    @endpoint(None)
+    async def installation(request: Request, principal) -> Response:
+        _version(request)
+        return _json(admin.installation_entries(server, request.path_params.get("name")))
+
     @endpoint(auth.ADMIN_ROLE)
     async def mqsc(request: Request, principal) -> Response:
         _version(request, (2, 3))
@@ -190,6 +195,8 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     routes = [
         Route(BASE + "/admin/qmgr", qmgr_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}", qmgr_list, methods=["GET"]),
+        Route(BASE + "/admin/installation", installation, methods=["GET"]),
+        Route(BASE + "/admin/installation/{name}", installation, methods=["GET"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),

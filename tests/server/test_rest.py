@@ -52,6 +52,10 @@ async def test_readiness_get_answers_ibms_qmgr_shape_on_every_version(tmp_path):
         assert r.status_code == 404 and _error(r)["msgId"] == "MQWB0009E" and _error(r)["reasonCode"] == 2058
         r = await client.get("/ibmmq/rest/v9/admin/qmgr", auth=ADMIN)
         assert r.status_code == 404
+        r = await client.get("/ibmmq/rest/v1/admin/installation", auth=ADMIN)
+        assert r.json() == {"installation": [{"name": "Installation1", "platform": "unix", "version": "9.1.2.0"}]}
+        r = await client.get("/ibmmq/rest/v2/admin/installation/Installation2", auth=ADMIN)
+        assert r.status_code == 404 and "Installation2" in _error(r)["message"]
 
 
 async def test_put_then_get_then_nothing_left(tmp_path):

@@ -1,5 +1,9 @@
-# qmlite: a queue manager stand-in that starts in under a second.  Mirrors the IBM MQ developer
-# container's defaults (QM1 on port 1414, DEV.* objects, MQ_* environment variables).
+# qmlite: a drop-in for IBM's MQ developer container in CI (docs/rest.md "Container").  Queue manager
+# QM1, MQ on 1414, the mqweb-shaped REST API on 9443 (plain HTTP unless QMLITE_TLS_CERT/KEY are given),
+# the DEV.* objects, MQ_* variables and /run/secrets passwords.  Multi-arch: the base image is a
+# multi-arch Python slim image and nothing here depends on the CPU (pure-Python wheels only), so
+#   docker buildx build --platform linux/amd64,linux/arm64 -t qmlite .
+# builds both.
 FROM python:3.11-slim
 
 WORKDIR /opt/qmlite
@@ -10,11 +14,18 @@ COPY registry/ registry/
 COPY server/ server/
 COPY client/ client/
 COPY pipeline/ pipeline/
-RUN pip install --no-cache-dir . && useradd --system --uid 1001 --home-dir /var/lib/qmlite qmlite \
-    && mkdir -p /var/lib/qmlite && chown qmlite /var/lib/qmlite
+RUN pip install --no-cache-dir . \
+    && useradd --system --uid 1001 --home-dir /var/lib/qmlite qmlite \
+    && mkdir -p /var/lib/qmlite /etc/mqm && chown qmlite /var/lib/qmlite
 
-ENV MQ_QMGR_NAME=QM1
+# IBM's names; LICENSE=accept is accepted and ignored (qmlite is Apache-2.0).  /etc/mqm holds start-up
+# *.mqsc files, as in IBM's image (QMLITE_MQSC_DIR names it for the MQSC runner).
+ENV MQ_QMGR_NAME=QM1 \
+    QMLITE_MQSC_DIR=/etc/mqm \
+    PYTHONUNBUFFERED=1
 USER qmlite
 VOLUME ["/var/lib/qmlite"]
-EXPOSE 1414
-ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--data-dir", "/var/lib/qmlite"]
+EXPOSE 1414 9443
+HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
+    CMD ["python", "-c", "import socket; socket.create_connection(('127.0.0.1', 1414), 2).close()"]
+ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--data-dir", "/var/lib/qmlite"]

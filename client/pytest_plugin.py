@@ -42,10 +42,18 @@ class QmliteServer:
     admin_password: str
     app_user: str
     data_dir: pathlib.Path
+    http_port: Optional[int] = None  # the REST API's port, when started with http_port=0 (or a port)
 
     @property
     def conn_name(self) -> str:
         return f"{self.host}({self.port})"
+
+    @property
+    def rest_url(self) -> str:
+        """``http://127.0.0.1:PORT/ibmmq/rest/v2`` (ValueError when the REST API was not asked for)."""
+        if self.http_port is None:
+            raise ValueError("no REST API: start the server with http_port=0")
+        return f"http://{self.host}:{self.http_port}/ibmmq/rest/v2"
 
     def connect(self, channel: Optional[str] = None, **kw):
         """A connected :class:`qmlite.client.sync.QueueManager`; the admin channel and credentials
@@ -88,7 +96,7 @@ def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer
             yield QmliteServer(host="127.0.0.1", port=server.port, qmgr=cfg.qmgr_name,
                                admin_channel=config.ADMIN_CHANNEL, app_channel=config.APP_CHANNEL,
                                admin_user="admin", admin_password=cfg.admin_password, app_user="app",
-                               data_dir=data_dir)
+                               data_dir=data_dir, http_port=server.http_port)
         finally:
             loop.run_sync(stop.set)
             loop.run(done.wait)

@@ -15,7 +15,9 @@ def _serve(args: argparse.Namespace) -> int:
         cfg = config.load(
             config_file=args.config,
             overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir,
-                       "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval},
+                       "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
+                       "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
+                       "tls_key": args.tls_key},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -139,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="call this for every delivery of a publication (it may change or suppress it)")
     serve.add_argument("--monitor-interval", type=float, metavar="SECONDS",
                        help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
+    serve.add_argument("--http-port", type=int, metavar="PORT",
+                       help="serve IBM's mqweb REST API (admin and messaging) on PORT (default: off; docs/rest.md)")
+    serve.add_argument("--http-host", help="address for the REST API (default: --host)")
+    serve.add_argument("--tls-cert", metavar="PEM", help="certificate for https on --http-port (with --tls-key)")
+    serve.add_argument("--tls-key", metavar="PEM", help="private key for https on --http-port")
     serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)

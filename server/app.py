@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -13,8 +14,37 @@ from .config import ConfigError, ServerConfig
 from .listener import open_queue_manager, running
 
 
+# IBM's container refuses to start without LICENSE=accept; qmlite is Apache-2.0 and needs no
+# acceptance, so it accepts and ignores the variable (LICENSE=view prints the licence and exits, as
+# IBM's does).  docs/rest.md "Container conventions".
+LICENSE_TEXT = "qmlite is licensed under the Apache License 2.0; it contains no IBM code and needs no LICENSE=accept."
+
+
+def license_check(environ) -> int | None:
+    """None to go on starting; an exit code when LICENSE asked only to see the licence."""
+    value = environ.get("LICENSE", "").strip().lower()
+    if value == "view":
+        print(LICENSE_TEXT, flush=True)
+        return 0
+    if value not in ("", "accept"):
+        print(f"qmlite: LICENSE={environ['LICENSE']!r} ignored: {LICENSE_TEXT}", file=sys.stderr, flush=True)
+    return None
+
+
+def ready_lines(cfg: ServerConfig, port: int, http_port: int | None, elapsed_ms: float) -> list[str]:
+    """qmlite's ready line, then IBM's start message (AMQ5806I) for wait strategies that look for it."""
+    scheme = "https" if cfg.tls_cert else "http"
+    http = f" and {scheme}://{cfg.http_host or cfg.host}:{http_port}" if http_port is not None else ""
+    return [f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{port}{http} "
+            f"(data {cfg.data_dir}, started in {elapsed_ms:.0f} ms)",
+            f"AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager {cfg.qmgr_name}."]
+
+
 def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -> int:
     qlog.configure(json=log_json, level=log_level)
+    stop = license_check(os.environ)
+    if stop is not None:
+        return stop
     started = time.perf_counter()
     try:
         qm = open_queue_manager(cfg)
@@ -49,8 +79,8 @@ async def _main(cfg: ServerConfig, qm, started: float) -> None:
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async with running(cfg, qm=qm) as server:
             elapsed = (time.perf_counter() - started) * 1000
-            print(f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{server.port} "
-                  f"(data {cfg.data_dir}, started in {elapsed:.0f} ms)", flush=True)
+            for line in ready_lines(cfg, server.port, server.http_port, elapsed):
+                print(line, flush=True)
             async for signum in signals:
                 qlog.get().info("quiescing", signal=signal.Signals(signum).name)
                 break

@@ -1,7 +1,10 @@
 """Server configuration: the IBM MQ developer container's defaults, its environment variables, a file.
 
-Precedence, lowest first: embedded defaults, the TOML file (``--config``), the environment
-(MQ_QMGR_NAME, MQ_ADMIN_PASSWORD, MQ_APP_PASSWORD, MQ_DEV), then command-line flags.  A team can
+Precedence, lowest first: embedded defaults, the TOML file (``--config``), the developer container's
+secrets files (``/run/secrets/mqAdminPassword``, ``/run/secrets/mqAppPassword``; another directory with
+QMLITE_SECRETS_DIR), the environment (MQ_QMGR_NAME, MQ_ADMIN_PASSWORD, MQ_APP_PASSWORD, MQ_DEV), then
+command-line flags.  IBM's container (9.4) reads the secrets files and still honours the deprecated
+variables; here a variable set for one run overrides a mounted secret.  A team can
 therefore swap the IBM container for qmlite without touching its CI variables.
 """
 
@@ -19,6 +22,7 @@ DEFAULT_PORT = 1414
 DEFAULT_ADMIN_PASSWORD = "passw0rd"  # the developer container's documented default
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
+DEFAULT_SECRETS_DIR = "/run/secrets"
 
 # MQ object names: 1-48 characters from A-Z a-z 0-9 . / _ %  (queue-manager names omit / in practice).
 _QMGR_NAME = re.compile(r"^[A-Za-z0-9._%]{1,48}$")
@@ -51,6 +55,10 @@ class ServerConfig:
     max_handles: int = 256  # MAXHANDS default
     publish_exit: str = ""  # "module:callable" called per delivery (registry/publishexit.py)
     monitor_interval: float = 10.0  # seconds between resource-usage publications (IBM's 10 s)
+    http_port: int | None = None  # the mqweb-shaped REST API (server/http/); None: off (IBM's 9443 in Docker)
+    http_host: str = ""  # address for the REST API; "" = the same as host
+    tls_cert: str = ""  # PEM certificate and key: the REST API speaks https when both are given
+    tls_key: str = ""
     channels: tuple[ChannelConfig, ...] = ()
 
     def channel(self, name: str) -> ChannelConfig | None:
@@ -83,6 +91,11 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {config_file}: {exc}") from exc
         values.update(_from_file(data))
+    secrets = pathlib.Path(env.get("QMLITE_SECRETS_DIR", DEFAULT_SECRETS_DIR))
+    for field, file_name in (("admin_password", "mqAdminPassword"), ("app_password", "mqAppPassword")):
+        secret = _secret(secrets / file_name)
+        if secret:
+            values[field] = secret
     if "MQ_QMGR_NAME" in env:
         values["qmgr_name"] = env["MQ_QMGR_NAME"]
     if "MQ_ADMIN_PASSWORD" in env:
@@ -94,6 +107,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
     for key, value in (overrides or {}).items():
         if value is not None:
             values[key] = value
+    if not _truthy(env.get("MQ_ENABLE_EMBEDDED_WEB_SERVER", "true")):
+        values["http_port"] = None  # IBM's switch for its web server: off even when a flag (the image's) asks
     if "data_dir" in values:
         values["data_dir"] = pathlib.Path(str(values["data_dir"]))
     cfg = ServerConfig(**values)  # type: ignore[arg-type]
@@ -103,11 +118,28 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         raise ConfigError(f"invalid port {cfg.port}")
     if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
         raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
+    if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):
+        raise ConfigError(f"invalid HTTP port {cfg.http_port!r}")
+    if bool(cfg.tls_cert) != bool(cfg.tls_key):
+        raise ConfigError("--tls-cert and --tls-key go together")
+    for path in (cfg.tls_cert, cfg.tls_key):
+        if path and not pathlib.Path(path).is_file():
+            raise ConfigError(f"cannot read {path}: no such file")
     if cfg.publish_exit and ":" not in cfg.publish_exit:
         raise ConfigError(f"publish exit {cfg.publish_exit!r}: expected module:callable")
     if not cfg.channels:
         cfg = dataclasses.replace(cfg, channels=default_channels(cfg.dev_objects, cfg.app_password))
     return cfg
+
+
+def _secret(path: pathlib.Path) -> str | None:
+    """A secrets file's password (its trailing newline dropped); None when there is no such file."""
+    try:
+        return path.read_text(encoding="utf-8").rstrip("\r\n") or None
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
 
 
 _FILE_KEYS = {f.name for f in dataclasses.fields(ServerConfig)} - {"channels"}

@@ -35,6 +35,9 @@ class QueueManagerServer:
         self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) <= 1)
         self.mqi = MQI(self)
         self.port = 0
+        self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set
+        self.stopping = trio.Event()  # set by quiesce: the REST API's shutdown trigger
+        self.mqsc_runner = None  # the REST mqsc endpoint's runner; None: qmlite.registry.mqsc.run_mqsc
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
 
@@ -52,6 +55,10 @@ class QueueManagerServer:
             await nursery.start(command_server.run, self)
             await nursery.start(monitor.run, self)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
+            if self.cfg.http_port is not None:
+                from .http import serve as http_serve  # hypercorn and starlette load only when asked for
+
+                self.http_port = await nursery.start(http_serve.run, self, self.stopping)
             task_status.started(listeners)
 
     def _listener_started(self) -> None:
@@ -102,6 +109,7 @@ class QueueManagerServer:
     async def quiesce(self) -> None:
         """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
         self.qm.quiescing = True
+        self.stopping.set()
         for conn in list(self.connections):
             await conn.quiesce()
 

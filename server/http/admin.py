@@ -1,0 +1,93 @@
+"""The administrative resources: ``GET /admin/qmgr``, ``POST /admin/action/qmgr/{qmgr}/mqsc`` (through the
+injected MQSC runner) and qmlite's own ``POST /admin/action/qmgr/{qmgr}/reset``."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+
+from qmlite.registry import reset
+
+from . import errors, mqscjson
+
+MqscRunner = Callable[..., list]
+
+
+def load_runner() -> MqscRunner:
+    """The MQSC engine's ``run_mqsc``, imported when first needed (RestError 503 when absent)."""
+    try:
+        from qmlite.registry.mqsc import run_mqsc  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise errors.unavailable("The MQSC command runner (qmlite.registry.mqsc)", str(exc)) from None
+    return run_mqsc
+
+
+def qmgr_entries(server, name: str | None, status: str | None) -> dict:
+    qm = server.qm
+    own = qm.registry.qmgr.name
+    if name is not None and name != own:
+        raise errors.unknown_qmgr(name)
+    entry: dict[str, object] = {"name": own, "state": "quiescing" if qm.quiescing else "running"}
+    if status is not None:
+        started = datetime.datetime.fromtimestamp(qm.started, datetime.timezone.utc)
+        entry["status"] = {
+            "started": started.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+            "channelInitiatorState": "running",
+            "ldapConnectionState": "disconnected",
+            "connectionCount": len(qm.sessions),
+            "publishSubscribeState": "running",
+        }
+    return {"qmgr": [entry]}
+
+
+INSTALLATION = "Installation1"  # the name IBM's first installation has (the developer container's)
+
+
+def installation_entries(server, name: str | None) -> dict:
+    """``GET /admin/installation``: the one installation, at the version the queue manager's command
+    level claims (dspmqver's answer, in IBM's JSON)."""
+    if name is not None and name != INSTALLATION:
+        raise errors.RestError(404, "MQWB0002E", f"Could not find the installation '{name}'.",
+                               "The REST API was invoked specifying an installation name which cannot be located.",
+                               f"Resubmit the request with the installation name {INSTALLATION} or none.")
+    level = server.qm.registry.qmgr.command_level
+    return {"installation": [{"name": INSTALLATION, "platform": "unix",
+                              "version": f"{level // 100}.{level // 10 % 10}.{level % 10}.0"}]}
+
+
+def check_qmgr(server, name: str) -> None:
+    if name != server.qm.registry.qmgr.name:
+        raise errors.unknown_qmgr(name)
+
+
+def mqsc_text(body: object) -> tuple[str, bool]:
+    """(MQSC text, JSON answer wanted) from the request body (RestError 400 when it is not one IBM takes)."""
+    if not isinstance(body, dict):
+        raise errors.bad_request("The request body must be a JSON object with a 'type' of runCommand or "
+                                 "runCommandJSON.")
+    kind = body.get("type")
+    if kind == "runCommand":
+        params = body.get("parameters")
+        command = params.get("command") if isinstance(params, dict) else None
+        if not isinstance(command, str) or not command.strip():
+            raise errors.bad_request("runCommand needs 'parameters': {'command': 'an MQSC command'}.")
+        return command.strip(), False
+    if kind == "runCommandJSON":
+        try:
+            return mqscjson.command_text(body), True
+        except mqscjson.TranslationError as exc:
+            raise errors.bad_request(f"The runCommandJSON request is not valid: {exc}.") from None
+    raise errors.bad_request(f"The request type {kind!r} is not valid: expected runCommand or runCommandJSON.")
+
+
+async def run_mqsc(server, runner: MqscRunner, text: str, as_json: bool, user: str) -> dict:
+    results = runner(server.qm, text, user=user)
+    await server.mqi.durable(server.qm.position)
+    items = mqscjson.json_responses(results) if as_json else mqscjson.text_responses(results)
+    return {"commandResponse": items, **mqscjson.overall(results)}
+
+
+async def reset_qmgr(server) -> dict:
+    done = reset.reset_to_defaults(server.qm)
+    await server.mqi.durable(server.qm.position)
+    return {"reset": done}

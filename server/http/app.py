@@ -1,0 +1,208 @@
+"""The Starlette app: IBM's URLs, each handler authenticating, checking the CSRF header and the mqweb
+role, then calling admin.py or messaging.py; every refusal is IBM's error JSON (errors.py)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from qmlite.pcf import constants as C
+
+from .. import log as qlog
+from . import admin, auth, errors, messaging
+
+BASE = "/ibmmq/rest/{version}"
+MSG = BASE + "/messaging/qmgr/{qmgr}"
+_VERSIONS = {"v1": 1, "v2": 2, "v3": 3}
+_JSON = "application/json; charset=utf-8"
+
+
+def _version(request: Request, allowed=(1, 2, 3)) -> int:
+    version = _VERSIONS.get(request.path_params.get("version", ""))
+    if version is None or version not in allowed:
+        raise errors.not_found(request.url.path)
+    return version
+
+
+def _json(body: object, status: int = 200) -> Response:
+    return Response(json.dumps(body), status_code=status, media_type=_JSON)
+
+
+def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette:
+    """The REST app for a running QueueManagerServer; ``run_mqsc`` is the MQSC runner (default: the
+    ``qmlite.registry.mqsc`` module's, imported on first use)."""
+    cfg = server.cfg
+    log = qlog.get(component="rest")
+
+    def endpoint(role: str | None):
+        def wrap(handler):
+            @functools.wraps(handler)
+            async def run(request: Request) -> Response:
+                started = time.perf_counter()
+                path = request.scope["path"]
+                user = ""
+                try:
+                    principal = auth.authenticate(cfg, request.headers.get("authorization"), path)
+                    user = principal.user
+                    auth.check_csrf(request.method, request.headers)
+                    if role is not None:
+                        auth.require(principal, role)
+                    response = await handler(request, principal)
+                except errors.RestError as exc:
+                    response = exc.response()
+                except Exception as exc:  # a bug: answered as IBM's unexpected-exception error, logged
+                    log.exception("http_error", method=request.method, path=path, error=repr(exc))
+                    response = errors.RestError(500, "MQWB0000E", f"An unexpected exception {exc!r} occurred.",
+                                                "An exception was thrown which is not otherwise handled.",
+                                                "Report the problem with the qmlite log.").response()
+                status = response.status_code
+                event = log.warning if status >= 500 else log.info if status >= 400 else log.debug
+                event("http_request", method=request.method, path=path, status=status, user=user,
+                      ms=round((time.perf_counter() - started) * 1000, 2))
+                return response
+            return run
+        return wrap
+
+    def runner() -> admin.MqscRunner:
+        chosen = run_mqsc if run_mqsc is not None else server.mqsc_runner
+        return chosen if chosen is not None else admin.load_runner()
+
+    # ---- admin ----------------------------------------------------------------------------------
+    @endpoint(None)
+    async def qmgr_list(request: Request, principal) -> Response:
+        _version(request)
+        return _json(admin.qmgr_entries(server, request.path_params.get("qmgr"), request.query_params.get("status")))
+
+    @endpoint(None)
+    async def installation(request: Request, principal) -> Response:
+        _version(request)
+        return _json(admin.installation_entries(server, request.path_params.get("name")))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def mqsc(request: Request, principal) -> Response:
+        _version(request, (2, 3))
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        text, as_json = admin.mqsc_text(body)
+        return _json(await admin.run_mqsc(server, runner(), text, as_json, principal.user))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def reset(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        return _json(await admin.reset_qmgr(server))
+
+    # ---- messaging ------------------------------------------------------------------------------
+    def _messaging(request: Request) -> messaging.Messaging:
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        return messaging.Messaging(server, qmgr)
+
+    def _peer(request: Request) -> str:
+        return request.client.host if request.client else ""
+
+    def _ids(request: Request, version: int) -> tuple[bytes | None, bytes | None]:
+        q = request.query_params
+        msg_id = q.get("messageId")
+        correl_id = q.get("correlationId")
+        return (messaging.parse_id(msg_id, "message id", version) if msg_id else None,
+                messaging.parse_id(correl_id, "correlation id", version, application=True) if correl_id else None)
+
+    def _int_param(request: Request, name: str, default: int, limit: int) -> int:
+        text = request.query_params.get(name)
+        if text is None:
+            return default
+        if not text.isdigit() or int(text) > limit:
+            raise errors.bad_request(f"The query parameter {name}={text!r} is not valid: expected an integer "
+                                     f"from 0 to {limit}.")
+        return int(text)
+
+    async def _body(request: Request) -> bytes:
+        """The message body, refused before it is read when it is larger than the queue manager takes."""
+        limit = server.qm.registry.qmgr.max_msg_length
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise errors.from_reason(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "put to", request.path_params.get("queue")
+                                     or request.path_params.get("topic", ""), server.qm.registry.qmgr.name)
+        return await request.body()
+
+    @endpoint(auth.USER_ROLE)
+    async def put_message(request: Request, principal) -> Response:
+        version = _version(request)
+        msg = _messaging(request)
+        out = messaging.outgoing(request.headers, await _body(request), version, msg.qmgr_name)
+        md = await msg.put(principal.user, _peer(request), request.path_params["queue"], out)
+        return Response(status_code=201, headers={"ibm-mq-md-messageId": messaging.format_id(md.MsgId, version)})
+
+    @endpoint(auth.USER_ROLE)
+    async def publish(request: Request, principal) -> Response:
+        version = _version(request, (2, 3))
+        msg = _messaging(request)
+        out = messaging.outgoing(request.headers, await _body(request), version, msg.qmgr_name)
+        await msg.publish(principal.user, _peer(request), request.path_params["topic"], out)
+        return Response(status_code=201)
+
+    async def _get(request: Request, principal, *, browse: bool) -> Response:
+        version = _version(request)
+        msg = _messaging(request)
+        msg_id, correl_id = _ids(request, version)
+        wait = _int_param(request, "wait", 0, messaging.MAX_WAIT_MS)
+        got = await msg.get(principal.user, _peer(request), request.path_params["queue"], msg_id=msg_id,
+                            correl_id=correl_id, wait_ms=wait, browse=browse)
+        if got is None:
+            return Response(status_code=204)
+        text, content_type = messaging.text_of(got, server.qm.registry.qmgr.ccsid)
+        return Response(text.encode("utf-8"), status_code=200, media_type=content_type,
+                        headers=messaging.response_headers(got, version))
+
+    @endpoint(auth.USER_ROLE)
+    async def get_message(request: Request, principal) -> Response:
+        return await _get(request, principal, browse=False)
+
+    @endpoint(auth.USER_ROLE)
+    async def browse_message(request: Request, principal) -> Response:
+        return await _get(request, principal, browse=True)
+
+    @endpoint(auth.USER_ROLE)
+    async def message_list(request: Request, principal) -> Response:
+        version = _version(request)
+        msg = _messaging(request)
+        msg_id, correl_id = _ids(request, version)
+        limit = _int_param(request, "limit", 1_000_000, 1_000_000)
+        entries = msg.list(principal.user, _peer(request), request.path_params["queue"], msg_id=msg_id,
+                           correl_id=correl_id, limit=limit, version=version)
+        return _json({"messages": entries})
+
+    async def not_found(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 405:
+            return errors.RestError(405, "MQWB0007E", f"The method {request.method} is not supported for "
+                                    f"'{request.url.path}'.", "The resource does not accept this HTTP method.",
+                                    "Use a method docs/rest.md lists for the resource.").response()
+        if exc.status_code == 404:
+            return errors.not_found(request.url.path).response()
+        return JSONResponse({"error": [{"message": str(exc.detail), "type": "rest"}]}, status_code=exc.status_code)
+
+    routes = [
+        Route(BASE + "/admin/qmgr", qmgr_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}", qmgr_list, methods=["GET"]),
+        Route(BASE + "/admin/installation", installation, methods=["GET"]),
+        Route(BASE + "/admin/installation/{name}", installation, methods=["GET"]),
+        Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
+        Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
+        Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
+        Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),
+        Route(MSG + "/queue/{queue}/message", browse_message, methods=["GET"]),
+        Route(MSG + "/queue/{queue}/messagelist", message_list, methods=["GET"]),
+        Route(MSG + "/topic/{topic:path}/message", publish, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: not_found})

@@ -1,0 +1,137 @@
+"""The mqsc endpoint: runCommandJSON -> MQSC text, MQSC results -> IBM's JSON, with a fake runner of
+the MQSC engine's interface (``run_mqsc(qmgr, text, *, user) -> list[MqscResult]``); and the request
+KEDA's IBM MQ scaler makes, over a real socket."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import httpx
+import pytest
+
+from qmlite.server import config
+from qmlite.server.http import mqscjson
+from qmlite.server.listener import running
+
+ADMIN = ("admin", "passw0rd")
+CSRF = {"ibm-mq-rest-csrf-token": "value"}
+MQSC = "/ibmmq/rest/v2/admin/action/qmgr/QM1/mqsc"
+
+
+@dataclasses.dataclass
+class MqscResult:  # the MQSC engine's result, as its interface fixes it
+    command: str
+    completion_code: int
+    reason_code: int
+    text: list[str]
+    objects: list[dict[str, str]]
+
+
+class FakeRunner:
+    def __init__(self, *results: MqscResult) -> None:
+        self.results = list(results)
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, qmgr, text: str, *, user: str = "mqm") -> list[MqscResult]:
+        self.calls.append((text, user))
+        return self.results
+
+
+@pytest.mark.parametrize("body, text", [
+    ({"command": "display", "qualifier": "qlocal", "name": "DEV.QUEUE.1", "responseParameters": ["CURDEPTH"]},
+     "DISPLAY QLOCAL(DEV.QUEUE.1) CURDEPTH"),
+    ({"command": "DISPLAY", "qualifier": "QSTATUS", "name": "Q1", "parameters": {"type": "queue"},
+      "responseParameters": ["curdepth", "ipprocs"]},
+     "DISPLAY QSTATUS(Q1) TYPE(queue) CURDEPTH IPPROCS"),
+    ({"command": "display", "qualifier": "qlocal", "name": "*", "responseParameters": ["all"]},
+     "DISPLAY QLOCAL(*) ALL"),
+    ({"command": "define", "qualifier": "qlocal", "name": "my.queue",
+      "parameters": {"maxdepth": 5000, "descr": "It's mine", "replace": "", "defpsist": "yes", "purge": False}},
+     "DEFINE QLOCAL('my.queue') MAXDEPTH(5000) DESCR('It''s mine') REPLACE DEFPSIST(yes)"),
+    ({"command": "alter", "qualifier": "namelist", "name": "NL", "parameters": {"names": ["A", "b c", 7]}},
+     "ALTER NAMELIST(NL) NAMES(A,'b c',7)"),
+    ({"command": "display", "qualifier": "qmgr"}, "DISPLAY QMGR"),
+    ({"command": "set", "qualifier": "authrec", "parameters": {"profile": "DEV.**", "objtype": "queue",
+                                                               "principal": "app", "authadd": ["put", "get"]}},
+     "SET AUTHREC PROFILE('DEV.**') OBJTYPE(queue) PRINCIPAL('app') AUTHADD(put,get)"),
+])
+def test_run_command_json_becomes_one_mqsc_command(body, text):
+    assert mqscjson.command_text(body) == text
+
+
+@pytest.mark.parametrize("body, why", [
+    ({"qualifier": "qlocal"}, "'command'"),
+    ({"command": "display", "qualifier": "q local"}, "'qualifier'"),
+    ({"command": "display", "qualifier": "qlocal", "name": ""}, "'name'"),
+    ({"command": "display", "qualifier": "qlocal", "parameters": ["x"]}, "'parameters'"),
+    ({"command": "display", "qualifier": "qlocal", "parameters": {"a b": 1}}, "not an MQSC keyword"),
+    ({"command": "display", "qualifier": "qlocal", "parameters": {"x": {"y": 1}}}, "value must be"),
+    ({"command": "define", "qualifier": "qlocal", "name": "Q", "responseParameters": ["curdepth"]}, "display"),
+    ({"command": "display", "qualifier": "qlocal", "responseParameters": "curdepth"}, "list"),
+])
+def test_bad_run_command_json_is_named(body, why):
+    with pytest.raises(mqscjson.TranslationError, match=why):
+        mqscjson.command_text(body)
+
+
+def test_display_objects_become_lower_case_parameters_with_integers():
+    res = MqscResult("DISPLAY QLOCAL(*)", 0, 0, ["AMQ8409I: Display Queue details."],
+                     [{"QUEUE": "007", "TYPE": "QLOCAL", "CURDEPTH": "3", "DESCR": "42", "MAXDEPTH": "5000",
+                       "DEFPSIST": "NO"}])
+    assert mqscjson.json_responses([res]) == [{"completionCode": 0, "reasonCode": 0, "parameters": {
+        "queue": "007", "type": "QLOCAL", "curdepth": 3, "descr": "42", "maxdepth": 5000, "defpsist": "NO"}}]
+    failed = MqscResult("DISPLAY QLOCAL(NONE)", 2, 2085, ["AMQ8147E: IBM MQ object NONE not found."], [])
+    assert mqscjson.json_responses([failed]) == [
+        {"completionCode": 2, "reasonCode": 2085, "message": ["AMQ8147E: IBM MQ object NONE not found."]}]
+    assert mqscjson.overall([res, failed]) == {"overallCompletionCode": 2, "overallReasonCode": 3008}
+    assert mqscjson.overall([res]) == {"overallCompletionCode": 0, "overallReasonCode": 0}
+
+
+async def test_keda_scaler_request_reads_curdepth(tmp_path):
+    runner = FakeRunner(MqscResult("DISPLAY QLOCAL(DEV.QUEUE.1) CURDEPTH", 0, 0, [],
+                                   [{"QUEUE": "DEV.QUEUE.1", "TYPE": "QLOCAL", "CURDEPTH": "10"}]))
+    cfg = config.load(environ={}, overrides={"port": 0, "http_port": 0, "data_dir": tmp_path / "data"})
+    async with running(cfg, synchronous="NORMAL") as server:
+        server.mqsc_runner = runner
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}") as client:
+            # Exactly the scaler's request: its body text, its headers, basic auth.
+            r = await client.post(MQSC, auth=ADMIN, headers={**CSRF, "Content-Type": "application/json"},
+                                  content=b'{"type": "runCommandJSON", "command": "display", "qualifier": "qlocal", '
+                                          b'"name": "DEV.QUEUE.1", "responseParameters" : ["CURDEPTH"]}')
+            assert r.status_code == 200
+            assert r.json()["commandResponse"][0]["parameters"]["curdepth"] == 10
+            assert r.json()["overallCompletionCode"] == 0
+            assert runner.calls == [("DISPLAY QLOCAL(DEV.QUEUE.1) CURDEPTH", "admin")]
+
+            runner.results = [MqscResult("DISPLAY QLOCAL(*)", 0, 0, ["AMQ8409I: Display Queue details.",
+                                                                     "   QUEUE(DEV.QUEUE.1)"], [])]
+            r = await client.post("/ibmmq/rest/v3/admin/action/qmgr/QM1/mqsc", auth=ADMIN, headers=CSRF,
+                                  json={"type": "runCommand", "parameters": {"command": "DISPLAY QLOCAL(*)"}})
+            assert r.json() == {"commandResponse": [{"completionCode": 0, "reasonCode": 0, "text": [
+                "AMQ8409I: Display Queue details.", "   QUEUE(DEV.QUEUE.1)"]}],
+                "overallCompletionCode": 0, "overallReasonCode": 0}
+            assert runner.calls[-1] == ("DISPLAY QLOCAL(*)", "admin")
+
+            for bad in (b"{", b"[1]", b'{"type": "runCommand"}', b'{"type": "other"}',
+                        b'{"type": "runCommandJSON", "command": "display"}'):
+                r = await client.post(MQSC, auth=ADMIN, headers=CSRF, content=bad)
+                assert r.status_code == 400 and r.json()["error"][0]["type"] == "rest", bad
+            r = await client.post("/ibmmq/rest/v1/admin/action/qmgr/QM1/mqsc", auth=ADMIN, headers=CSRF, json={})
+            assert r.status_code == 404  # the mqsc resource is v2 and v3
+            r = await client.post("/ibmmq/rest/v2/admin/action/qmgr/QMX/mqsc", auth=ADMIN, headers=CSRF, json={})
+            assert r.status_code == 404 and r.json()["error"][0]["msgId"] == "MQWB0009E"
+            assert len(runner.calls) == 2
+
+
+async def test_without_the_mqsc_module_the_answer_is_a_precise_503(tmp_path):
+    cfg = config.load(environ={}, overrides={"port": 0, "http_port": 0, "data_dir": tmp_path / "data"})
+    async with running(cfg, synchronous="NORMAL") as server:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}") as client:
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF,
+                                  json={"type": "runCommand", "parameters": {"command": "DISPLAY QMGR"}})
+    try:
+        import qmlite.registry.mqsc  # noqa: F401
+    except ImportError:
+        assert r.status_code == 503 and "qmlite.registry.mqsc" in r.json()["error"][0]["message"]
+    else:  # merged with the MQSC engine: the real runner answers
+        assert r.status_code == 200 and "commandResponse" in r.json()

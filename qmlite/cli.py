@@ -1,4 +1,5 @@
-"""The ``qmlite`` command: ``serve`` runs the queue manager, ``decode`` explains MQ bytes."""
+"""The ``qmlite`` command: ``serve`` runs the queue manager, ``decode`` explains MQ bytes, ``runmqsc``,
+``dspmq`` and ``setmqaut`` administer it as IBM's control commands do (qmlite/control.py)."""
 
 from __future__ import annotations
 
@@ -168,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     change.add_argument("--driver-memory", default="2g", help="Spark driver memory (default 2g)")
     change.set_defaults(func=lambda a: _pipeline_diff(argparse.Namespace(**vars(a), before=a.registry[0],
                                                                           after=a.registry[1])))
+    from qmlite import control
+
+    control.add_parsers(sub)
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work

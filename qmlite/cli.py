@@ -16,7 +16,8 @@ def _serve(args: argparse.Namespace) -> int:
         cfg = config.load(
             config_file=args.config,
             overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir,
-                       "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval},
+                       "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
+                       "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir, "mqsc_strict": args.strict or None},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -140,6 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="call this for every delivery of a publication (it may change or suppress it)")
     serve.add_argument("--monitor-interval", type=float, metavar="SECONDS",
                        help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
+    serve.add_argument("--mqsc", nargs="+", metavar="FILE", type=pathlib.Path,
+                       help="MQSC scripts to run at start, after the default objects, in this order")
+    serve.add_argument("--mqsc-dir", type=pathlib.Path, metavar="DIR",
+                       help="run every *.mqsc in DIR at start, in name order (after --mqsc)")
+    serve.add_argument("--strict", action="store_true",
+                       help="a failing start-up MQSC command stops the start (exit 2) instead of being logged")
     serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)

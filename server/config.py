@@ -52,6 +52,10 @@ class ServerConfig:
     publish_exit: str = ""  # "module:callable" called per delivery (registry/publishexit.py)
     monitor_interval: float = 10.0  # seconds between resource-usage publications (IBM's 10 s)
     channels: tuple[ChannelConfig, ...] = ()
+    # Start-up MQSC (server/startup.py): these files in order, then every *.mqsc of mqsc_dir by name.
+    mqsc_files: tuple[pathlib.Path, ...] = ()
+    mqsc_dir: pathlib.Path | None = None
+    mqsc_strict: bool = False  # a failing start-up command stops the start
 
     def channel(self, name: str) -> ChannelConfig | None:
         for ch in self.channels:
@@ -96,6 +100,15 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
             values[key] = value
     if "data_dir" in values:
         values["data_dir"] = pathlib.Path(str(values["data_dir"]))
+    if "mqsc_files" in values:
+        files = values["mqsc_files"]
+        if isinstance(files, (str, pathlib.Path)):
+            files = [files]
+        if not isinstance(files, (list, tuple)):
+            raise ConfigError(f"mqsc_files must be a list of paths, not {files!r}")
+        values["mqsc_files"] = tuple(pathlib.Path(str(f)) for f in files)
+    if values.get("mqsc_dir") is not None:
+        values["mqsc_dir"] = pathlib.Path(str(values["mqsc_dir"]))
     cfg = ServerConfig(**values)  # type: ignore[arg-type]
     if not _QMGR_NAME.match(cfg.qmgr_name):
         raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")

@@ -10,8 +10,11 @@ an unquoted value - is a syntax error, reported with the text up to where it was
 from __future__ import annotations
 
 import dataclasses
+import re
 
-_SEPARATORS = " \t,"
+_SEPARATORS = re.compile(r"[ \t,]*")
+_WORD = re.compile(r"[^ \t,()']+")
+_QUOTED = re.compile(r"'((?:[^']|'')*)'")
 
 
 class MqscSyntaxError(Exception):
@@ -46,26 +49,24 @@ class Token:
 def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     i, n = 0, len(text)
-    while i < n:
+    while True:
+        i = _SEPARATORS.match(text, i).end()  # type: ignore[union-attr]
+        if i >= n:
+            return tokens
         ch = text[i]
-        if ch in _SEPARATORS:
-            i += 1
-            continue
         if ch == "(":
+            if not tokens or tokens[-1].items is not None:  # a value with no keyword before it
+                raise MqscSyntaxError(text[:i + 1], "value without a keyword")
             items, i = _paren(text, i)
-            if tokens and tokens[-1].items is None:
-                tokens[-1] = Token(tokens[-1].word, items, i, tokens[-1].word_end)
-            else:  # a value with no keyword before it
-                raise MqscSyntaxError(text[:i], "value without a keyword")
+            last = tokens[-1]
+            tokens[-1] = Token(last.word, items, i, last.word_end)
             continue
         if ch in ")'":
             raise MqscSyntaxError(text[:i + 1], "unexpected " + ch)
-        j = i
-        while j < n and text[j] not in _SEPARATORS and text[j] not in "()'":
-            j += 1
+        word = _WORD.match(text, i)
+        j = word.end()  # type: ignore[union-attr]
         tokens.append(Token(text[i:j].upper(), None, j, j))
         i = j
-    return tokens
 
 
 def _paren(text: str, i: int) -> tuple[tuple[Item, ...], int]:
@@ -74,8 +75,7 @@ def _paren(text: str, i: int) -> tuple[tuple[Item, ...], int]:
     i += 1
     n = len(text)
     while True:
-        while i < n and text[i] in _SEPARATORS:
-            i += 1
+        i = _SEPARATORS.match(text, i).end()  # type: ignore[union-attr]
         if i >= n:
             raise MqscSyntaxError(text, "missing )")
         ch = text[i]
@@ -84,32 +84,17 @@ def _paren(text: str, i: int) -> tuple[tuple[Item, ...], int]:
         if ch == "(":
             raise MqscSyntaxError(text[:i + 1], "unexpected (")
         if ch == "'":
-            value, i = _quoted(text, i)
-            items.append(Item(value, True))
-            if i < n and text[i] not in _SEPARATORS and text[i] != ")":
+            quoted = _QUOTED.match(text, i)
+            if quoted is None:
+                raise MqscSyntaxError(text, "missing closing quote")
+            items.append(Item(quoted.group(1).replace("''", "'"), True))
+            i = quoted.end()
+            if i < n and text[i] not in " \t,)":
                 raise MqscSyntaxError(text[:i + 1], "text after a quoted string")
             continue
-        j = i
-        while j < n and text[j] not in _SEPARATORS and text[j] not in "()'":
-            j += 1
+        word = _WORD.match(text, i)
+        j = word.end()  # type: ignore[union-attr]
         if j < n and text[j] in "('":
             raise MqscSyntaxError(text[:j + 1], "unexpected " + text[j])
         items.append(Item(text[i:j].upper()))
         i = j
-
-
-def _quoted(text: str, i: int) -> tuple[str, int]:
-    out: list[str] = []
-    i += 1
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "'":
-            if i + 1 < n and text[i + 1] == "'":
-                out.append("'")
-                i += 2
-                continue
-            return "".join(out), i + 1
-        out.append(ch)
-        i += 1
-    raise MqscSyntaxError(text, "missing closing quote")

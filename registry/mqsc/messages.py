@@ -13,7 +13,7 @@ SYNTAX_ERROR = "AMQ8405I: Syntax error detected at or near end of command segmen
 
 _NOT_FOUND = frozenset({C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRCCF_UNKNOWN_OBJECT_NAME, C.MQRCCF_NONE_FOUND,
                         C.MQRCCF_CHANNEL_NOT_FOUND, 
-                        C.MQRC_UNKNOWN_ENTITY, C.MQRCCF_CHL_STATUS_NOT_FOUND,
+                        C.MQRCCF_CHL_STATUS_NOT_FOUND,
                         C.MQRCCF_LSTR_STATUS_NOT_FOUND, C.MQRCCF_SERV_STATUS_NOT_FOUND,
                         C.MQRCCF_TOPIC_STRING_NOT_FOUND})
 
@@ -30,6 +30,7 @@ _BY_REASON = {
     C.MQRCCF_CHANNEL_NOT_ACTIVE: "AMQ9533E: Channel '{name}' is not currently active.",
     C.MQRCCF_CHANNEL_IN_USE: "AMQ8148E: IBM MQ object in use.",
     C.MQRC_Q_MGR_QUIESCING: "AMQ8156E: IBM MQ queue manager quiescing.",
+    C.MQRC_UNKNOWN_ENTITY: "AMQ7026E: A principal or group name was invalid.",
     C.MQRC_PUBSUB_INHIBITED: "AMQ8144E: Publish/subscribe engine is not available.",
 }
 

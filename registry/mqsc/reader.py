@@ -54,6 +54,8 @@ def split_commands(text: str) -> list[Source]:
         ended = False
         if line.endswith(";") and not _inside_quotes("".join(parts) + line[:-1]):
             line, ended = line[:-1].rstrip(), True
+            if line.endswith(("+", "-")):  # "+;": the semicolon ends it anyway
+                line = line[:-1]
         if not ended and line.endswith(("+", "-")):
             strip_next = line.endswith("+")
             parts.append(line[:-1])

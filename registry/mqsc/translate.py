@@ -48,7 +48,7 @@ def translate(text: str) -> Translated:
     first = tokens[0]
     verb = T.VERBS.get(first.word)
     if verb is None or first.items is not None:
-        raise MqscSyntaxError(text[:first.end])
+        raise MqscSyntaxError(text[:first.word_end])
     if verb == "END":
         if len(tokens) > 1:
             raise MqscSyntaxError(text[:tokens[1].end])
@@ -58,14 +58,14 @@ def translate(text: str) -> Translated:
     noun_token = tokens[1]
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
-        raise MqscSyntaxError(text[:noun_token.end])
+        raise MqscSyntaxError(text[:noun_token.word_end])
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])
         return Translated(verb, noun, None)
     row = T.TABLE.get((verb, noun))
     if row is None:
-        raise MqscSyntaxError(text[:noun_token.end])
+        raise MqscSyntaxError(text[:noun_token.word_end])
     return _build(text, row, noun_token, tokens[2:])
 
 

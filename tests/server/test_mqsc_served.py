@@ -207,3 +207,18 @@ def test_qmlite_reset_fixture_gives_each_test_a_fresh_queue_manager(qmlite_reset
     assert before.completion_code == C.MQCC_FAILED  # the other round's queue is gone
     [created] = qmlite_reset.mqsc("DEFINE QLOCAL(LEFT.BY.EARLIER.TEST)")
     assert created.completion_code == C.MQCC_OK
+
+
+# ---- settings ---------------------------------------------------------------------------------------
+def test_startup_scripts_from_a_toml_settings_file(tmp_path, scripts):
+    from qmlite.server import config
+
+    settings = tmp_path / "qmlite.toml"
+    settings.write_text(f'mqsc_files = ["{FIXTURES / "20-config.mqsc"}"]\nmqsc_dir = "{scripts}"\nmqsc_strict = true\n')
+    cfg = config.load(environ={}, config_file=settings)
+    assert cfg.mqsc_files == (FIXTURES / "20-config.mqsc",) and cfg.mqsc_dir == scripts and cfg.mqsc_strict
+    from qmlite.server.startup import scripts as ordered
+
+    assert [p.name for p in ordered(cfg)] == ["20-config.mqsc", "10-dev.mqsc", "20-config.mqsc", "30-after.mqsc"]
+    with pytest.raises(config.ConfigError):
+        config.load(environ={}, overrides={"mqsc_files": 5})

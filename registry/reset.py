@@ -9,7 +9,7 @@ attributes back.  Retained publications go.  Reached as the MQSC command ``RESET
 What a live connection holds stays, because deleting it under the connection would break it: a
 queue an application has open is cleared but not deleted, a subscription a connection is using (or
 a non-durable one) is kept, and the command queue, which the command server reads, is not cleared.
-The queue manager's own attributes (ALTER QMGR) are not reset.  docs/mqsc.md, docs/decisions.md M6.
+The queue manager's own attributes (ALTER QMGR) are not reset.  docs/mqsc.md, docs/decisions.md MS6.
 """
 
 from __future__ import annotations

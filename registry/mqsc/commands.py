@@ -4,7 +4,7 @@ A row names the PCF command, the object type's keyword table (keywords.py), the 
 ``(name)`` after the object type fills, the parameters the object type implies (``QLOCAL`` is
 Q_TYPE LOCAL), the Inquire's attribute-selector parameter, the keywords only this command takes
 (``REPLACE``, ``PURGE``, ``AUTHREC``), and IBM's AMQ message for success and for each object shown.
-The messages are IBM's texts (the AMQ8xxx Administration messages); docs/decisions.md M3 lists
+The messages are IBM's texts (the AMQ8xxx Administration messages); docs/decisions.md MS3 lists
 which were confirmed against published runmqsc output.
 """
 

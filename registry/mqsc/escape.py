@@ -5,7 +5,7 @@ the header's Command being the MQCMD_* of the MQSC command the text held (ALTER 
 MQCMD_CHANGE_Q), more than one message when the command gives more than one message set: here one
 per object a DISPLAY shows, one for any other outcome.  CompCode and Reason are the command's; a
 syntax error is MQCC_FAILED with MQRCCF_PARM_SYNTAX_ERROR (no PCF ran).  IBM allows one command per
-Escape; qmlite runs every command the text holds, in order (docs/decisions.md M4).
+Escape; qmlite runs every command the text holds, in order (docs/decisions.md MS4).
 """
 
 from __future__ import annotations

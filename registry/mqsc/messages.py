@@ -2,7 +2,7 @@
 
 Texts are IBM's (the AMQ8xxx Administration messages, IBM MQ 9.x wording); a reason with no message
 of its own gets AMQ8101S with the reason in hexadecimal, as runmqsc prints an unexpected reason.
-docs/decisions.md M3 records which were confirmed against published runmqsc output.
+docs/decisions.md MS3 records which were confirmed against published runmqsc output.
 """
 
 from __future__ import annotations

@@ -144,7 +144,7 @@ def _outcome(source: Source, tr: Translated, responses: list) -> MqscResult:
         reason = first.Reason if first is not None else C.MQRC_UNEXPECTED_ERROR
         text = messages.failure(reason, tr.name, noun=tr.noun, not_found=row.not_found)
         return MqscResult(source.text, C.MQCC_FAILED, reason, [text], [], _echo(source))
-    if tr.verb != "DISPLAY":
+    if not row.display:  # not a DISPLAY (nor RESET QSTATS, which shows what it reset)
         return MqscResult(source.text, first.CompCode, first.Reason, [row.message], [], _echo(source))
     text: list[str] = []
     objects: list[dict[str, str]] = []

@@ -23,7 +23,7 @@ from .keywords import Keyword, ObjectType, e, flag, i, s
 VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",
          "DEL": "DELETE", "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "START": "START",
          "STA": "START", "STOP": "STOP", "PING": "PING", "SET": "SET", "REFRESH": "REFRESH", "REF": "REFRESH",
-         "RESET": "RESET", "END": "END"}
+         "RESET": "RESET", "RESOLVE": "RESOLVE", "RES": "RESOLVE", "END": "END"}
 NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL", "QALIAS": "QALIAS",
          "QA": "QALIAS", "QREMOTE": "QREMOTE", "QR": "QREMOTE", "QUEUE": "QUEUE", "Q": "QUEUE",
          "QCLUSTER": "QCLUSTER", "QC": "QCLUSTER", "CHANNEL": "CHANNEL", "CHL": "CHANNEL",
@@ -34,7 +34,7 @@ NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL",
          "TOPICSTR": "TOPICSTR", "TPSTATUS": "TPSTATUS", "QMGR": "QMGR", "QMSTATUS": "QMSTATUS",
          "CONN": "CONN", "AUTHINFO": "AUTHINFO", "AUTHREC": "AUTHREC", "AUTHSERV": "AUTHSERV",
          "ENTAUTH": "ENTAUTH", "CHLAUTH": "CHLAUTH", "COMMINFO": "COMMINFO", "SECURITY": "SECURITY",
-         "QMLITE": "QMLITE"}
+         "CLUSQMGR": "CLUSQMGR", "QSTATS": "QSTATS", "QMLITE": "QMLITE"}
 
 NAME_REQUIRED, NAME_OPTIONAL, NAME_NONE = "required", "optional", "none"
 
@@ -97,6 +97,9 @@ def _table() -> dict[tuple[str, str], Command]:
                 display="AMQ8409I: Display Queue details.", generic=True),
         Command("CLEAR", "QLOCAL", C.MQCMD_CLEAR_Q, K.QUEUE, C.MQCA_Q_NAME,
                 message="AMQ8022I: IBM MQ queue cleared."),
+        # RESET QSTATS answers with the statistics it reset, displayed like a DISPLAY
+        Command("RESET", "QSTATS", C.MQCMD_RESET_Q_STATS, K.QSTATS, C.MQCA_Q_NAME,
+                display="AMQ8450I: Display queue status details.", generic=True),
         Command("DISPLAY", "QSTATUS", C.MQCMD_INQUIRE_Q_STATUS, K.QSTATUS, C.MQCA_Q_NAME,
                 attrs_pid=C.MQIACF_Q_STATUS_ATTRS, display="AMQ8450I: Display queue status details.", generic=True),
     ]
@@ -176,6 +179,12 @@ def _table() -> dict[tuple[str, str], Command]:
                 message="AMQ8020I: Ping IBM MQ channel complete.", extra=(i("DATALEN", C.MQIACH_DATA_COUNT),)),
         Command("RESET", "CHANNEL", C.MQCMD_RESET_CHANNEL, K.CHANNEL, C.MQCACH_CHANNEL_NAME,
                 message="AMQ8023I: IBM MQ channel reset.", extra=(i("SEQNUM", C.MQIACH_MSG_SEQUENCE_NUMBER),)),
+        Command("RESOLVE", "CHANNEL", C.MQCMD_RESOLVE_CHANNEL, K.CHANNEL, C.MQCACH_CHANNEL_NAME,
+                message="AMQ8025I: IBM MQ channel resolved.",
+                extra=(e("ACTION", C.MQIACH_IN_DOUBT, {"COMMIT": 1, "BACKOUT": 2}),)),
+        Command("DISPLAY", "CLUSQMGR", C.MQCMD_INQUIRE_CLUSTER_Q_MGR, K.CLUSQMGR, C.MQCA_CLUSTER_Q_MGR_NAME,
+                attrs_pid=C.MQIACF_CLUSTER_Q_MGR_ATTRS, display="AMQ8441I: Display Cluster Queue Manager details.",
+                generic=True),
     ]
     # ---- definitions with one name
     simple = (

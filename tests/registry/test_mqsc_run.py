@@ -302,3 +302,23 @@ def test_reset_takes_milliseconds(qm):
     qm.registry.commit()
     assert summary.deleted == 400
     assert summary.elapsed_ms < 1000  # ~10 ms on a quiet machine; generous for a loaded CI box
+
+
+# ---- every row of the command table runs: an answer, never a crash ------------------------------
+def _rows():
+    from qmlite.registry.mqsc import commands as T
+
+    return sorted(T.TABLE.values(), key=lambda row: (row.verb, row.noun))
+
+
+@pytest.mark.parametrize("row", _rows(), ids=lambda row: f"{row.verb}-{row.noun}")
+def test_every_command_of_the_table_gets_an_answer(qm, row):
+    from qmlite.registry.mqsc import commands as T
+
+    name = {"CONN": "*", "SECURITY": "*"}.get(row.noun, "DEV.QUEUE.1" if row.noun.startswith("Q") else "SMOKE.X")
+    text = f"{row.verb} {row.noun}" + (f"({name})" if row.name != T.NAME_NONE else "")
+    for result in run_mqsc(qm, text):
+        assert not result.syntax_error, result.text
+        assert result.reason_code != C.MQRC_UNEXPECTED_ERROR, result.text
+        assert result.text and result.text[0][:3] in ("AMQ", "QML"), result.text
+        assert result.completion_code == C.MQCC_OK or result.reason_code != 0

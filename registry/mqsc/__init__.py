@@ -48,7 +48,8 @@ class MqscResult:
 def run_mqsc(qmgr, text: str, *, user: str = "mqm") -> list[MqscResult]:
     """Run MQSC ``text`` on ``qmgr`` (a registry.qmgr.QueueManager) as ``user``: mqm members run
     anything, other users what their authority records allow (as for PCF).  Every effect is on disk
-    when this returns."""
+    when this returns (one commit for the whole text, made on the calling thread: call it where the
+    queue manager's other calls are made, as the command server does)."""
     requester = Requester(user=user, admin=authrecs.privileged(user))
     try:
         return run_with_engine(qmgr.engine, text, requester)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from qmlite.pcf import pcf as P
 
-from .keywords import ENUM, ENUMLIST, FLAG, HEX, INT, STR, STRLIST, Keyword, ObjectType
+from .keywords import ENUM, ENUMLIST, FLAG, INT, Keyword, ObjectType
 
 INDENT = "   "
 COLUMN = 40

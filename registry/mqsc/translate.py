@@ -17,7 +17,7 @@ from qmlite.pcf import pcf as P
 
 from .. import authvocab as A
 from . import commands as T
-from .keywords import ENUM, ENUMLIST, FLAG, HEX, INT, STR, STRLIST, Keyword
+from .keywords import ENUMLIST, FLAG, HEX, INT, STR, STRLIST, Keyword
 from .lexer import MqscSyntaxError, Token, tokenize
 
 OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, "NE": C.MQCFOP_NOT_EQUAL,

@@ -7,8 +7,9 @@ attributes back.  Retained publications go.  Reached as the MQSC command ``RESET
 (registry/mqsc), hence over PCF Escape and REST, and as ``qmlite_reset`` in the pytest plugin.
 
 What a live connection holds stays, because deleting it under the connection would break it: a
-queue an application has open is cleared but not deleted, a subscription a connection is using (or
-a non-durable one) is kept, and the command queue, which the command server reads, is not cleared.
+queue an application has open is cleared but not deleted, a queue holding messages of a unit of work
+not yet committed or backed out is left whole, a subscription a connection is using (or a
+non-durable one) is kept, and the command queue, which the command server reads, is not cleared.
 The queue manager's own attributes (ALTER QMGR) are not reset.  docs/mqsc.md, docs/decisions.md MS6.
 """
 
@@ -77,6 +78,10 @@ def reset(qm) -> ResetSummary:
     default_queues = {q.name: q for q in defaults.system_queues() + (defaults.dev_queues() if dev else [])}
     for name, queue in list(reg.queues.items()):
         is_open = reg.messages.open_counts(name) != (0, 0)
+        contents = reg.messages.peek(name)
+        if contents is not None and contents.uncommitted:  # a unit of work holds some: leave it whole
+            out.kept += 1
+            continue
         if name != defaults.COMMAND_QUEUE:
             out.cleared += reg.drop_messages(name, keep_queue=True)
         initial = default_queues.get(name)

@@ -251,8 +251,8 @@ def setmqaut(argv: list[str]) -> int:
             rest.append(word)
     try:
         args = parser.parse_args(rest)
-    except SystemExit:
-        return 36
+    except SystemExit as exc:  # --help (0), or arguments setmqaut does not take (IBM: 36)
+        return 0 if exc.code == 0 else 36
     objtype = OBJECT_TYPES.get(args.objtype.lower())
     if objtype is None:
         print(f"AMQ7076E: Invalid object type {args.objtype!r}.", file=sys.stderr)

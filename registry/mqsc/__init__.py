@@ -155,6 +155,10 @@ def _outcome(source: Source, tr: Translated, responses: list) -> MqscResult:
         pairs = display.to_object(row.otype, response.parameters)
         if not pairs:
             continue
+        if row.noun == "QSTATUS" and len(pairs) > 0 and all(kw.name != "TYPE" for kw, _ in pairs):
+            # runmqsc shows the status type asked for after the queue name
+            type_kw = row.otype.keyword("TYPE")
+            pairs.insert(1, (type_kw, display.value_text(type_kw, tr.qstatus_type)))
         objects.append({kw.name: value for kw, value in pairs})
         text.append(row.display)
         text += display.lines([display.item(kw, value) for kw, value in pairs])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from qmlite.pcf import pcf as P
 
-from .keywords import ENUM, ENUMLIST, FLAG, INT, Keyword, ObjectType
+from .keywords import ENUM, ENUMLIST, FLAG, INT, INTLIST, Keyword, ObjectType
 
 INDENT = "   "
 COLUMN = 40
@@ -29,6 +29,8 @@ def value_text(kw: Keyword, value: object) -> str:
         if kind == ENUMLIST:
             names = kw.names
             return ",".join(names.get(v, str(v)) for v in value)
+        if kind == INTLIST:
+            return ", ".join(str(v) for v in value)
         return ",".join(str(v).rstrip(" \x00") for v in value)
     if isinstance(value, str):
         return value.rstrip(" \x00")

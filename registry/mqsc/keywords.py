@@ -15,6 +15,7 @@ Value kinds:
   STRLIST a list of strings (``NAMES(A,B)``)
   ENUMLIST a list of words (``AUTHADD(PUT,GET)``)
   FLAG    a keyword pair with no value (``TRIGGER``/``NOTRIGGER``, ``SHARE``/``NOSHARE``)
+  INTLIST a list of numbers, printed as runmqsc prints them (``QTIME(10404, 8223)``)
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from .. import adminvalues as V
 from .. import authvocab as A
 from ..commands import status as S
 
-STR, INT, ENUM, HEX, STRLIST, ENUMLIST, FLAG = "str", "int", "enum", "hex", "strlist", "enumlist", "flag"
+STR, INT, ENUM, HEX, STRLIST, ENUMLIST, FLAG, INTLIST = ("str", "int", "enum", "hex", "strlist", "enumlist", "flag",
+                                                         "intlist")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +75,10 @@ def sl(name: str, pid: int) -> Keyword:
 
 def el(name: str, pid: int, words: Mapping[str, int]) -> Keyword:
     return Keyword(name, pid, ENUMLIST, dict(words))
+
+
+def il(name: str, pid: int) -> Keyword:
+    return Keyword(name, pid, INTLIST)
 
 
 def flag(name: str, off: str, pid: int, on_value: int = 1, off_value: int = 0) -> Keyword:
@@ -472,7 +478,14 @@ QSTATUS = ObjectType("QSTATUS", (
     s("LPUTTIME", C.MQCACF_LAST_PUT_TIME),
     e("MONQ", C.MQIA_MONITORING_Q, MONITOR),
     i("MSGAGE", C.MQIACF_OLDEST_MSG_AGE),
+    il("QTIME", C.MQIACF_Q_TIME_INDICATOR),
     s("MEDIALOG", C.MQCACF_MEDIA_LOG_EXTENT_NAME),
+    i("CURFSIZE", C.MQIACF_CUR_Q_FILE_SIZE),
+    i("CURMAXFS", C.MQIACF_CUR_MAX_FILE_SIZE),
+    s("APPLDESC", C.MQCACF_APPL_DESC),
+    i("OPENOPTS", C.MQIACF_OPEN_OPTIONS),
+    e("URTYPE", C.MQIACF_UOW_TYPE, {"QMGR": S.MQUOWT_Q_MGR}),
+    e("ASTATE", C.MQIACF_ASYNC_STATE, {"NONE": S.MQAS_NONE}),
     h("CONN", C.MQBACF_CONNECTION_ID),
     s("APPLTAG", C.MQCACF_APPL_TAG),
     e("APPLTYPE", C.MQIA_APPL_TYPE, {"USER": C.MQAT_DEFAULT, "QMGR": C.MQAT_QMGR, "SYSTEM": C.MQAT_SYSTEM_EXTENSION,
@@ -510,7 +523,7 @@ CONN = ObjectType("CONN", (
     s("OBJNAME", C.MQCACF_OBJECT_NAME),
     e("OBJTYPE", C.MQIACF_OBJECT_TYPE, OBJTYPE),
     s("CLIENTID", C.MQCACH_CLIENT_ID),
-    i("ASTATE", C.MQIACF_ASYNC_STATE),
+    e("ASTATE", C.MQIACF_ASYNC_STATE, {"NONE": S.MQAS_NONE}),
     i("UOWSTATE", C.MQIACF_UOW_STATE),
     s("UOWSTDA", C.MQCACF_UOW_START_DATE),
     s("UOWSTTI", C.MQCACF_UOW_START_TIME),

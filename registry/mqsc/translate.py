@@ -17,7 +17,7 @@ from qmlite.pcf import pcf as P
 
 from .. import authvocab as A
 from . import commands as T
-from .keywords import ENUMLIST, FLAG, HEX, INT, STR, STRLIST, Keyword
+from .keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
 from .lexer import MqscSyntaxError, Token, tokenize
 
 OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, "NE": C.MQCFOP_NOT_EQUAL,
@@ -39,6 +39,7 @@ class Translated:
     name: str = ""
     message: P.PCFMessage | None = None
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
+    qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
 
 
 def translate(text: str) -> Translated:
@@ -152,7 +153,10 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
     header = P.CFH(Type=C.MQCFT_COMMAND, StrucLength=36, Version=1, Command=command, MsgSeqNumber=1,
                    Control=C.MQCFC_LAST, ParameterCount=len(params))
     shown = None if all_attrs or not selectors else tuple(selectors)
-    return Translated(row.verb, row.noun, row, name, P.PCFMessage(header, params), shown)
+    out = Translated(row.verb, row.noun, row, name, P.PCFMessage(header, params), shown)
+    if "TYPE" in values and row.noun == "QSTATUS":
+        out.qstatus_type = values["TYPE"][1]  # type: ignore[assignment]
+    return out
 
 
 def _keyword(row: T.Command, word: str) -> Keyword | None:
@@ -189,9 +193,14 @@ def _name_param(text: str, row: T.Command, token: Token, name: str):
 
 def _value(here: str, kw: Keyword, token: Token) -> object:
     items = token.items or ()
-    if kw.kind in (STRLIST, ENUMLIST):
+    if kw.kind in (STRLIST, ENUMLIST, INTLIST):
         if kw.kind == STRLIST:
             return tuple(item.text for item in items)
+        if kw.kind == INTLIST:
+            try:
+                return tuple(int(item.text) for item in items)
+            except ValueError:
+                raise MqscSyntaxError(here, "not a number") from None
         return tuple(_word(here, kw, item.text) for item in items)
     if len(items) > 1:
         raise MqscSyntaxError(here, "one value expected")
@@ -227,7 +236,7 @@ def _param(kw: Keyword, value: object):
         return P.CFBS(kw.pid, value)  # type: ignore[arg-type]
     if kw.kind == STRLIST:
         return P.CFSL(kw.pid, value)  # type: ignore[arg-type]
-    if kw.kind == ENUMLIST:
+    if kw.kind in (ENUMLIST, INTLIST):
         return P.CFIL(kw.pid, value)  # type: ignore[arg-type]
     return P.CFIN(kw.pid, value)  # type: ignore[arg-type]
 
@@ -238,7 +247,7 @@ def _filter(here: str, row: T.Command, token: Token):
         raise MqscSyntaxError(here, "WHERE needs keyword, operator and value")
     kw = row.otype.keyword(items[0].text)
     op = OPERATORS.get(items[1].text)
-    if kw is None or op is None or (len(items) > 3 and kw.kind not in (STRLIST, ENUMLIST)):
+    if kw is None or op is None or kw.kind == INTLIST or (len(items) > 3 and kw.kind not in (STRLIST, ENUMLIST)):
         raise MqscSyntaxError(here, "bad WHERE")
     raw = items[2].text
     if kw.kind in (STR, STRLIST):

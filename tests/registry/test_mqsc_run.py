@@ -322,3 +322,14 @@ def test_every_command_of_the_table_gets_an_answer(qm, row):
         assert result.reason_code != C.MQRC_UNEXPECTED_ERROR, result.text
         assert result.text and result.text[0][:3] in ("AMQ", "QML"), result.text
         assert result.completion_code == C.MQCC_OK or result.reason_code != 0
+
+
+def test_display_qstatus_shows_the_status_type_and_lists_as_runmqsc_does(qm):
+    run_mqsc(qm, "ALTER QLOCAL(DEV.QUEUE.1) MONQ(MEDIUM)")
+    status = one(qm, "DIS QSTATUS(DEV.QUEUE.1)")
+    assert status.text[:2] == ["AMQ8450I: Display queue status details.",
+                               "   QUEUE(DEV.QUEUE.1)                      TYPE(QUEUE)"]
+    assert status.objects[0]["QTIME"] == "0, 0"  # IBM: QTIME(10404, 8223)
+    handles = one(qm, "DIS QSTATUS(SYSTEM.ADMIN.COMMAND.QUEUE) TYPE(HANDLE) APPLTAG INPUT")
+    assert handles.objects == [{"QUEUE": "SYSTEM.ADMIN.COMMAND.QUEUE", "TYPE": "HANDLE", "APPLTAG": "amqpcsea",
+                                "INPUT": "SHARED"}]

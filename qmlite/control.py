@@ -173,6 +173,8 @@ def runmqsc(args: argparse.Namespace) -> int:
     _quiet()
     stdin = sys.stdin
     password = _password(args, stdin.readline)
+    if not args.file and not args.verify and stdin.isatty():
+        return _interactive(args, password)
     try:
         text = pathlib.Path(args.file).read_text() if args.file else stdin.read()
     except OSError as exc:
@@ -196,6 +198,48 @@ def runmqsc(args: argparse.Namespace) -> int:
         target.close()
     print(format_report(results, echo=not args.no_echo, qmgr_name=target.qmgr_name), end="")
     return exit_code(results)
+
+
+def _interactive(args: argparse.Namespace, password: str | None) -> int:
+    """A terminal: each command runs as soon as it is complete (its last line ends without + or -),
+    as runmqsc does; END or end of input stops."""
+    from qmlite.registry.mqsc import echo_lines, exit_code
+
+    try:
+        target = open_target(args, args.user, password, client=args.client)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    print(f"Starting MQSC for queue manager {target.qmgr_name}.\n\n", flush=True)
+    results: list = []
+    lines: list[str] = []
+    try:
+        for line in sys.stdin:
+            lines.append(line.rstrip("\n"))
+            if line.rstrip().endswith(("+", "-")):
+                continue
+            text, lines = "\n".join(lines), []
+            if text.strip().upper().rstrip(";").strip() == "END":
+                break
+            for result in target.run(text):
+                results.append(result)
+                out = (echo_lines(len(results), result) if not args.no_echo else []) + result.text
+                print("\n".join(out), flush=True)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    finally:
+        target.close()
+    print(_counts(results), end="")
+    return exit_code(results)
+
+
+def _counts(results: list) -> str:
+    from qmlite.registry.mqsc import messages
+
+    syntax = sum(1 for r in results if r.syntax_error)
+    failed = sum(1 for r in results if not r.syntax_error and r.completion_code == C.MQCC_FAILED)
+    return "\n".join(messages.count_lines(len(results), syntax, failed)) + "\n"
 
 
 # ---- dspmq ---------------------------------------------------------------------------------------

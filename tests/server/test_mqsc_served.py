@@ -222,3 +222,43 @@ def test_startup_scripts_from_a_toml_settings_file(tmp_path, scripts):
     assert [p.name for p in ordered(cfg)] == ["20-config.mqsc", "10-dev.mqsc", "20-config.mqsc", "30-after.mqsc"]
     with pytest.raises(config.ConfigError):
         config.load(environ={}, overrides={"mqsc_files": 5})
+
+
+def test_runmqsc_on_a_terminal_runs_each_command_when_it_is_complete(tmp_path):
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: qmlite runmqsc on the terminal, no server on the port
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "-m", "qmlite", "runmqsc", "--data-dir", str(tmp_path / "data"),
+                                   "--port", str(free_port())], _env())
+    seen = b""
+
+    def until(marker: bytes) -> bytes:
+        nonlocal seen
+        deadline = time.monotonic() + 60
+        while marker not in seen:
+            assert time.monotonic() < deadline, seen.decode(errors="replace")
+            ready, _, _ = select.select([fd], [], [], 1)
+            if ready:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:  # the child ended
+                    break
+        return seen
+
+    try:
+        os.write(fd, b"DEFINE QLOCAL(TTY.Q) +\n")
+        until(b"Starting MQSC for queue manager QM1.")
+        assert b"AMQ8006I" not in seen  # the command is not complete yet
+        os.write(fd, b"  DESCR('typed')\n")
+        until(b"AMQ8006I: IBM MQ queue created.")
+        os.write(fd, b"end\n")
+        until(b"All valid MQSC commands were processed.")
+        assert b"One MQSC command read." in seen
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -333,3 +333,13 @@ def test_display_qstatus_shows_the_status_type_and_lists_as_runmqsc_does(qm):
     handles = one(qm, "DIS QSTATUS(SYSTEM.ADMIN.COMMAND.QUEUE) TYPE(HANDLE) APPLTAG INPUT")
     assert handles.objects == [{"QUEUE": "SYSTEM.ADMIN.COMMAND.QUEUE", "TYPE": "HANDLE", "APPLTAG": "amqpcsea",
                                 "INPUT": "SHARED"}]
+
+
+def test_display_topic_attributes_as_ibm_documents_it(qm):
+    # IBM "Displaying administrative topic object attributes": DISPLAY TOPIC(ORANGE.TOPIC) TOPICSTR DEFPRTY NPMSGDLV
+    run_mqsc(qm, "DEFINE TOPIC(ORANGE.TOPIC) TOPICSTR(ORANGE)")
+    shown = one(qm, "DISPLAY TOPIC (ORANGE.TOPIC) +\n TOPICSTR +\n DEFPRTY +\n NPMSGDLV")
+    assert shown.text == ["AMQ8633I: Display topic details.",
+                          "   TOPIC(ORANGE.TOPIC)                     TYPE(LOCAL)",
+                          "   TOPICSTR(ORANGE)                        DEFPRTY(ASPARENT)",
+                          "   NPMSGDLV(ASPARENT)"]

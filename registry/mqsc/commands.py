@@ -285,7 +285,8 @@ def _table() -> dict[tuple[str, str], Command]:
     return table
 
 
-# What DISPLAY shows when no attribute is named (IBM: the name and type only, for definitions).
+# What DISPLAY of a generic name shows when no attribute is named (IBM: the name and type, for
+# definitions); a specific name without attributes shows them all (translate.py).
 _Q_SUMMARY = ("QUEUE", "TYPE")
 SUMMARY = {"QUEUE": _Q_SUMMARY, "QLOCAL": _Q_SUMMARY, "QMODEL": _Q_SUMMARY, "QALIAS": _Q_SUMMARY,
            "QREMOTE": _Q_SUMMARY, "QCLUSTER": _Q_SUMMARY, "SUB": ("SUBID", "SUB"), "SBSTATUS": ("SUB", "SUBID"),

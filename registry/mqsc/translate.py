@@ -138,7 +138,10 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
     for kw, value in values.values():
         params.append(_param(kw, value))
     if display and row.attrs_pid is not None:
-        if all_attrs or (not selectors and (row.default_all or row.summary is None)):
+        # IBM: ALL "is the default if you do not specify a generic name and do not request any
+        # specific attributes"; a generic name without attributes shows the summary (name, type).
+        generic = name.endswith("*")
+        if all_attrs or (not selectors and (row.default_all or row.summary is None or not generic)):
             params.append(P.CFIL(row.attrs_pid, (C.MQIACF_ALL,)))
         else:
             wanted = selectors or list(row.summary or ())

@@ -124,8 +124,10 @@ def test_display_attributes_all_where_and_generic_names():
     assert isinstance(flt, P.CFIF) and (flt.parameter, flt.operator, flt.value) == (
         C.MQIA_CURRENT_Q_DEPTH, C.MQCFOP_GREATER, 5)
     assert params("DIS SUB(*) ALL")[C.MQIACF_SUB_ATTRS] == (C.MQIACF_ALL,)
-    # no attributes: the name and type only, as runmqsc shows them
-    assert params("DIS QUEUE(X)")[C.MQIACF_Q_ATTRS] == (C.MQCA_Q_NAME, C.MQIA_Q_TYPE)
+    # no attributes: a generic name shows the name and type only, a specific name every attribute (IBM)
+    assert params("DIS QUEUE(X*)")[C.MQIACF_Q_ATTRS] == (C.MQCA_Q_NAME, C.MQIA_Q_TYPE)
+    assert params("DIS QUEUE(X)")[C.MQIACF_Q_ATTRS] == (C.MQIACF_ALL,)
+    assert params("DIS SUB(S*)")[C.MQIACF_SUB_ATTRS] == (C.MQBACF_SUB_ID, C.MQCACF_SUB_NAME)
     assert params("DIS QMGR")[C.MQIACF_Q_MGR_ATTRS] == (C.MQIACF_ALL,)
 
 

@@ -109,10 +109,11 @@ def test_topic_define_alter_display_delete(qm):
     assert one(qm, "DEFINE TOPIC(ORANGE.TOPIC) TOPICSTR('ORANGE')").text == ["AMQ8690I: IBM MQ topic created."]
     assert one(qm, "ALTER TOPIC(ORANGE.TOPIC) NPMSGDLV(ALLAVAIL) PMSGDLV(ALLAVAIL)").text == [
         "AMQ8691I: IBM MQ topic changed."]
-    shown = one(qm, "DISPLAY TOPIC(ORANGE.TOPIC)")
+    shown = one(qm, "DISPLAY TOPIC(ORANGE.*)")  # a generic name: the name and type
     assert shown.text == ["AMQ8633I: Display topic details.",
                           "   TOPIC(ORANGE.TOPIC)                     TYPE(LOCAL)"]
-    full = one(qm, "DIS TOPIC(ORANGE.TOPIC) ALL").objects[0]
+    full = one(qm, "DIS TOPIC(ORANGE.TOPIC)").objects[0]  # a specific one: every attribute (IBM's default)
+    assert full == one(qm, "DIS TOPIC(ORANGE.TOPIC) ALL").objects[0]
     assert (full["TOPICSTR"], full["NPMSGDLV"], full["PMSGDLV"], full["DURSUB"], full["WILDCARD"]) == (
         "ORANGE", "ALLAVAIL", "ALLAVAIL", "ASPARENT", "PASSTHRU")
     assert one(qm, "DELETE TOPIC(ORANGE.TOPIC)").text == ["AMQ8692I: IBM MQ topic deleted."]

@@ -1,7 +1,8 @@
 """Inquire responses into what DISPLAY prints: ``KEYWORD(value)`` items, two to a line.
 
-runmqsc's layout: each line starts with three blanks; an item that fits in 39 characters takes a
-40-character column, two columns to a line; a longer one has a line of its own.  Values print
+runmqsc's layout: each line starts with three blanks; an item of up to 38 characters takes a
+40-character column, two columns to a line; a longer one has a line of its own (a published
+transcript shows the 39-character ``NAMELIST(SYSTEM.QPUBSUB.QUEUE.NAMELIST)`` alone).  Values print
 without quotes; a blank string as ``( )``; byte strings in upper-case hexadecimal; an integer with a
 word for it (``EXPIRY(UNLIMITED)``) as the word; keyword-pair attributes (``NOTRIGGER``) bare.
 """
@@ -63,7 +64,7 @@ def lines(items: list[str]) -> list[str]:
     out: list[str] = []
     left: str | None = None
     for text in items:
-        if len(text) >= COLUMN:
+        if len(text) > COLUMN - 2:
             if left is not None:
                 out.append(INDENT + left)
                 left = None

@@ -344,3 +344,11 @@ def test_display_topic_attributes_as_ibm_documents_it(qm):
                           "   TOPIC(ORANGE.TOPIC)                     TYPE(LOCAL)",
                           "   TOPICSTR(ORANGE)                        DEFPRTY(ASPARENT)",
                           "   NPMSGDLV(ASPARENT)"]
+
+
+def test_two_column_layout_puts_a_39_character_item_on_its_own_line():
+    # a published runmqsc transcript: NAMELIST(SYSTEM.QPUBSUB.QUEUE.NAMELIST) (39 characters) alone
+    item = "NAMELIST(SYSTEM.QPUBSUB.QUEUE.NAMELIST)"
+    assert display.lines([item, "NAMCOUNT(2)", "ALTDATE(2022-09-06)", "ALTTIME(17.07.08)"]) == [
+        "   " + item, "   NAMCOUNT(2)                             ALTDATE(2022-09-06)", "   ALTTIME(17.07.08)"]
+    assert display.lines(["X" * 38, "Y(1)"]) == ["   " + "X" * 38 + "  Y(1)"]

@@ -262,3 +262,13 @@ def test_runmqsc_on_a_terminal_runs_each_command_when_it_is_complete(tmp_path):
         _, status = os.waitpid(pid, 0)
         os.close(fd)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_running_qmlite_runs_startup_scripts(tmp_path):
+    from qmlite.client.pytest_plugin import running_qmlite
+
+    with running_qmlite(tmp_path / "data", mqsc_files=[FIXTURES / "20-config.mqsc"]) as server:
+        [shown] = server.mqsc("DIS SUB('APP.AUDIT.ALL') USERDATA PSPROP")
+        assert shown.completion_code == C.MQCC_OK
+        block = "\n".join(shown.text)
+        assert "USERDATA(audit)" in block and "PSPROP(RFH2)" in block

@@ -352,3 +352,31 @@ def test_two_column_layout_puts_a_39_character_item_on_its_own_line():
     assert display.lines([item, "NAMCOUNT(2)", "ALTDATE(2022-09-06)", "ALTTIME(17.07.08)"]) == [
         "   " + item, "   NAMCOUNT(2)                             ALTDATE(2022-09-06)", "   ALTTIME(17.07.08)"]
     assert display.lines(["X" * 38, "Y(1)"]) == ["   " + "X" * 38 + "  Y(1)"]
+
+
+# ---- fuzzing the whole path: generated commands run on a queue manager ---------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from qmlite.registry.mqsc import commands as _T  # noqa: E402
+
+_VALUES = st.sampled_from(["", "*", "X", "DEV.QUEUE.1", "'a b'", "0", "-1", "999999999999", "YES", "NO", "ALL",
+                           "ENABLED", "'dev/#'", "414D51", "A,B", "'x''y'"])
+
+
+@st.composite
+def _command(draw):
+    row = draw(st.sampled_from(sorted(_T.TABLE.values(), key=lambda r: (r.verb, r.noun))))
+    words = [row.verb, row.noun + (f"({draw(_VALUES)})" if row.name != _T.NAME_NONE else "")]
+    keywords = sorted({kw.name for kw in (*row.extra, *row.otype.keywords)})
+    for name in draw(st.lists(st.sampled_from(keywords or ["ALL"]), max_size=3, unique=True)):
+        words.append(name + (f"({draw(_VALUES)})" if draw(st.booleans()) else ""))
+    return " ".join(words)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_command())
+def test_generated_commands_always_get_an_amq_answer(qm, text):
+    for result in run_mqsc(qm, text):
+        assert result.text and result.text[0][:3] in ("AMQ", "QML"), (text, result.text)
+        assert result.reason_code != C.MQRC_UNEXPECTED_ERROR, (text, result.text)

@@ -5,11 +5,15 @@ available everywhere:
 
 * ``qmlite_server`` (function scope): a fresh queue manager with its own data directory.
 * ``qmlite_server_session`` (session scope): one queue manager shared by the whole session.
+* ``qmlite_reset`` (function scope): the session's queue manager, reset before the test (every queue
+  cleared, every object that is not a default deleted: MQSC ``RESET QMLITE``, docs/mqsc.md), so each
+  test starts from a fresh queue manager without paying for a new one.
 
 Both yield a :class:`QmliteServer` with ``host``, ``port``, ``qmgr``, ``admin_channel``,
 ``app_channel``, ``admin_user``, ``admin_password``, ``app_user``, ``conn_name``
 (``"127.0.0.1(port)"``, the form pymqi/ibmmq take) and ``data_dir``, plus ``connect()`` for a
-ready :class:`qmlite.client.sync.QueueManager`.  The server runs in a background thread (its own
+ready :class:`qmlite.client.sync.QueueManager`, ``mqsc(text)`` (MQSC over PCF Escape, a list of
+:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``.  The server runs in a background thread (its own
 ``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
 variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, registry closed) when
 the fixture ends.
@@ -28,7 +32,7 @@ import pytest
 
 from ._thread import TrioThread
 
-__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session"]
+__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -65,6 +69,24 @@ class QmliteServer:
             kw.setdefault("user", self.admin_user)
             kw.setdefault("password", self.admin_password)
         return QueueManager.connect(self.host, self.port, channel, self.qmgr, **kw)
+
+    def mqsc(self, text: str, *, wait_s: float = 30.0) -> list:
+        """Run MQSC on the server as the admin user, each command as a PCF Escape (as ``qmlite runmqsc
+        -c``); the results carry runmqsc's text for each command."""
+        from qmlite.control import ServerTarget
+
+        target = ServerTarget(self.host, self.port, self.admin_channel, self.admin_user, self.admin_password,
+                              self.qmgr, wait_s)
+        try:
+            return target.run(text)
+        finally:
+            target.close()
+
+    def reset(self) -> None:
+        """Every queue cleared, every non-default object deleted (MQSC ``RESET QMLITE``)."""
+        result = self.mqsc("RESET QMLITE")[0]
+        if result.completion_code != 0:
+            raise RuntimeError(f"RESET QMLITE failed: {result.text}")
 
 
 @contextlib.contextmanager
@@ -117,3 +139,11 @@ def qmlite_server_session(tmp_path_factory) -> Iterator[QmliteServer]:
     """One qmlite queue manager shared by every test of the session."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite-session")) as server:
         yield server
+
+
+@pytest.fixture
+def qmlite_reset(qmlite_server_session) -> Iterator[QmliteServer]:
+    """The session's queue manager, reset before this test: no queue, topic, subscription or other
+    object but the defaults, every queue empty (connections from earlier tests are not closed)."""
+    qmlite_server_session.reset()
+    yield qmlite_server_session

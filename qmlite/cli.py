@@ -1,4 +1,5 @@
-"""The ``qmlite`` command: ``serve`` runs the queue manager, ``decode`` explains MQ bytes."""
+"""The ``qmlite`` command: ``serve`` runs the queue manager, ``decode`` explains MQ bytes, ``runmqsc``,
+``dspmq`` and ``setmqaut`` administer it as IBM's control commands do (qmlite/control.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def _serve(args: argparse.Namespace) -> int:
             overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir,
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
-                       "tls_key": args.tls_key},
+                       "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
+                       "mqsc_strict": args.strict or None},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -146,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--http-host", help="address for the REST API (default: --host)")
     serve.add_argument("--tls-cert", metavar="PEM", help="certificate for https on --http-port (with --tls-key)")
     serve.add_argument("--tls-key", metavar="PEM", help="private key for https on --http-port")
+    serve.add_argument("--mqsc", nargs="+", metavar="FILE", type=pathlib.Path,
+                       help="MQSC scripts to run at start, after the default objects, in this order")
+    serve.add_argument("--mqsc-dir", type=pathlib.Path, metavar="DIR",
+                       help="run every *.mqsc in DIR at start, in name order (after --mqsc)")
+    serve.add_argument("--strict", action="store_true",
+                       help="a failing start-up MQSC command stops the start (exit 2) instead of being logged")
     serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)
@@ -175,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     change.add_argument("--driver-memory", default="2g", help="Spark driver memory (default 2g)")
     change.set_defaults(func=lambda a: _pipeline_diff(argparse.Namespace(**vars(a), before=a.registry[0],
                                                                           after=a.registry[1])))
+    from qmlite import control
+
+    control.add_parsers(sub)
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work

@@ -55,6 +55,7 @@ class Engine:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
         self.qm = None  # set by the QueueManager that owns this engine
+        self.log_commands = True  # False while start-up scripts run: one summary line per script instead
         self.handlers: dict[int, Handler] = {}
         from . import commands  # the handler modules register themselves here
 
@@ -125,8 +126,9 @@ class Engine:
         except Exception:  # a bug must not take the command server down; answer as MQ does
             log.exception("command_crashed", command=C.describe("MQCMD", command), user=requester.user)
             return responses.failure(command, CommandError(C.MQRC_UNEXPECTED_ERROR))
-        log.info("command", command=C.describe("MQCMD", command), user=requester.user, reason="MQRC_NONE",
-                 responses=len(out))
+        if self.log_commands:
+            log.info("command", command=C.describe("MQCMD", command), user=requester.user, reason="MQRC_NONE",
+                     responses=len(out))
         return out
 
 

@@ -60,6 +60,10 @@ class ServerConfig:
     tls_cert: str = ""  # PEM certificate and key: the REST API speaks https when both are given
     tls_key: str = ""
     channels: tuple[ChannelConfig, ...] = ()
+    # Start-up MQSC (server/startup.py): these files in order, then every *.mqsc of mqsc_dir by name.
+    mqsc_files: tuple[pathlib.Path, ...] = ()
+    mqsc_dir: pathlib.Path | None = None
+    mqsc_strict: bool = False  # a failing start-up command stops the start
 
     def channel(self, name: str) -> ChannelConfig | None:
         for ch in self.channels:
@@ -111,6 +115,15 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         values["http_port"] = None  # IBM's switch for its web server: off even when a flag (the image's) asks
     if "data_dir" in values:
         values["data_dir"] = pathlib.Path(str(values["data_dir"]))
+    if "mqsc_files" in values:
+        files = values["mqsc_files"]
+        if isinstance(files, (str, pathlib.Path)):
+            files = [files]
+        if not isinstance(files, (list, tuple)):
+            raise ConfigError(f"mqsc_files must be a list of paths, not {files!r}")
+        values["mqsc_files"] = tuple(pathlib.Path(str(f)) for f in files)
+    if values.get("mqsc_dir") is not None:
+        values["mqsc_dir"] = pathlib.Path(str(values["mqsc_dir"]))
     cfg = ServerConfig(**values)  # type: ignore[arg-type]
     if not _QMGR_NAME.match(cfg.qmgr_name):
         raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")

@@ -123,6 +123,14 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> Queue
         except Exception as exc:  # whatever importing the user's module raised
             qm.shutdown()
             raise ConfigError(f"cannot load publish exit {cfg.publish_exit!r}: {exc!r}") from exc
+    if cfg.mqsc_files or cfg.mqsc_dir:
+        from .startup import run_startup
+
+        try:
+            run_startup(qm, cfg)
+        except ConfigError:
+            qm.shutdown()
+            raise
     return qm
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 
 def register_all(engine) -> None:
-    from . import (authority, channel_status, channels, chlauth, clusters, endpoints, namelists, processes, qmgr,
-                   queues, status, subscriptions, topics)
+    from . import (authority, channel_status, channels, chlauth, clusters, endpoints, escape, namelists, processes,
+                   qmgr, queues, status, subscriptions, topics)
 
     for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
-                   authority, chlauth, status, clusters):
+                   authority, chlauth, status, clusters, escape):
         module.register(engine)

@@ -88,6 +88,7 @@ async def run_mqsc(server, runner: MqscRunner, text: str, as_json: bool, user: s
 
 
 async def reset_qmgr(server) -> dict:
-    done = reset.reset_to_defaults(server.qm)
+    done = reset.reset(server.qm)  # the one reset, as MQSC's RESET QMLITE runs it
     await server.mqi.durable(server.qm.position)
-    return {"reset": done}
+    return {"reset": {"deleted": done.deleted, "restored": done.restored, "cleared": done.cleared,
+                      "kept": done.kept, "message": done.message()}}

@@ -1,0 +1,384 @@
+"""The control commands of IBM's developer container, for qmlite: ``runmqsc``, ``dspmq``, ``setmqaut``.
+
+Each reaches the queue manager the way IBM's does, as far as qmlite can:
+
+* a running qmlite server, over our client: MQSC goes as PCF Escape (MQCMD_ESCAPE, MQET_MQSC), one
+  Escape per command, to DEV.ADMIN.SVRCONN (``runmqsc -c``, and without ``-c`` when a server answers
+  on the port);
+* otherwise the data directory itself (``--data-dir``, default as ``qmlite serve``), opened directly.
+
+Exit codes are IBM's: runmqsc 0 when every command was processed, 10 when some were not (or had a
+syntax error), 20 on an error (no queue manager reachable).  docs/mqsc.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import socket
+import sys
+from collections.abc import Callable
+
+from qmlite.pcf import constants as C
+
+RC_OK, RC_SOME_FAILED, RC_ERROR = 0, 10, 20
+
+
+class Unreachable(Exception):
+    """No queue manager to run against (the message says why)."""
+
+
+# ---- where commands run --------------------------------------------------------------------------
+class Target:
+    """A queue manager to run MQSC on: ``run(text)`` gives MqscResults."""
+
+    qmgr_name: str = ""
+
+    def run(self, text: str) -> list:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class ServerTarget(Target):
+    """A running server, over our client, each MQSC command in a PCF Escape."""
+
+    def __init__(self, host: str, port: int, channel: str, user: str | None, password: str | None,
+                 qmgr: str = "", wait_s: float = 30.0) -> None:
+        from qmlite.client.sync import QueueManager
+
+        self.wait_ms = int(wait_s * 1000)
+        self.qm = QueueManager.connect(host, port, channel, qmgr, user=user, password=password)
+        self.qmgr_name = qmgr or self._name()
+
+    def _name(self) -> str:
+        from qmlite.pcf import pcf as P
+
+        try:
+            for response in self.qm.pcf(C.MQCMD_INQUIRE_Q_MGR, [P.CFIL(C.MQIACF_Q_MGR_ATTRS, (C.MQCA_Q_MGR_NAME,))],
+                                        wait_ms=self.wait_ms):
+                for param in response.parameters:
+                    if param.parameter == C.MQCA_Q_MGR_NAME:
+                        return str(param.value).strip()
+        except Exception:  # the name is only for the banner
+            pass
+        return ""
+
+    def run(self, text: str) -> list:
+        from qmlite.client.errors import MQIError
+        from qmlite.pcf import pcf as P
+        from qmlite.registry.mqsc import MqscResult
+        from qmlite.registry.mqsc.reader import split_commands
+
+        results = []
+        for source in split_commands(text):
+            if source.text.strip().upper() == "END":
+                break
+            params = [P.CFIN(C.MQIACF_ESCAPE_TYPE, C.MQET_MQSC), P.CFST(C.MQCACF_ESCAPE_TEXT, source.text)]
+            try:
+                responses = self.qm.pcf(C.MQCMD_ESCAPE, params, wait_ms=self.wait_ms)
+            except MQIError as exc:
+                responses = exc.responses or []
+                if not responses:
+                    raise Unreachable(f"no answer to the Escape command (reason {exc.reason})") from exc
+            text_lines: list[str] = []
+            for response in responses:
+                for param in response.parameters:
+                    if param.parameter == C.MQCACF_ESCAPE_TEXT:
+                        text_lines += str(param.value).rstrip(" \x00").split("\n")
+            first = responses[0].header
+            if first.CompCode == C.MQCC_FAILED and not text_lines:  # the Escape itself failed
+                text_lines = [f"AMQ8101S: IBM MQ error ({first.Reason:X}) has occurred."]
+            results.append(MqscResult(source.text, first.CompCode, first.Reason, text_lines, [],
+                                      [*source.comments, *source.lines]))
+        return results
+
+    def close(self) -> None:
+        try:
+            self.qm.disc()
+        except Exception:
+            pass
+
+
+class LocalTarget(Target):
+    """The data directory, opened directly (no server runs on it)."""
+
+    def __init__(self, data_dir: pathlib.Path, qmgr_name: str, user: str) -> None:
+        from qmlite.registry.qmgr import QueueManager
+
+        try:
+            self.qm = QueueManager.open(data_dir, qmgr_name)
+        except (ValueError, OSError) as exc:
+            raise Unreachable(f"cannot open {data_dir}: {exc}") from exc
+        self.qmgr_name = qmgr_name
+        self.user = user
+
+    def run(self, text: str) -> list:
+        from qmlite.registry.mqsc import run_mqsc
+
+        return run_mqsc(self.qm, text, user=self.user)
+
+    def close(self) -> None:
+        self.qm.shutdown()
+
+
+def _answers(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _settings(args: argparse.Namespace):
+    from qmlite.server import config
+
+    return config.load(overrides={"qmgr_name": getattr(args, "qmgr", None) or None, "data_dir": args.data_dir,
+                                  "port": args.port, "host": args.host})
+
+
+def open_target(args: argparse.Namespace, user: str | None, password: str | None, *,
+                client: bool) -> Target:
+    cfg = _settings(args)
+    host = cfg.host if cfg.host not in ("0.0.0.0", "") else "127.0.0.1"
+    if client or _answers(host, cfg.port):
+        from qmlite.client.errors import MQIError
+
+        try:
+            return ServerTarget(host, cfg.port, args.channel, user or "admin",
+                                password if password is not None else cfg.admin_password,
+                                getattr(args, "qmgr", "") or "", getattr(args, "wait", None) or 30.0)
+        except (OSError, MQIError) as exc:
+            reason = getattr(exc, "reason", None)
+            why = f"reason {reason} ({C.describe('MQRC', reason)})" if reason else str(exc)
+            raise Unreachable(f"cannot connect to {host}({cfg.port}) channel {args.channel}: {why}") from exc
+    return LocalTarget(cfg.data_dir, cfg.qmgr_name, user or "mqm")
+
+
+def _password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:
+    if not args.user:
+        return None
+    env = os.environ.get("MQ_ADMIN_PASSWORD")
+    if env is not None:
+        return env
+    return read_line().rstrip("\r\n")
+
+
+# ---- runmqsc -------------------------------------------------------------------------------------
+def runmqsc(args: argparse.Namespace) -> int:
+    from qmlite.registry.mqsc import check_mqsc, exit_code, format_report
+
+    _quiet()
+    stdin = sys.stdin
+    password = _password(args, stdin.readline)
+    if not args.file and not args.verify and stdin.isatty():
+        return _interactive(args, password)
+    try:
+        text = pathlib.Path(args.file).read_text() if args.file else stdin.read()
+    except OSError as exc:
+        print(f"AMQ8118E: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return RC_ERROR
+    if args.verify:
+        results = check_mqsc(text)
+        print(format_report(results, echo=not args.no_echo, qmgr_name=args.qmgr or None), end="")
+        return exit_code(results)
+    try:
+        target = open_target(args, args.user, password, client=args.client)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    try:
+        results = target.run(text)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    finally:
+        target.close()
+    print(format_report(results, echo=not args.no_echo, qmgr_name=target.qmgr_name), end="")
+    return exit_code(results)
+
+
+def _interactive(args: argparse.Namespace, password: str | None) -> int:
+    """A terminal: each command runs as soon as it is complete (its last line ends without + or -),
+    as runmqsc does; END or end of input stops."""
+    from qmlite.registry.mqsc import echo_lines, exit_code
+
+    try:
+        target = open_target(args, args.user, password, client=args.client)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    print(f"Starting MQSC for queue manager {target.qmgr_name}.\n\n", flush=True)
+    results: list = []
+    lines: list[str] = []
+    try:
+        for line in sys.stdin:
+            lines.append(line.rstrip("\n"))
+            if line.rstrip().endswith(("+", "-")):
+                continue
+            text, lines = "\n".join(lines), []
+            if text.strip().upper().rstrip(";").strip() == "END":
+                break
+            for result in target.run(text):
+                results.append(result)
+                out = (echo_lines(len(results), result) if not args.no_echo else []) + result.text
+                print("\n".join(out), flush=True)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    finally:
+        target.close()
+    print(_counts(results), end="")
+    return exit_code(results)
+
+
+def _counts(results: list) -> str:
+    from qmlite.registry.mqsc import messages
+
+    syntax = sum(1 for r in results if r.syntax_error)
+    failed = sum(1 for r in results if not r.syntax_error and r.completion_code == C.MQCC_FAILED)
+    return "\n".join(messages.count_lines(len(results), syntax, failed)) + "\n"
+
+
+# ---- dspmq ---------------------------------------------------------------------------------------
+def dspmq(args: argparse.Namespace) -> int:
+    _quiet()
+    cfg = _settings(args)
+    if args.m and args.m != cfg.qmgr_name:
+        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+        return 72
+    host = cfg.host if cfg.host not in ("0.0.0.0", "") else "127.0.0.1"
+    if _answers(host, cfg.port):
+        status = "Running"
+    elif (cfg.data_dir / "qmlite.db").exists():
+        status = "Ended normally"
+    else:
+        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+        return 72
+    line = f"QMNAME({cfg.qmgr_name})".ljust(58) + f"STATUS({status})"
+    if args.o in ("all", "installation"):
+        line += "  INSTNAME(qmlite) INSTPATH(" + str(pathlib.Path(sys.prefix)) + ") INSTVER(9.4.0.0)"
+    print(line)
+    return 0
+
+
+# ---- setmqaut ------------------------------------------------------------------------------------
+OBJECT_TYPES = {"queue": "QUEUE", "q": "QUEUE", "qmgr": "QMGR", "topic": "TOPIC", "top": "TOPIC",
+                "channel": "CHANNEL", "chl": "CHANNEL", "namelist": "NAMELIST", "nl": "NAMELIST",
+                "process": "PROCESS", "prcs": "PROCESS", "authinfo": "AUTHINFO", "listener": "LISTENER",
+                "lstr": "LISTENER", "service": "SERVICE", "srvc": "SERVICE", "comminfo": "COMMINFO",
+                "clntconn": "CLNTCONN", "clcn": "CLNTCONN", "rqmname": "RQMNAME", "rqmn": "RQMNAME"}
+AUTHORITIES = {"altusr", "browse", "chg", "clr", "connect", "crt", "dlt", "dsp", "get", "inq", "passall",
+               "passid", "put", "set", "setall", "setid", "ctrl", "ctrlx", "pub", "sub", "resume", "system",
+               "all", "alladm", "allmqi", "none"}
+
+
+def setmqaut(argv: list[str]) -> int:
+    """``setmqaut -m QM1 -t queue -n NAME -p USER +put -get``: SET AUTHREC through the same domain."""
+    _quiet()
+    parser = argparse.ArgumentParser(prog="qmlite setmqaut", add_help=True)
+    parser.add_argument("-m", dest="qmgr", default=None)
+    parser.add_argument("-t", dest="objtype", required=True)
+    parser.add_argument("-n", dest="name")
+    parser.add_argument("-p", dest="principal")
+    parser.add_argument("-g", dest="group")
+    parser.add_argument("-s", dest="service")
+    _connection_args(parser)
+    adds, removes, rest = [], [], []
+    for word in argv:
+        low = word.lower()
+        if len(word) > 1 and word[0] in "+-" and low[1:] in AUTHORITIES:
+            (adds if word[0] == "+" else removes).append(low[1:].upper())
+        else:
+            rest.append(word)
+    try:
+        args = parser.parse_args(rest)
+    except SystemExit as exc:  # --help (0), or arguments setmqaut does not take (IBM: 36)
+        return 0 if exc.code == 0 else 36
+    objtype = OBJECT_TYPES.get(args.objtype.lower())
+    if objtype is None:
+        print(f"AMQ7076E: Invalid object type {args.objtype!r}.", file=sys.stderr)
+        return 148
+    if not (args.principal or args.group):
+        print("AMQ7079E: An entity (-p or -g) is required.", file=sys.stderr)
+        return 149
+    if not (adds or removes):
+        print("AMQ7085E: No authorizations specified.", file=sys.stderr)
+        return 150
+    if objtype != "QMGR" and not args.name:
+        print("AMQ7087E: An object name (-n) is required.", file=sys.stderr)
+        return 146
+    parts = ["SET AUTHREC"]
+    if objtype != "QMGR":
+        parts.append(f"PROFILE({_quote(args.name)})")
+    parts.append(f"OBJTYPE({objtype})")
+    parts.append(f"PRINCIPAL({_quote(args.principal)})" if args.principal else f"GROUP({_quote(args.group)})")
+    if adds:
+        parts.append(f"AUTHADD({','.join(adds)})")
+    if removes:
+        parts.append(f"AUTHRMV({','.join(removes)})")
+    password = os.environ.get("MQ_ADMIN_PASSWORD") if args.user else None
+    try:
+        target = open_target(args, args.user, password, client=args.client)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return 40
+    try:
+        results = target.run(" ".join(parts))
+    finally:
+        target.close()
+    result = results[0]
+    if result.completion_code == C.MQCC_OK:
+        print("The setmqaut command completed successfully.")
+        return 0
+    for line in result.text:
+        print(line, file=sys.stderr)
+    return 71
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+# ---- arguments -----------------------------------------------------------------------------------
+def _connection_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-c", dest="client", action="store_true",
+                        help="client mode: send the commands to a running server over the MQ client protocol")
+    parser.add_argument("--host", help="server address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="server port (default 1414)")
+    parser.add_argument("--channel", default="DEV.ADMIN.SVRCONN", help="SVRCONN channel (default DEV.ADMIN.SVRCONN)")
+    parser.add_argument("-u", dest="user", help="user id; the password is read from stdin's first line, "
+                                                "or MQ_ADMIN_PASSWORD")
+    parser.add_argument("--data-dir", type=pathlib.Path,
+                        help="the data directory used when no server answers (default ./data)")
+
+
+def _quiet() -> None:
+    """The control commands print runmqsc's output on stdout; log only warnings, on stderr."""
+    from qmlite.server import log as qlog
+
+    qlog.configure(level="warning")
+
+
+def add_parsers(sub) -> None:
+    run = sub.add_parser("runmqsc", help="run MQSC commands, like IBM's runmqsc")
+    _connection_args(run)
+    run.add_argument("-f", dest="file", help="read the commands from FILE instead of standard input")
+    run.add_argument("-e", dest="no_echo", action="store_true", help="do not echo the commands")
+    run.add_argument("-v", dest="verify", action="store_true", help="verify the syntax only; run nothing")
+    run.add_argument("-w", dest="wait", type=float, help="seconds to wait for each command's answer (default 30)")
+    run.add_argument("qmgr", nargs="?", default="", help="queue manager name (default QM1 or MQ_QMGR_NAME)")
+    run.set_defaults(func=runmqsc)
+    dsp = sub.add_parser("dspmq", help="show the queue manager and its status, like IBM's dspmq")
+    dsp.add_argument("-m", help="only this queue manager")
+    dsp.add_argument("-o", default="status", choices=["status", "all", "installation"], help="what to show")
+    dsp.add_argument("--host")
+    dsp.add_argument("--port", type=int)
+    dsp.add_argument("--data-dir", type=pathlib.Path)
+    dsp.set_defaults(func=dspmq, qmgr=None)
+    aut = sub.add_parser("setmqaut", help="grant or revoke authorities, like IBM's setmqaut", add_help=False,
+                         prefix_chars="\x00")
+    aut.add_argument("rest", nargs=argparse.REMAINDER)
+    aut.set_defaults(func=lambda args: setmqaut(args.rest))

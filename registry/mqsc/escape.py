@@ -1,0 +1,56 @@
+"""PCF Escape (MQCMD_ESCAPE, MQET_MQSC): MQSC text in a PCF command, runmqsc's text back.
+
+IBM's Escape response: MQCFT_RESPONSE messages carrying MQIACF_ESCAPE_TYPE and MQCACF_ESCAPE_TEXT,
+the header's Command being the MQCMD_* of the MQSC command the text held (ALTER QLOCAL answers
+MQCMD_CHANGE_Q), more than one message when the command gives more than one message set: here one
+per object a DISPLAY shows, one for any other outcome.  CompCode and Reason are the command's; a
+syntax error is MQCC_FAILED with MQRCCF_PARM_SYNTAX_ERROR (no PCF ran).  IBM allows one command per
+Escape; qmlite runs every command the text holds, in order (docs/decisions.md MS4).
+"""
+
+from __future__ import annotations
+
+from qmlite.pcf import constants as C
+from qmlite.pcf import pcf as P
+
+from .. import responses as R
+from ..engine import Engine, Requester
+from . import run_with_engine
+from .lexer import MqscSyntaxError
+from .reader import split_commands
+from .translate import translate
+
+
+def escape_responses(engine: Engine, text: str, requester: Requester) -> list[P.PCFMessage]:
+    results = run_with_engine(engine, text, requester)
+    codes = []
+    for source in split_commands(text)[:len(results)]:
+        try:
+            tr = translate(source.text)
+            codes.append(tr.message.header.Command if tr.message is not None else C.MQCMD_ESCAPE)
+        except MqscSyntaxError:
+            codes.append(C.MQCMD_ESCAPE)
+    sets: list[tuple[int, int, int, str]] = []  # command, comp code, reason, text
+    for result, command in zip(results, codes):
+        if result.objects and not result.syntax_error:
+            blocks: list[list[str]] = []
+            for line in result.text:
+                if not line.startswith("   ") or not blocks:
+                    blocks.append([line])
+                else:
+                    blocks[-1].append(line)
+            for block in blocks:
+                sets.append((command, result.completion_code, result.reason_code, "\n".join(block)))
+        else:
+            sets.append((command, result.completion_code, result.reason_code,
+                         "\n".join(line for line in result.text if line)))
+    if not sets:  # no command at all (blank text): MQSC says none read
+        sets.append((C.MQCMD_ESCAPE, C.MQCC_OK, 0, "No MQSC commands read."))
+    out = []
+    for n, (command, comp, reason, body) in enumerate(sets, 1):
+        params = [P.CFIN(C.MQIACF_ESCAPE_TYPE, C.MQET_MQSC), P.CFST(C.MQCACF_ESCAPE_TEXT, body, R.QMGR_CCSID)]
+        header = P.CFH(Type=C.MQCFT_RESPONSE, StrucLength=36, Version=3, Command=command, MsgSeqNumber=n,
+                       Control=C.MQCFC_LAST if n == len(sets) else C.MQCFC_NOT_LAST, CompCode=comp,
+                       Reason=reason, ParameterCount=len(params))
+        out.append(P.PCFMessage(header, params))
+    return out

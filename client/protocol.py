@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import getpass
 import os
+import struct
 import threading
 from typing import Optional
 
@@ -211,6 +212,9 @@ def agreement_from(server: fap.InitialData, rounds: int, ccsid: int) -> Agreemen
 # ------------------------------------------------------------------------------------------------
 
 CONVERSATION_ID = 1  # the implicit first conversation (fap.md 6.3, 26)
+_SID = {fap.TSHM: b"TSHM", fap.TSH: b"TSH ", fap.TSHC: b"TSHC"}
+_U32BE = struct.Struct(">I")
+_API_TAIL = struct.Struct("<iii")  # CompCode, Reason, Hobj in our (little-endian) order
 
 
 @dataclasses.dataclass(slots=True)
@@ -221,6 +225,7 @@ class Link:
     multiplexed: bool = False
     max_transmission_size: int = OUR_MAX_TRANSMISSION_SIZE
     fap_level: int = 13
+    _heads: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @property
     def struct_id(self) -> str:
@@ -249,12 +254,19 @@ class Link:
         hl = fap.TSHM_LENGTH if sid == fap.TSHM else fap.TSH_LENGTH
         total = hl + fap.API_HEADER_LENGTH + len(body)
         call_length = min(total + max(extra, 0), 0xFFFFFFFF)
+        if total <= self.max_transmission_size:
+            # the one-segment request every small call makes: everything but the two lengths and the
+            # handle is the same for a segment type, so it is packed once per link and type
+            head = self._heads.get(segment_type)
+            if head is None:
+                header = fap.SegmentHeader(sid, 0, self.conversation_id, 0, OUR_BYTE_ORDER, segment_type,
+                                           fap.CF1_FIRST | fap.CF1_LAST, 0, bytes(8), OUR_ENCODING, self.ccsid, 0)
+                head = self._heads[segment_type] = header.pack()[8:]
+            return [b"".join((_SID[sid], _U32BE.pack(total), head, _U32BE.pack(call_length),
+                              _API_TAIL.pack(0, 0, hobj), body))]
         payload = fap.ApiHeader(call_length, 0, 0, hobj).pack(LITTLE) + body
         header = fap.SegmentHeader(sid, 0, self.conversation_id, 0, OUR_BYTE_ORDER, segment_type,
                                    fap.CF1_FIRST | fap.CF1_LAST, 0, bytes(8), OUR_ENCODING, self.ccsid, 0)
-        if total <= self.max_transmission_size:
-            header.SegmentLength = total
-            return [header.pack() + payload]
         from qmlite.pcf.framer import split_call
 
         return split_call(header, payload, self.max_transmission_size)

@@ -24,6 +24,7 @@ them all and returns the counts (MQSTAT's).
 from __future__ import annotations
 
 import socket
+import struct
 import sys
 import threading
 import time
@@ -67,6 +68,15 @@ class _Pending:
     sink: Optional[Callable[[Reply], None]]
 
 
+def _timeval(seconds: float) -> bytes:
+    """A ``struct timeval`` for SO_RCVTIMEO/SO_SNDTIMEO (0 = no timeout; at least 1 ms otherwise)."""
+    if seconds <= 0 or seconds == float("inf") or seconds > 10**8:
+        return struct.pack("@ll", 0, 0)
+    whole = int(seconds)
+    micros = max(int((seconds - whole) * 1_000_000), 0 if whole else 1000)
+    return struct.pack("@ll", whole, micros)
+
+
 def _in_finalizer() -> bool:
     """Whether a ``__del__`` is on the stack (the garbage collector may run one on any thread)."""
     frame = sys._getframe(2)
@@ -95,6 +105,7 @@ class QueueManager:
         self._pcf_queues = V.PcfQueues()
         self._async = AsyncPutStatus()
         self._disconnected = False
+        self._rcvtimeo = 0.0  # the SO_RCVTIMEO in force (0: none)
 
     # -- connecting ---------------------------------------------------------------------------
 
@@ -119,6 +130,10 @@ class QueueManager:
         except OSError as exc:
             raise MQIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"{host}({port}): {exc}") from exc
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # A blocking socket (no Python timeout, which costs a poll() per call) with the kernel's own
+        # receive timeout set to the channel's next deadline; sends may take at most reply_timeout.
+        sock.settimeout(None)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(reply_timeout))
         qm = cls(sock, ch)
         try:
             qm._sendall(ch.initiate())
@@ -169,20 +184,33 @@ class QueueManager:
             if ch._out:
                 self._sendall(ch.data_to_send())
             deadline = ch.next_deadline()
-            timeout = None if deadline is None else max(deadline - ch.clock(), 0.0)
-            if timeout is not None and timeout <= 0:
+            timeout = 0.0 if deadline is None else deadline - ch.clock()
+            if deadline is not None and timeout <= 0:
                 ch.on_timer()
                 continue
+            self._receive_timeout(timeout)
             try:
-                sock.settimeout(timeout)
                 data = sock.recv(_RECV)
-            except socket.timeout:
+            except BlockingIOError:  # SO_RCVTIMEO ran out: a deadline may have come
                 ch.on_timer()
                 continue
             except OSError as exc:
                 ch.abort(f"receive failed: {exc!r}")
                 continue
             ch.receive_data(data)
+
+    def _receive_timeout(self, seconds: float) -> None:
+        """Keep SO_RCVTIMEO at most ``seconds`` (0: no deadline) without a system call per receive: it
+        is set again only when it would outlast the deadline or wake far too early."""
+        current = self._rcvtimeo
+        if seconds <= 0 or seconds == float("inf"):
+            if current == 0.0:
+                return
+            seconds = 0.0
+        elif current and seconds / 2 <= current <= seconds:
+            return
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(seconds))
+        self._rcvtimeo = seconds
 
     def _close_socket(self) -> None:
         _KEEPALIVE.discard(self)

@@ -150,15 +150,16 @@ class Replay:
     def request(self, segment_type: int, hobj: int, body: bytes, extra: int = 0) -> bytes:
         return b"".join(self.qm.channel.link.mqi(segment_type, hobj, body, extra=extra))
 
-    def round_trip(self, req: bytes) -> int:
-        """Send one request, read its (one-segment) reply; the reply's length."""
+    def round_trip(self, req: bytes) -> bytes:
+        """Send one request, read its (one-segment) reply and return it."""
         self.sock.sendall(req)
         buf = self.buf
         while len(buf) < 8 or len(buf) < _segment_length(buf):
             buf += self.sock.recv(65536)
         n = _segment_length(buf)
+        reply = bytes(buf[:n])
         del buf[:n]
-        return n
+        return reply
 
     def requests(self) -> dict:
         from qmlite.pcf import calls, fap
@@ -196,9 +197,9 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int) -> tuple[dict
         for name in ("put", "get", "inq"):
             sizes[name] = (len(reqs[name]), 0)
         # measure the reply sizes once
-        sizes["put"] = (len(reqs["put"]), r.round_trip(reqs["put"]))
-        sizes["get"] = (len(reqs["get"]), r.round_trip(reqs["get"]))
-        sizes["inq"] = (len(reqs["inq"]), r.round_trip(reqs["inq"]))
+        sizes["put"] = (len(reqs["put"]), len(r.round_trip(reqs["put"])))
+        sizes["get"] = (len(reqs["get"]), len(r.round_trip(reqs["get"])))
+        sizes["inq"] = (len(reqs["inq"]), len(r.round_trip(reqs["inq"])))
 
         def loop(req):
             def run(n):
@@ -230,14 +231,19 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int) -> tuple[dict
                                                                 reqs["ping_body"]).pack(LITTLE))
         get_req = r.request(fap.MQGET, reply_hobj, K.MQGetRequest(MQMD(Version=2), MQGMO(
             Version=2, Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=5000), 4096).pack(LITTLE), 4096)
-        close_req = r.request(fap.MQCLOSE, cmd_hobj, K.MQCloseRequest(0).pack(LITTLE))
+        close_body = K.MQCloseRequest(0).pack(LITTLE)
+        hl = fap.TSHM_LENGTH if r.qm.channel.multiplexed else fap.TSH_LENGTH
+        # the request with Hobj at its API header's offset 12, patched per command: the one piece of
+        # client work the bound keeps (the handle the open returned)
+        close_template = bytearray(r.request(fap.MQCLOSE, 0, close_body))
 
         def pcf_loop(n):
             for _ in range(n):
-                r.round_trip(open_req)  # opens a new handle each time; the server numbers them
+                opened = r.round_trip(open_req)
+                close_template[hl + 12:hl + 16] = opened[hl + 12:hl + 16]
                 r.round_trip(put_req)
                 r.round_trip(get_req)
-                r.round_trip(close_req)  # closes the first handle: its number is what was asked
+                r.round_trip(bytes(close_template))
         out["PCF command: 4 calls (Ping)"] = best_rate(pcf_loop, pcf_calls, repeat)
     finally:
         r.close()

@@ -9,6 +9,7 @@ import dataclasses
 import httpx
 import pytest
 
+from qmlite.pcf import constants as C
 from qmlite.server import config
 from qmlite.server.http import mqscjson
 from qmlite.server.listener import running
@@ -123,15 +124,34 @@ async def test_keda_scaler_request_reads_curdepth(tmp_path):
             assert len(runner.calls) == 2
 
 
-async def test_without_the_mqsc_module_the_answer_is_a_precise_503(tmp_path):
+async def test_the_real_mqsc_engine_answers_keda_and_pubsub_setups(tmp_path):
+    """No fake runner: the server's own MQSC engine (registry/mqsc) behind the endpoint."""
     cfg = config.load(environ={}, overrides={"port": 0, "http_port": 0, "data_dir": tmp_path / "data"})
     async with running(cfg, synchronous="NORMAL") as server:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}") as client:
-            r = await client.post(MQSC, auth=ADMIN, headers=CSRF,
-                                  json={"type": "runCommand", "parameters": {"command": "DISPLAY QMGR"}})
-    try:
-        import qmlite.registry.mqsc  # noqa: F401
-    except ImportError:
-        assert r.status_code == 503 and "qmlite.registry.mqsc" in r.json()["error"][0]["message"]
-    else:  # merged with the MQSC engine: the real runner answers
-        assert r.status_code == 200 and "commandResponse" in r.json()
+            for i in range(3):
+                r = await client.post(f"/ibmmq/rest/v1/messaging/qmgr/QM1/queue/DEV.QUEUE.1/message",
+                                      auth=("app", "passw0rd"), headers=CSRF, content=f"m{i}")
+            # KEDA's IBM MQ scaler: runCommandJSON display qstatus, curdepth
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                "type": "runCommandJSON", "command": "display", "qualifier": "qlocal", "name": "DEV.QUEUE.1",
+                "responseParameters": ["CURDEPTH"]})
+            assert r.status_code == 200, r.text
+            body = r.json()
+            assert body["overallCompletionCode"] == 0
+            assert body["commandResponse"][0]["parameters"]["curdepth"] == server.qm.registry.messages.depth("DEV.QUEUE.1")
+            # a pub/sub set-up as CI suites write it, then its display
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                "type": "runCommand", "parameters": {"command": "DEFINE SUB(REST.SUB) TOPICSTR('dev/rest') DEST(DEV.QUEUE.2)"}})
+            assert r.status_code == 200 and r.json()["overallCompletionCode"] == 0, r.text
+            assert any("AMQ" in line for line in r.json()["commandResponse"][0]["text"])
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                "type": "runCommandJSON", "command": "display", "qualifier": "sub", "name": "REST.SUB",
+                "responseParameters": ["all"]})
+            params = r.json()["commandResponse"][0]["parameters"]
+            assert params["sub"] == "REST.SUB" and params["topicstr"] == "dev/rest" and params["dest"] == "DEV.QUEUE.2"
+            # the same definition a second time: the documented failure, with its reason
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                "type": "runCommand", "parameters": {"command": "DEFINE SUB(REST.SUB) TOPICSTR('dev/rest') DEST(DEV.QUEUE.2)"}})
+            assert r.json()["overallCompletionCode"] == 2
+            assert r.json()["commandResponse"][0]["reasonCode"] == C.MQRCCF_SUB_ALREADY_EXISTS

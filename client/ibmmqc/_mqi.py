@@ -354,6 +354,17 @@ def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple
             except ValueError:  # a property value MQRFH2 cannot carry
                 raise _Bad(C.MQRC_PROPERTY_VALUE_TOO_BIG) from None
             md_w = md_w[:32] + new_fmt.encode("latin-1").ljust(8)[:8] + md_w[40:]
+            fields = _handles().md_fields_of(hmsg)
+            if fields:  # Root.MQMD.* set on the handle describe this message
+                md_obj = N.MQMD.decode(md_w)
+                for name, value in fields.items():
+                    if hasattr(md_obj, name):
+                        setattr(md_obj, name, value.decode("latin-1") if isinstance(value, bytes)
+                                and isinstance(getattr(md_obj, name), str) else value)
+                try:
+                    md_w = N.MQMD.encode(md_obj, md_w, pad=b" ")
+                except (NativeError, ValueError, TypeError, struct.error):
+                    raise _Bad(C.MQRC_MD_ERROR) from None
     body = b"".join((od_wire, md_w, _pmo_wire(pmo, pmov), _I32.pack(len(data)), data))
     return body, md_len, pmov, options, md_w
 

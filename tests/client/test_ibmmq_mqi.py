@@ -495,3 +495,17 @@ def test_one_connection_shared_by_threads_serialises_its_calls(server):
     assert sorted(bodies) == sorted(b"s%d-%d" % (n, i) for n in range(4) for i in range(40))
     q.close()
     qm.disconnect()
+
+
+def test_root_mqmd_fields_on_a_handle_describe_the_put_message(server):
+    qm = _connect(server)
+    q = ibmmq.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    handle = ibmmq.MessageHandle(qm)
+    handle.properties.set("Root.MQMD.Priority", 7, property_type=CMQC.MQTYPE_INT32)
+    handle.properties.set("colour", "red")
+    q.put(b"p", ibmmq.MD(), ibmmq.PMO(Version=CMQC.MQPMO_VERSION_3, OriginalMsgHandle=handle.msg_handle))
+    md = ibmmq.MD()
+    assert q.get(None, md, ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES)) == b"p"
+    assert md.Priority == 7
+    q.close()
+    qm.disconnect()

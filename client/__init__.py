@@ -4,10 +4,15 @@ Modules:
 
 * :mod:`qmlite.client.aio` -- ``AsyncQueueManager`` (trio): ``connect``, ``open``, ``close``, ``put``,
   ``put1``, ``get``, ``inq``, ``sub``, ``subrq``, ``cmit``, ``back``, ``disc``, ``ping``, ``pcf``.
-* :mod:`qmlite.client.sync` -- ``QueueManager``: the same methods, blocking, on a background thread.
+* :mod:`qmlite.client.sync` -- ``QueueManager``: the same methods, blocking, in the caller's thread
+  (a plain socket; no event loop), plus ``call``/``put_nowait``/``async_status`` for the ``ibmmqc``
+  transport.
+* :mod:`qmlite.client.channel` -- ``ClientChannel``: the client side of the conversation, sans-IO
+  (bytes in, events out); both drivers above only move its bytes.
+* :mod:`qmlite.client.verbs` -- the MQI verbs and PCF as generators the drivers run.
 * :mod:`qmlite.client.errors` -- ``MQIError`` (``comp``, ``reason``, ``reason_name``; MQGET extras
   ``md``, ``gmo``, ``data_length``, ``data``; PCF ``responses``) and ``ConnectionBroken``.
-* :mod:`qmlite.client.protocol` -- the client's side of the FAP conversation (sans-IO).
+* :mod:`qmlite.client.protocol` -- which values the client sends (ID, UID, CAUT, MQCONN, segments).
 * :mod:`qmlite.client.pytest_plugin` -- the ``qmlite_server`` / ``qmlite_server_session`` fixtures.
 
 The MQI structures (``MQMD``, ``MQOD``, ``MQPMO``, ``MQGMO``, ``MQSD``, ``MQSRO``, ``MQCHARV``) are

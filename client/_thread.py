@@ -2,8 +2,8 @@
 
 One :class:`TrioThread` = one thread running ``trio.run`` with a nursery that stays open until
 :meth:`stop`.  Synchronous callers run coroutines in it with :meth:`run` (``trio.from_thread.run``);
-exceptions travel back to the caller unchanged.  Used by :class:`qmlite.client.sync.QueueManager`
-(one thread per connection) and by the pytest plugin (the in-process server).
+exceptions travel back to the caller unchanged.  Used by the pytest plugin (the in-process server);
+the clients need none (:mod:`qmlite.client.sync` runs in the caller's thread).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Everything byte-level is done by ``qmlite.pcf`` (``fap``, ``framer``, ``calls``, ``mqi``); this
 module only decides *which* structures to send with *which* values (fap.md sections 3-12, 21, 22, 26)
-and keeps the state both sides agreed on.  :mod:`qmlite.client.aio` drives it over a trio stream.
+and keeps the state both sides agreed on.  :class:`qmlite.client.channel.ClientChannel` runs the
+conversation with it; the drivers (:mod:`qmlite.client.sync`, :mod:`qmlite.client.aio`) move the bytes.
 
 Choices (fap.md section numbers in brackets):
 

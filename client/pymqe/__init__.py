@@ -80,6 +80,7 @@ MAX_CHARATTR_LENGTH = 257  # pymqe.c's buffer for one MQINQ/MQSET character attr
 _MQIA_FIRST, _MQIA_LAST = 1, 2000
 _IMPO = struct.Struct("=4siiiiii4xQiiii8s")
 _PD = struct.Struct("=4siiiii")
+_MQCOPY_DEFAULT = 0x16  # MQPD CopyOptions: FORWARD | PUBLISH | REPLY | REPORT
 
 
 # --------------------------------------------------------------------------------------------------
@@ -417,7 +418,7 @@ def MQINQMP(hconn, hmsg, impo_options, name, pd_options, property_type, value_le
     vlen = _long(value_length, "MQINQMP() argument 7")
     impo = _IMPO.pack(b"IMPO", 1, _mqlong(iopts), _C.MQENC_NATIVE, _C.MQCCSI_APPL, _C.MQENC_NATIVE, 0,
                       0, 0, 0, 0, _C.MQCCSI_APPL, b"        ")
-    pd = _PD.pack(b"PD  ", 1, _mqlong(popts), _C.MQPD_SUPPORT_OPTIONAL, _C.MQPD_NO_CONTEXT, _C.MQCOPY_DEFAULT)
+    pd = _PD.pack(b"PD  ", 1, _mqlong(popts), _C.MQPD_SUPPORT_OPTIONAL, _C.MQPD_NO_CONTEXT, _MQCOPY_DEFAULT)
     value, data_length, _returned_name, cc, rc = _mh.MQINQMP(h, m, impo, name_b, pd, ptype, vlen)
     return value, data_length, cc, rc
 

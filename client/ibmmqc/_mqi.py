@@ -327,7 +327,8 @@ def _pmo_wire(pmo, version: int) -> bytes:
 
 def _pmo_native(wire, base) -> bytes:
     """A reply's wire MQPMO → the caller's native MQPMO (the caller's pointers and handles kept)."""
-    return bytes(wire[:144]) + bytes(base[144:]) if len(base) > 144 else bytes(wire[:len(base)])
+    n = min(len(wire), 144)  # a v1 reply (128 bytes) inside a longer caller's buffer keeps its length
+    return bytes(wire[:n]) + bytes(base[n:]) if len(base) > n else bytes(wire[:len(base)])
 
 
 def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple[bytes, int, int, int, bytes]:

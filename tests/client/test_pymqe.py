@@ -446,3 +446,14 @@ def test_mqai_execute_inquire_and_errors(hconn):
         pymqe.mqaiExecute(hconn, C.MQCMD_INQUIRE_Q, {"name": b"x"})
     with pytest.raises(pymqe.error, match="is not a long, bytes nor a pymqi.ByteString"):
         pymqe.mqaiExecute(hconn, C.MQCMD_INQUIRE_Q, {C.MQCA_Q_NAME: "str"})
+
+
+def test_a_version_1_pmo_comes_back_whole(hconn, queue):
+    """pymqi packs a Version 1 MQPMO into 184 bytes: the reply's 128-byte PMO is laid over it and the
+    caller's bytes after it stay where they were (ibmmqc's _pmo_native)."""
+    hobj, _name = queue
+    raw = bytearray(pmo(Version=1))
+    raw[128:184] = bytes(range(1, 57))
+    _md, pmo_out, cc, rc = pymqe.MQPUT(hconn, hobj, md(), bytes(raw), b"x")
+    assert (cc, rc) == (OK, 0)
+    assert len(pmo_out) == 184 and pmo_out[128:] == bytes(raw[128:])

@@ -82,3 +82,12 @@ def test_documented_install_runs_a_pymqi_script(tmp_path):
     assert result["empty"] == 2033  # MQRC_NO_MSG_AVAILABLE
     assert {"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"} <= set(result["names"])
     assert result["again"] == 3311  # MQRCCF_SUB_ALREADY_EXISTS
+
+    # Where pymqi's own extension exists (built with IBM's library) it wins: pymqi imports
+    # ``from . import pymqe`` first.  A stand-in module inside the pymqi package plays the built one.
+    package = pathlib.Path(result["pymqe"]).parents[1] / "pymqi"
+    (package / "pymqe.py").write_text("__mqlevels__ = ('7.0',)\n__mqbuild__ = 'server'\n")
+    probe = "import pymqi; print(pymqi.pymqe.__file__, pymqi.__mqbuild__)"
+    out = subprocess.run([python, "-c", probe], check=True, capture_output=True, text=True, env=env, cwd=tmp_path)
+    path, build = out.stdout.split()
+    assert pathlib.Path(path) == package / "pymqe.py" and build == "server"

@@ -8,6 +8,8 @@ process (this one).  Measured, each ``--repeat`` times in turn, on one connectio
   messages of ``--size`` bytes (non-persistent, default MQPMO), then ``Queue.get`` of all of them
   (default MQGMO: no wait), on one queue handle opened INPUT_AS_Q_DEF + OUTPUT.
 * ``pymqi``: pymqi 1.12 over qmlite's ``pymqe`` (the same calls, the same queue).
+* ``pymqe``: the transport alone: qmlite's ``pymqe.MQPUT``/``MQGET`` called directly with structures
+  pymqi packed once before the loop (pymqi's own per-call Python left out).
 * ``bound``: the same MQPUT and MQGET requests as raw bytes on a plain blocking socket.  The bytes are
   those pymqi sends (captured from one pymqi put and one get on the connection, which is then taken
   over); the timed loop is ``sendall(request)`` and reading the reply segment (its length from the
@@ -110,6 +112,38 @@ def run_pymqi(port: int, n: int, size: int, server_pid: int) -> dict:
         qm.disconnect()
 
 
+def run_pymqe(port: int, n: int, size: int, server_pid: int) -> dict:
+    """The transport alone: pymqe.MQPUT / MQGET with structures pymqi packed once, outside the loop
+    (what pymqi's Queue.put/get cost beyond this is pymqi's own Python: an MD and a PMO or GMO built,
+    packed and unpacked per call)."""
+    import pymqi
+    from pymqi import CMQC
+
+    import pymqe
+
+    qm = pymqi.connect(B.QMGR, B.CHANNEL, f"127.0.0.1({port})", B.USER, B.PASSWORD)
+    h = qm.get_handle()
+    hobj, _od, cc, rc = pymqe.MQOPEN(h, pymqi.OD(ObjectName=QUEUE.encode()).pack(),
+                                     CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    assert cc == 0, rc
+    md, pmo, gmo = pymqi.MD().pack(), pymqi.PMO().pack(), pymqi.GMO().pack()
+    body = b"e" * size
+
+    def put(count):
+        for _ in range(count):
+            pymqe.MQPUT(h, hobj, md, pmo, body)
+
+    def get(count):
+        for _ in range(count):
+            pymqe.MQGET(h, hobj, md, gmo, 4096)
+
+    try:
+        return _measure(put, get, n, server_pid)
+    finally:
+        pymqe.MQCLOSE(h, hobj, 0)
+        qm.disconnect()
+
+
 def _read_segment(sock: socket.socket, buf: bytearray) -> None:
     """Read one whole TSH segment (its length is the big-endian word at offset 4) into ``buf``."""
     del buf[:]
@@ -169,7 +203,7 @@ def run_bound(port: int, n: int, size: int, server_pid: int) -> dict:
         qm.disconnect()
 
 
-RUNNERS = {"ibmmq": run_ibmmq, "pymqi": run_pymqi, "bound": run_bound}
+RUNNERS = {"ibmmq": run_ibmmq, "pymqi": run_pymqi, "pymqe": run_pymqe, "bound": run_bound}
 
 
 def main() -> int:
@@ -177,7 +211,7 @@ def main() -> int:
     ap.add_argument("--messages", type=int, default=10_000, help="puts, then gets, per timed run")
     ap.add_argument("--size", type=int, default=100, help="message bytes")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per client, interleaved; the best counts")
-    ap.add_argument("--clients", default="bound,ibmmq,pymqi")
+    ap.add_argument("--clients", default="bound,ibmmq,pymqi,pymqe")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = ap.parse_args()
     import pymqi  # noqa: F401 - fail early when pymqi is missing (see docs/pymqi.md for the install)
@@ -198,7 +232,8 @@ def main() -> int:
         for c in clients:
             r = best[c][verb]
             rel = f"  {100 * r['per_s'] / bound:5.1f}% of bound" if bound else ""
-            print(f"{c:6} Queue.{verb}: {r['per_s']:9,.0f}/s{rel}  ({B.cpu_note(r)})")
+            label = "MQ" + verb.upper() if c in ("pymqe", "bound") else "Queue." + verb
+            print(f"{c:6} {label + ':':10} {r['per_s']:9,.0f}/s{rel}  ({B.cpu_note(r)})")
     if "ibmmq" in best and "pymqi" in best:
         for verb in ("put", "get"):
             ratio = best["pymqi"][verb]["per_s"] / best["ibmmq"][verb]["per_s"]

@@ -302,3 +302,14 @@ def test_message_properties_round_trip(qmgr, queue_name):
         got.properties.get(b"colour", max_value_length=1)
     assert info.value.reason == CMQC.MQRC_PROPERTY_VALUE_TOO_BIG
     q.close()
+
+
+def test_mqai_execute_with_pymqis_filters(qmgr):
+    """pymqe.mqaiExecute (pymqe.c's MQAI call) takes pymqi's filter objects."""
+    f = pymqi.Filter(CMQC.MQCA_Q_NAME).like(b"DEV.QUEUE.*")
+    res, cc, rc = pymqi.pymqe.mqaiExecute(qmgr.get_handle(), CMQCFC.MQCMD_INQUIRE_Q, {CMQC.MQCA_Q_NAME: b"DEV.*"}, [f])
+    assert (cc, rc) == (0, 0)
+    assert sorted(r[CMQC.MQCA_Q_NAME].strip() for r in res) == [b"DEV.QUEUE.1", b"DEV.QUEUE.2", b"DEV.QUEUE.3"]
+    f = pymqi.Filter(CMQC.MQIA_Q_TYPE).equal(CMQC.MQQT_MODEL)
+    res, cc, rc = pymqi.pymqe.mqaiExecute(qmgr.get_handle(), CMQCFC.MQCMD_INQUIRE_Q, {CMQC.MQCA_Q_NAME: b"*"}, [f])
+    assert (cc, rc) == (0, 0) and res and all(r[CMQC.MQIA_Q_TYPE] == CMQC.MQQT_MODEL for r in res)

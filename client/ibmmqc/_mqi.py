@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
+from qmlite.pcf.errors import CodecError
 
 from . import native as N
 from .native import NativeError
@@ -214,6 +215,8 @@ def _call(conn: _Connection, fn):
     except OSError as exc:  # the socket went away under the client
         log.debug("connection broken: %s", exc)
         return None, FAILED, C.MQRC_CONNECTION_BROKEN, None
+    except CodecError as exc:  # a structure the client cannot send (an MQOD Version 0, ...): its reason
+        return None, FAILED, exc.reason, None
 
 
 def _handles():

@@ -98,6 +98,11 @@ def _long(value, what: str) -> int:
     return n
 
 
+def _mq(value, what: str) -> int:
+    """An ``l`` argument pymqe.c casts to an MQLONG: wraps to 32 bits as the C cast does."""
+    return _mqlong(_long(value, what))
+
+
 def _bytes(value, what: str) -> bytes:
     """A ``y#`` argument: bytes (a read-only bytes-like object)."""
     if isinstance(value, bytes):
@@ -155,7 +160,7 @@ def MQCONNX(name, options, cd, user_password, sco=None):
     is not empty, ``SSLConfigPtr`` = the MQSCO (its size is checked; its contents are ignored, qmlite
     offers no TLS)."""
     qmgr = _bytes(name, "MQCONNX() argument 1")
-    opts = _long(options, "MQCONNX() argument 2")
+    opts = _mq(options, "MQCONNX() argument 2")
     if cd is not None and not isinstance(cd, bytes):
         if isinstance(cd, str):
             cd = cd.encode("utf-8")
@@ -191,7 +196,7 @@ def MQCONNX(name, options, cd, user_password, sco=None):
 
 def MQDISC(hconn):
     """MQDISC(hconn) → (CompCode, Reason)."""
-    return _mqi.MQDISC(_long(hconn, "MQDISC() argument 1"))
+    return _mqi.MQDISC(_mq(hconn, "MQDISC() argument 1"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -200,23 +205,23 @@ def MQDISC(hconn):
 
 def MQOPEN(hconn, od, options):
     """MQOPEN(hconn, od, options) → (hobj, od, CompCode, Reason)."""
-    h = _long(hconn, "MQOPEN() argument 1")
+    h = _mq(hconn, "MQOPEN() argument 1")
     od_b = _sized(od, "MQOD", "MQOPEN() argument 2")
-    opts = _long(options, "MQOPEN() argument 3")
+    opts = _mq(options, "MQOPEN() argument 3")
     hobj, od_out, cc, rc = _mqi.MQOPEN(h, od_b, opts)
     return hobj, _same_length(od_out, od_b), cc, rc
 
 
 def MQCLOSE(hconn, hobj, options):
     """MQCLOSE(hconn, hobj, options) → (CompCode, Reason)."""
-    return _mqi.MQCLOSE(_long(hconn, "MQCLOSE() argument 1"), _long(hobj, "MQCLOSE() argument 2"),
-                        _long(options, "MQCLOSE() argument 3"))
+    return _mqi.MQCLOSE(_mq(hconn, "MQCLOSE() argument 1"), _mq(hobj, "MQCLOSE() argument 2"),
+                        _mq(options, "MQCLOSE() argument 3"))
 
 
 def MQPUT(hconn, hobj, md, pmo, msg):
     """MQPUT(hconn, hobj, md, pmo, msg) → (md, pmo, CompCode, Reason)."""
-    h = _long(hconn, "MQPUT() argument 1")
-    o = _long(hobj, "MQPUT() argument 2")
+    h = _mq(hconn, "MQPUT() argument 1")
+    o = _mq(hobj, "MQPUT() argument 2")
     md_b = _bytes(md, "MQPUT() argument 3")
     pmo_b = _bytes(pmo, "MQPUT() argument 4")
     data = _bytes(msg, "MQPUT() argument 5")
@@ -228,7 +233,7 @@ def MQPUT(hconn, hobj, md, pmo, msg):
 
 def MQPUT1(hconn, od, md, pmo, msg):
     """MQPUT1(hconn, od, md, pmo, msg) → (md, pmo, CompCode, Reason)."""
-    h = _long(hconn, "MQPUT1() argument 1")
+    h = _mq(hconn, "MQPUT1() argument 1")
     od_b = _bytes(od, "MQPUT1() argument 2")
     md_b = _bytes(md, "MQPUT1() argument 3")
     pmo_b = _bytes(pmo, "MQPUT1() argument 4")
@@ -245,8 +250,8 @@ def MQGET(hconn, hobj, md, gmo, maxlen):
 
     ``data`` holds at most ``maxlen`` bytes; DataLength is the message's length (more than ``maxlen``
     with 2079/2080)."""
-    h = _long(hconn, "MQGET() argument 1")
-    o = _long(hobj, "MQGET() argument 2")
+    h = _mq(hconn, "MQGET() argument 1")
+    o = _mq(hobj, "MQGET() argument 2")
     md_b = _bytes(md, "MQGET() argument 3")
     gmo_b = _bytes(gmo, "MQGET() argument 4")
     length = _long(maxlen, "MQGET() argument 5")
@@ -254,6 +259,8 @@ def MQGET(hconn, hobj, md, gmo, maxlen):
     _sized(gmo_b, "MQGMO", "")
     if length < 0:
         raise error("No memory for message")  # pymqe.c: malloc(maxlen) failed
+    if length > 0x7FFFFFFF:  # does not fit MQGET's MQLONG BufferLength
+        return b"", md_b, gmo_b, 0, _C.MQCC_FAILED, _C.MQRC_BUFFER_LENGTH_ERROR
     data, md_out, gmo_out, data_length, cc, rc = _mqi.MQGET(h, o, md_b, gmo_b, length)
     return (bytes(data[:length]), _same_length(md_out, md_b), _same_length(gmo_out, gmo_b), data_length,
             cc, rc)
@@ -265,17 +272,17 @@ def MQGET(hconn, hobj, md, gmo, maxlen):
 
 def MQBEGIN(hconn):
     """MQBEGIN(hconn) → (CompCode, Reason): 2298, there are no global units of work."""
-    return _mqi.MQBEGIN(_long(hconn, "MQBEGIN() argument 1"))
+    return _mqi.MQBEGIN(_mq(hconn, "MQBEGIN() argument 1"))
 
 
 def MQCMIT(hconn):
     """MQCMIT(hconn) → (CompCode, Reason)."""
-    return _mqi.MQCMIT(_long(hconn, "MQCMIT() argument 1"))
+    return _mqi.MQCMIT(_mq(hconn, "MQCMIT() argument 1"))
 
 
 def MQBACK(hconn):
     """MQBACK(hconn) → (CompCode, Reason)."""
-    return _mqi.MQBACK(_long(hconn, "MQBACK() argument 1"))
+    return _mqi.MQBACK(_mq(hconn, "MQBACK() argument 1"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -291,9 +298,9 @@ def MQINQ(hconn, hobj, selector):
 
     An integer selector (MQIA_*) gives an ``int``; any other a character attribute as ``bytes`` (the
     queue manager's blank-padded value, up to 256 bytes)."""
-    h = _long(hconn, "MQINQ() argument 1")
-    o = _long(hobj, "MQINQ() argument 2")
-    sel = _long(selector, "MQINQ() argument 3")
+    h = _mq(hconn, "MQINQ() argument 1")
+    o = _mq(hobj, "MQINQ() argument 2")
+    sel = _mq(selector, "MQINQ() argument 3")
     if _is_int_selector(sel):
         ints, _chars, cc, rc = _mqi.MQINQ(h, o, [sel], [], 1, 0, 0)
         return (ints[0] if ints else 0), cc, rc
@@ -327,13 +334,13 @@ def MQSET(hconn, hobj, selector, value):
 
     An integer selector needs an ``int`` value, any other ``bytes`` (up to the first NUL, at most 257
     bytes); otherwise :class:`error` is raised, as pymqe.c does."""
-    h = _long(hconn, "MQSET() argument 1")
-    o = _long(hobj, "MQSET() argument 2")
-    sel = _long(selector, "MQSET() argument 3")
+    h = _mq(hconn, "MQSET() argument 1")
+    o = _mq(hobj, "MQSET() argument 2")
+    sel = _mq(selector, "MQSET() argument 3")
     if _is_int_selector(sel):
         if not isinstance(value, int):
             raise error("Arg is not a long integer")
-        return _mqi.MQSET(h, o, [sel], [value], b"")
+        return _mqi.MQSET(h, o, [sel], [_mqlong(value)], b"")
     if not isinstance(value, bytes):
         raise error("Arg is not a byte-string")
     chars = value[:MAX_CHARATTR_LENGTH].split(b"\0", 1)[0]
@@ -346,9 +353,9 @@ def MQSET(hconn, hobj, selector, value):
 
 def MQSUB(hconn, sd, hobj):
     """MQSUB(hconn, sd, hobj) → (sd, hobj, hsub, CompCode, Reason)."""
-    h = _long(hconn, "MQSUB() argument 1")
+    h = _mq(hconn, "MQSUB() argument 1")
     sd_b = _bytes(sd, "MQSUB() argument 2")
-    o = _long(hobj, "MQSUB() argument 3")
+    o = _mq(hobj, "MQSUB() argument 3")
     _sized(sd_b, "MQSD", "")
     sd_out, hobj_out, hsub, cc, rc = _mqi.MQSUB(h, sd_b, o)
     return _same_length(sd_out, sd_b), hobj_out, hsub, cc, rc
@@ -357,9 +364,9 @@ def MQSUB(hconn, sd, hobj):
 def MQSUBRQ(hconn, hsub, action, sro):
     """MQSUBRQ(hconn, hsub, action, sro) → (sro, CompCode, Reason).  Not in pymqe.c 1.12: given here
     with the same conventions (pymqi does not call it)."""
-    h = _long(hconn, "MQSUBRQ() argument 1")
-    s = _long(hsub, "MQSUBRQ() argument 2")
-    a = _long(action, "MQSUBRQ() argument 3")
+    h = _mq(hconn, "MQSUBRQ() argument 1")
+    s = _mq(hsub, "MQSUBRQ() argument 2")
+    a = _mq(action, "MQSUBRQ() argument 3")
     sro_b = _sized(sro, "MQSRO", "MQSUBRQ() argument 4")
     sro_out, cc, rc = _mqi.MQSUBRQ(h, s, a, sro_b)
     return _same_length(sro_out, sro_b), cc, rc
@@ -367,8 +374,8 @@ def MQSUBRQ(hconn, hsub, action, sro):
 
 def MQSTAT(hconn, status_type, sts):
     """MQSTAT(hconn, type, sts) → (sts, CompCode, Reason).  Not in pymqe.c 1.12 (see MQSUBRQ)."""
-    h = _long(hconn, "MQSTAT() argument 1")
-    t = _long(status_type, "MQSTAT() argument 2")
+    h = _mq(hconn, "MQSTAT() argument 1")
+    t = _mq(status_type, "MQSTAT() argument 2")
     sts_b = _sized(sts, "MQSTS", "MQSTAT() argument 3")
     sts_out, cc, rc = _mqi.MQSTAT(h, t, sts_b)
     return _same_length(sts_out, sts_b), cc, rc
@@ -380,7 +387,7 @@ def MQSTAT(hconn, status_type, sts):
 
 def MQCRTMH(hconn, cmho):
     """MQCRTMH(hconn, cmho) → (hmsg, CompCode, Reason)."""
-    h = _long(hconn, "MQCRTMH() argument 1")
+    h = _mq(hconn, "MQCRTMH() argument 1")
     cmho_b = _sized(cmho, "MQCMHO", "MQCRTMH() argument 2")
     return _mh.MQCRTMH(h, cmho_b)
 
@@ -390,13 +397,13 @@ def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
 
     The value is read per type as pymqe.c reads it (BOOLEAN through ``float()``, integers wrap to their
     width, STRING a ``str`` sent as UTF-8, BYTE_STRING ``bytes``, NULL none)."""
-    h = _long(hconn, "MQSETMP() argument 1")
+    h = _mq(hconn, "MQSETMP() argument 1")
     m = _long(hmsg, "MQSETMP() argument 2")
     smpo_b = _bytes(smpo, "MQSETMP() argument 3")
     name_b = _bytes(name, "MQSETMP() argument 4")
     pd_b = _bytes(pd, "MQSETMP() argument 5")
-    ptype = _long(property_type, "MQSETMP() argument 6")
-    vlen = _long(value_length, "MQSETMP() argument 8")
+    ptype = _mq(property_type, "MQSETMP() argument 6")
+    vlen = _mq(value_length, "MQSETMP() argument 8")
     _sized(smpo_b, "MQSMPO", "")
     _sized(pd_b, "MQPD", "")
     return _mh.MQSETMP(h, m, smpo_b, name_b, pd_b, ptype, value, vlen)
@@ -409,30 +416,30 @@ def MQINQMP(hconn, hmsg, impo_options, name, pd_options, property_type, value_le
     As pymqe.c: the MQIMPO and MQPD are built here (defaults, with the given Options); the value's
     Python type follows the property's type (BOOLEAN and integers ``int``, floats ``float``, STRING
     ``str``, BYTE_STRING ``bytes``, NULL ``None``), strings and byte strings cut to ``value_length``."""
-    h = _long(hconn, "MQINQMP() argument 1")
+    h = _mq(hconn, "MQINQMP() argument 1")
     m = _long(hmsg, "MQINQMP() argument 2")
-    iopts = _long(impo_options, "MQINQMP() argument 3")
+    iopts = _mq(impo_options, "MQINQMP() argument 3")
     name_b = _bytes(name, "MQINQMP() argument 4")
-    popts = _long(pd_options, "MQINQMP() argument 5")
-    ptype = _long(property_type, "MQINQMP() argument 6")
-    vlen = _long(value_length, "MQINQMP() argument 7")
-    impo = _IMPO.pack(b"IMPO", 1, _mqlong(iopts), _C.MQENC_NATIVE, _C.MQCCSI_APPL, _C.MQENC_NATIVE, 0,
+    popts = _mq(pd_options, "MQINQMP() argument 5")
+    ptype = _mq(property_type, "MQINQMP() argument 6")
+    vlen = _mq(value_length, "MQINQMP() argument 7")
+    impo = _IMPO.pack(b"IMPO", 1, iopts, _C.MQENC_NATIVE, _C.MQCCSI_APPL, _C.MQENC_NATIVE, 0,
                       0, 0, 0, 0, _C.MQCCSI_APPL, b"        ")
-    pd = _PD.pack(b"PD  ", 1, _mqlong(popts), _C.MQPD_SUPPORT_OPTIONAL, _C.MQPD_NO_CONTEXT, _MQCOPY_DEFAULT)
+    pd = _PD.pack(b"PD  ", 1, popts, _C.MQPD_SUPPORT_OPTIONAL, _C.MQPD_NO_CONTEXT, _MQCOPY_DEFAULT)
     value, data_length, _returned_name, cc, rc = _mh.MQINQMP(h, m, impo, name_b, pd, ptype, vlen)
     return value, data_length, cc, rc
 
 
 def MQDLTMH(hconn, hmsg, dmho):
     """MQDLTMH(hconn, hmsg, dmho) → (CompCode, Reason).  Not in pymqe.c 1.12 (see MQSUBRQ)."""
-    h = _long(hconn, "MQDLTMH() argument 1")
+    h = _mq(hconn, "MQDLTMH() argument 1")
     m = _long(hmsg, "MQDLTMH() argument 2")
     return _mh.MQDLTMH(h, m, _sized(dmho, "MQDMHO", "MQDLTMH() argument 3"))
 
 
 def MQDLTMP(hconn, hmsg, dmpo, name):
     """MQDLTMP(hconn, hmsg, dmpo, name) → (CompCode, Reason).  Not in pymqe.c 1.12 (see MQSUBRQ)."""
-    h = _long(hconn, "MQDLTMP() argument 1")
+    h = _mq(hconn, "MQDLTMP() argument 1")
     m = _long(hmsg, "MQDLTMP() argument 2")
     dmpo_b = _sized(dmpo, "MQDMPO", "MQDLTMP() argument 3")
     return _mh.MQDLTMP(h, m, dmpo_b, _bytes(name, "MQDLTMP() argument 4"))
@@ -453,8 +460,8 @@ def mqaiExecute(hconn, command, args=None, filters=None):  # noqa: N802 - pymqe.
     the reason of its first failed response, as MQAI does for MQRCCF_COMMAND_FAILED."""
     from qmlite.pcf import pcf as P  # noqa: PLC0415
 
-    h = _long(hconn, "mqaiExecute() argument 1")
-    cmd = _long(command, "mqaiExecute() argument 2")
+    h = _mq(hconn, "mqaiExecute() argument 1")
+    cmd = _mq(command, "mqaiExecute() argument 2")
     if args is not None and not isinstance(args, dict):
         raise error("'argDict' is not a dictionary")
     if filters is not None and not isinstance(filters, list):

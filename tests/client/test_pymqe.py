@@ -457,3 +457,67 @@ def test_a_version_1_pmo_comes_back_whole(hconn, queue):
     _md, pmo_out, cc, rc = pymqe.MQPUT(hconn, hobj, md(), bytes(raw), b"x")
     assert (cc, rc) == (OK, 0)
     assert len(pmo_out) == 184 and pmo_out[128:] == bytes(raw[128:])
+
+
+ODD_INTS = [0, -1, 1, 2**31 - 1, 2**31, -2**31 - 1, 2**40, 2**63 - 1]
+
+
+def _zeroed(name: str, head: bytes) -> list[bytes]:
+    """Right-sized structures with bad StrucIds and versions (pointer members zero: a garbage pointer
+    would be dereferenced, as by IBM's library)."""
+    size = pymqe.SIZES[name]
+    out = []
+    for strucid in (head, b"XXXX", b"\0\0\0\0"):
+        for version in (0, 1, 99, -1):
+            out.append(strucid + struct.pack("=i", version) + bytes(size - 8))
+    return out
+
+
+def _outcome(fn, *args):
+    try:
+        res = fn(*args)
+    except (TypeError, OverflowError, pymqe.error):
+        return "raised"
+    assert isinstance(res, tuple) and res[-2] in (OK, C.MQCC_WARNING, FAILED) and isinstance(res[-1], int), res
+    return res[-1]
+
+
+def test_bad_input_gets_a_reason_or_pymqes_exception_never_a_crash(hconn, queue):
+    hobj, _name = queue
+    for n in ODD_INTS:
+        _outcome(pymqe.MQOPEN, hconn, od("DEV.QUEUE.1"), n)
+        _outcome(pymqe.MQCLOSE, hconn, n, n)
+        _outcome(pymqe.MQPUT, hconn, n, md(), pmo(), b"x")
+        _outcome(pymqe.MQGET, hconn, n, md(), gmo(), 10)
+        _outcome(pymqe.MQGET, hconn, hobj, md(), gmo(), n)
+        _outcome(pymqe.MQINQ, hconn, hobj, n)
+        _outcome(pymqe.MQSET, hconn, hobj, n, n)
+        _outcome(pymqe.MQSET, hconn, hobj, C.MQIA_INHIBIT_GET, n)
+        _outcome(pymqe.MQDISC, n)
+        _outcome(pymqe.MQCMIT, n)
+        _outcome(pymqe.MQINQMP, hconn, n, n, b"a", n, n, n)
+        _outcome(pymqe.MQSETMP, hconn, n, SMPO, b"a", PD, n, n, n)
+        _outcome(pymqe.mqaiExecute, hconn, n)
+    assert _outcome(pymqe.MQGET, hconn, hobj, md(), gmo(), 2**31) == C.MQRC_BUFFER_LENGTH_ERROR
+    for bad in _zeroed("MQOD", b"OD  "):
+        _outcome(pymqe.MQOPEN, hconn, bad, C.MQOO_OUTPUT)
+        _outcome(pymqe.MQPUT1, hconn, bad, md(), pmo(), b"x")
+    for bad in _zeroed("MQMD", b"MD  "):
+        _outcome(pymqe.MQPUT, hconn, hobj, bad, pmo(), b"x")
+        _outcome(pymqe.MQGET, hconn, hobj, bad, gmo(), 10)
+    for bad in _zeroed("MQPMO", b"PMO "):
+        _outcome(pymqe.MQPUT, hconn, hobj, md(), bad, b"x")
+    for bad in _zeroed("MQGMO", b"GMO "):
+        _outcome(pymqe.MQGET, hconn, hobj, md(), bad, 10)
+    for bad in _zeroed("MQSD", b"SD  "):
+        _outcome(pymqe.MQSUB, hconn, bad, 0)
+    for bad in _zeroed("MQCMHO", b"CMHO"):
+        _outcome(pymqe.MQCRTMH, hconn, bad)
+    for bad in _zeroed("MQSCO", b"SCO "):
+        assert _outcome(pymqe.MQCONNX, b"QM1", 0, bytes(2000), {}, bad) in (C.MQRC_SCO_ERROR, C.MQRC_Q_MGR_NOT_AVAILABLE)
+    for value in (None, 1.5, "s", [], object()):
+        _outcome(pymqe.MQPUT, hconn, hobj, md(), pmo(), value)
+        _outcome(pymqe.MQINQ, hconn, hobj, value)
+        _outcome(pymqe.MQCONNX, b"QM1", 0, value, {}, sco())
+    # the connection still works
+    assert pymqe.MQPUT(hconn, hobj, md(), pmo(), b"still fine")[2:] == (OK, 0)

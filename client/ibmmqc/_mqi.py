@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
+from qmlite.pcf.errors import CodecError
 
 from . import native as N
 from .native import NativeError
@@ -214,6 +215,8 @@ def _call(conn: _Connection, fn):
     except OSError as exc:  # the socket went away under the client
         log.debug("connection broken: %s", exc)
         return None, FAILED, C.MQRC_CONNECTION_BROKEN, None
+    except CodecError as exc:  # a structure the client cannot send (an MQOD Version 0, ...): its reason
+        return None, FAILED, exc.reason, None
     except Exception:
         # ibmmq's finalizers close objects while the interpreter shuts down, when module globals
         # are already gone: the connection is going anyway
@@ -331,7 +334,8 @@ def _pmo_wire(pmo, version: int) -> bytes:
 
 def _pmo_native(wire, base) -> bytes:
     """A reply's wire MQPMO → the caller's native MQPMO (the caller's pointers and handles kept)."""
-    return bytes(wire[:144]) + bytes(base[144:]) if len(base) > 144 else bytes(wire[:len(base)])
+    n = min(len(wire), 144)  # a v1 reply (128 bytes) inside a longer caller's buffer keeps its length
+    return bytes(wire[:n]) + bytes(base[n:]) if len(base) > n else bytes(wire[:len(base)])
 
 
 def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple[bytes, int, int, int, bytes]:

@@ -58,6 +58,16 @@ def server(tmp_path):
         yield srv
 
 
+@pytest.fixture(autouse=True)
+def no_script_errors(request):
+    """After each test that used the browser: no script error and nothing logged by the page itself
+    (refused requests are the server's answers, checked by the tests, and are left out)."""
+    yield
+    if "browser" in request.fixturenames:
+        driver = request.getfixturevalue("browser")
+        assert [e for e in driver.get_log("browser") if e["source"] != "network"] == []
+
+
 def wait(driver, condition, timeout: float = WAIT_S):
     """WebDriverWait on a callable of the driver; stale elements (a panel redrawn meanwhile) retry."""
     return WebDriverWait(driver, timeout, poll_frequency=0.05,

@@ -350,7 +350,7 @@ function showLogin(message) {
 async function start() {
   const answer = await api("GET", "/admin/qmgr");
   state.qmgr = answer.qmgr[0].name;
-  state.user = atob(state.auth).split(":")[0];
+  state.user = new TextDecoder().decode(Uint8Array.from(atob(state.auth), (c) => c.charCodeAt(0))).split(":")[0];
   $("#who").textContent = state.user;
   $("#login").hidden = true;
   $("#panels").hidden = false;

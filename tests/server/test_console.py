@@ -30,6 +30,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 WIDTH, HEIGHT = 1400, 1100
 WAIT_S = 15
+APP_PASSWORD = "app-passw0rd"
 pytestmark = pytest.mark.skipif(not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),
                                 reason="needs Debian's chromium and chromium-driver (scripts/test installs them)")
 
@@ -54,7 +55,7 @@ def browser():
 
 @pytest.fixture
 def server(tmp_path):
-    with running_qmlite(tmp_path / "data", http_port=0) as srv:
+    with running_qmlite(tmp_path / "data", http_port=0, app_password=APP_PASSWORD) as srv:
         yield srv
 
 
@@ -78,12 +79,12 @@ def text_of(driver, css: str) -> str:
     return driver.find_element(By.CSS_SELECTOR, css).text
 
 
-def open_console(driver, srv, password: str = "passw0rd") -> None:
+def open_console(driver, srv, password: str = "passw0rd", user: str = "admin") -> None:
     driver.get(f"http://127.0.0.1:{srv.http_port}/?refresh=500")  # "/" redirects to /console/
     wait(driver, EC.visibility_of_element_located((By.ID, "login")))
-    user = driver.find_element(By.ID, "login-user")
-    user.clear()
-    user.send_keys("admin")
+    box = driver.find_element(By.ID, "login-user")
+    box.clear()
+    box.send_keys(user)
     driver.find_element(By.ID, "login-password").send_keys(password)
     driver.find_element(By.ID, "login-submit").click()
 
@@ -205,6 +206,19 @@ def test_a_wrong_password_is_answered_in_the_form(browser, server):
     open_console(browser, server, password="wrong")
     wait(browser, lambda d: "MQWB0104E" in text_of(d, "#login-message"))
     assert not browser.find_element(By.ID, "panels").is_displayed()
+
+
+def test_a_user_without_the_admin_role_sees_each_panel_refused(browser, server):
+    open_console(browser, server, password=APP_PASSWORD, user="app")
+    wait(browser, lambda d: text_of(d, "#qmgr-state") == "running")  # GET admin/qmgr is open to MQWebUser
+    wait(browser, lambda d: "MQWB0103E" in text_of(d, "#queues .panel-error"))
+    assert "MQWebAdmin" in text_of(browser, "#subscriptions .panel-error")
+    wait(browser, lambda d: text_of(d, "#updated").startswith("Partly updated"))
+    assert "stale" in browser.find_element(By.ID, "updated").get_attribute("class")
+    assert text_of(browser, "#who") == "app"
+    browser.find_element(By.ID, "logout").click()
+    wait(browser, lambda d: d.find_element(By.ID, "login").is_displayed())
+    assert text_of(browser, "#login-message") == "Logged out."
 
 
 def test_depth_and_handles_follow_an_mqi_put_without_a_reload(browser, server, tmp_path):

@@ -8,8 +8,9 @@ const CSRF = { "ibm-mq-rest-csrf-token": "qmlite-console" };
 const REFRESH_MS = Math.max(250, Number(new URLSearchParams(location.search).get("refresh")) || 3000);
 const AUTH_KEY = "qmlite.console.auth";
 const COMMAND_FAILED = 3008;
-// Inquiries that found nothing: an empty table, not an error.
-const NONE_FOUND = new Set([2085, 3065, 3106, 3118, 3200, 3314, 3340]);
+// Inquiries that found nothing (MQRC_UNKNOWN_OBJECT_NAME, MQRC_NO_SUBSCRIPTION, MQRCCF_CHL_STATUS_NOT_FOUND,
+// MQRCCF_NONE_FOUND, MQRCCF_TOPIC_STRING_NOT_FOUND): an empty table, not an error.
+const NONE_FOUND = new Set([2085, 2428, 3065, 3200, 3308]);
 
 const WORDS = {
   channelStatus: { 0: "INACTIVE", 1: "BINDING", 2: "STARTING", 3: "RUNNING", 4: "STOPPING", 5: "RETRYING",

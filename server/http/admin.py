@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from qmlite.registry import reset
 
-from . import errors, mqscjson
+from . import errors, mqscjson, pcfjson
 
 MqscRunner = Callable[..., list]
 
@@ -85,6 +85,29 @@ async def run_mqsc(server, runner: MqscRunner, text: str, as_json: bool, user: s
     await server.mqi.durable(server.qm.position)
     items = mqscjson.json_responses(results) if as_json else mqscjson.text_responses(results)
     return {"commandResponse": items, **mqscjson.overall(results)}
+
+
+def pcf_command(body: object):
+    """The PCF command a runCommandPCF body asks for (RestError 400 when it is not one)."""
+    if not isinstance(body, dict) or body.get("type") != "runCommandPCF":
+        raise errors.bad_request("The request body must be a JSON object with 'type': 'runCommandPCF'.")
+    try:
+        return pcfjson.command(body)
+    except mqscjson.TranslationError as exc:
+        raise errors.bad_request(f"The runCommandPCF request is not valid: {exc}.") from None
+
+
+async def run_pcf(server, request, user: str) -> dict:
+    """qmlite's extension: one PCF command through the queue manager's command engine, as the command
+    server runs it for an MQI client (the user's authority records apply unless it is in mqm); the
+    answer waits for the journal like a command server's reply."""
+    from qmlite.registry import authrecs
+    from qmlite.registry.engine import Requester
+
+    qm = server.qm
+    (messages,) = qm.engine.run_batch([(request, Requester(user=user, admin=authrecs.privileged(user)))])
+    await server.mqi.durable(qm.position)
+    return pcfjson.responses(messages)
 
 
 async def reset_qmgr(server) -> dict:

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from qmlite.pcf import constants as C
 
 from .. import log as qlog
-from . import admin, auth, errors, messaging
+from . import admin, auth, console, errors, messaging
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -95,6 +95,16 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
             raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
         text, as_json = admin.mqsc_text(body)
         return _json(await admin.run_mqsc(server, runner(), text, as_json, principal.user))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def pcf(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        return _json(await admin.run_pcf(server, admin.pcf_command(body), principal.user))
 
     @endpoint(auth.ADMIN_ROLE)
     async def reset(request: Request, principal) -> Response:
@@ -199,6 +209,8 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/installation/{name}", installation, methods=["GET"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
+        Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
+        *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),
         Route(MSG + "/queue/{queue}/message", browse_message, methods=["GET"]),

@@ -1,0 +1,387 @@
+// qmlite console: plain JavaScript over the REST API (docs/console.md).  Every panel is read with
+// fetch and basic authentication and redrawn in place every few seconds; nothing is cached here
+// but the credentials, in this tab's sessionStorage.
+"use strict";
+
+const API = "/ibmmq/rest/v2";
+const CSRF = { "ibm-mq-rest-csrf-token": "qmlite-console" };
+const REFRESH_MS = Math.max(250, Number(new URLSearchParams(location.search).get("refresh")) || 3000);
+const AUTH_KEY = "qmlite.console.auth";
+const COMMAND_FAILED = 3008;
+// Inquiries that found nothing (MQRC_UNKNOWN_OBJECT_NAME, MQRC_NO_SUBSCRIPTION, MQRCCF_CHL_STATUS_NOT_FOUND,
+// MQRCCF_NONE_FOUND, MQRCCF_TOPIC_STRING_NOT_FOUND): an empty table, not an error.
+const NONE_FOUND = new Set([2085, 2428, 3065, 3200, 3308]);
+
+const WORDS = {
+  channelStatus: { 0: "INACTIVE", 1: "BINDING", 2: "STARTING", 3: "RUNNING", 4: "STOPPING", 5: "RETRYING",
+    6: "STOPPED", 7: "REQUESTING", 8: "PAUSED", 9: "DISCONNECTED", 13: "INITIALIZING", 14: "SWITCHING" },
+  channelType: { 1: "SDR", 2: "SVR", 3: "RCVR", 4: "RQSTR", 6: "CLNTCONN", 7: "SVRCONN", 8: "CLUSRCVR",
+    9: "CLUSSDR", 10: "MQTT", 11: "AMQP" },
+  subType: { 1: "API", 2: "ADMIN", 3: "PROXY" },
+  durable: { 1: "YES", 2: "NO" },
+};
+
+const state = {
+  auth: sessionStorage.getItem(AUTH_KEY), user: "", qmgr: null, subs: [], timer: null, refreshing: null, again: false,
+};
+const $ = (selector, root = document) => root.querySelector(selector);
+
+class ApiError extends Error {
+  constructor(status, body, text) {
+    const first = body && Array.isArray(body.error) ? body.error[0] : null;
+    super(first ? first.message : `HTTP ${status}: ${text.slice(0, 200)}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+// ---- the REST API ------------------------------------------------------------------------------
+async function api(method, path, body) {
+  const headers = { Accept: "application/json", Authorization: "Basic " + state.auth };
+  if (method !== "GET") Object.assign(headers, CSRF, { "Content-Type": "application/json" });
+  // credentials "omit": a refused password is answered here, never by the browser's own prompt.
+  const response = await fetch(API + path, {
+    method, headers, cache: "no-store", credentials: "omit",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch (_) { /* not JSON: reported as text */ }
+  if (!response.ok) {
+    const error = new ApiError(response.status, json, text);
+    if (response.status === 401) showLogin(error.message);
+    throw error;
+  }
+  return json;
+}
+
+const qmgrPath = (rest) => `/admin/action/qmgr/${encodeURIComponent(state.qmgr)}/${rest}`;
+
+// One PCF command through qmlite's runCommandPCF extension (docs/rest.md).
+function pcf(command, parameters = {}) {
+  return api("POST", qmgrPath("pcf"), { type: "runCommandPCF", command, parameters });
+}
+
+// The reason a command answer failed with: "MQRCCF_SUB_ALREADY_EXISTS (3311)", or null.
+function failureOf(answer) {
+  if (!answer.overallCompletionCode) return null;
+  const failed = answer.commandResponse.filter((item) => item.completionCode !== 0);
+  const first = failed.find((item) => item.reasonCode !== COMMAND_FAILED) || failed[0];
+  return first ? first : { reasonName: "MQRCCF_COMMAND_FAILED", reasonCode: COMMAND_FAILED };
+}
+
+const describe = (item) => `${item.reasonName} (${item.reasonCode})`;
+
+// The objects an inquiry returned; none found is an empty list, any other failure an Error.
+async function inquire(command, parameters) {
+  const answer = await pcf(command, parameters);
+  const failure = failureOf(answer);
+  if (failure && !NONE_FOUND.has(failure.reasonCode)) throw new Error(`${command}: ${describe(failure)}`);
+  return answer.commandResponse.filter((item) => item.completionCode === 0).map((item) => item.parameters);
+}
+
+// ---- drawing -----------------------------------------------------------------------------------
+const showSystem = () => $("#show-system").checked;
+const isSystem = (name) => /^(SYSTEM\.|AMQ\.|\$SYS)/.test(name || "");
+
+function cell(row, text, className) {
+  const td = row.insertCell();
+  td.textContent = text === undefined || text === null ? "" : String(text);
+  if (className) td.className = className;
+  return td;
+}
+
+// Redraw a panel's table body, when what it shows changed: rowOf(object) gives [key, [[text, class], ...]]
+// per row.  An unchanged table is left alone, so a row being clicked or hovered is not replaced under it.
+const drawn = new Map();
+
+function fill(panelId, objects, rowOf, empty = "None.") {
+  const signature = JSON.stringify([objects, empty]);
+  if (drawn.get(panelId) === signature) return false;
+  drawn.set(panelId, signature);
+  const body = $(`#${panelId} tbody`);
+  const columns = $(`#${panelId} thead tr`).cells.length;
+  const rows = document.createDocumentFragment();
+  for (const object of objects) {
+    const [key, cells] = rowOf(object);
+    const tr = document.createElement("tr");
+    tr.dataset.name = key;
+    for (const [text, className] of cells) cell(tr, text, className);
+    rows.appendChild(tr);
+  }
+  if (!objects.length) {
+    const tr = document.createElement("tr");
+    const td = cell(tr, empty, "empty");
+    td.colSpan = columns;
+    rows.appendChild(tr);
+  }
+  body.replaceChildren(rows);
+  return true;
+}
+
+function panelError(panelId, error) {
+  const p = $(`#${panelId} .panel-error`);
+  if (p) p.textContent = error ? error.message : "";
+}
+
+const byName = (key) => (a, b) => String(a[key]).localeCompare(String(b[key]));
+
+// ---- panels ------------------------------------------------------------------------------------
+const panels = {
+  async qmgr() {
+    const answer = await api("GET", `/admin/qmgr/${encodeURIComponent(state.qmgr)}?status=*`);
+    const q = answer.qmgr[0];
+    $("#qmgr-name").textContent = q.name;
+    $("#qmgr-state").textContent = q.state;
+    $("#qmgr-state").className = `state-${q.state}`;
+    $("#qmgr-started").textContent = new Date(q.status.started).toLocaleString();
+    $("#qmgr-connections").textContent = q.status.connectionCount;
+    $("#qmgr-badge").textContent = `${q.name} ${q.state}`;
+    $("#qmgr-badge").className = `badge state-${q.state}`;
+  },
+
+  async queues() {
+    const queues = (await inquire("MQCMD_INQUIRE_Q_STATUS", { MQCA_Q_NAME: "*" }))
+      .filter((q) => showSystem() || !isSystem(q.MQCA_Q_NAME)).sort(byName("MQCA_Q_NAME"));
+    fill("queues", queues, (q) => [q.MQCA_Q_NAME, [
+      [q.MQCA_Q_NAME, "name"], [q.MQIA_CURRENT_Q_DEPTH, "num depth"], [q.MQIA_OPEN_INPUT_COUNT, "num ipprocs"],
+      [q.MQIA_OPEN_OUTPUT_COUNT, "num opprocs"], [q.MQIACF_UNCOMMITTED_MSGS, "num uncom"]]]);
+  },
+
+  async topics() {
+    const topics = (await inquire("MQCMD_INQUIRE_TOPIC", { MQCA_TOPIC_NAME: "*" }))
+      .filter((t) => showSystem() || !isSystem(t.MQCA_TOPIC_NAME)).sort(byName("MQCA_TOPIC_NAME"));
+    fill("topics", topics, (t) => [t.MQCA_TOPIC_NAME, [
+      [t.MQCA_TOPIC_NAME, "name"], [t.MQCA_TOPIC_STRING, "topicstr"], [t.MQCA_TOPIC_DESC, "descr"]]]);
+  },
+
+  async "topic-status"() {
+    const nodes = (await inquire("MQCMD_INQUIRE_TOPIC_STATUS", { MQCA_TOPIC_STRING: "#" }))
+      .filter((t) => showSystem() || !isSystem(t.MQCA_TOPIC_STRING)).sort(byName("MQCA_TOPIC_STRING"));
+    fill("topic-status", nodes, (t) => [t.MQCA_TOPIC_STRING, [
+      [t.MQCA_TOPIC_STRING, "topicstr"], [t.MQCA_ADMIN_TOPIC_NAME, "admin"], [t.MQIA_SUB_COUNT, "num subcount"],
+      [t.MQIA_PUB_COUNT, "num pubcount"], [t.MQIACF_RETAINED_PUBLICATION === 1 ? "YES" : "NO", "retained"]]]);
+  },
+
+  async subscriptions() {
+    state.subs = (await inquire("MQCMD_INQUIRE_SUBSCRIPTION", { MQCACF_SUB_NAME: "*" })).sort(byName("MQCACF_SUB_NAME"));
+    drawSubscriptions();
+  },
+
+  async channels() {
+    const channels = (await inquire("MQCMD_INQUIRE_CHANNEL_STATUS", { MQCACH_CHANNEL_NAME: "*" }))
+      .filter((c) => showSystem() || !isSystem(c.MQCACH_CHANNEL_NAME)).sort(byName("MQCACH_CHANNEL_NAME"));
+    fill("channels", channels, (c) => [c.MQCACH_CHANNEL_NAME, [
+      [c.MQCACH_CHANNEL_NAME, "name"], [WORDS.channelType[c.MQIACH_CHANNEL_TYPE] || c.MQIACH_CHANNEL_TYPE, "type"],
+      [c.MQCACH_CONNECTION_NAME, "conname"],
+      [WORDS.channelStatus[c.MQIACH_CHANNEL_STATUS] || c.MQIACH_CHANNEL_STATUS, "status"],
+      [c.MQIACH_CURRENT_SHARING_CONVS, "num convs"], [c.MQIACH_MSGS, "num msgs"]]], "No channel is running.");
+  },
+
+  async connections() {
+    const conns = await inquire("MQCMD_INQUIRE_CONNECTION", { MQBACF_GENERIC_CONNECTION_ID: "" });
+    fill("connections", conns, (c) => [c.MQBACF_CONNECTION_ID, [
+      [c.MQBACF_CONNECTION_ID.slice(32), "conn"], [c.MQCACH_CHANNEL_NAME, "channel"],
+      [c.MQCACH_CONNECTION_NAME, "conname"], [c.MQCACF_USER_IDENTIFIER, "user"], [c.MQCACF_APPL_TAG, "appl"]]],
+    "No application is connected.");
+  },
+};
+
+function drawSubscriptions() {
+  const filter = $("#sub-filter").value.trim().toLowerCase();
+  const all = state.subs.filter((s) => showSystem() || !isSystem(s.MQCACF_SUB_NAME));
+  const shown = all.filter((s) => !filter || s.MQCACF_SUB_NAME.toLowerCase().includes(filter)
+    || s.MQCA_TOPIC_STRING.toLowerCase().includes(filter));
+  const redrawn = fill("subscriptions", shown, (s) => [s.MQCACF_SUB_NAME, [
+    [s.MQCACF_SUB_NAME, "name"], [s.MQCA_TOPIC_STRING, "topicstr"], [s.MQCACF_DESTINATION, "dest"],
+    [WORDS.durable[s.MQIACF_DURABLE_SUBSCRIPTION], "durable"], [WORDS.subType[s.MQIACF_SUB_TYPE], "subtype"],
+    [s.MQCACF_SUB_USER_DATA, "userdata"], ["", "actions"]]], filter ? "No subscription matches the filter." : "None.");
+  $("#sub-count").textContent = `${filter ? `${shown.length} of ` : ""}${all.length} subscription${all.length === 1 ? "" : "s"}`;
+  if (!redrawn) return;
+  for (const tr of $("#subscriptions tbody").rows) {
+    const sub = shown.find((s) => s.MQCACF_SUB_NAME === tr.dataset.name);
+    if (!sub) continue;
+    const actions = $(".actions", tr);
+    actions.append(button("Edit", "edit", () => editSubscription(sub)),
+      button("Delete", "delete", () => deleteSubscription(sub.MQCACF_SUB_NAME)));
+  }
+}
+
+function button(text, className, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = text;
+  b.className = `small ${className}`;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// ---- refreshing --------------------------------------------------------------------------------
+// One refresh at a time: asked for while one runs, another follows it; then the next poll is timed.
+async function refresh() {
+  if (state.refreshing) {
+    state.again = true;
+    return state.refreshing;
+  }
+  clearTimeout(state.timer);
+  state.refreshing = loadPanels();
+  try {
+    await state.refreshing;
+  } finally {
+    state.refreshing = null;
+  }
+  if (!state.auth) return;  // logged out meanwhile
+  if (state.again) {
+    state.again = false;
+    return refresh();
+  }
+  state.timer = setTimeout(refresh, REFRESH_MS);
+}
+
+async function loadPanels() {
+  const results = await Promise.allSettled(Object.entries(panels).map(async ([id, load]) => {
+    try {
+      await load();
+      panelError(id, null);
+    } catch (error) {
+      panelError(id, error);
+      throw error;
+    }
+  }));
+  const failed = results.filter((r) => r.status === "rejected").length;
+  const updated = $("#updated");
+  updated.textContent = `${failed ? "Partly updated" : "Updated"} ${new Date().toLocaleTimeString()}`;
+  updated.classList.toggle("stale", failed > 0);
+}
+
+// ---- subscriptions -----------------------------------------------------------------------------
+function subMessage(text, ok) {
+  const p = $("#sub-message");
+  p.textContent = text;
+  p.className = `message ${ok ? "ok" : "error"}`;
+}
+
+async function subCommand(command, parameters, done) {
+  try {
+    const failure = failureOf(await pcf(command, parameters));
+    if (failure) subMessage(`${command} failed: ${describe(failure)}`, false);
+    else subMessage(done, true);
+  } catch (error) {
+    subMessage(error.message, false);
+  }
+  await refresh();
+}
+
+function formValues() {
+  const v = (id) => $(id).value.trim();
+  return { name: v("#sub-name"), topic: v("#sub-topic"), dest: v("#sub-dest"), selector: v("#sub-selector"),
+    userdata: $("#sub-userdata").value };
+}
+
+function createSubscription(event) {
+  event.preventDefault();
+  const f = formValues();
+  const parameters = { MQCACF_SUB_NAME: f.name, MQCA_TOPIC_STRING: f.topic };
+  if (f.dest) Object.assign(parameters, { MQCACF_DESTINATION: f.dest, MQIACF_DESTINATION_CLASS: "MQDC_PROVIDED" });
+  else parameters.MQIACF_DESTINATION_CLASS = "MQDC_MANAGED";
+  if (f.selector) parameters.MQCACF_SUB_SELECTOR = f.selector;
+  if (f.userdata) parameters.MQCACF_SUB_USER_DATA = f.userdata;
+  return subCommand("MQCMD_CREATE_SUBSCRIPTION", parameters, `Subscription ${f.name} created.`);
+}
+
+function changeSubscription() {
+  const f = formValues();
+  if (!f.name) return subMessage("Name the subscription to change.", false);
+  const parameters = { MQCACF_SUB_NAME: f.name, MQCACF_SUB_USER_DATA: f.userdata };
+  if (f.dest) parameters.MQCACF_DESTINATION = f.dest;
+  return subCommand("MQCMD_CHANGE_SUBSCRIPTION", parameters, `Subscription ${f.name} changed.`);
+}
+
+function editSubscription(sub) {
+  $("#sub-name").value = sub.MQCACF_SUB_NAME;
+  $("#sub-topic").value = sub.MQCA_TOPIC_STRING;
+  $("#sub-dest").value = sub.MQIACF_DESTINATION_CLASS === 2 ? sub.MQCACF_DESTINATION : "";
+  $("#sub-selector").value = sub.MQCACF_SUB_SELECTOR;
+  $("#sub-userdata").value = sub.MQCACF_SUB_USER_DATA;
+  subMessage(`Editing ${sub.MQCACF_SUB_NAME}: change the destination or user data, then Change.`, true);
+}
+
+function deleteSubscription(name) {
+  if (!confirm(`Delete subscription ${name}?`)) return;
+  return subCommand("MQCMD_DELETE_SUBSCRIPTION", { MQCACF_SUB_NAME: name }, `Subscription ${name} deleted.`);
+}
+
+// ---- MQSC --------------------------------------------------------------------------------------
+async function runMqsc(event) {
+  event.preventDefault();
+  const out = $("#mqsc-output");
+  out.className = "output running";
+  out.textContent = "Running…";
+  try {
+    const commands = $("#mqsc-text").value.split("\n").map((line) => line.trim()).filter(Boolean);
+    const lines = [];
+    let failed = false;
+    for (const command of commands) {
+      const answer = await api("POST", qmgrPath("mqsc"), { type: "runCommand", parameters: { command } });
+      failed ||= answer.overallCompletionCode !== 0;
+      for (const item of answer.commandResponse) lines.push(...item.text);
+      lines.push("");
+    }
+    out.textContent = lines.join("\n");
+    out.className = failed ? "output error" : "output ok";
+  } catch (error) {
+    out.textContent = error.body ? JSON.stringify(error.body, null, 2) : error.message;
+    out.className = "output error";
+  }
+  refresh();
+}
+
+// ---- logging in --------------------------------------------------------------------------------
+function showLogin(message) {
+  clearTimeout(state.timer);
+  state.auth = null;
+  sessionStorage.removeItem(AUTH_KEY);
+  $("#panels").hidden = true;
+  $("#live").hidden = true;
+  $("#login").hidden = false;
+  $("#login-message").textContent = message || "";
+  $("#login-password").focus();
+}
+
+async function start() {
+  const answer = await api("GET", "/admin/qmgr");
+  state.qmgr = answer.qmgr[0].name;
+  state.user = new TextDecoder().decode(Uint8Array.from(atob(state.auth), (c) => c.charCodeAt(0))).split(":")[0];
+  $("#who").textContent = state.user;
+  $("#login").hidden = true;
+  $("#panels").hidden = false;
+  $("#live").hidden = false;
+  document.title = `${state.qmgr} · qmlite console`;
+  await refresh();
+}
+
+async function logIn(event) {
+  event.preventDefault();
+  const user = $("#login-user").value.trim();
+  // btoa takes Latin-1: encode the UTF-8 bytes of the credentials first.
+  const bytes = new TextEncoder().encode(`${user}:${$("#login-password").value}`);
+  state.auth = btoa(String.fromCharCode(...bytes));
+  try {
+    await start();
+    sessionStorage.setItem(AUTH_KEY, state.auth);
+  } catch (error) {
+    if (error.status !== 401) showLogin(error.message);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#login").addEventListener("submit", logIn);
+  $("#logout").addEventListener("click", () => showLogin("Logged out."));
+  $("#sub-form").addEventListener("submit", createSubscription);
+  $("#sub-change").addEventListener("click", changeSubscription);
+  $("#sub-filter").addEventListener("input", drawSubscriptions);
+  $("#show-system").addEventListener("change", refresh);
+  $("#mqsc-form").addEventListener("submit", runMqsc);
+  if (state.auth) start().catch((error) => showLogin(error.message));
+  else showLogin("");
+});

@@ -66,13 +66,15 @@ def _measure(loop_put, loop_get, n: int, server_pid: int) -> dict:
     return out
 
 
-def run_ibmmq(port: int, n: int, size: int, server_pid: int) -> dict:
-    import ibmmq
-    from ibmmq import CMQC
+def _run_client(module_name: str, port: int, n: int, size: int, server_pid: int) -> dict:
+    """Queue.put then Queue.get through ``ibmmq`` or ``pymqi``: the two share their API."""
+    import importlib
 
-    qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"127.0.0.1({port})", B.USER, B.PASSWORD)
-    q = ibmmq.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
-    body = b"i" * size
+    mq = importlib.import_module(module_name)
+    CMQC = mq.CMQC
+    qm = mq.connect(B.QMGR, B.CHANNEL, f"127.0.0.1({port})", B.USER, B.PASSWORD)
+    q = mq.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    body = module_name[0].encode() * size
 
     def put(count):
         for _ in range(count):
@@ -87,29 +89,14 @@ def run_ibmmq(port: int, n: int, size: int, server_pid: int) -> dict:
     finally:
         q.close()
         qm.disconnect()
+
+
+def run_ibmmq(port: int, n: int, size: int, server_pid: int) -> dict:
+    return _run_client("ibmmq", port, n, size, server_pid)
 
 
 def run_pymqi(port: int, n: int, size: int, server_pid: int) -> dict:
-    import pymqi
-    from pymqi import CMQC
-
-    qm = pymqi.connect(B.QMGR, B.CHANNEL, f"127.0.0.1({port})", B.USER, B.PASSWORD)
-    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
-    body = b"p" * size
-
-    def put(count):
-        for _ in range(count):
-            q.put(body)
-
-    def get(count):
-        for _ in range(count):
-            q.get()
-
-    try:
-        return _measure(put, get, n, server_pid)
-    finally:
-        q.close()
-        qm.disconnect()
+    return _run_client("pymqi", port, n, size, server_pid)
 
 
 def run_pymqe(port: int, n: int, size: int, server_pid: int) -> dict:

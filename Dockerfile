@@ -19,13 +19,12 @@ RUN pip install --no-cache-dir . \
     && mkdir -p /var/lib/qmlite /etc/mqm && chown qmlite /var/lib/qmlite
 
 # IBM's names; LICENSE=accept is accepted and ignored (qmlite is Apache-2.0).  /etc/mqm holds start-up
-# *.mqsc files, as in IBM's image (QMLITE_MQSC_DIR names it for the MQSC runner).
+# *.mqsc files, run in name order after the default objects, as IBM's image runs them.
 ENV MQ_QMGR_NAME=QM1 \
-    QMLITE_MQSC_DIR=/etc/mqm \
     PYTHONUNBUFFERED=1
 USER qmlite
 VOLUME ["/var/lib/qmlite"]
 EXPOSE 1414 9443
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "-c", "import socket; socket.create_connection(('127.0.0.1', 1414), 2).close()"]
-ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--data-dir", "/var/lib/qmlite"]
+ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--data-dir", "/var/lib/qmlite", "--mqsc-dir", "/etc/mqm"]

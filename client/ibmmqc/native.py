@@ -140,6 +140,24 @@ class Layout:
         self.by_name = {f.name: f for f in placed}
         self.size = off  # the length ibmmq packs when every member is present (no trailing rounding)
         self._version = self.by_name.get("Version")
+        # One precompiled struct per prefix a buffer can hold (a structure of an earlier version is a
+        # prefix): decoding is one unpack_from, not one call per member.
+        self._prefixes: list[tuple[int, struct.Struct, list[tuple[Field, int, int]]]] = []
+        for i, last in enumerate(placed):
+            end = last.offset + last.nbytes
+            if i + 1 < len(placed) and placed[i + 1].offset + placed[i + 1].nbytes == end:
+                continue
+            fmt, pos, slots, n = ["="], 0, [], 0
+            for f in placed[:i + 1]:
+                if f.offset > pos:
+                    fmt.append(f"{f.offset - pos}x")
+                code = f.code.replace("P", "Q")
+                fmt.append(code)
+                count = len(struct.unpack("=" + code, bytes(struct.calcsize("=" + code))))
+                slots.append((f, n, n + count))
+                n += count
+                pos = f.offset + f.nbytes
+            self._prefixes.append((end, struct.Struct("".join(fmt)), slots))
 
     # -- sizes ----------------------------------------------------------------------------------
     def size_of(self, version: int) -> int:
@@ -183,16 +201,29 @@ class Layout:
         """Every member present in ``buf`` as Python values (char → str, charv → MQCHARV)."""
         self.check(buf)
         out = {}
-        for f in self.present(buf):
-            raw = self.read_raw(buf, f)
-            if f.kind == "char":
-                out[f.name] = _text(raw)
-            elif f.kind == "charv":
-                out[f.name] = _read_charv(buf, raw, self.reason, f.name)
-            elif f.kind == "ints":
-                out[f.name] = list(raw)
+        n = len(buf)
+        prefix = None
+        for p in self._prefixes:
+            if p[0] <= n:
+                prefix = p
             else:
-                out[f.name] = raw
+                break
+        if prefix is None:
+            return out
+        _end, layout, slots = prefix
+        values = layout.unpack_from(buf)
+        for f, a, b in slots:
+            kind = f.kind
+            if kind == "char":
+                out[f.name] = _text(values[a])
+            elif kind == "charv":
+                out[f.name] = _read_charv(buf, values[a:b], self.reason, f.name)
+            elif kind == "ints":
+                out[f.name] = list(values[a:b])
+            elif kind == "pad":
+                out[f.name] = bytes(buf[f.offset:f.offset + f.size])
+            else:
+                out[f.name] = values[a]
         return out
 
     def decode(self, buf):

@@ -516,8 +516,8 @@ def MQGET(hconn, hobj, md, gmo, length):
     body = b"".join((bytes(md[:md_len]), gmo_w, _I32.pack(length)))
     _sync, errors = _client()
     try:
-        reply = conn.qm.call(fap.MQGET, hobj, body, extra=length,
-                             wait_s=_verbs().get_wait_s(options, wait_interval))
+        wait_s = 0.0 if not options & C.MQGMO_WAIT else (float("inf") if wait_interval < 0 else wait_interval / 1000)
+        reply = conn.qm.call(fap.MQGET, hobj, body, extra=length, wait_s=wait_s)
     except errors.MQIError as exc:
         return b"", md, gmo, 0, exc.comp, exc.reason
     except OSError:
@@ -558,11 +558,6 @@ def MQGET(hconn, hobj, md, gmo, length):
         md_out[32:40] = fmt.encode("latin-1").ljust(8)[:8]
         md_out = bytes(md_out)
     return bytes(data), md_out, gmo_out, data_length, api.CompCode, api.Reason
-
-
-def _verbs():
-    from qmlite.client import verbs  # noqa: PLC0415
-    return verbs
 
 
 # -- the same three verbs through qmlite's dataclasses, for big-endian machines ------------------

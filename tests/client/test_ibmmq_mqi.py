@@ -349,6 +349,7 @@ def test_event_handler_hears_of_a_broken_connection(server):
     assert heard.wait(30)
     assert events[0] == (CMQC.MQCBCT_EVENT_CALL, CMQC.MQRC_HCONN_ERROR) or \
         events[0] == (CMQC.MQCBCT_EVENT_CALL, CMQC.MQRC_CONNECTION_BROKEN)
+    qm.disconnect()  # the connection is gone already: MQDISC only forgets it
 
 
 # --------------------------------------------------------------------------------------------------

@@ -230,8 +230,9 @@ class QueueManager:
                 raise MQIError(C.MQRC_UNKNOWN_ALIAS_BASE_Q)
             queue = target
         if options & INPUT:
-            if queue.inhibit_get == C.MQQA_GET_INHIBITED:
-                raise MQIError(C.MQRC_GET_INHIBITED)
+            # A get-inhibited queue still opens for input; MQGET fails with 2016 while it stays
+            # inhibited (IBM's InhibitGet page: "MQGET calls fail with reason code
+            # MQRC_GET_INHIBITED", browses included), as a put-inhibited one opens for output.
             exclusive = options & C.MQOO_INPUT_EXCLUSIVE or (
                 options & C.MQOO_INPUT_AS_Q_DEF and queue.def_input_open_option == C.MQOO_INPUT_EXCLUSIVE)
             contents = reg.messages.peek(queue.name)
@@ -706,6 +707,12 @@ class QueueManager:
         options = gmo.Options
         if options & C.MQGMO_SYNCPOINT and options & C.MQGMO_NO_SYNCPOINT:
             raise MQIError(C.MQRC_OPTIONS_ERROR)
+        base = reg.queues.get(handle.name)
+        alias = reg.queues.get(handle.queue_name) if handle.queue_name != handle.name else None
+        for queue in (base, alias if alias is not None and alias.qtype == C.MQQT_ALIAS else None):
+            # the base queue, and an alias the handle was opened through, must both allow gets
+            if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
+                raise MQIError(C.MQRC_GET_INHIBITED)
         match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
         msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
         correl_id = md.CorrelId if match & C.MQMO_MATCH_CORREL_ID and md.CorrelId != ZERO24 else None

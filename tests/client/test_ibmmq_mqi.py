@@ -510,3 +510,18 @@ def test_root_mqmd_fields_on_a_handle_describe_the_put_message(server):
     assert md.Priority == 7
     q.close()
     qm.disconnect()
+
+
+def test_mqset_inhibits_get_the_open_stays_and_mqget_fails_2016(server):
+    qm = _connect(server)
+    setter = ibmmq.Queue(qm, "DEV.QUEUE.2", CMQC.MQOO_SET | CMQC.MQOO_OUTPUT)
+    setter.put(b"kept")
+    setter.set(CMQC.MQIA_INHIBIT_GET, CMQC.MQQA_GET_INHIBITED)
+    q = ibmmq.Queue(qm, "DEV.QUEUE.2", CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_BROWSE)  # opens
+    raises(CMQC.MQRC_GET_INHIBITED, q.get)
+    raises(CMQC.MQRC_GET_INHIBITED, q.get, None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
+    setter.set(CMQC.MQIA_INHIBIT_GET, CMQC.MQQA_GET_ALLOWED)
+    assert q.get() == b"kept"
+    q.close()
+    setter.close()
+    qm.disconnect()

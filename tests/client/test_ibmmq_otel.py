@@ -275,7 +275,10 @@ def test_the_same_without_otel(server, tmp_path):
 
 
 def test_no_model_queue_without_developer_objects(tmp_path):
-    with running_qmlite(tmp_path / "data", dev_objects=False) as srv:
+    from qmlite.server import config
+
+    assert config.load(environ={"MQ_DEV": "false"}, overrides={"data_dir": tmp_path}).dev_objects is False
+    with running_qmlite(tmp_path / "data", dev_objects=False) as srv:  # what MQ_DEV=false sets
         qm = ibmmq.connect("QM1", "SYSTEM.DEF.SVRCONN", srv.conn_name, "admin", "passw0rd")
         pcf = ibmmq.PCFExecute(qm)
         names = {r[CMQC.MQCA_Q_NAME].decode().strip() for r in pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"*"})}

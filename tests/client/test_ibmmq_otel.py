@@ -143,6 +143,33 @@ def test_propctl_none_queue_gets_the_context_through_the_layers_own_handle(serve
     qm.disconnect()
 
 
+def test_async_consume_links_each_message_to_its_producer(server, tracer):
+    """MQCB/MQCTL: the dispatcher (START_WAIT: the caller's thread, inside its span) reads the context
+    from the message's MQRFH2 (PROPCTL COMPAT) before the application's callback runs; remove_rfh2
+    gives the callback the bare body.  (On a PROPCTL NONE queue ibmmq 2.1.2's layer fails at MQCB
+    registration in Python, AttributeError, as with IBM's library: docs/ecosystem.md.)"""
+    qm = _app(server)
+    queue = ibmmq.Queue(qm, "DEV.QUEUE.3", CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    _drain(queue)
+    with tracer.start_as_current_span("producer") as producer:
+        queue.put(b"async")
+    seen = []
+
+    def consumer(queue_manager, queue, md, gmo, msg, cbc):
+        if cbc.CallType == CMQC.MQCBCT_MSG_REMOVED:
+            seen.append((msg, md.Format))
+            queue_manager.ctl(CMQC.MQOP_STOP, ibmmq.CTLO())
+
+    with tracer.start_as_current_span("dispatcher") as dispatcher:
+        queue.cb(operation=CMQC.MQOP_REGISTER, cbd=ibmmq.CBD(CallbackFunction=consumer), md=ibmmq.MD(),
+                 gmo=ibmmq.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT), otel_options=ibmmq.OTelOptions(remove_rfh2=True))
+        qm.ctl(CMQC.MQOP_START_WAIT, ibmmq.CTLO())  # returns when the callback stops the connection
+    assert seen == [(b"async", CMQC.MQFMT_NONE)]
+    assert [link.context.span_id for link in dispatcher.links] == [producer.get_span_context().span_id]
+    queue.close()
+    qm.disconnect()
+
+
 def test_property_control_is_answered_on_each_kind_of_object(server):
     qm = ibmmq.connect("QM1", "DEV.ADMIN.SVRCONN", server.conn_name, "admin", "passw0rd")
     values = {}

@@ -20,7 +20,7 @@ import pytest
 from qmlite.client.pytest_plugin import running_qmlite
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-PROVIDER = "apache-airflow-providers-ibm-mq[ibmmq]==0.1.0"
+PROVIDER = ["apache-airflow-providers-ibm-mq[ibmmq]==0.1.0", "apache-airflow==3.3.2"]  # the versions tested
 
 SCRIPT = textwrap.dedent('''
     import asyncio, json, os, sys
@@ -68,7 +68,7 @@ def test_airflow_ibm_mq_provider_hook_and_trigger(tmp_path):
     python = str(venv / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "QMLITE_", "MQIPY_"))}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    subprocess.run([python, "-m", "pip", "install", "-q", str(REPO), PROVIDER], check=True, env=env, timeout=600)
+    subprocess.run([python, "-m", "pip", "install", "-q", str(REPO), *PROVIDER], check=True, env=env, timeout=600)
     script = tmp_path / "dag_parts.py"
     script.write_text(SCRIPT)
     env["AIRFLOW_HOME"] = str(tmp_path / "airflow")

@@ -26,6 +26,17 @@ def server(tmp_path_factory):
         yield srv
 
 
+@pytest.fixture
+def rfh2_puts(monkeypatch):
+    """These tests put their own MQRFH2 and get with every property option.  With opentelemetry-api
+    installed (the dev extra), ibmmq 2.1.2's OTel layer fails on such a put in Python (``mqotel.py``
+    tests a str against the folders' bytes: TypeError), and the message handle it shares between a
+    connection's gets and puts would carry the properties these gets receive into later puts; both
+    are ibmmq's, whatever the queue manager (docs/ecosystem.md), so the layer is set aside here."""
+    for hook in ("put_trace_before", "get_trace_before", "get_trace_after"):
+        monkeypatch.setattr(ibmmq.OTelFunctions, hook, None)
+
+
 def _sub(qmgr, topic, options=CMQC.MQSO_CREATE | CMQC.MQSO_NON_DURABLE | CMQC.MQSO_MANAGED, queue=None, **fields):
     sd = ibmmq.SD(Options=options)
     sd.set_vs("ObjectString", topic)
@@ -220,7 +231,7 @@ def test_correlation_identity_priority_expiry_and_reply_to(qmgr):
 # Selectors and message properties
 # --------------------------------------------------------------------------------------------------
 
-def test_selection_string_picks_publications_by_property(qmgr):
+def test_selection_string_picks_publications_by_property(qmgr, rfh2_puts):
     red = _sub(qmgr, "ps/sel/#", SelectionString="Colour = 'red' AND Size > 2")
     try:
         for colour, size in (("red", 5), ("blue", 5), ("red", 1)):
@@ -262,7 +273,7 @@ def test_admin_subscription_selector_and_its_inquiry(qmgr, pcf):
         pcf.MQCMD_DELETE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: name})
 
 
-def test_rfh2_publication_properties_reach_subscribers_per_get_options(qmgr):
+def test_rfh2_publication_properties_reach_subscribers_per_get_options(qmgr, rfh2_puts):
     sub = _sub(qmgr, "ps/props", SubUserData="my data")
     try:
         md, data = _rfh2(b"body", [b"<usr><Colour>green</Colour></usr>"])

@@ -7,6 +7,8 @@ ibmmq unpacks to the values qmlite meant, and (c) return an unchanged structure 
 from __future__ import annotations
 
 import ctypes
+import os
+import pathlib
 import struct
 
 import pytest
@@ -246,3 +248,26 @@ def test_structure_versions_make_ibmmq_build_current_layouts():
     assert len(ibmmq.CNO().pack()) == N.MQCNO.size_of(C.MQCNO_CURRENT_VERSION)
     assert len(ibmmq.CSP().pack()) == N.MQCSP.size_of(C.MQCSP_CURRENT_VERSION)
     assert len(ibmmq.STS().pack()) == N.MQSTS.size_of(C.MQSTS_CURRENT_VERSION)
+
+
+def test_an_extension_inside_the_ibmmq_package_wins_over_qmlites(tmp_path):
+    """Installing qmlite never shadows a working IBM install: ibmmq imports its own ``ibmmq.ibmmqc``
+    first and only falls back to the top-level module when that fails.  A copy of ibmmq with a
+    stand-in extension of its own shows which one it takes."""
+    import shutil
+    import subprocess
+    import sys
+
+    pkg = pathlib.Path(ibmmq.__file__).parent
+    shutil.copytree(pkg, tmp_path / "ibmmq", ignore=shutil.ignore_patterns("ibmmqc*.so", "__pycache__"))
+    # the vendor's extension, here a Python file standing in for ibmmqc.abi3.so (it reuses qmlite's
+    # functions only so that the package can finish importing)
+    (tmp_path / "ibmmq" / "ibmmqc.py").write_text(
+        "from ibmmqc import *\n"
+        "from ibmmqc import __version__, __cmdlevel__, __mqbuild__, __strucversions__\n"
+        "VENDOR = True\n")
+    code = "import ibmmq; print(getattr(ibmmq.ibmmqc, 'VENDOR', False), ibmmq.ibmmqc.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path), "MQIPY_NOOTEL": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "ibmmq.ibmmqc"]

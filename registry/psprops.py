@@ -25,19 +25,35 @@ SUB_USER_DATA = "mqps.Sud"  # MQSubUserData
 IS_RETAINED = "mqps.Ret"  # MQIsRetained
 
 
-def split_message(md, data: bytes):
+def split_message(md, data: bytes, *, as_sent: bool = False):
     """(md, properties or None, body): an MQRFH2 at the front of ``data`` becomes properties, and the
-    descriptor returned (a copy then) has the body's Format, Encoding and CodedCharSetId."""
+    descriptor returned (a copy then) has the body's Format, Encoding and CodedCharSetId.
+
+    ``as_sent`` (a message put to a queue): when the MQRFH2 chain holds more than the properties (a
+    folder that is not a property folder, or several MQRFH2 headers), the data is kept as sent, its
+    properties only read: IBM gives such a message back byte for byte when the getter receives its
+    properties in an MQRFH2 (pymqi's RFH2 tests; docs/decisions.md S30), and ``render`` takes them out
+    otherwise."""
     if md.Format.rstrip() != RFH2:
         return md, None, data
     split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
     if not split.properties or any(h.Version == 1 for h in split.headers):
         return md, None, data  # nothing to take apart (or an MQRFH v1 in the chain, kept as sent)
+    if as_sent and (split.folders or len(split.headers) > 1):
+        return md, split.properties, data
     body, fmt = split.body, split.fmt
     if split.folders:  # folders that are not properties (psc, pscr, ...) stay in an MQRFH2 with the body
         body, fmt = P.join(None, body, fmt, split.encoding, split.ccsid, folders_extra=split.folders)
     md = dataclasses.replace(md, Format=fmt, Encoding=split.encoding, CodedCharSetId=split.ccsid)
     return md, split.properties, body
+
+
+def _carried(md, data: bytes):
+    """The Split of a message kept as sent (its MQRFH2 chain still carries its properties), else None."""
+    if md.Format.rstrip() != RFH2:
+        return None
+    split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
+    return split if split.properties else None
 
 
 def _with(props, extra: list[tuple[str, str, object]]):
@@ -111,8 +127,8 @@ def render(props, md, data: bytes, options: int, property_control: int):
     if not props:
         return md, data
     if options & C.MQGMO_NO_PROPERTIES:
-        return md, data
-    if options & (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_IN_HANDLE):
+        wanted = False
+    elif options & (C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_IN_HANDLE):
         wanted = True
     elif options & C.MQGMO_PROPERTIES_COMPATIBILITY:
         wanted = _compat_wants(props)
@@ -122,9 +138,15 @@ def render(props, md, data: bytes, options: int, property_control: int):
         wanted = True
     else:
         wanted = _compat_wants(props)
+    carried = _carried(md, data)
+    if carried is not None:
+        if wanted and not options & C.MQGMO_PROPERTIES_IN_HANDLE:
+            return md, data  # kept as sent: its own MQRFH2 chain, byte for byte
+        # Take the property folders out; the other folders stay in one MQRFH2 before the body.
+        data, fmt = P.join(None, carried.body, carried.fmt, carried.encoding, carried.ccsid,
+                           folders_extra=carried.folders)
+        md = dataclasses.replace(md, Format=fmt, Encoding=carried.encoding, CodedCharSetId=carried.ccsid)
     if not wanted:
         return md, data
     out, fmt = P.join(props, data, md.Format, md.Encoding, md.CodedCharSetId)
-    if fmt == md.Format:
-        return md, data
     return dataclasses.replace(md, Format=fmt, Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId), out

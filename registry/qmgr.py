@@ -429,7 +429,7 @@ class QueueManager:
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIError(C.MQRC_Q_DELETED)
-        kept, props, data = psprops.split_message(stored, data)  # the reply echoes ``stored`` as put
+        kept, props, data = psprops.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)

@@ -83,7 +83,7 @@ class HandleView:
     def appl_type(self) -> int:
         if self.session is None:
             return C.MQAT_QMGR
-        return self.session.appl_type or C.MQAT_DEFAULT
+        return C.MQAT_USER  # IBM reports a client's application as USER, whatever ApplType its MQCONN sent
 
     def channel(self) -> str:
         return self.session.channel if self.session is not None else ""
@@ -348,7 +348,7 @@ CONN_TABLE = AttrTable([
     attr(C.MQBACF_CONNECTION_ID, BYTES, lambda v: v.session.connection_id, always=True),
     attr(C.MQCACF_APPL_DESC, STR, lambda v: "", pad=C.MQ_APPL_DESC_LENGTH),
     attr(C.MQCACF_APPL_TAG, STR, lambda v: v.session.appl_name, pad=_APPL_TAG),
-    attr(C.MQIA_APPL_TYPE, INT, lambda v: v.session.appl_type or C.MQAT_DEFAULT),
+    attr(C.MQIA_APPL_TYPE, INT, lambda v: C.MQAT_USER),  # as for Queue Status handles
     attr(C.MQIACF_ASYNC_STATE, INT, lambda v: MQAS_NONE),
     attr(C.MQCACH_CHANNEL_NAME, STR, lambda v: v.session.channel, pad=C.MQ_CHANNEL_NAME_LENGTH),
     attr(C.MQCACH_CONNECTION_NAME, STR, lambda v: v.session.conname, pad=C.MQ_CONN_NAME_LENGTH),

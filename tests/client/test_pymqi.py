@@ -313,3 +313,30 @@ def test_mqai_execute_with_pymqis_filters(qmgr):
     f = pymqi.Filter(CMQC.MQIA_Q_TYPE).equal(CMQC.MQQT_MODEL)
     res, cc, rc = pymqi.pymqe.mqaiExecute(qmgr.get_handle(), CMQCFC.MQCMD_INQUIRE_Q, {CMQC.MQCA_Q_NAME: b"*"}, [f])
     assert (cc, rc) == (0, 0) and res and all(r[CMQC.MQIA_Q_TYPE] == CMQC.MQQT_MODEL for r in res)
+
+
+def test_rfh2_chain_put_with_put_rfh2_comes_back_as_put(qmgr, queue_name):
+    # pymqi's own test suite (test_rfh2_put_get) puts MQRFH2 chains with Queue.put_rfh2 -- a psc folder,
+    # an application folder and an mcd folder, in one or two headers, big-endian -- and expects MQGET to
+    # give the bytes back unchanged, and get_rfh2 to find every header and folder.
+    folders = [b"<psc><Command>RegSub</Command><Topic>a/b</Topic></psc>",
+               b"<testFolder><testVar>testValue</testVar></testFolder>", b"<mcd><Msd>xmlnsc</Msd></mcd>"]
+    headers = []
+    for fmt, names in ((CMQC.MQFMT_RF_HEADER_2, folders[:2]), (CMQC.MQFMT_STRING, folders)):
+        rfh2 = pymqi.RFH2()
+        for key, value in (("Encoding", 273), ("CodedCharSetId", 1208), ("Format", fmt), ("NameValueCCSID", 1208)):
+            rfh2[key] = value
+        for folder in names:
+            rfh2.add_folder(folder)
+        headers.append(rfh2)
+    sent = headers[0].pack(273) + headers[1].pack(273) + b"<testData/>"
+    queue = pymqi.Queue(qmgr, queue_name, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    md = pymqi.MD(Format=CMQC.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    queue.put_rfh2(b"<testData/>", md, pymqi.PMO(), headers)
+    assert queue.get(None, pymqi.MD()) == sent
+    queue.put(sent, pymqi.MD(Format=CMQC.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208))
+    got = []
+    assert queue.get_rfh2(None, pymqi.MD(), pymqi.GMO(), got) == b"<testData/>"
+    assert [len(h.get()) for h in got] == [12, 14]  # every folder of both headers
+    assert got[1]["mcd"] == b"<mcd><Msd>xmlnsc</Msd></mcd>"
+    queue.close()

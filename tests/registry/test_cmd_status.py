@@ -112,7 +112,7 @@ def test_queue_status_handles_are_the_open_handles(qm, enc):
     o = by_tag["handle-app"]
     assert o[C.MQCA_Q_NAME] == Q and o[C.MQCACF_USER_IDENTIFIER] == "admin"
     assert o[C.MQCACH_CHANNEL_NAME] == "DEV.APP.SVRCONN" and o[C.MQCACH_CONNECTION_NAME] == "10.1.2.3"
-    assert o[C.MQIA_APPL_TYPE] == C.MQAT_UNIX
+    assert o[C.MQIA_APPL_TYPE] == C.MQAT_USER  # IBM's type for an application, not the MQCONN's MQAT_UNIX
     assert o[C.MQIACF_OPEN_OPTIONS] == C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE | C.MQOO_INQUIRE
     assert o[C.MQIACF_OPEN_INPUT_TYPE] == status.MQQSO_EXCLUSIVE and o[C.MQIACF_OPEN_BROWSE] == status.MQQSO_YES
     assert o[C.MQIACF_OPEN_OUTPUT] == status.MQQSO_NO and o[C.MQIACF_OPEN_INQUIRE] == status.MQQSO_YES
@@ -214,6 +214,19 @@ def test_inquire_connection_generic_and_reasons(qm):
     qm.disconnect(a, commit=True)
     qm.disconnect(b, commit=True)
     assert failed(run(qm, C.MQCMD_INQUIRE_CONNECTION, bs(C.MQBACF_GENERIC_CONNECTION_ID, b"")), C.MQRCCF_NONE_FOUND)
+
+
+def test_inquire_connection_reports_applications_as_user(qm):
+    # IBM lists a client's application as ApplType MQAT_USER (DISPLAY CONN APPLTYPE(USER)), whatever
+    # ApplType its MQCONN carried: pymqi's test suite filters Inquire Connection on MQAT_USER.
+    a, b = connect(qm, appl="a"), connect(qm, appl="b")
+    r = run(qm, C.MQCMD_INQUIRE_CONNECTION, bs(C.MQBACF_GENERIC_CONNECTION_ID, b""),
+            i(C.MQIACF_CONN_INFO_TYPE, C.MQIACF_CONN_INFO_CONN), il(C.MQIACF_CONNECTION_ATTRS, C.MQIACF_ALL),
+            P.CFIF(C.MQIA_APPL_TYPE, C.MQCFOP_EQUAL, C.MQAT_USER))
+    assert sorted(o[C.MQBACF_CONNECTION_ID] for o in r.objects) == sorted([a.connection_id, b.connection_id])
+    assert all(o[C.MQIA_APPL_TYPE] == C.MQAT_USER for o in r.objects)
+    assert failed(run(qm, C.MQCMD_INQUIRE_CONNECTION, bs(C.MQBACF_GENERIC_CONNECTION_ID, b""),
+                      P.CFIF(C.MQIA_APPL_TYPE, C.MQCFOP_EQUAL, C.MQAT_UNIX)), C.MQRCCF_NONE_FOUND)
 
 
 def test_stop_connection_marks_the_session(qm):

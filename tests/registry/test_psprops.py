@@ -128,3 +128,35 @@ def test_an_mqopen_selection_string_selects_what_mqget_returns(tmp_path, clock):
         assert info.value.reason == C.MQRC_SELECTOR_SYNTAX_ERROR
     finally:
         qm.shutdown()
+
+
+def _chain() -> bytes:
+    """Two MQRFH2 headers, big-endian (Encoding 273): a psc folder and an application's own folder,
+    then the same with an mcd folder (a property folder) -- what pymqi's RFH2 tests put."""
+    psc = "<psc><Command>RegSub</Command><Topic>a/b</Topic></psc>"
+    app = "<testFolder><testVar>testValue</testVar></testFolder>"
+    mcd = "<mcd><Msd>xmlnsc</Msd></mcd>"
+    second = P.MQRFH2(Encoding=273, CodedCharSetId=1208, Format="MQSTR", NameValueCCSID=1208,
+                      Folders=[psc, app, mcd]).pack(">", "latin-1")
+    first = P.MQRFH2(Encoding=273, CodedCharSetId=1208, Format="MQHRF2", NameValueCCSID=1208,
+                     Folders=[psc, app]).pack(">", "latin-1")
+    return first + second + b"<testData/>"
+
+
+def test_an_rfh2_chain_with_other_folders_comes_back_as_sent(tmp_path, clock):
+    qm = _open(tmp_path, clock)
+    try:
+        session = qm.connect("QM1", user="admin", admin=True)
+        data = _chain()
+        md = S.MQMD(Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+        handle, _ = _put(qm, session, md, data)
+        (msg,) = list(qm.registry.messages.contents(Q))
+        assert msg.props.values_for_selectors() == {"mcd.Msd": "xmlnsc"}  # read, for selectors and handles
+        out_md, out = _get(qm, session, handle, C.MQGMO_BROWSE_FIRST)
+        assert out == data and out_md.Format == C.MQFMT_RF_HEADER_2 and out_md.Encoding == 273
+        out_md, out = _get(qm, session, handle, C.MQGMO_NO_PROPERTIES)
+        split = P.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
+        assert not split.properties and split.body == b"<testData/>"
+        assert [f.split(">")[0] for f in split.folders] == ["<psc", "<testFolder", "<psc", "<testFolder"]
+    finally:
+        qm.shutdown()

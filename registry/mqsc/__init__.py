@@ -57,38 +57,37 @@ def run_mqsc(qmgr, text: str, *, user: str = "mqm") -> list[MqscResult]:
         qmgr.registry.commit()
 
 
-def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[MqscResult]:
-    """Run without committing (the caller commits: run_mqsc, or the command server for Escape)."""
-    results: list[MqscResult] = []
+def _translated(text: str):
+    """Each command of ``text`` as (source, translation), or (source, the syntax error's result); up to END."""
     for source in split_commands(text):
         try:
             tr = translate(source.text)
         except MqscSyntaxError as err:
-            results.append(_syntax_error(source, err))
+            yield source, None, _syntax_error(source, err)
             continue
         if tr.verb == "END":
-            break
-        if tr.row is None:
+            return
+        yield source, tr, None
+
+
+def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[MqscResult]:
+    """Run without committing (the caller commits: run_mqsc, or the command server for Escape)."""
+    results: list[MqscResult] = []
+    for source, tr, failed in _translated(text):
+        if failed is not None:
+            results.append(failed)
+        elif tr.row is None:
             results.append(_extension(engine, source, tr, requester))
-            continue
-        responses = engine.run_batch([(tr.message, requester)])[0]
-        results.append(_outcome(source, tr, responses))
+        else:
+            responses = engine.run_batch([(tr.message, requester)])[0]
+            results.append(_outcome(source, tr, responses))
     return results
 
 
 def check_mqsc(text: str) -> list[MqscResult]:
     """runmqsc -v: syntax only, nothing runs.  A valid command has no text."""
-    results: list[MqscResult] = []
-    for source in split_commands(text):
-        try:
-            tr = translate(source.text)
-        except MqscSyntaxError as err:
-            results.append(_syntax_error(source, err))
-            continue
-        if tr.verb == "END":
-            break
-        results.append(MqscResult(source.text, C.MQCC_OK, 0, [], [], _echo(source)))
-    return results
+    return [failed if failed is not None else MqscResult(source.text, C.MQCC_OK, 0, [], [], _echo(source))
+            for source, tr, failed in _translated(text)]
 
 
 def format_report(results: list[MqscResult], *, echo: bool = True, qmgr_name: str | None = None,

@@ -43,7 +43,7 @@ __all__ = [
     "Property", "Properties", "Folder", "Split",
     "STRING", "BOOLEAN", "INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BYTES", "NULL",
     "TYPES", "MQTYPE", "PROPERTY_FOLDERS",
-    "parse_folder", "render_folder", "decode_value", "encode_value", "check_name",
+    "parse_folder", "render_folder", "decode_value", "encode_value", "float_text", "check_name",
     "split", "join", "parse_name_value_string", "render_name_value_string",
 ]
 
@@ -154,7 +154,8 @@ def decode_value(dt: str | None, text: str) -> tuple[str, object]:
     return dt, text  # unknown dt: kept as text, its name as the type
 
 
-def _float_text(value: float, kind: str) -> str:
+def float_text(value: float, kind: str) -> str:
+    """A float property's text: NaN/Infinity by name, FLOAT32 as the shortest text that reads back the same."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -190,7 +191,7 @@ def encode_value(kind: str, value: object) -> str:
     if kind in _INT_RANGE:
         return str(value)
     if kind in (FLOAT32, FLOAT64):
-        return _float_text(value, kind)  # type: ignore[arg-type]
+        return float_text(value, kind)  # type: ignore[arg-type]
     if kind == BYTES:
         return value.hex().upper()  # type: ignore[union-attr]
     if kind == NULL:

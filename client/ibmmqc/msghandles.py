@@ -555,19 +555,6 @@ def _matcher(text: str):
     return exact
 
 
-def _float_text(value: float, ptype: int) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if ptype == MQTYPE_FLOAT32:
-        for digits in range(6, 10):
-            text = f"{value:.{digits}g}"
-            if _to_float32(float(text)) == value:
-                return text
-    return repr(value)
-
-
 _INT_TEXT = re.compile(r"[ ]*([+-]?[0-9]+)[ ]*")
 _FLOAT_TEXT = re.compile(r"[ ]*([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[ ]*")
 
@@ -599,7 +586,7 @@ def _convert(ptype: int, value, want: int) -> tuple[int, object, int]:
         if ptype == MQTYPE_BYTE_STRING:
             return want, value.hex().upper(), C.MQRC_NONE
         if ptype in (MQTYPE_FLOAT32, MQTYPE_FLOAT64):
-            return want, _float_text(value, ptype), C.MQRC_NONE
+            return want, P.float_text(value, P.FLOAT32 if ptype == MQTYPE_FLOAT32 else P.FLOAT64), C.MQRC_NONE
         return want, str(value), C.MQRC_NONE
     if ptype == MQTYPE_BOOLEAN:  # to a byte string
         return want, b"\x01" if value else b"\x00", C.MQRC_NONE

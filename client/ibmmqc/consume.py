@@ -33,30 +33,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from qmlite.pcf import constants as _C
+from qmlite.pcf import constants as C
 
 from . import _mqi
 
-
-class C:
-    """qmlite's constants plus cmqc.h's asynchronous-consume values the generated table lacks."""
-
-    MQOP_START, MQOP_START_WAIT, MQOP_STOP = 0x1, 0x2, 0x4
-    MQOP_REGISTER, MQOP_DEREGISTER, MQOP_SUSPEND, MQOP_RESUME = 0x100, 0x200, 0x10000, 0x20000
-    MQCBT_MESSAGE_CONSUMER, MQCBT_EVENT_HANDLER = 1, 2
-    MQCBDO_START_CALL, MQCBDO_STOP_CALL, MQCBDO_REGISTER_CALL, MQCBDO_DEREGISTER_CALL = 0x1, 0x4, 0x100, 0x200
-    MQCBCT_START_CALL, MQCBCT_STOP_CALL, MQCBCT_REGISTER_CALL, MQCBCT_DEREGISTER_CALL = 1, 2, 3, 4
-    MQCBCT_EVENT_CALL, MQCBCT_MSG_REMOVED, MQCBCT_MSG_NOT_REMOVED = 5, 6, 7
-    MQCS_NONE, MQCS_SUSPENDED, MQCS_STOPPED = 0, 3, 4
-
-    @classmethod
-    def _init(cls) -> None:
-        for name in dir(_C):
-            if name.startswith("MQ") and not hasattr(cls, name):
-                setattr(cls, name, getattr(_C, name))
-
-
-C._init()
+# cmqc.h's asynchronous-consume values, which qmlite's generated constants lack
+MQOP_START, MQOP_START_WAIT, MQOP_STOP = 0x1, 0x2, 0x4
+MQOP_REGISTER, MQOP_DEREGISTER, MQOP_SUSPEND, MQOP_RESUME = 0x100, 0x200, 0x10000, 0x20000
+MQCBT_MESSAGE_CONSUMER, MQCBT_EVENT_HANDLER = 1, 2
+MQCBDO_START_CALL, MQCBDO_STOP_CALL, MQCBDO_REGISTER_CALL, MQCBDO_DEREGISTER_CALL = 0x1, 0x4, 0x100, 0x200
+MQCBCT_START_CALL, MQCBCT_STOP_CALL, MQCBCT_REGISTER_CALL, MQCBCT_DEREGISTER_CALL = 1, 2, 3, 4
+MQCBCT_EVENT_CALL, MQCBCT_MSG_REMOVED, MQCBCT_MSG_NOT_REMOVED = 5, 6, 7
+MQCS_NONE, MQCS_SUSPENDED, MQCS_STOPPED = 0, 3, 4
 
 OK, WARNING, FAILED = C.MQCC_OK, C.MQCC_WARNING, C.MQCC_FAILED
 SLICE = 0.2  # seconds a dispatcher waits in one MQGET before it looks at its controls again
@@ -140,29 +128,29 @@ def forget(hconn: int, hobj: int) -> None:
 # ------------------------------------------------------------------------------------------------
 
 def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, int]:
-    register = operation & C.MQOP_REGISTER
-    deregister = operation & C.MQOP_DEREGISTER
-    suspend = operation & C.MQOP_SUSPEND
-    resume = operation & C.MQOP_RESUME
-    if operation & ~(C.MQOP_REGISTER | C.MQOP_DEREGISTER | C.MQOP_SUSPEND | C.MQOP_RESUME) or \
+    register = operation & MQOP_REGISTER
+    deregister = operation & MQOP_DEREGISTER
+    suspend = operation & MQOP_SUSPEND
+    resume = operation & MQOP_RESUME
+    if operation & ~(MQOP_REGISTER | MQOP_DEREGISTER | MQOP_SUSPEND | MQOP_RESUME) or \
             (register and deregister) or (suspend and resume) or not operation:
         return FAILED, C.MQRC_OPERATION_ERROR
     if not qm.channel.multiplexed:
         return FAILED, C.MQRC_ENVIRONMENT_ERROR
     ctl = _control(qm, hconn)
-    callback_type, options, max_length = C.MQCBT_MESSAGE_CONSUMER, 0, -1
+    callback_type, options, max_length = MQCBT_MESSAGE_CONSUMER, 0, -1
     if register:
         if not isinstance(cbd, (bytes, bytearray)) or len(cbd) < _CBD.size or bytes(cbd[:4]) != b"CBD ":
             return FAILED, C.MQRC_CBD_ERROR
         _sid, _v, callback_type, options, _area, _fn, _name, max_length, _r = _CBD.unpack_from(cbd)
-        if callback_type not in (C.MQCBT_MESSAGE_CONSUMER, C.MQCBT_EVENT_HANDLER):
+        if callback_type not in (MQCBT_MESSAGE_CONSUMER, MQCBT_EVENT_HANDLER):
             return FAILED, C.MQRC_CALLBACK_TYPE_ERROR
         if max_length < -1:
             return FAILED, C.MQRC_MAX_MSG_LENGTH_ERROR
     calls = []
     with ctl.lock:
         if register:
-            if callback_type == C.MQCBT_EVENT_HANDLER:
+            if callback_type == MQCBT_EVENT_HANDLER:
                 ctl.event_handler = _Consumer(C.MQHO_NONE, options, -1, b"", b"", suspended=bool(suspend))
                 return OK, C.MQRC_NONE
             if not isinstance(hobj, int) or hobj in (C.MQHO_NONE, -1):
@@ -176,8 +164,8 @@ def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, 
             cons = _Consumer(hobj, options, max_length, bytes(md), bytes(gmo), suspended=bool(suspend),
                              waited_since=time.monotonic())
             ctl.consumers[hobj] = cons
-            if old is None and options & C.MQCBDO_REGISTER_CALL:
-                ctl.owed.append((cons, C.MQCBCT_REGISTER_CALL))
+            if old is None and options & MQCBDO_REGISTER_CALL:
+                ctl.owed.append((cons, MQCBCT_REGISTER_CALL))
             ctl.wake.notify_all()
         else:
             target = ctl.event_handler if hobj in (C.MQHO_NONE, None) and ctl.event_handler is not None \
@@ -189,10 +177,10 @@ def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, 
                     ctl.event_handler = None
                 else:
                     del ctl.consumers[hobj]
-                    if target.started and target.options & C.MQCBDO_STOP_CALL:
-                        calls.append((target, C.MQCBCT_STOP_CALL, C.MQRC_NONE))
-                    if target.options & C.MQCBDO_DEREGISTER_CALL:
-                        calls.append((target, C.MQCBCT_DEREGISTER_CALL, C.MQRC_NONE))
+                    if target.started and target.options & MQCBDO_STOP_CALL:
+                        calls.append((target, MQCBCT_STOP_CALL, C.MQRC_NONE))
+                    if target.options & MQCBDO_DEREGISTER_CALL:
+                        calls.append((target, MQCBCT_DEREGISTER_CALL, C.MQRC_NONE))
             if suspend:
                 target.suspended = True
             if resume:
@@ -209,9 +197,9 @@ def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, 
 # ------------------------------------------------------------------------------------------------
 
 def mqctl(qm, hconn: int, operation: int, ctlo) -> tuple[int, int]:
-    if operation not in (C.MQOP_START, C.MQOP_START_WAIT, C.MQOP_STOP, C.MQOP_SUSPEND, C.MQOP_RESUME):
+    if operation not in (MQOP_START, MQOP_START_WAIT, MQOP_STOP, MQOP_SUSPEND, MQOP_RESUME):
         return FAILED, C.MQRC_OPERATION_ERROR
-    if operation in (C.MQOP_START, C.MQOP_START_WAIT) and (
+    if operation in (MQOP_START, MQOP_START_WAIT) and (
             not isinstance(ctlo, (bytes, bytearray)) or len(ctlo) < _CTLO.size or bytes(ctlo[:4]) != b"CTLO"):
         return FAILED, C.MQRC_CTLO_ERROR
     if not qm.channel.multiplexed:
@@ -219,17 +207,17 @@ def mqctl(qm, hconn: int, operation: int, ctlo) -> tuple[int, int]:
     ctl = _control(qm, hconn)
     me = threading.get_ident()
     with ctl.lock:
-        if operation == C.MQOP_STOP:
+        if operation == MQOP_STOP:
             if ctl.state == "stopped":
                 return OK, C.MQRC_NONE
             ctl.stop = True
             ctl.wake.notify_all()
             thread = ctl.thread
-        elif operation == C.MQOP_SUSPEND:
+        elif operation == MQOP_SUSPEND:
             if ctl.state == "started":
                 ctl.state = "suspended"
             return OK, C.MQRC_NONE
-        elif operation == C.MQOP_RESUME:
+        elif operation == MQOP_RESUME:
             if ctl.state == "suspended":
                 ctl.state = "started"
                 ctl.wake.notify_all()
@@ -237,16 +225,16 @@ def mqctl(qm, hconn: int, operation: int, ctlo) -> tuple[int, int]:
         else:
             if ctl.state != "stopped":
                 return FAILED, C.MQRC_HCONN_ASYNC_ACTIVE
-            if operation == C.MQOP_START_WAIT and not _active(ctl):
+            if operation == MQOP_START_WAIT and not _active(ctl):
                 return FAILED, C.MQRC_NO_CALLBACKS_ACTIVE
             ctl.state = "started"
             ctl.stop = False
-            if operation == C.MQOP_START:
+            if operation == MQOP_START:
                 ctl.thread = threading.Thread(target=_run, args=(ctl,), name=f"qmlite-mqctl-{hconn}",
                                               daemon=True)
                 ctl.thread.start()
                 return OK, C.MQRC_NONE
-    if operation == C.MQOP_STOP:
+    if operation == MQOP_STOP:
         if thread is not None and thread.ident != me and ctl.dispatcher_ident != me:
             thread.join()
         return OK, C.MQRC_NONE
@@ -267,12 +255,12 @@ def _run(ctl: _Control) -> tuple[int, int]:
     try:
         _pay_owed(ctl)
         with ctl.lock:
-            starting = [c for c in ctl.consumers.values() if c.options & C.MQCBDO_START_CALL]
+            starting = [c for c in ctl.consumers.values() if c.options & MQCBDO_START_CALL]
             for c in ctl.consumers.values():
                 c.started = True
                 c.waited_since = time.monotonic()
         for c in starting:
-            _invoke(ctl, c, C.MQCBCT_START_CALL, OK, C.MQRC_NONE)
+            _invoke(ctl, c, MQCBCT_START_CALL, OK, C.MQRC_NONE)
         found_any = True
         while True:
             with ctl.lock:
@@ -302,7 +290,7 @@ def _run(ctl: _Control) -> tuple[int, int]:
                     break
     finally:
         with ctl.lock:
-            stopping = [c for c in ctl.consumers.values() if c.started and c.options & C.MQCBDO_STOP_CALL]
+            stopping = [c for c in ctl.consumers.values() if c.started and c.options & MQCBDO_STOP_CALL]
             for c in ctl.consumers.values():
                 c.started = False
             ctl.state = "stopped"
@@ -310,7 +298,7 @@ def _run(ctl: _Control) -> tuple[int, int]:
             ctl.dispatcher_ident = None
             ctl.wake.notify_all()
         for c in stopping:
-            _invoke(ctl, c, C.MQCBCT_STOP_CALL, OK, C.MQRC_NONE)
+            _invoke(ctl, c, MQCBCT_STOP_CALL, OK, C.MQRC_NONE)
     return result
 
 
@@ -341,7 +329,7 @@ def _consume_one(ctl: _Control, cons: _Consumer, wait_s: float) -> str:
         break
     if cc != FAILED or rc == C.MQRC_TRUNCATED_MSG_ACCEPTED:
         cons.waited_since = time.monotonic()
-        call_type = C.MQCBCT_MSG_NOT_REMOVED if rc == C.MQRC_TRUNCATED_MSG_FAILED else C.MQCBCT_MSG_REMOVED
+        call_type = MQCBCT_MSG_NOT_REMOVED if rc == C.MQRC_TRUNCATED_MSG_FAILED else MQCBCT_MSG_REMOVED
         gmo_out = bytes(cons.gmo[:8]) + bytes(gmo_out[8:]) if len(gmo_out) >= 8 else cons.gmo
         _invoke(ctl, cons, call_type, cc, rc, md=md, gmo=gmo_out, data=data, data_length=data_length,
                 buffer_length=length)
@@ -349,18 +337,18 @@ def _consume_one(ctl: _Control, cons: _Consumer, wait_s: float) -> str:
     if rc == C.MQRC_NO_MSG_AVAILABLE:
         if user_wait and interval >= 0 and time.monotonic() - cons.waited_since >= interval / 1000.0:
             cons.waited_since = time.monotonic()
-            _invoke(ctl, cons, C.MQCBCT_EVENT_CALL, FAILED, C.MQRC_NO_MSG_AVAILABLE)
+            _invoke(ctl, cons, MQCBCT_EVENT_CALL, FAILED, C.MQRC_NO_MSG_AVAILABLE)
         return "empty"
     if rc in (C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR, C.MQRC_Q_MGR_STOPPING, C.MQRC_Q_MGR_QUIESCING,
               C.MQRC_CONNECTION_QUIESCING, C.MQRC_CONNECTION_STOPPING):
         handler = ctl.event_handler
         if handler is not None and not handler.suspended:
-            _invoke(ctl, handler, C.MQCBCT_EVENT_CALL, FAILED, rc)
+            _invoke(ctl, handler, MQCBCT_EVENT_CALL, FAILED, rc)
         return "broken"
     # specific to this consumer (2016 GET_INHIBITED, 2019 HOBJ_ERROR, ...): tell it, and suspend it
     # so that the failure is not repeated in a loop
     cons.suspended = True
-    _invoke(ctl, cons, C.MQCBCT_EVENT_CALL, cc, rc)
+    _invoke(ctl, cons, MQCBCT_EVENT_CALL, cc, rc)
     return "failed"
 
 
@@ -368,10 +356,10 @@ def _invoke(ctl: _Control, cons: _Consumer, call_type: int, cc: int, rc: int, *,
             gmo: bytes = b"", data: bytes = b"", data_length: int = 0, buffer_length: int = 0) -> None:
     if _dispatch is None:
         return
-    state = C.MQCS_SUSPENDED if cons.suspended else (C.MQCS_STOPPED if ctl.state == "stopped" else C.MQCS_NONE)
+    state = MQCS_SUSPENDED if cons.suspended else (MQCS_STOPPED if ctl.state == "stopped" else MQCS_NONE)
     hobj = cons.hobj if cons.hobj is not None else C.MQHO_NONE
     cbc = _CBC.pack(b"CBC ", 2, call_type, hobj, 0, 0, cc, rc, state, data_length, buffer_length, 0, 0, 0)
-    if call_type not in (C.MQCBCT_MSG_REMOVED, C.MQCBCT_MSG_NOT_REMOVED):
+    if call_type not in (MQCBCT_MSG_REMOVED, MQCBCT_MSG_NOT_REMOVED):
         md, gmo, data = cons.md or None, cons.gmo or None, None
     try:
         _dispatch(ctl.hconn, md, gmo, data, cbc)
@@ -380,7 +368,7 @@ def _invoke(ctl: _Control, cons: _Consumer, call_type: int, cc: int, rc: int, *,
         handler = ctl.event_handler
         if handler is not None and handler is not cons and not handler.suspended:
             try:
-                cbc = _CBC.pack(b"CBC ", 2, C.MQCBCT_EVENT_CALL, C.MQHO_NONE, 0, 0, FAILED,
+                cbc = _CBC.pack(b"CBC ", 2, MQCBCT_EVENT_CALL, C.MQHO_NONE, 0, 0, FAILED,
                                 C.MQRC_CALLBACK_ROUTINE_ERROR, state, 0, 0, 0, 0, 0)
                 _dispatch(ctl.hconn, None, None, None, cbc)
             except Exception:  # noqa: BLE001 - the event handler failing too: nothing more to tell

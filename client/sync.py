@@ -29,7 +29,8 @@ import sys
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from qmlite.pcf import constants as C
@@ -58,14 +59,6 @@ class AsyncPutStatus:
     comp: int = C.MQCC_OK
     reason: int = C.MQRC_NONE
     hobj: Optional[int] = None  # the handle of the first put that warned or failed
-
-
-@dataclass(slots=True)
-class _Pending:
-    """An outstanding call's destination: ``None`` for the synchronous call being waited for, else a
-    function taking the reply (asynchronous puts)."""
-
-    sink: Optional[Callable[[Reply], None]]
 
 
 def _timeval(seconds: float) -> bytes:
@@ -100,7 +93,9 @@ class QueueManager:
         # re-entrant by ``_depth`` instead of waiting for itself.
         self._lock = threading.RLock()
         self._depth = 0
-        self._pending: list[_Pending] = []
+        # each outstanding call's destination, oldest first: None for the synchronous call being
+        # waited for, else a function taking the reply (asynchronous puts)
+        self._pending: deque[Optional[Callable[[Reply], None]]] = deque()
         self._deferred: list[tuple[str, int, int]] = []  # ("close", hobj, options) / ("disc", 0, 0)
         self._pcf_queues = V.PcfQueues()
         self._async = AsyncPutStatus()
@@ -258,17 +253,17 @@ class QueueManager:
     def _call_locked(self, segment_type: int, hobj: int, body: bytes, extra: int, wait_s: float) -> Reply:
         self._check_usable()
         self._sendall(self._ch.send_call(segment_type, hobj, body, extra=extra, wait_s=wait_s))
-        self._pending.append(_Pending(None))
+        self._pending.append(None)
         return self._reply_for_me()
 
     def _reply_for_me(self) -> Reply:
         while True:
             event = self._next_event()
             if type(event) is Reply:
-                pending = self._pending.pop(0)
-                if pending.sink is None:
+                sink = self._pending.popleft()
+                if sink is None:
                     return event
-                pending.sink(event)
+                sink(event)
 
     def _check_usable(self) -> None:
         if self._disconnected:
@@ -317,7 +312,7 @@ class QueueManager:
                 if status.hobj is None:
                     status.comp, status.reason, status.hobj = api.CompCode, api.Reason, hobj
 
-            self._pending.append(_Pending(sink))
+            self._pending.append(sink)
             if len(self._pending) > ASYNC_WINDOW:
                 self._drain(ASYNC_WINDOW // 2)
         finally:
@@ -327,7 +322,7 @@ class QueueManager:
         while len(self._pending) > keep:
             event = self._next_event()
             if type(event) is Reply:
-                self._pending.pop(0).sink(event)
+                self._pending.popleft()(event)
 
     def async_status(self) -> AsyncPutStatus:
         """Read every outstanding asynchronous put reply; return and reset the counts (MQSTAT)."""
@@ -439,7 +434,7 @@ class QueueManager:
             if type(event) is HeartbeatAck:
                 return
             if type(event) is Reply:  # an asynchronous put's late reply
-                self._pending.pop(0).sink(event)
+                self._pending.popleft()(event)
 
     def disc(self) -> None:
         """Close the PCF queues, MQDISC, end the conversation, close the socket.  Idempotent; on a

@@ -60,9 +60,14 @@ def _client():
     when imports no longer work)."""
     global _modules
     if not _modules:
-        from qmlite.client import errors, sync  # noqa: PLC0415
-        _modules = (sync, errors)
-    return _modules
+        from qmlite.client import errors, sync, verbs  # noqa: PLC0415
+        _modules = (sync, errors, verbs)
+    return _modules[:2]
+
+
+def _get_wait_s(options: int, wait_interval: int) -> float:
+    """How long the server may hold an MQGET's reply: the verbs' one rule (the client is loaded by then)."""
+    return _modules[2].get_wait_s(options, wait_interval)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -516,8 +521,7 @@ def MQGET(hconn, hobj, md, gmo, length):
     body = b"".join((bytes(md[:md_len]), gmo_w, _I32.pack(length)))
     _sync, errors = _client()
     try:
-        wait_s = 0.0 if not options & C.MQGMO_WAIT else (float("inf") if wait_interval < 0 else wait_interval / 1000)
-        reply = conn.qm.call(fap.MQGET, hobj, body, extra=length, wait_s=wait_s)
+        reply = conn.qm.call(fap.MQGET, hobj, body, extra=length, wait_s=_get_wait_s(options, wait_interval))
     except errors.MQIError as exc:
         return b"", md, gmo, 0, exc.comp, exc.reason
     except OSError:

@@ -13,6 +13,7 @@ syntax error), 20 on an error (no queue manager reachable).  docs/mqsc.md.
 
 from __future__ import annotations
 
+import abc
 import argparse
 import os
 import pathlib
@@ -30,13 +31,14 @@ class Unreachable(Exception):
 
 
 # ---- where commands run --------------------------------------------------------------------------
-class Target:
+class Target(abc.ABC):
     """A queue manager to run MQSC on: ``run(text)`` gives MqscResults."""
 
     qmgr_name: str = ""
 
+    @abc.abstractmethod
     def run(self, text: str) -> list:
-        raise NotImplementedError
+        """The results of running ``text``."""
 
     def close(self) -> None:
         pass

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from qmlite.pcf import constants as C
 from qmlite.pcf import properties as P
 from qmlite.pcf.errors import CodecError
-from qmlite.registry import topics
+from qmlite.registry.pubsub import topics
 
 _DEFAULT_PUB_LEVEL = 9
 

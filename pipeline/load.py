@@ -33,7 +33,7 @@ from qmlite.client.errors import MQIError
 from qmlite.pcf import constants as C
 from qmlite.pcf import properties as P
 from qmlite.pcf.mqi import MQCHARV, MQMD, MQOD, MQPMO
-from qmlite.registry import routing
+from qmlite.registry.pubsub import routing
 
 from . import routes
 

@@ -34,13 +34,14 @@ from collections.abc import Iterable, Iterator
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
-from qmlite.registry import defaults, snapshot
-from qmlite.registry.commands import subscriptions as S
-from qmlite.registry.engine import Engine, Requester
-from qmlite.registry.ids import IdGenerator
-from qmlite.registry.params import CommandError, p_int, parse, strip
-from qmlite.registry.state import Registry
-from qmlite.registry.store import FILENAME
+from qmlite.registry.objects import defaults
+from qmlite.registry.storage import snapshot
+from qmlite.registry.admin.commands import subscriptions as S
+from qmlite.registry.admin.engine import Engine, Requester
+from qmlite.registry.objects.ids import IdGenerator
+from qmlite.registry.admin.params import CommandError, p_int, parse, strip
+from qmlite.registry.storage.catalog import Registry
+from qmlite.registry.storage.sqlite import FILENAME
 
 # ---- the row format --------------------------------------------------------------------------------
 # Column -> Create Subscription parameter: the snake_case names of the Subscription fields each sets.
@@ -474,7 +475,7 @@ def import_(spark, path, data_dir, *, replace: bool = False, fmt: str | None = N
 
 # ---- the command line --------------------------------------------------------------------------------
 def _export_command(args: argparse.Namespace) -> int:
-    from qmlite.registry.store import StoreError
+    from qmlite.registry.storage.sqlite import StoreError
 
     try:
         count = export(args.data_dir, args.out, args.format)
@@ -486,7 +487,7 @@ def _export_command(args: argparse.Namespace) -> int:
 
 
 def _import_command(args: argparse.Namespace) -> int:
-    from qmlite.registry.store import StoreError
+    from qmlite.registry.storage.sqlite import StoreError
 
     try:  # what can be wrong before a JVM is started is reported before one is
         if not pathlib.Path(args.path).exists():

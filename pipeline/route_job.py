@@ -26,8 +26,9 @@ import uuid
 
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
-from qmlite.registry import routing, snapshot
-from qmlite.registry.state import Registry
+from qmlite.registry.pubsub import routing
+from qmlite.registry.storage import snapshot
+from qmlite.registry.storage.catalog import Registry
 
 from . import capture, routes
 

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from qmlite.pcf import constants as C
 from qmlite.pcf import properties as P
 from qmlite.pcf.mqi import MQMD
-from qmlite.registry import routing
-from qmlite.registry.model import put_stamp
+from qmlite.registry.pubsub import routing
+from qmlite.registry.objects.definitions import put_stamp
 
 MAX_BODY = 100 * 1024 * 1024  # a row's ``size`` beyond this is refused, never allocated
 _NO_ID = bytes(24)

@@ -8,12 +8,14 @@ import sys
 
 
 # The parts of qmlite an executor runs: routing and what it stands on (client/ and server/ stay home).
-SHIPPED = ("qmlite", "qmlite.pcf", "qmlite.registry", "qmlite.registry.commands", "qmlite.pipeline")
+# qmlite.registry goes whole, with its subpackages: routing imports across them.
+SHIPPED = ("qmlite", "qmlite.pcf", "qmlite.registry", "qmlite.pipeline")
+RECURSIVE = ("qmlite.registry",)
 
 
 def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
     """qmlite's routing packages as one zip for ``SparkContext.addPyFile``, laid out as they import
-    (``qmlite/registry/routing.py``, ...) whatever the installation's directory names are."""
+    (``qmlite/registry/pubsub/routing.py``, ...) whatever the installation's directory names are."""
     import importlib
     import zipfile
 
@@ -22,8 +24,10 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
             package = importlib.import_module(name)
             target = name.replace(".", "/")
             for directory in package.__path__:
-                for source in sorted(pathlib.Path(directory).glob("*.py")):
-                    z.write(source, f"{target}/{source.name}")
+                root = pathlib.Path(directory)
+                sources = root.rglob("*.py") if name in RECURSIVE else root.glob("*.py")
+                for source in sorted(sources):
+                    z.write(source, f"{target}/{source.relative_to(root).as_posix()}")
     return path
 
 

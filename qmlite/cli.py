@@ -58,8 +58,8 @@ def _pipeline_route(args: argparse.Namespace) -> int:
         print(f"qmlite: the pipeline needs the spark extra (pip install 'qmlite[spark]'): {exc}", file=sys.stderr)
         return 2
     from qmlite.pipeline.routes import PublicationError
-    from qmlite.registry.snapshot import SnapshotError
-    from qmlite.registry.store import StoreError
+    from qmlite.registry.storage.snapshot import SnapshotError
+    from qmlite.registry.storage.sqlite import StoreError
 
     try:  # what can be wrong before a JVM is started is reported before one is
         route_job.load_registry(args.registry)
@@ -105,8 +105,8 @@ def _first_line(exc: BaseException) -> str:
 def _pipeline_diff(args: argparse.Namespace) -> int:
     from qmlite.pipeline import route_job, spark
     from qmlite.pipeline.routes import PublicationError
-    from qmlite.registry.snapshot import SnapshotError
-    from qmlite.registry.store import StoreError
+    from qmlite.registry.storage.snapshot import SnapshotError
+    from qmlite.registry.storage.sqlite import StoreError
 
     try:  # a bad registry is reported before a JVM is started
         route_job.load_registry(args.before)

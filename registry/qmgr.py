@@ -26,16 +26,22 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.encoding import order_of_encoding
 from qmlite.pcf.errors import CodecError
 
-from . import authority, authrecs, psprops, pubsub, routing, selectors, topics
-from .commandserver import CommandServer
-from .engine import Engine
-from .errors import MQIError
-from .messages import Message, QueueContents
-from .model import Queue, put_stamp
-from .monitor import Monitor
-from .sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
-from .state import Registry
-from .stats import MQIStats
+from qmlite.registry.security import authority
+from qmlite.registry.security import authrecs
+from qmlite.registry.messaging import properties
+from qmlite.registry.pubsub import subscribe
+from qmlite.registry.pubsub import routing
+from qmlite.registry.pubsub import selectors
+from qmlite.registry.pubsub import topics
+from qmlite.registry.admin.commandserver import CommandServer
+from qmlite.registry.admin.engine import Engine
+from qmlite.registry.errors import MQIError
+from qmlite.registry.messaging.queues import Message, QueueContents
+from qmlite.registry.objects.definitions import Queue, put_stamp
+from qmlite.registry.monitoring.resource import Monitor
+from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
+from qmlite.registry.storage.catalog import Registry
+from qmlite.registry.monitoring.counters import MQIStats
 
 ZERO24 = bytes(24)
 PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
@@ -94,7 +100,7 @@ class QueueManager:
         self.stats = MQIStats()  # MQI activity for the resource-usage publications
         self.monitor = Monitor(self)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
-        self.engine.qm = self  # status commands read the sessions (registry/commands/status.py)
+        self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -245,7 +251,7 @@ class QueueManager:
                         temporary=temporary)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
         if text:
-            pubsub.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
+            subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
         return handle
 
@@ -270,7 +276,7 @@ class QueueManager:
 
     def _open_topic(self, session: Session, od: S.MQOD, options: int) -> Handle:
         reg = self.registry
-        string = pubsub.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
+        string = subscribe.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         node = next(reg.topic_nodes(string), None)
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
         if options & C.MQOO_OUTPUT:
@@ -310,7 +316,7 @@ class QueueManager:
 
     def _release(self, session: Session, handle: Handle, options: int) -> None:
         if handle.kind == "sub":
-            pubsub.close_sub(self, handle, options)
+            subscribe.close_sub(self, handle, options)
             return
         if handle.kind != "queue":
             return
@@ -429,7 +435,7 @@ class QueueManager:
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIError(C.MQRC_Q_DELETED)
-        kept, props, data = psprops.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
+        kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
@@ -746,7 +752,7 @@ class QueueManager:
         if props:
             queue = reg.queues.get(handle.name)
             control = queue.property_control if queue is not None else C.MQPROP_COMPATIBILITY
-            out_md, data = psprops.render(props, out_md, data, options, control)
+            out_md, data = properties.render(props, out_md, data, options, control)
         if msg.expires_at is not None:
             # MQGET returns the expiry time still to run, in tenths.  Set on the stored descriptor
             # itself: the message's expiry is ``expires_at``, so its Expiry field is only ever this.
@@ -854,7 +860,7 @@ class QueueManager:
 
     def inquire(self, session: Session, hobj: int, selectors: list[int], int_count: int,
                 char_length: int) -> tuple[list[int], str, int, int]:
-        from . import inquire
+        from qmlite.registry.messaging import inquire
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
@@ -870,7 +876,7 @@ class QueueManager:
         return answer
 
     def set(self, session: Session, hobj: int, selectors: list[int], ints: list[int], chars: str) -> None:
-        from . import inquire
+        from qmlite.registry.messaging import inquire
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
@@ -890,7 +896,7 @@ class QueueManager:
         name = sd.SubName.VSString
         existed = bool(name) and name in self.registry.subs
         try:
-            answer = pubsub.subscribe(self, session, sd, hobj)
+            answer = subscribe.subscribe(self, session, sd, hobj)
         except MQIError:
             stats.sub_fails += 1
             raise
@@ -907,7 +913,7 @@ class QueueManager:
 
     def subscription_request(self, session: Session, hsub: int, action: int) -> int:
         try:
-            sent = pubsub.subscription_request(self, session, hsub, action)
+            sent = subscribe.subscription_request(self, session, hsub, action)
         except MQIError:
             self.stats.subrq_fails += 1
             raise

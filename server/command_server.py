@@ -1,5 +1,5 @@
 """The command server's task: wake when SYSTEM.ADMIN.COMMAND.QUEUE gains requests, let the domain run a
-batch (registry/commandserver.py holds every rule), and put the responses once its effects are durable.
+batch (registry/admin/commandserver.py holds every rule), and put the responses once its effects are durable.
 
 Requests that arrive while a batch commits wait and form the next batch, so a busy command server
 pays one fsync per batch (up to 64 commands).  Responses are put at once, marked with the
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from qmlite.registry.commandserver import QUEUE
+from qmlite.registry.admin.commandserver import QUEUE
 
 if TYPE_CHECKING:
     from .listener import QueueManagerServer

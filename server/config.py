@@ -53,7 +53,7 @@ class ServerConfig:
     dev_objects: bool = True  # MQ_DEV=false leaves out DEV.* queues, topic and channels
     max_connections: int = 1000
     max_handles: int = 256  # MAXHANDS default
-    publish_exit: str = ""  # "module:callable" called per delivery (registry/publishexit.py)
+    publish_exit: str = ""  # "module:callable" called per delivery (registry/pubsub/publishexit.py)
     monitor_interval: float = 10.0  # seconds between resource-usage publications (IBM's 10 s)
     http_port: int | None = None  # the mqweb-shaped REST API (server/http/); None: off (IBM's 9443 in Docker)
     http_host: str = ""  # address for the REST API; "" = the same as host

@@ -22,10 +22,11 @@ from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.framer import Framer, Reassembler
 
-from qmlite.registry import authrecs, chlauth
-from qmlite.registry.channels import Channel
-from qmlite.registry.running import ChannelInstance, ChannelRefused
-from qmlite.registry.sessions import Session
+from qmlite.registry.security import authrecs
+from qmlite.registry.security import chlauth
+from qmlite.registry.objects.channels import Channel
+from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
+from qmlite.registry.messaging.sessions import Session
 
 from . import negotiation, svrconn
 from .config import ChannelConfig
@@ -448,7 +449,7 @@ class Connection:
             if user != APP_USER or not _same(password, expected):
                 return C.MQRC_NOT_AUTHORIZED, "", False
             authenticated = APP_USER
-        # ---- adm-security: CHLAUTH (registry/chlauth.py).  The connection runs as the channel's
+        # ---- adm-security: CHLAUTH (registry/security/chlauth.py).  The connection runs as the channel's
         # MCAUSER (DEV.APP.SVRCONN: "app", as in the developer container); a channel without one maps
         # every non-administrator to "app" as well (docs/compat.md, channels).
         verdict = chlauth.check(registry, channel=channel.name, address=self._peer_host(), client_user=user or "",

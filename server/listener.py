@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import trio
 
-from qmlite.registry import publishexit
+from qmlite.registry.pubsub import publishexit
 from qmlite.registry.qmgr import QueueManager
 
 from . import command_server, monitor, svrconn
@@ -66,7 +66,7 @@ class QueueManagerServer:
         the TCP listener the queue manager starts (CONTROL(QMGR) or STARTONLY) on the configured port,
         else the first it starts at all (DEV.LISTENER.TCP in developer mode)."""
         from qmlite.pcf import constants as C
-        from qmlite.registry import endpoints
+        from qmlite.registry.objects import endpoints
 
         listeners = [lst for _, lst in sorted(self.registry.objects(endpoints.LISTENER).items())
                      if lst.transport_type == C.MQXPT_TCP

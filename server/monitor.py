@@ -1,6 +1,6 @@
 """The resource-usage clock: publish the monitoring metadata (retained) when the server starts,
 then let the domain publish one interval's figures every ``monitor_interval`` seconds
-(registry/monitor.py holds every rule; this task only keeps time)."""
+(registry/monitoring/resource.py holds every rule; this task only keeps time)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from qmlite.pcf import mqi as S
 from qmlite.pcf.errors import CodecError
 from qmlite.registry.errors import MQIError
 from qmlite.registry.qmgr import Got
-from qmlite.registry.sessions import Handle
+from qmlite.registry.messaging.sessions import Handle
 
 if TYPE_CHECKING:
     from .connection import Connection, Conversation
@@ -101,7 +101,7 @@ class MQI:
         await self._answer(conn, replies, depends_on, before)
 
     async def _stopped(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
-        """Stop Connection marked this connection (registry/commands/status.py): it ends here, its
+        """Stop Connection marked this connection (registry/admin/commands/status.py): it ends here, its
         unit of work backed out, and the call fails as a client sees its broken channel instance."""
         await self.disconnect(conn, conv)
         conn.log.info("connection_stopped", conversation=conv.conv_id)

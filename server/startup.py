@@ -13,7 +13,7 @@ from __future__ import annotations
 import pathlib
 import time
 
-from qmlite.registry.engine import Requester
+from qmlite.registry.admin.engine import Requester
 from qmlite.registry.mqsc import run_with_engine
 from qmlite.registry.mqsc.reader import split_commands
 

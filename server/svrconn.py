@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 
 from qmlite.pcf import fap
-from qmlite.registry import channels as M
+from qmlite.registry.objects import channels as M
 
 from .config import ChannelConfig, ServerConfig, default_channels
 

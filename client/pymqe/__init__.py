@@ -319,9 +319,13 @@ def _char_attr_length(selector: int) -> int:
     """The MQ_*_LENGTH of a character attribute, from qmlite's attribute tables (the queue manager's
     own description of MQINQ's answers); pymqe's whole buffer (256) for one it does not know or a list."""
     if not _char_lengths:
-        from qmlite.registry import inquire  # noqa: PLC0415 - first use only
-        from qmlite.registry.commands import namelists, processes, qmgr, queues, topics  # noqa: PLC0415
-        from qmlite.registry.params import STR_LIST  # noqa: PLC0415
+        from qmlite.registry.messaging import inquire  # noqa: PLC0415 - first use only
+        from qmlite.registry.admin.commands import namelists
+        from qmlite.registry.admin.commands import processes
+        from qmlite.registry.admin.commands import qmgr
+        from qmlite.registry.admin.commands import queues
+        from qmlite.registry.admin.commands import topics  # noqa: PLC0415
+        from qmlite.registry.admin.params import STR_LIST  # noqa: PLC0415
         for table in (qmgr.TABLE, queues.TABLE, namelists.TABLE, processes.TABLE, topics.TOPIC_TABLE):
             for attr in table.attrs:
                 if not _is_int_selector(attr.id) and attr.kind != STR_LIST:

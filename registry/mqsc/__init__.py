@@ -1,7 +1,7 @@
 """MQSC over the PCF command engine: what runmqsc, PCF Escape and the REST ``mqsc`` action run.
 
 Each MQSC command is translated into the PCF command that does it (translate.py, driven by one
-keyword table), run by the same engine a PCF client reaches (registry/engine.py, with the same
+keyword table), run by the same engine a PCF client reaches (registry/admin/engine.py, with the same
 authority checks for the same user), and its responses are printed back the way runmqsc prints
 them.  MQSC, PCF and REST therefore cannot disagree: there is one implementation of each command.
 
@@ -17,12 +17,13 @@ import structlog
 
 from qmlite.pcf import constants as C
 
-from .. import authrecs
-from ..engine import Engine, Requester
-from . import display, messages
-from .lexer import MqscSyntaxError
-from .reader import Source, split_commands
-from .translate import Translated, translate
+from qmlite.registry.security import authrecs
+from qmlite.registry.admin.engine import Engine, Requester
+from qmlite.registry.mqsc import display
+from qmlite.registry.mqsc import messages
+from qmlite.registry.mqsc.lexer import MqscSyntaxError
+from qmlite.registry.mqsc.reader import Source, split_commands
+from qmlite.registry.mqsc.translate import Translated, translate
 
 log = structlog.get_logger("qmlite.mqsc")
 
@@ -166,7 +167,7 @@ def _outcome(source: Source, tr: Translated, responses: list) -> MqscResult:
 
 def _extension(engine: Engine, source: Source, tr: Translated, requester: Requester) -> MqscResult:
     """qmlite's own commands: RESET QMLITE (docs/mqsc.md)."""
-    from .. import reset
+    from qmlite.registry.storage import reset
 
     qm = engine.qm
     if not requester.admin:

@@ -14,10 +14,10 @@ import dataclasses
 
 from qmlite.pcf import constants as C
 
-from .. import authvocab as A
-from ..commands import topics as T
-from . import keywords as K
-from .keywords import Keyword, ObjectType, e, flag, i, s
+from qmlite.registry.security import vocab as A
+from qmlite.registry.admin.commands import topics as T
+from qmlite.registry.mqsc import keywords as K
+from qmlite.registry.mqsc.keywords import Keyword, ObjectType, e, flag, i, s
 
 # Verb synonyms (IBM's "Synonym:" lines) and object-type synonyms.
 VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",

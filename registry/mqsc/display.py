@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from qmlite.pcf import pcf as P
 
-from .keywords import ENUM, ENUMLIST, FLAG, INT, INTLIST, Keyword, ObjectType
+from qmlite.registry.mqsc.keywords import ENUM, ENUMLIST, FLAG, INT, INTLIST, Keyword, ObjectType
 
 INDENT = "   "
 COLUMN = 40

@@ -13,12 +13,12 @@ from __future__ import annotations
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
-from .. import responses as R
-from ..engine import Engine, Requester
-from . import run_with_engine
-from .lexer import MqscSyntaxError
-from .reader import split_commands
-from .translate import translate
+from qmlite.registry.admin import responses as R
+from qmlite.registry.admin.engine import Engine, Requester
+from qmlite.registry.mqsc import run_with_engine
+from qmlite.registry.mqsc.lexer import MqscSyntaxError
+from qmlite.registry.mqsc.reader import split_commands
+from qmlite.registry.mqsc.translate import translate
 
 
 def escape_responses(engine: Engine, text: str, requester: Requester) -> list[P.PCFMessage]:

@@ -5,7 +5,7 @@ One table serves both directions: a keyword on a DEFINE/ALTER/SET or in a WHERE 
 PCF parameter it names, and a PCF parameter in an Inquire response is printed back under the same
 keyword, so MQSC and PCF cannot disagree about what an attribute means.  Keywords and values are
 IBM's (the MQSC reference pages of each command); the numbers are the PCF constants in
-pcf/constants.py, registry/authvocab.py and registry/adminvalues.py.
+pcf/constants.py, registry/security/vocab.py and registry/objects/values.py.
 
 Value kinds:
   STR     a string (printed as is; a blank one as ``( )``)
@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping
 
 from qmlite.pcf import constants as C
 
-from .. import adminvalues as V
-from .. import authvocab as A
-from ..commands import status as S
+from qmlite.registry.objects import values as V
+from qmlite.registry.security import vocab as A
+from qmlite.registry.admin.commands import status as S
 
 STR, INT, ENUM, HEX, STRLIST, ENUMLIST, FLAG, INTLIST = ("str", "int", "enum", "hex", "strlist", "enumlist", "flag",
                                                          "intlist")

@@ -15,10 +15,10 @@ import dataclasses
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
-from .. import authvocab as A
-from . import commands as T
-from .keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
-from .lexer import MqscSyntaxError, Token, tokenize
+from qmlite.registry.security import vocab as A
+from qmlite.registry.mqsc import commands as T
+from qmlite.registry.mqsc.keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
+from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token, tokenize
 
 OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, "NE": C.MQCFOP_NOT_EQUAL,
              "LE": C.MQCFOP_NOT_GREATER, "GE": C.MQCFOP_NOT_LESS, "LK": C.MQCFOP_LIKE, "NL": C.MQCFOP_NOT_LIKE,

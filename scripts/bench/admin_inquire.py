@@ -46,8 +46,8 @@ BOUND_QUEUE = "BENCH.BOUND"  # not matched by BENCH.Q.*; its depth is what the b
 
 def prepare(data_dir: pathlib.Path, queues: int) -> float:
     """Write the BENCH queues with the registry, as Create Queue would (copies of the default local queue)."""
-    from qmlite.registry.model import stamp_definition
-    from qmlite.registry.state import Registry
+    from qmlite.registry.objects.definitions import stamp_definition
+    from qmlite.registry.storage.catalog import Registry
 
     t0 = time.perf_counter()
     reg = Registry.open(data_dir, B.QMGR, dev_objects=True, synchronous="NORMAL")

@@ -34,7 +34,7 @@ import tracemalloc
 
 from paho.mqtt.matcher import MQTTMatcher
 
-from qmlite.registry.topics import TopicIndex
+from qmlite.registry.pubsub.topics import TopicIndex
 
 LEVELS = 5
 

@@ -44,9 +44,9 @@ TARGET_RSS_MIB = 2048.0
 
 
 def _schema() -> int:
-    from qmlite.registry import store
+    from qmlite.registry.storage import sqlite
 
-    return store.SCHEMA_VERSION
+    return sqlite.SCHEMA_VERSION
 
 
 def cached_dir(count: int) -> pathlib.Path:
@@ -94,7 +94,7 @@ def build(path: pathlib.Path, count: int, args) -> dict:
 
 def measure(data_dir: pathlib.Path) -> dict:
     """Runs in the child: import first (baseline), then time the open."""
-    from qmlite.registry.state import Registry
+    from qmlite.registry.storage.catalog import Registry
 
     base_kib = B.proc_status_kib("VmHWM")
     t0 = time.perf_counter()

@@ -35,9 +35,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 def _registry(data: pathlib.Path, count: int, rnd: random.Random) -> list[str]:
     from qmlite.pcf import constants as C
-    from qmlite.registry.model import Queue, Subscription
+    from qmlite.registry.objects.definitions import Queue, Subscription
     from qmlite.registry.qmgr import QueueManager
-    from qmlite.registry import routing
+    from qmlite.registry.pubsub import routing
 
     qm = QueueManager.open(data, synchronous="OFF")
     reg = qm.registry
@@ -128,7 +128,7 @@ def main() -> int:
         return measure(args)
 
     from qmlite.pipeline import route_job, routes, spark
-    from qmlite.registry.state import Registry
+    from qmlite.registry.storage.catalog import Registry
 
     rnd = random.Random(args.seed)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="qmlite-pipe-"))

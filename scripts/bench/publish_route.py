@@ -34,7 +34,7 @@ QUEUE = "BENCH.ROUTE.Q"
 
 def _build(n: int):
     from qmlite.pcf import constants as C
-    from qmlite.registry.model import Queue, Subscription
+    from qmlite.registry.objects.definitions import Queue, Subscription
     from qmlite.registry.qmgr import QueueManager
 
     tmp = tempfile.TemporaryDirectory(prefix="qmlite-route-")
@@ -68,7 +68,7 @@ def _rate(fn, items) -> float:
 def measure(n: int, count: int, rounds: int, seed: int) -> dict:
     from qmlite.pcf import constants as C
     from qmlite.pcf.mqi import MQMD
-    from qmlite.registry import routing
+    from qmlite.registry.pubsub import routing
 
     rng = random.Random(seed)
     tmp, qm, topics, built = _build(n)

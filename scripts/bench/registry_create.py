@@ -28,8 +28,8 @@ from registry_load import QMGR, cached_dir  # noqa: E402
 
 from qmlite.pcf import constants as C  # noqa: E402
 from qmlite.pcf import pcf as P  # noqa: E402
-from qmlite.registry.engine import Engine, Requester  # noqa: E402
-from qmlite.registry.state import Registry  # noqa: E402
+from qmlite.registry.admin.engine import Engine, Requester  # noqa: E402
+from qmlite.registry.storage.catalog import Registry  # noqa: E402
 
 
 def create_command(n: int, managed: bool) -> P.PCFMessage:

@@ -28,7 +28,7 @@ def bench_subscription(reg, n: int, now: float):
     Topic strings spread over 1,000 branches; one in ten is a topic-scheme wildcard (trie), the
     rest exact strings (hash lookup), so the routing index is rebuilt in both shapes on load.
     """
-    from qmlite.registry.model import Subscription
+    from qmlite.registry.objects.definitions import Subscription
 
     sub_id = reg.ids.sub_id()
     topic = f"bench/b{n % 1000}/+/leaf{n}" if n % 10 == 0 else f"bench/b{n % 1000}/leaf{n}"
@@ -41,7 +41,7 @@ def bench_subscription(reg, n: int, now: float):
 
 def prefill(data_dir: pathlib.Path, count: int, *, per_commit: int = 25_000, start: int = 0) -> float:
     """Add ``count`` subscriptions to the registry in ``data_dir``; returns seconds taken."""
-    from qmlite.registry.state import Registry
+    from qmlite.registry.storage.catalog import Registry
 
     t0 = time.perf_counter()
     reg = Registry.open(data_dir, QMGR, synchronous="NORMAL")
@@ -57,17 +57,17 @@ def prefill(data_dir: pathlib.Path, count: int, *, per_commit: int = 25_000, sta
 
 def cached_dir(count: int) -> pathlib.Path:
     """A data dir with exactly ``count`` bench subscriptions, built on first use."""
-    from qmlite.registry import store
+    from qmlite.registry.storage import sqlite
 
     path = pathlib.Path(f"/tmp/qmlite-bench-registry-{count}")
     marker = path / "complete.json"
     if marker.exists():
         info = json.loads(marker.read_text())
-        if info.get("count") == count and info.get("schema") == store.SCHEMA_VERSION:
+        if info.get("count") == count and info.get("schema") == sqlite.SCHEMA_VERSION:
             return path
     shutil.rmtree(path, ignore_errors=True)
     seconds = prefill(path, count)
-    marker.write_text(json.dumps({"count": count, "schema": store.SCHEMA_VERSION, "build_s": seconds}))
+    marker.write_text(json.dumps({"count": count, "schema": sqlite.SCHEMA_VERSION, "build_s": seconds}))
     print(f"built {path} with {count} subscriptions in {seconds:.1f} s", file=sys.stderr)
     return path
 
@@ -81,7 +81,7 @@ def _status(field: str) -> int:
 
 def measure(data_dir: pathlib.Path) -> dict:
     """Runs in the child: import first (baseline), then time the open."""
-    from qmlite.registry.state import Registry
+    from qmlite.registry.storage.catalog import Registry
 
     base_kib = _status("VmHWM")
     t0 = time.perf_counter()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
-from qmlite.registry import reset
+from qmlite.registry.storage import reset
 
 from . import errors, mqscjson, pcfjson
 
@@ -101,8 +101,8 @@ async def run_pcf(server, request, user: str) -> dict:
     """qmlite's extension: one PCF command through the queue manager's command engine, as the command
     server runs it for an MQI client (the user's authority records apply unless it is in mqm); the
     answer waits for the journal like a command server's reply."""
-    from qmlite.registry import authrecs
-    from qmlite.registry.engine import Requester
+    from qmlite.registry.security import authrecs
+    from qmlite.registry.admin.engine import Requester
 
     qm = server.qm
     (messages,) = qm.engine.run_batch([(request, Requester(user=user, admin=authrecs.privileged(user)))])

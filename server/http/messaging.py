@@ -18,7 +18,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf import properties as P
 from qmlite.pcf.errors import CodecError
-from qmlite.registry import authrecs
+from qmlite.registry.security import authrecs
 from qmlite.registry.errors import MQIError
 
 from . import errors

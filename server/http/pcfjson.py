@@ -1,5 +1,5 @@
 """qmlite's ``runCommandPCF`` extension, with no HTTP in it: a PCF command written as JSON, run by the
-queue manager's own PCF command engine (``registry/engine.py``), its response messages as JSON.
+queue manager's own PCF command engine (``registry/admin/engine.py``), its response messages as JSON.
 
 Request: ``{"type": "runCommandPCF", "command": "MQCMD_CREATE_SUBSCRIPTION", "parameters": {
 "MQCACF_SUB_NAME": "SUB.A", "MQCA_TOPIC_STRING": "price/fruit", "MQIACF_DESTINATION_CLASS":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qmlite.registry.publishexit import MQXCC_SUPPRESS_FUNCTION
+from qmlite.registry.pubsub.publishexit import MQXCC_SUPPRESS_FUNCTION
 
 
 def route(ctx):

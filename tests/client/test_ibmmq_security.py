@@ -11,7 +11,7 @@ ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQCFC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
-from qmlite.registry import authvocab as A  # noqa: E402
+from qmlite.registry.security import vocab as A  # noqa: E402
 
 APP_CHANNEL = "DEV.APP.SVRCONN"
 PRIVATE = b"APP.ORDERS"

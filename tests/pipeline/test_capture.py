@@ -84,11 +84,11 @@ def test_the_zip_shipped_to_a_cluster_holds_routing_and_what_it_imports(tmp_path
 
     path = qmlite_zip(tmp_path / "qmlite.zip")
     names = set(zipfile.ZipFile(path).namelist())
-    assert {"qmlite/__init__.py", "qmlite/registry/routing.py", "qmlite/pcf/properties.py",
-            "qmlite/pipeline/routes.py", "qmlite/registry/commands/subscriptions.py"} <= names
+    assert {"qmlite/__init__.py", "qmlite/registry/pubsub/routing.py", "qmlite/pcf/properties.py",
+            "qmlite/pipeline/routes.py", "qmlite/registry/admin/commands/subscriptions.py"} <= names
     assert not any(n.startswith(("qmlite/server/", "qmlite/client/")) for n in names)
     # importable from the zip alone (third-party dependencies from the environment, not qmlite)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import qmlite.registry.routing as r, qmlite.pipeline.routes;"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import qmlite.registry.pubsub.routing as r, qmlite.pipeline.routes;"
             " print(r.__file__)")
     out = subprocess.run([sys.executable, "-I", "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -11,10 +11,10 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.pipeline import registry_io as rio
-from qmlite.registry import snapshot
-from qmlite.registry.engine import Engine
-from qmlite.registry.model import Subscription
-from qmlite.registry.state import Registry
+from qmlite.registry.storage import snapshot
+from qmlite.registry.admin.engine import Engine
+from qmlite.registry.objects.definitions import Subscription
+from qmlite.registry.storage.catalog import Registry
 from tests.support.pcfkit import bs, command, i, st
 
 pytest.importorskip("pyspark")

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from qmlite.pcf import constants as C
 from qmlite.pipeline import route_job, routes
 from qmlite.registry.qmgr import QueueManager
-from qmlite.registry import snapshot
+from qmlite.registry.storage import snapshot
 from tests.pipeline.test_routes import _online, _registry, _row, pub_specs, sub_specs
 from tests.support.pcfkit import command, st
 

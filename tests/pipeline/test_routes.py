@@ -20,8 +20,9 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import properties as P
 from qmlite.pcf.mqi import MQMD
 from qmlite.pipeline import routes
-from qmlite.registry import routing, snapshot
-from qmlite.registry.model import Queue, Subscription
+from qmlite.registry.pubsub import routing
+from qmlite.registry.storage import snapshot
+from qmlite.registry.objects.definitions import Queue, Subscription
 from qmlite.registry.qmgr import QueueManager
 
 QUEUES = ("PIPE.Q.1", "PIPE.Q.2", "PIPE.Q.3")

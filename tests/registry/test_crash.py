@@ -24,8 +24,8 @@ import threading
 import pytest
 
 from qmlite.pcf import constants as C
-from qmlite.registry import store as S
-from qmlite.registry.state import Registry
+from qmlite.registry.storage import sqlite as S
+from qmlite.registry.storage.catalog import Registry
 from tests.support import crashprobe
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -36,10 +36,10 @@ from qmlite.client.sync import QueueManager
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO
-from qmlite.registry import store as S
-from qmlite.registry.messages import Message
+from qmlite.registry.storage import sqlite as S
+from qmlite.registry.messaging.queues import Message
 from qmlite.registry.qmgr import QueueManager as DomainQueueManager
-from qmlite.registry.state import Registry
+from qmlite.registry.storage.catalog import Registry
 from tests.support.pcfkit import Clock
 from tests.support.served import Served
 

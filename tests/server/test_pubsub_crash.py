@@ -22,7 +22,7 @@ from qmlite.client.errors import MQIError
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO, MQSD
-from qmlite.registry.state import Registry
+from qmlite.registry.storage.catalog import Registry
 from tests.support.served import Served
 
 QMGR = "QM1"

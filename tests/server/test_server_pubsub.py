@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
-from qmlite.registry.model import Subscription
+from qmlite.registry.objects.definitions import Subscription
 
 from tests.support.rawfap import RawPeer, connect_mq, handshake, mqi_call, running_server
 

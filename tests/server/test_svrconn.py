@@ -9,8 +9,8 @@ import trio
 import trio.testing
 
 from qmlite.pcf import fap
-from qmlite.registry import channels as M
-from qmlite.registry.state import Registry
+from qmlite.registry.objects import channels as M
+from qmlite.registry.storage.catalog import Registry
 from qmlite.server import config, svrconn
 from qmlite.server.config import ChannelConfig
 from tests.support.rawfap import RawPeer, client_id, handshake, running_server

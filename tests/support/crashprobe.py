@@ -30,8 +30,8 @@ import sys
 import structlog
 
 from qmlite.pcf import constants as C
-from qmlite.registry.engine import Engine, Requester
-from qmlite.registry.state import Registry
+from qmlite.registry.admin.engine import Engine, Requester
+from qmlite.registry.storage.catalog import Registry
 
 from .pcfkit import command, i, st
 

@@ -12,8 +12,8 @@ import pathlib
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
-from qmlite.registry.engine import Engine, Requester
-from qmlite.registry.state import Registry
+from qmlite.registry.admin.engine import Engine, Requester
+from qmlite.registry.storage.catalog import Registry
 
 LE, BE = C.MQENC_NATIVE, 0x111  # 546 little-endian (x86 clients), 273 big-endian
 T0 = 1_700_000_000.0  # where the engine tests' fake clock starts

@@ -1,0 +1,233 @@
+"""Channel status and control: Inquire Channel Status, Start, Stop, Ping, Reset and Resolve Channel.
+
+qmlite runs server-connection channels only (the client channels its clients start); it has no
+message channel agents.  So (docs/compat.md Part 5 has the evidence):
+
+* Inquire Channel Status: one response per running SVRCONN instance (one per client socket, its
+  conversations counted in CurrentSharingConversations), plus one STOPPED entry for a stopped channel
+  with no instance left; nothing matching is MQRCCF_CHL_STATUS_NOT_FOUND.  Saved status
+  (MQOT_SAVED_CHANNEL) exists only for message channels, so it is never found here.
+* Stop Channel ends the instances (the server closes their sockets: the applications' next call
+  fails MQRC_CONNECTION_BROKEN) and, with ChannelStatus STOPPED (the default), refuses new ones
+  (MQRC_CHANNEL_NOT_AVAILABLE at the client) until Start Channel.
+* Start Channel lifts the STOPPED state.  A sending channel would be started by a channel agent;
+  qmlite has none, so it only lifts the state too.
+* Ping Channel is for sending channels only; with no channel agent to reach the partner,
+  qmlite answers MQRCCF_ALLOCATE_FAILED.  Reset and Resolve Channel apply to message channels, which
+  hold no sequence numbers or in-doubt batches here: accepted, nothing to do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from qmlite.pcf import constants as C
+from qmlite.pcf import pcf as P
+
+from qmlite.registry.objects import values as V
+from qmlite.registry.objects import channels as M
+from qmlite.registry.admin import responses as R
+from qmlite.registry.admin.attributes import AttrTable, attr
+from qmlite.registry.objects.definitions import mq_date, mq_time
+from qmlite.registry.admin.params import INT, STR, CommandError, filter_matches, p_int, p_int_list, p_str, parse
+from qmlite.registry.objects.instances import ChannelInstance
+from qmlite.registry.admin.commands.channels import NAME_LENGTH
+from qmlite.registry.admin.commands.definitions import matching, object_name
+
+_CONN = C.MQ_CONN_NAME_LENGTH
+_INSTANCE_TYPES = (C.MQOT_CURRENT_CHANNEL, C.MQOT_SAVED_CHANNEL, C.MQOT_SHORT_CHANNEL)
+
+
+@dataclasses.dataclass(slots=True)
+class Row:
+    """One status entry: a running instance, or a stopped channel's entry (instance None)."""
+
+    channel: M.Channel
+    instance: ChannelInstance | None
+    instance_type: int
+
+    @property
+    def status(self) -> int:
+        if self.instance is None:
+            return C.MQCHS_STOPPED
+        return C.MQCHS_STOPPING if self.instance.stop_requested else C.MQCHS_RUNNING
+
+    def of(self, field: str, default: object) -> object:
+        return default if self.instance is None else getattr(self.instance, field)
+
+
+def _date(row: Row) -> str:
+    return mq_date(row.instance.started) if row.instance else ""
+
+
+def _time(row: Row) -> str:
+    return mq_time(row.instance.started) if row.instance else ""
+
+
+def _last(fmt):
+    return lambda row: fmt(row.instance.last_msg) if row.instance and row.instance.last_msg else ""
+
+
+ALWAYS = (C.MQCACH_CHANNEL_NAME, C.MQIACH_CHANNEL_TYPE, C.MQCACH_CONNECTION_NAME, C.MQCACH_XMIT_Q_NAME,
+          C.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQIACH_CHANNEL_STATUS)
+TABLE = AttrTable([
+    attr(C.MQCACH_CHANNEL_NAME, STR, lambda r: r.channel.name, pad=NAME_LENGTH, always=True),
+    attr(C.MQIACH_CHANNEL_TYPE, INT, lambda r: r.channel.channel_type, always=True),
+    attr(C.MQCACH_CONNECTION_NAME, STR, lambda r: r.of("conn_name", ""), pad=_CONN, always=True),
+    attr(C.MQCACH_XMIT_Q_NAME, STR, lambda r: r.channel.xmit_q_name, pad=C.MQ_Q_NAME_LENGTH, always=True),
+    attr(C.MQIACH_CHANNEL_INSTANCE_TYPE, INT, lambda r: r.instance_type, always=True),
+    attr(C.MQIACH_CHANNEL_STATUS, INT, lambda r: r.status, always=True),
+    attr(C.MQCACH_CHANNEL_START_DATE, STR, _date, pad=C.MQ_CHANNEL_DATE_LENGTH),
+    attr(C.MQCACH_CHANNEL_START_TIME, STR, _time, pad=C.MQ_CHANNEL_TIME_LENGTH),
+    attr(C.MQCACH_MCA_USER_ID, STR, lambda r: r.of("mca_user", ""), pad=64),
+    attr(C.MQCACH_REMOTE_APPL_TAG, STR, lambda r: r.of("remote_appl", ""), pad=C.MQ_APPL_TAG_LENGTH),
+    attr(C.MQIACH_MSGS, INT, lambda r: r.of("msgs", 0)),
+    attr(C.MQIACH_BYTES_SENT, INT, lambda r: r.of("bytes_sent", 0)),
+    attr(C.MQIACH_BYTES_RECEIVED, INT, lambda r: r.of("bytes_received", 0)),
+    attr(C.MQCACH_LAST_MSG_DATE, STR, _last(mq_date), pad=C.MQ_CHANNEL_DATE_LENGTH),
+    attr(C.MQCACH_LAST_MSG_TIME, STR, _last(mq_time), pad=C.MQ_CHANNEL_TIME_LENGTH),
+    attr(C.MQIACH_CURRENT_SHARING_CONVS, INT, lambda r: r.of("conversations", 0)),
+    attr(C.MQIACH_MAX_SHARING_CONVS, INT, lambda r: r.of("max_sharing", 0)),
+    attr(C.MQIACH_HB_INTERVAL, INT, lambda r: r.channel.heartbeat_interval),
+    attr(C.MQIACH_MAX_MSG_LENGTH, INT, lambda r: r.channel.max_msg_length),
+    attr(C.MQIACH_KEEP_ALIVE_INTERVAL, INT, lambda r: r.channel.keep_alive_interval),
+    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.channel.ssl_cipher_spec, pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
+    attr(C.MQIACH_MCA_STATUS, INT, lambda r: C.MQMCAS_RUNNING if r.instance else C.MQMCAS_STOPPED),
+    attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
+         else V.MQCHSR_STOP_NOT_REQUESTED),
+    attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: V.MQCHSSTATE_RECEIVING if r.instance else V.MQCHSSTATE_OTHER),
+])
+
+_INQUIRE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_CHANNEL_INSTANCE_TYPE),
+            p_int_list(C.MQIACH_CHANNEL_INSTANCE_ATTRS), p_str(C.MQCACH_CONNECTION_NAME, _CONN),
+            p_str(C.MQCACH_XMIT_Q_NAME, C.MQ_Q_NAME_LENGTH))
+
+
+def _rows(reg, channel: M.Channel, instance_type: int) -> list[Row]:
+    running = reg.running
+    rows = [Row(channel, i, instance_type) for i in running.instances_of(channel.name)]
+    if not rows and channel.name in running.stopped:
+        rows.append(Row(channel, None, instance_type))
+    return rows
+
+
+def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    parsed = parse(request, _INQUIRE, filters=TABLE.filter_kinds())
+    values, flt = parsed.values, parsed.filter
+    instance_type = values.get(C.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQOT_CURRENT_CHANNEL)
+    if instance_type not in _INSTANCE_TYPES:
+        raise CommandError(C.MQRCCF_CHL_INST_TYPE_ERROR, parameter=C.MQIACH_CHANNEL_INSTANCE_TYPE)
+    reg = ctx.registry
+    channels = matching(reg.objects(M.KIND), values, C.MQCACH_CHANNEL_NAME)
+    rows: list[Row] = []
+    if instance_type != C.MQOT_SAVED_CHANNEL:  # only message channels keep saved status
+        for channel in channels:
+            rows += _rows(reg, channel, instance_type)
+    conn_name = values.get(C.MQCACH_CONNECTION_NAME)
+    if conn_name:
+        rows = [r for r in rows if r.of("conn_name", "") == conn_name]
+    xmitq = values.get(C.MQCACH_XMIT_Q_NAME)
+    if xmitq:
+        rows = [r for r in rows if r.channel.xmit_q_name == xmitq]
+    if flt is not None:
+        rows = [r for r in rows if filter_matches(flt, TABLE.value(r, flt.parameter))]
+    if instance_type == C.MQOT_SHORT_CHANNEL:
+        selected = TABLE.select([])  # short status: what is always returned
+    else:
+        selected = TABLE.select(values.get(C.MQIACH_CHANNEL_INSTANCE_ATTRS))  # type: ignore[arg-type]
+    return R.data(ctx.command, [TABLE.render(r, selected) for r in rows],
+                  none_found=C.MQRCCF_CHL_STATUS_NOT_FOUND)
+
+
+# ---- control -------------------------------------------------------------------------------------
+def _channel(reg, values: dict) -> M.Channel:
+    name = object_name(values, C.MQCACH_CHANNEL_NAME)
+    channel = reg.objects(M.KIND).get(name)
+    if channel is None:
+        raise CommandError(C.MQRCCF_CHANNEL_NOT_FOUND, parameter=C.MQCACH_CHANNEL_NAME)
+    return channel
+
+
+_STOP = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH),
+         p_int(C.MQIACF_MODE, V.MQMODE_QUIESCE, V.MQMODE_FORCE, V.MQMODE_TERMINATE),
+         p_int(C.MQIACH_CHANNEL_STATUS, C.MQCHS_STOPPED, C.MQCHS_INACTIVE),
+         p_str(C.MQCACH_CONNECTION_NAME, _CONN), p_str(C.MQCA_Q_MGR_NAME, C.MQ_Q_MGR_NAME_LENGTH))
+
+
+def stop_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    values = parse(request, _STOP).values
+    reg = ctx.registry
+    channel = _channel(reg, values)
+    if channel.channel_type == M.CLNTCONN:  # a client-connection channel runs in the client
+        raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    to_status = values.get(C.MQIACH_CHANNEL_STATUS, C.MQCHS_STOPPED)
+    conn_name = values.get(C.MQCACH_CONNECTION_NAME, "")
+    running = reg.running
+    active = [i for i in running.instances_of(channel.name) if not conn_name or i.conn_name == conn_name]
+    # IBM: stopping a channel that is not running is allowed only to put it in STOPPED state, and only
+    # without naming a partner (QMgrName, ConnectionName); otherwise "channel not active".
+    if not active and (to_status == C.MQCHS_INACTIVE or conn_name or values.get(C.MQCA_Q_MGR_NAME)
+                       or channel.name in running.stopped):
+        raise CommandError(C.MQRCCF_CHANNEL_NOT_ACTIVE)
+    running.stop(channel.name, conn_name=conn_name, to_status=to_status)
+    return R.ok(ctx.command)
+
+
+_START = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH),)
+
+
+def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    values = parse(request, _START).values
+    reg = ctx.registry
+    channel = _channel(reg, values)
+    if channel.channel_type == M.CLNTCONN:
+        raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    if reg.running.instances_of(channel.name) and channel.channel_type != M.SVRCONN:
+        raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
+    reg.running.start(channel.name)
+    return R.ok(ctx.command)
+
+
+_PING = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_DATA_COUNT, low=16, high=32768))
+
+
+def ping_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    values = parse(request, _PING).values
+    channel = _channel(ctx.registry, values)
+    if channel.channel_type not in (M.SDR, M.SVR, M.CLUSSDR):  # IBM: sender, server and cluster-sender only
+        raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    if ctx.registry.running.instances_of(channel.name):
+        raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
+    raise CommandError(C.MQRCCF_ALLOCATE_FAILED)  # no channel agent to reach the partner
+
+
+_RESET = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_MSG_SEQUENCE_NUMBER, low=1, high=999_999_999))
+
+
+def reset_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    values = parse(request, _RESET).values
+    channel = _channel(ctx.registry, values)
+    if channel.channel_type not in M.MESSAGE:
+        raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    return R.ok(ctx.command)
+
+
+_RESOLVE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_IN_DOUBT, V.MQIDO_COMMIT, V.MQIDO_BACKOUT))
+
+
+def resolve_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    values = parse(request, _RESOLVE).values
+    channel = _channel(ctx.registry, values)
+    if C.MQIACH_IN_DOUBT not in values:
+        raise CommandError(C.MQRCCF_PARM_MISSING, parameter=C.MQIACH_IN_DOUBT)
+    if channel.channel_type not in (M.SDR, M.SVR, M.CLUSSDR):  # IBM: sending channels only
+        raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    return R.ok(ctx.command)  # nothing is ever in doubt: no batches travel
+
+
+def register(engine) -> None:
+    for command, handler in ((C.MQCMD_INQUIRE_CHANNEL_STATUS, inquire_channel_status),
+                             (C.MQCMD_STOP_CHANNEL, stop_channel), (C.MQCMD_START_CHANNEL, start_channel),
+                             (C.MQCMD_PING_CHANNEL, ping_channel), (C.MQCMD_RESET_CHANNEL, reset_channel),
+                             (C.MQCMD_RESOLVE_CHANNEL, resolve_channel)):
+        engine.register(command, handler)

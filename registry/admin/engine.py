@@ -1,0 +1,142 @@
+"""The PCF command engine: a decoded command and who sent it in, response messages out.
+
+Network-free.  Every effect of a command is committed to disk before its responses are returned
+(``execute``), or, for several commands at once, before any of their responses is returned
+(``execute_batch``: one fsync for the group).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import structlog
+
+from qmlite.pcf import constants as C
+from qmlite.pcf import pcf as P
+from qmlite.pcf.errors import CodecError
+
+from qmlite.registry.security import commands
+from qmlite.registry.admin import responses
+from qmlite.registry.admin.params import CommandError
+from qmlite.registry.storage.catalog import Registry
+
+log = structlog.get_logger("qmlite.engine")
+
+_COMMAND_TYPES = frozenset({C.MQCFT_COMMAND, C.MQCFT_COMMAND_XR})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Requester:
+    """Who sent a command: the user id the connection authenticated as, and its connection."""
+
+    user: str = "mqm"
+    connection_id: bytes = bytes(24)
+    admin: bool = True  # in mqm: no authority check (False: registry/security/commands.py checks the user's records)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Context:
+    registry: Registry
+    requester: Requester
+    command: int
+    qm: object = None  # the QueueManager (sessions, status), when the engine runs inside one
+
+
+Handler = Callable[[Context, P.PCFMessage], list]
+
+# Commands a queue manager knows but qmlite does not serve: answered MQRC_FUNCTION_NOT_SUPPORTED
+# (docs/compat.md), so tools get a precise "not here" rather than "no such command".
+_KNOWN_COMMANDS = frozenset(
+    v for k, v in vars(C).items() if k.startswith("MQCMD_") and isinstance(v, int) and v > 0
+)
+
+
+class Engine:
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.qm = None  # set by the QueueManager that owns this engine
+        self.log_commands = True  # False while start-up scripts run: one summary line per script instead
+        self.handlers: dict[int, Handler] = {}
+        from qmlite.registry.admin import commands  # the handler modules register themselves here
+
+        commands.register_all(self)
+
+    def register(self, command: int, handler: Handler) -> None:
+        self.handlers[command] = handler
+
+    # ---- entry points ----------------------------------------------------------------------------
+    def execute(self, request: P.PCFMessage, requester: Requester = Requester()) -> list[P.PCFMessage]:
+        out = self._run(request, requester)
+        self.registry.commit()
+        return out
+
+    def execute_batch(self, items: Sequence[tuple[P.PCFMessage, Requester]]) -> list[list[P.PCFMessage]]:
+        outs = self.run_batch(items)
+        self.registry.commit()
+        return outs
+
+    def run_batch(self, items: Sequence[tuple[P.PCFMessage, Requester]]) -> list[list[P.PCFMessage]]:
+        """Execute without committing: the caller makes the effects durable before any response is
+        read (the command server does it with the server's group commit)."""
+        return [self._run(request, requester) for request, requester in items]
+
+    def execute_bytes(self, data: bytes, encoding: int, ccsid: int,
+                      requester: Requester = Requester()) -> list[P.PCFMessage]:
+        """Decode and execute; malformed PCF is answered with the codec's reason, as a queue manager does."""
+        request = self.decode(data, encoding, ccsid)
+        if isinstance(request, list):
+            return request
+        return self.execute(request, requester)
+
+    def decode(self, data: bytes, encoding: int, ccsid: int) -> P.PCFMessage | list[P.PCFMessage]:
+        # CCSID 0 means "the queue manager's": a latin-1 reading keeps every byte as sent.
+        try:
+            return P.decode(data, encoding, ccsid or self.registry.qmgr.ccsid)
+        except CodecError as exc:
+            command = peek_command(data, encoding)
+            log.info("pcf_rejected", command=command, reason=exc.reason_name, offset=exc.offset)
+            return responses.failure(command, CommandError(exc.reason, parameter=exc.parameter))
+
+    # ---- one command -----------------------------------------------------------------------------
+    def _run(self, request: P.PCFMessage, requester: Requester) -> list[P.PCFMessage]:
+        header = request.header
+        command = header.Command
+        try:
+            if header.Type not in _COMMAND_TYPES:
+                raise CommandError(C.MQRCCF_CFH_TYPE_ERROR)
+            if header.MsgSeqNumber != 1:
+                raise CommandError(C.MQRCCF_CFH_MSG_SEQ_NUMBER_ERR)
+            if header.Control != C.MQCFC_LAST:
+                raise CommandError(C.MQRCCF_CFH_CONTROL_ERROR)
+            handler = self.handlers.get(command)
+            if handler is None:
+                reason = C.MQRC_FUNCTION_NOT_SUPPORTED if command in _KNOWN_COMMANDS else C.MQRCCF_CFH_COMMAND_ERROR
+                raise CommandError(reason)
+            self.registry.expire_subscriptions()
+            if not requester.admin:  # a user outside mqm: the command server says so (registry/security/commands.py)
+                commands.check(self.registry, requester.user, command, request)
+            out = handler(Context(self.registry, requester, command, self.qm), request)
+            if not requester.admin:
+                out = commands.visible(self.registry, requester.user, command, request, out)
+        except CommandError as err:
+            log.info("command", command=C.describe("MQCMD", command), user=requester.user,
+                     reason=C.describe("MQRCCF", err.reason) if err.reason >= 3000 else C.describe("MQRC", err.reason),
+                     parameter=err.parameter)
+            return responses.failure(command, err)
+        except Exception:  # a bug must not take the command server down; answer as MQ does
+            log.exception("command_crashed", command=C.describe("MQCMD", command), user=requester.user)
+            return responses.failure(command, CommandError(C.MQRC_UNEXPECTED_ERROR))
+        if self.log_commands:
+            log.info("command", command=C.describe("MQCMD", command), user=requester.user, reason="MQRC_NONE",
+                     responses=len(out))
+        return out
+
+
+def peek_command(data: bytes, encoding: int) -> int:
+    """The Command field of a header too broken to decode, so the failure echoes it."""
+    if len(data) < 16:
+        return 0
+    order = "little" if encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_REVERSED else "big"
+    return int.from_bytes(data[12:16], order, signed=True)
+

@@ -1,0 +1,1 @@
+"""What the queue manager reports about itself: activity counters and the resource-usage publications."""

@@ -1,0 +1,129 @@
+"""What runs now, as the status commands report it: channel instances, stopped channels, listeners.
+
+Not persisted: a restarted queue manager has no channel instances and its channels are not stopped
+(qmlite keeps no channel synchronisation data; docs/compat.md Part 5).  The server tells the
+domain when a client channel instance starts (``start_instance``, which also enforces the channel's
+STOPPED state, MaxInstances and MaxInstancesPerClient) and ends (``end_instance``); Stop Channel
+marks instances to end and calls each one's ``on_stop``, through which the server closes the socket.
+No sockets and no trio here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable
+
+from qmlite.pcf import constants as C
+
+from qmlite.registry.objects.channels import Channel
+
+
+def _nothing() -> None:
+    pass
+
+
+class ChannelRefused(Exception):
+    """A client channel instance may not start; ``why`` names the rule (for the log)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+@dataclasses.dataclass(slots=True, eq=False)
+class ChannelInstance:
+    """One running instance of a server-connection channel: one client socket and its conversations."""
+
+    instance_id: int
+    channel: str
+    channel_type: int
+    conn_name: str  # the client's network address
+    started: float
+    max_sharing: int = 0  # SharingConversations as negotiated
+    conversations: int = 0  # conversations now running on the socket
+    mca_user: str = ""  # whom the last conversation to connect runs as
+    remote_appl: str = ""  # that conversation's application name
+    msgs: int = 0  # MQI calls served
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    last_msg: float = 0.0
+    stop_requested: bool = False
+    on_stop: Callable[[], None] = _nothing  # the server ends the instance when this is called
+
+
+@dataclasses.dataclass(slots=True)
+class ListenerRun:
+    """A listener that is running: where it listens, since when."""
+
+    name: str
+    port: int
+    started: float
+    ip_address: str = ""
+    backlog: int = 0
+    process_id: int = 0
+
+
+class Running:
+    def __init__(self) -> None:
+        self.instances: dict[int, ChannelInstance] = {}
+        self.stopped: set[str] = set()  # channels in STOPPED state (Stop Channel STATUS(STOPPED))
+        self.listeners: dict[str, ListenerRun] = {}
+        self.served_listener = ""  # the listener whose socket the server owns, once it listens
+        self.served_port = 0  # and the port that socket listens on
+        self.served_pid = 0  # the server's process (what a listener's status calls its process)
+        self.services: dict[str, float] = {}  # running services: start time (qmlite starts none)
+        self._ids = itertools.count(1)
+
+    # ---- channel instances -----------------------------------------------------------------------
+    def start_instance(self, channel: Channel, conn_name: str, now: float) -> ChannelInstance:
+        """A client starts ``channel``: refused when it is stopped or its instance limits are reached
+        (IBM: the client sees MQRC_CHANNEL_NOT_AVAILABLE for all three)."""
+        if channel.name in self.stopped:
+            raise ChannelRefused("channel stopped")
+        mine = self.instances_of(channel.name)
+        if len(mine) >= channel.max_instances:
+            raise ChannelRefused("MAXINST reached")
+        if sum(1 for i in mine if i.conn_name == conn_name) >= channel.max_instances_per_client:
+            raise ChannelRefused("MAXINSTC reached")
+        instance = ChannelInstance(next(self._ids), channel.name, channel.channel_type, conn_name, now)
+        self.instances[instance.instance_id] = instance
+        return instance
+
+    def end_instance(self, instance: ChannelInstance) -> None:
+        self.instances.pop(instance.instance_id, None)
+
+    def instances_of(self, channel: str) -> list[ChannelInstance]:
+        return [i for i in self.instances.values() if i.channel == channel]
+
+    def stop(self, channel: str, *, conn_name: str = "", to_status: int = C.MQCHS_STOPPED) -> int:
+        """Stop Channel: end the channel's instances (those from ``conn_name`` only, when given) and,
+        for STATUS(STOPPED), refuse new ones until Start Channel.  Returns how many were ended."""
+        ended = 0
+        for instance in self.instances_of(channel):
+            if conn_name and instance.conn_name != conn_name:
+                continue
+            if not instance.stop_requested:
+                instance.stop_requested = True
+                instance.on_stop()
+            ended += 1
+        if to_status == C.MQCHS_STOPPED:
+            self.stopped.add(channel)
+        return ended
+
+    def start(self, channel: str) -> None:
+        self.stopped.discard(channel)
+
+    # ---- listeners -------------------------------------------------------------------------------
+    def listener_started(self, name: str, port: int, now: float, *, ip_address: str = "",
+                         backlog: int = 0, process_id: int = 0) -> ListenerRun:
+        run = ListenerRun(name, port, now, ip_address, backlog, process_id)
+        self.listeners[name] = run
+        return run
+
+    def listener_stopped(self, name: str) -> None:
+        self.listeners.pop(name, None)
+
+    def accepting(self) -> bool:
+        """Whether the server's socket takes new clients: not once its listener is stopped."""
+        return not self.served_listener or self.served_listener in self.listeners

@@ -1,0 +1,1 @@
+"""Who may do what: authority records, CHLAUTH, and the checks MQI verbs and PCF commands make."""

@@ -1,0 +1,139 @@
+"""Reset: the queue manager as a fresh start would have it, in milliseconds, for test suites.
+
+A qmlite extension (no IBM equivalent): every queue is cleared, every object that is not one of the
+queue manager's default objects (IBM's SYSTEM ones, and the developer container's DEV ones when the
+queue manager has them) is deleted, and a default object that was altered gets its initial
+attributes back.  Retained publications go.  Reached as the MQSC command ``RESET QMLITE``
+(registry/mqsc), hence over PCF Escape and REST, and as ``qmlite_reset`` in the pytest plugin.
+
+What a live connection holds stays, because deleting it under the connection would break it: a
+queue an application has open is cleared but not deleted, a queue holding messages of a unit of work
+not yet committed or backed out is left whole, a subscription a connection is using (or a
+non-durable one) is kept, and the command queue, which the command server reads, is not cleared.
+The queue manager's own attributes (ALTER QMGR) are not reset.  docs/mqsc.md, docs/decisions.md MS6.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import structlog
+
+from qmlite.pcf import constants as C
+
+from qmlite.registry.objects import defaults
+from qmlite.registry.objects import generic
+
+log = structlog.get_logger("qmlite.reset")
+
+_NO_CONNECTION = bytes(24)
+
+
+@dataclasses.dataclass
+class ResetSummary:
+    deleted: int = 0  # objects deleted
+    restored: int = 0  # default objects given their initial attributes back
+    cleared: int = 0  # messages removed
+    kept: int = 0  # objects kept because a connection holds them
+    elapsed_ms: float = 0.0
+
+    def message(self) -> str:
+        return (f"QML0001I: qmlite reset: {self.deleted} objects deleted, {self.restored} restored, "
+                f"{self.cleared} messages cleared, {self.kept} kept in use.")
+
+
+def _same(default: object, current: object) -> bool:
+    """Equal but for the creation and alteration stamps."""
+    return dataclasses.replace(default, created=getattr(current, "created", 0.0),  # type: ignore[type-var]
+                               altered=getattr(current, "altered", 0.0)) == current
+
+
+def _restore(put, default, current, now: float) -> None:
+    default.created = current.created
+    default.altered = now
+    put(default)
+
+
+def reset(qm) -> ResetSummary:
+    started = time.perf_counter()
+    reg = qm.registry
+    now = reg.clock()
+    dev = reg.qmgr.dead_letter_queue == defaults.DEV_DEAD_LETTER_QUEUE
+    out = ResetSummary()
+
+    # Subscriptions first: deleting one may delete its managed queue.
+    default_subs = {sub.name for sub in defaults.system_subscriptions(bytes(24))}
+    for sub in list(reg.subs.values()):
+        if sub.name in default_subs:
+            continue
+        if sub.durable != C.MQSUB_DURABLE_YES or sub.active_connection != _NO_CONNECTION:
+            out.kept += 1
+            continue
+        reg.delete_sub(sub)
+        out.deleted += 1
+    for topic_string in list(reg.retained):
+        reg.forget_retained(topic_string)
+
+    # Queues: cleared; deleted unless default or open; defaults restored.
+    default_queues = {q.name: q for q in defaults.system_queues() + (defaults.dev_queues() if dev else [])}
+    for name, queue in list(reg.queues.items()):
+        is_open = reg.messages.open_counts(name) != (0, 0)
+        contents = reg.messages.peek(name)
+        if contents is not None and contents.uncommitted:  # a unit of work holds some: leave it whole
+            out.kept += 1
+            continue
+        if name != defaults.COMMAND_QUEUE:
+            out.cleared += reg.drop_messages(name, keep_queue=True)
+        initial = default_queues.get(name)
+        if initial is None:
+            if is_open:
+                out.kept += 1
+            else:
+                reg.remove_queue(queue)
+                out.deleted += 1
+        elif not _same(initial, queue):
+            _restore(reg.put_queue, initial, queue, now)
+            out.restored += 1
+    for name, initial in default_queues.items():
+        if name not in reg.queues:
+            initial.created = initial.altered = now
+            reg.put_queue(initial)
+            out.restored += 1
+
+    # Topics, namelists, processes.
+    for current, initial_list, put, remove in (
+            (reg.topics, defaults.system_topics() + (defaults.dev_topics() if dev else []), reg.put_topic,
+             reg.remove_topic),
+            (reg.namelists, defaults.system_namelists(), reg.put_namelist, reg.remove_namelist),
+            (reg.processes, defaults.system_processes(), reg.put_process, reg.remove_process)):
+        _reset_kind(out, current, {o.name: o for o in initial_list}, put, remove, now)
+
+    # Channels, authentication information, listeners, services, communication information,
+    # authority and channel-authentication records.
+    for name, kind in generic.all_kinds().items():
+        initial = {o.name: o for o in kind.defaults(dev)}
+        _reset_kind(out, reg.definitions[name], initial, lambda obj, n=name: reg.put_object(n, obj),
+                    lambda obj, n=name: reg.remove_object(n, obj), now)
+
+    out.elapsed_ms = (time.perf_counter() - started) * 1000
+    log.info("reset", deleted=out.deleted, restored=out.restored, cleared=out.cleared, kept=out.kept,
+             ms=round(out.elapsed_ms, 2))
+    return out
+
+
+def _reset_kind(out: ResetSummary, current: dict, initial: dict, put, remove, now: float) -> None:
+    for name, obj in list(current.items()):
+        default = initial.get(name)
+        if default is None:
+            remove(obj)
+            out.deleted += 1
+        elif not _same(default, obj):
+            _restore(put, default, obj, now)
+            out.restored += 1
+    for name, default in initial.items():
+        if name not in current:
+            if hasattr(default, "created"):
+                default.created = default.altered = now
+            put(default)
+            out.restored += 1

@@ -1,0 +1,409 @@
+"""The SQLite store and the registry's persistence: schema, migrations, round trips, atomic commits, ids."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sqlite3
+
+import pytest
+
+from qmlite.pcf import constants as C
+from qmlite.registry.storage import sqlite as S
+from qmlite.registry.objects.definitions import Queue, Subscription, Topic
+from qmlite.registry.storage.catalog import Registry
+
+TABLES = {"subscriptions": Subscription, "queues": Queue, "topics": Topic}
+SQL_TYPE = {"str": "TEXT", "bytes": "BLOB", "int": "INTEGER", "float": "REAL"}
+
+
+def db_path(data_dir):
+    return data_dir / S.FILENAME
+
+
+def columns(path, table: str) -> dict[str, tuple[str, int, int]]:
+    """column name -> (declared type, not null, primary key)"""
+    with sqlite3.connect(path) as db:
+        rows = db.execute(f"PRAGMA table_info({table})").fetchall()
+    return {name: (decl, notnull, pk) for _cid, name, decl, notnull, _default, pk in rows}
+
+
+def schema(path) -> list[tuple]:
+    with sqlite3.connect(path) as db:
+        return sorted(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+
+
+def user_version(path) -> int:
+    with sqlite3.connect(path) as db:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def every_field_set(cls, **required):
+    """An instance whose every field differs from its default (so a lost column would show)."""
+    values = dict(required)
+    for f in dataclasses.fields(cls):
+        if f.name in values:
+            continue
+        default = f.default
+        if isinstance(default, bool):
+            raise AssertionError("no bool fields expected")
+        if isinstance(default, bytes):
+            values[f.name] = bytes(range(1, len(default) + 1))
+        elif isinstance(default, int):
+            values[f.name] = default + 7
+        elif isinstance(default, float):
+            values[f.name] = default + 1234.5
+        elif isinstance(default, str):
+            values[f.name] = f"{f.name}-é€𝄞"
+    return cls(**values)
+
+
+def sub(name: str, n: int, **kw) -> Subscription:
+    sub_id = b"AMQ TEST        " + n.to_bytes(8, "little")
+    kw.setdefault("topic_string", f"t/{n}")
+    kw.setdefault("resolved_topic", kw["topic_string"])
+    return Subscription(name, sub_id, **kw)
+
+
+# ---- schema and migrations -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("table, cls", [("queues", Queue), ("topics", Topic)])
+def test_latest_schema_has_one_column_per_model_field(tmp_path, table, cls):
+    store = S.Store.open(tmp_path)
+    store.close()
+    cols = columns(db_path(tmp_path), table)
+    fields = {f.name: f.type for f in dataclasses.fields(cls)}
+    assert set(cols) == set(fields), f"{table}: model fields without a column need a migration"
+    assert len(cols) == len(fields)
+    for name, py_type in fields.items():
+        decl, notnull, _pk = cols[name]
+        assert decl == SQL_TYPE[py_type], (table, name, decl, py_type)
+        assert notnull == 1, (table, name)
+    assert [n for n, (_d, _nn, pk) in cols.items() if pk] == ["name"]
+
+
+def test_subscription_record_layout_is_the_model(tmp_path):
+    """A subscription field not in the record format would be lost: adding one needs a migration."""
+    assert S.SUBSCRIPTION_RECORD_2 == tuple(f.name for f in dataclasses.fields(Subscription))
+    assert S.SUBSCRIPTION_RECORD_2[:len(S.SUBSCRIPTION_RECORD_1)] == S.SUBSCRIPTION_RECORD_1
+    S.Store.open(tmp_path).close()
+    cols = columns(db_path(tmp_path), "subscriptions")
+    assert cols == {"sub_id": ("BLOB", 1, 1), "name": ("TEXT", 1, 0), "record": ("BLOB", 1, 0)}
+
+
+def test_version_1_subscriptions_are_migrated_to_records(tmp_path, monkeypatch):
+    full = every_field_set(Subscription, name="OLD.ONE", sub_id=b"AMQ TEST        " + bytes(8), sub_options=0)
+    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS[:1])
+    monkeypatch.setattr(S, "SCHEMA_VERSION", 1)
+    path = db_path(tmp_path)
+    S.Store.open(tmp_path).close()
+    with sqlite3.connect(path) as db:  # a version-1 database, as the first release wrote it
+        names = S.SUBSCRIPTION_RECORD_1
+        db.execute(f"INSERT INTO subscriptions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                   [getattr(full, n) for n in names])
+    monkeypatch.undo()
+    store = S.Store.open(tmp_path)
+    assert store.schema_version == S.SCHEMA_VERSION  # migrated through record format 2 to the latest
+    assert list(store.load(Subscription)) == [full]  # a format-1 record: no MQSO options were kept
+    store.close()
+
+
+def test_subscription_names_are_unique_in_the_schema(tmp_path):
+    S.Store.open(tmp_path).close()
+    with sqlite3.connect(db_path(tmp_path)) as db:
+        indexes = db.execute("PRAGMA index_list(subscriptions)").fetchall()
+        unique = [name for _seq, name, is_unique, *_ in indexes if is_unique]
+        cols = [db.execute(f"PRAGMA index_info({name})").fetchall() for name in unique]
+    assert [[c[2] for c in info] for info in cols].count(["name"]) == 1
+
+
+def test_fresh_store_is_at_latest_version_and_reopen_is_a_no_op(tmp_path):
+    store = S.Store.open(tmp_path)
+    assert store.schema_version == S.SCHEMA_VERSION == len(S.MIGRATIONS)
+    store.close()
+    before = schema(db_path(tmp_path))
+    store = S.Store.open(tmp_path)
+    assert store.schema_version == S.SCHEMA_VERSION
+    store.close()
+    assert schema(db_path(tmp_path)) == before
+    assert user_version(db_path(tmp_path)) == S.SCHEMA_VERSION
+
+
+def test_migrations_run_in_order_from_zero_and_only_once(tmp_path, monkeypatch):
+    base = len(S.MIGRATIONS)
+    extra = [
+        ["CREATE TABLE probe (step INTEGER NOT NULL)", "INSERT INTO probe VALUES (1)"],
+        # depends on the previous version having run first
+        ["INSERT INTO probe SELECT max(step) + 1 FROM probe"],
+        ["ALTER TABLE probe ADD COLUMN note TEXT NOT NULL DEFAULT 'v'",
+         "INSERT INTO probe (step) SELECT max(step) + 1 FROM probe"],
+    ]
+    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS + extra)
+    monkeypatch.setattr(S, "SCHEMA_VERSION", base + len(extra))
+    path = db_path(tmp_path)
+    S.Store.open(tmp_path).close()
+    assert user_version(path) == base + 3
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT step, note FROM probe ORDER BY step").fetchall() == [(1, "v"), (2, "v"), (3, "v")]
+    S.Store.open(tmp_path).close()  # nothing re-runs
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM probe").fetchone()[0] == 3
+    assert user_version(path) == base + 3
+
+
+def test_upgrade_from_an_older_version_keeps_data(tmp_path, monkeypatch):
+    reg = Registry.open(tmp_path, "QM1")
+    reg.put_sub(sub("KEEP.ME", 1))
+    reg.commit()
+    reg.close()
+    base = len(S.MIGRATIONS)
+    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS + [["CREATE TABLE later (x)"]])
+    monkeypatch.setattr(S, "SCHEMA_VERSION", base + 1)
+    reg = Registry.open(tmp_path, "QM1")
+    assert reg.store.schema_version == base + 1
+    assert reg.subs["KEEP.ME"] == sub("KEEP.ME", 1)
+    reg.close()
+
+
+def test_failing_migration_rolls_back_that_version(tmp_path, monkeypatch):
+    base = len(S.MIGRATIONS)
+    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS + [["CREATE TABLE half (x)", "THIS IS NOT SQL"]])
+    monkeypatch.setattr(S, "SCHEMA_VERSION", base + 1)
+    with pytest.raises(sqlite3.OperationalError):
+        S.Store.open(tmp_path)
+    path = db_path(tmp_path)
+    assert user_version(path) == base  # the earlier versions committed, the failing one did not
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'half'").fetchone()[0] == 0
+
+
+def test_newer_schema_is_refused(tmp_path):
+    S.Store.open(tmp_path).close()
+    with sqlite3.connect(db_path(tmp_path)) as db:
+        db.execute(f"PRAGMA user_version = {S.SCHEMA_VERSION + 1}")
+    with pytest.raises(S.StoreError, match="newer"):
+        S.Store.open(tmp_path)
+    with pytest.raises(S.StoreError):
+        Registry.open(tmp_path, "QM1")
+    assert user_version(db_path(tmp_path)) == S.SCHEMA_VERSION + 1  # left alone
+
+
+def test_store_uses_wal_and_full_sync(tmp_path, monkeypatch):
+    """FULL durability: SQLite writes without syncing and the store fsyncs the WAL after every commit
+    (what synchronous=FULL does for a WAL commit, but callable off the event loop); closing syncs."""
+    store = S.Store.open(tmp_path)
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.fsync_commits
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(S.os, "fdatasync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    store.set_meta("k", "v")
+    store.commit()
+    assert any(path.endswith(S.FILENAME + "-wal") for path in synced)  # the commit's own fsync
+    assert store.durable == store.appended
+    store.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(S.FILENAME))[0] == S.FILENAME
+
+
+# ---- round trips through Registry.open -----------------------------------------------------------------
+
+def snapshot(reg: Registry) -> dict:
+    return {
+        "subs": dict(reg.subs),
+        "subs_by_id": dict(reg.subs_by_id),
+        "queues": dict(reg.queues),
+        "topics": dict(reg.topics),
+        "topics_by_string": dict(reg.topics_by_string),
+        "qmgr": dataclasses.asdict(reg.qmgr),
+        "routes": len(reg.routes),
+        "expiring": set(reg._expiring),
+    }
+
+
+def test_round_trip_through_reopen(tmp_path):
+    reg = Registry.open(tmp_path, "QM7", dev_objects=False)
+    system = snapshot(reg)
+    full = every_field_set(Subscription, name="FULL.SUB", sub_id=b"AMQ QM7         \x01\x02\x03\x04\x05\x06\x07\x08",
+                           topic_string="a/b", resolved_topic="a/b", expiry=600, wildcard_schema=C.MQWS_TOPIC,
+                           durable=C.MQSUB_DURABLE_YES, active_connection=bytes(24))  # none after a restart
+    reg.put_sub(full)
+    for n in range(20):
+        reg.put_sub(sub(f"S.{n}", n, topic_string=f"x/{n}/#" if n % 3 else f"x/{n}",
+                        destination_class=C.MQDC_MANAGED if n % 2 else C.MQDC_PROVIDED))
+    reg.put_queue(every_field_set(Queue, name="Q.FULL"))
+    reg.put_queue(Queue("Q.PLAIN"))
+    reg.put_topic(every_field_set(Topic, name="T.FULL", topic_string="full/topic"))
+    reg.put_topic(Topic("T.PLAIN", "plain"))
+    reg.commit()
+    # changes and deletions after the first commit
+    reg.remove_sub(reg.subs["S.3"])
+    reg.put_sub(dataclasses.replace(reg.subs["S.4"], user_data="changed", altered=99.5))
+    reg.put_sub(dataclasses.replace(reg.subs["S.5"], name="S.5.RENAMED"))  # same SubId, new name
+    reg.remove_queue(reg.queues["Q.PLAIN"])
+    reg.put_topic(dataclasses.replace(reg.topics["T.PLAIN"], topic_string="plain/moved"))
+    reg.remove_topic(reg.topics["T.FULL"])
+    reg.commit()
+    before = snapshot(reg)
+    reg.put_sub(sub("NON.DURABLE", 99, durable=C.MQSUB_DURABLE_NO))  # dies with its connection
+    reg.commit()
+    reg.close()
+
+    again = Registry.open(tmp_path, "QM7", dev_objects=False)
+    after = snapshot(again)
+    assert after == before
+    assert "S.3" not in after["subs"] and "S.5" not in after["subs"]
+    assert after["subs"]["S.4"].user_data == "changed"
+    assert after["subs"]["FULL.SUB"] == full
+    assert after["expiring"] == {full.sub_id}
+    assert "Q.PLAIN" not in after["queues"] and "T.FULL" not in after["topics"]
+    assert set(after["topics_by_string"]) == set(system["topics_by_string"]) | {"plain/moved"}
+    assert again.routes.match("x/7/anything") == {again.subs["S.7"].sub_id}
+    assert again.routes.match("x/6") == {again.subs["S.6"].sub_id}
+    again.close()
+
+
+def test_meta_round_trip(tmp_path):
+    clock = lambda: 1_700_000_000.25  # noqa: E731
+    reg = Registry.open(tmp_path, "QMETA", dev_objects=True, clock=clock)
+    first = dataclasses.asdict(reg.qmgr)
+    assert reg.qmgr.dead_letter_queue == "DEV.DEAD.LETTER.QUEUE"
+    reg.close()
+    later = lambda: 1_800_000_000.0  # noqa: E731
+    reg = Registry.open(tmp_path, "QMETA", dev_objects=False, clock=later)  # dev_objects only matters once
+    assert dataclasses.asdict(reg.qmgr) == first
+    assert reg.qmgr.created == 1_700_000_000.25
+    meta = reg.store.meta()
+    assert meta["qmgr_name"] == "QMETA" and meta["id_epoch"] == 1_800_000_000
+    reg.close()
+
+
+def test_other_queue_managers_data_is_refused(tmp_path):
+    Registry.open(tmp_path, "QMA").close()
+    with pytest.raises(ValueError, match="QMA"):
+        Registry.open(tmp_path, "QMB")
+
+
+def test_first_start_objects_are_durable(tmp_path):
+    reg = Registry.open(tmp_path, "QM1")
+    assert not reg.store.dirty
+    before = snapshot(reg)
+    reg.close()
+    assert snapshot(Registry.open(tmp_path, "QM1")) == before
+
+
+# ---- atomic commits ---------------------------------------------------------------------------------
+
+def rows(path, table: str) -> list[tuple]:
+    with sqlite3.connect(path) as db:
+        return sorted(db.execute(f"SELECT * FROM {table}").fetchall())
+
+
+def test_commit_failing_midway_leaves_database_as_before(tmp_path):
+    store = S.Store.open(tmp_path)
+    store.put(sub("A", 1))
+    store.commit()
+    path = db_path(tmp_path)
+    before = {t: rows(path, t) for t in (*TABLES, "meta")}
+
+    store.put(sub("B", 2))
+    store.delete(Subscription, sub("A", 1).sub_id)
+    store.put(Queue("Q.NEW"))
+    store.set_meta("k", "v")
+    store.put(Queue(None))  # NOT NULL name: the transaction fails here, after four statements ran
+    store.put(sub("C", 4))
+    with pytest.raises(sqlite3.IntegrityError):
+        store.commit()
+    assert {t: rows(path, t) for t in (*TABLES, "meta")} == before
+    assert not store.dirty  # the failed operations are gone, not retried by the next commit
+
+    store.put(sub("D", 5))  # the store is usable again (no transaction left open)
+    store.commit()
+    store.close()
+    reopened = S.Store.open(tmp_path)
+    assert sorted(s.name for s in reopened.load(Subscription)) == ["A", "D"]
+    reopened.close()
+
+
+def test_a_value_of_the_wrong_type_is_refused_before_it_is_buffered(tmp_path):
+    store = S.Store.open(tmp_path)
+    store.put(sub("A", 1))
+    with pytest.raises(TypeError):
+        store.put(sub("B", 2, user_data=["not", "a", "string"]))
+    store.commit()
+    store.close()
+    reopened = S.Store.open(tmp_path)
+    assert [s.name for s in reopened.load(Subscription)] == ["A"]
+    reopened.close()
+
+
+def test_discard_drops_pending_changes(tmp_path):
+    store = S.Store.open(tmp_path)
+    store.put(sub("KEPT", 1))
+    store.commit()
+    store.put(sub("DROPPED", 2))
+    store.delete(Subscription, sub("KEPT", 1).sub_id)
+    store.set_meta("dropped", 1)
+    assert store.dirty
+    store.discard()
+    assert not store.dirty
+    store.commit()
+    store.close()
+    store = S.Store.open(tmp_path)
+    assert [s.name for s in store.load(Subscription)] == ["KEPT"]
+    assert "dropped" not in store.meta()
+    store.close()
+
+
+def test_uncommitted_changes_are_lost_on_close(tmp_path):
+    reg = Registry.open(tmp_path, "QM1")
+    reg.put_sub(sub("NEVER.COMMITTED", 1))
+    assert reg.store.dirty
+    reg.close()
+    assert "NEVER.COMMITTED" not in Registry.open(tmp_path, "QM1").subs
+
+
+def test_many_commands_in_one_commit_are_all_or_nothing(tmp_path):
+    store = S.Store.open(tmp_path)
+    for n in range(500):
+        store.put(sub(f"G.{n}", n))
+    store.put(Queue(None))  # NOT NULL name, last in the group
+    with pytest.raises(sqlite3.IntegrityError):
+        store.commit()
+    for n in range(500):
+        store.put(sub(f"G.{n}", n))
+    store.commit()
+    store.close()
+    assert len(rows(db_path(tmp_path), "subscriptions")) == 500
+
+
+# ---- identifiers across restarts -----------------------------------------------------------------------
+
+def test_sub_ids_are_unique_across_reopens_in_the_same_second(tmp_path):
+    frozen = lambda: 1_700_000_000.9  # noqa: E731
+    seen: set[bytes] = set()
+    epochs = []
+    for _ in range(4):
+        reg = Registry.open(tmp_path, "QM1", clock=frozen)
+        epochs.append(reg.ids.start_time)
+        seen.update(reg.subs_by_id)
+        fresh = [reg.ids.sub_id() for _ in range(5)]
+        assert not seen.intersection(fresh)
+        seen.update(fresh)
+        # persist one so the next open loads it
+        reg.put_sub(Subscription(f"S.{len(epochs)}", fresh[0], topic_string="t", resolved_topic="t"))
+        reg.commit()
+        reg.close()
+    assert epochs == [1_700_000_000, 1_700_000_001, 1_700_000_002, 1_700_000_003]
+
+
+def test_id_epoch_survives_a_clock_that_goes_backwards(tmp_path):
+    reg = Registry.open(tmp_path, "QM1", clock=lambda: 2_000_000_000.0)
+    first = reg.ids.sub_id()
+    reg.close()
+    reg = Registry.open(tmp_path, "QM1", clock=lambda: 1_000_000_000.0)
+    assert reg.ids.start_time == 2_000_000_001
+    assert reg.ids.sub_id() != first
+    reg.close()
+    reg = Registry.open(tmp_path, "QM1", clock=lambda: 3_000_000_000.0)
+    assert reg.ids.start_time == 3_000_000_000  # a later real clock wins again
+    reg.close()

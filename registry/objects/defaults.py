@@ -25,6 +25,7 @@ def system_queues() -> list[Queue]:
         Queue("SYSTEM.DEFAULT.LOCAL.QUEUE"),
         Queue("SYSTEM.DEFAULT.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=temp),
         Queue("SYSTEM.DEFAULT.ALIAS.QUEUE", qtype=C.MQQT_ALIAS),
+        Queue("SYSTEM.DEFAULT.REMOTE.QUEUE", qtype=C.MQQT_REMOTE),
         Queue("SYSTEM.MQEXPLORER.REPLY.MODEL", qtype=C.MQQT_MODEL, def_type=temp,
               description="MQ Explorer reply queue"),
         Queue("SYSTEM.DURABLE.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=perm, max_depth=999_999_999,
@@ -88,7 +89,8 @@ def dev_queues() -> list[Queue]:
 def system_topics() -> list[Topic]:
     from qmlite.registry.objects.definitions import BASE_TOPIC_VALUES
 
-    return [Topic(BASE_TOPIC, "", description="Base topic for resolving attributes", **BASE_TOPIC_VALUES)]
+    return [Topic(BASE_TOPIC, "", description="Base topic for resolving attributes",
+                  comm_info="SYSTEM.DEFAULT.COMMINFO.MULTICAST", **BASE_TOPIC_VALUES)]
 
 
 def dev_topics() -> list[Topic]:

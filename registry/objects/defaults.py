@@ -89,8 +89,7 @@ def dev_queues() -> list[Queue]:
 def system_topics() -> list[Topic]:
     from qmlite.registry.objects.definitions import BASE_TOPIC_VALUES
 
-    return [Topic(BASE_TOPIC, "", description="Base topic for resolving attributes",
-                  comm_info="SYSTEM.DEFAULT.COMMINFO.MULTICAST", **BASE_TOPIC_VALUES)]
+    return [Topic(BASE_TOPIC, "", description="Base topic for resolving attributes", **BASE_TOPIC_VALUES)]
 
 
 def dev_topics() -> list[Topic]:

@@ -214,7 +214,7 @@ class Topic:
     created: float = 0.0
     altered: float = 0.0
     # Schema 7: stored and shown (docs/compat.md): CUSTOM, COMMINFO (multicast, which qmlite does not
-    # run) and CAPEXPRY(ASPARENT), MQCEX_AS_PARENT; CAPEXPRY resolves up the tree like the others.
+    # run) and CAPEXPRY(ASPARENT), MQCEX_AS_PARENT, which resolves up the tree (ASPARENT at the root: no cap).
     custom: str = ""
     comm_info: str = ""
     cap_expiry: int = -2
@@ -236,5 +236,5 @@ BASE_TOPIC_VALUES = {
     "sub_scope": C.MQSCOPE_ALL,
     "use_dlq": C.MQUSEDLQ_YES,
     "multicast": C.MQMC_DISABLED,
-    "cap_expiry": -1,  # CAPEXPRY(NOLIMIT)
+    "comm_info": "SYSTEM.DEFAULT.COMMINFO.MULTICAST",
 }

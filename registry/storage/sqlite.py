@@ -190,7 +190,7 @@ MIGRATIONS.append([  # 7: every attribute of IBM's Change Queue and Change Topic
     *(f"ALTER TABLE queues ADD COLUMN {column} {declaration}" for column, declaration in _QUEUE_COLUMNS_7),
     *(f"ALTER TABLE topics ADD COLUMN {column} {declaration}" for column, declaration in _TOPIC_COLUMNS_7),
     # SYSTEM.BASE.TOPIC names the default multicast communication information, as on IBM's.
-    "UPDATE topics SET comm_info = 'SYSTEM.DEFAULT.COMMINFO.MULTICAST', cap_expiry = -1 WHERE topic_string = ''",
+    "UPDATE topics SET comm_info = 'SYSTEM.DEFAULT.COMMINFO.MULTICAST' WHERE topic_string = ''",
 ])
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -25,13 +25,7 @@ ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 _COMMAND_NAMES = {v: k for k, v in vars(CMQCFC).items() if k.startswith("MQCMD_") and isinstance(v, int)}
 
 
-def _applies(chltype: int, pid: int) -> bool:
-    spec = next((s for s in CH.SPECS if s.param.id == pid), None)
-    return spec is not None and spec.applies(chltype)
-
-
-CHANNELS = W.channels(_applies)
-SWEEPS = (*W.QUEUES, W.TOPIC, W.SUBSCRIPTION, *CHANNELS, *W.AUTHINFOS, *W.SIMPLE)
+SWEEPS = W.ALL
 
 
 # ---- how a row travels through ibmmq -------------------------------------------------------------
@@ -45,106 +39,39 @@ def wire(value):
     return value
 
 
-def seen(value):
-    """An Inquire value as the table writes it: strings stripped of MQ's blank padding."""
-    if isinstance(value, bytes):
-        return value.decode("latin-1").rstrip(" \x00")
-    if isinstance(value, list):
-        return [seen(v) for v in value]
-    return value
-
-
-def expected(row: W.Row):
-    value = row.expected
-    return value.hex() if isinstance(value, bytes) else value
-
-
-def actual(obj: dict, row: W.Row):
-    value = obj[row.pid]
-    if isinstance(row.expected, bytes):
-        return bytes(value).hex()
-    return seen(value)
-
-
 def call(pcf, command: int, params: dict) -> list[dict]:
     return getattr(pcf, _COMMAND_NAMES[command])({k: wire(v) for k, v in params.items()})
 
 
-# ---- the sweep's steps ---------------------------------------------------------------------------
-def object_name(sweep: W.Sweep, suffix: str) -> str:
-    name = f"SW.{sweep.id.split('-')[-1].upper()}.{suffix}"
-    assert len(name) <= sweep.name_length
-    return name
-
-
-def prerequisites(pcf, sweep: W.Sweep) -> None:
-    if sweep is W.SUBSCRIPTION:
-        call(pcf, C.MQCMD_CREATE_Q, {C.MQCA_Q_NAME: "SWEEP.SUB.DEST", C.MQIA_Q_TYPE: C.MQQT_LOCAL,
-                                     C.MQIACF_REPLACE: C.MQRP_YES})
-        call(pcf, C.MQCMD_CREATE_TOPIC, {C.MQCA_TOPIC_NAME: "SWEEP.SUB.TOPIC", C.MQCA_TOPIC_STRING: "sweep",
-                                         C.MQIACF_REPLACE: C.MQRP_YES})
-
-
-def per_object(sweep: W.Sweep, name: str) -> dict:
-    """The Create parameters that name the object (a topic object's string is unique per object)."""
-    return {k: v.format(name=name.lower()) for k, v in sweep.on_create.items()
-            if isinstance(v, str) and "{name}" in v}
-
-
-def create(pcf, sweep: W.Sweep, name: str) -> None:
-    params = {sweep.name_pid: name, **sweep.fixed, **sweep.on_create, **per_object(sweep, name)}
-    params.update({r.pid: r.valid for r in sweep.rows if r.create_only})
-    call(pcf, sweep.create, params)
-
-
-def change(pcf, sweep: W.Sweep, name: str, pid: int, value) -> None:
-    call(pcf, sweep.change, {sweep.name_pid: name, **sweep.fixed, pid: value})
-
-
-def copy(pcf, sweep: W.Sweep, source: str, target: str) -> None:
-    call(pcf, sweep.copy, {sweep.from_pid: source, sweep.to_pid: target, **sweep.fixed, **per_object(sweep, target)})
-
-
-def inquire(pcf, sweep: W.Sweep, name: str) -> dict:
-    params = {sweep.name_pid: name, **sweep.fixed}
-    if sweep is W.SUBSCRIPTION:
-        params = {sweep.name_pid: name}
-    [obj] = call(pcf, sweep.inquire, params)
-    return obj
-
-
-def check_all(obj: dict, sweep: W.Sweep, *, skip=()) -> None:
-    wrong = {r.pid: (actual(obj, r), expected(r))
-             for r in sweep.rows if r.pid not in skip and actual(obj, r) != expected(r)}
-    assert not wrong, wrong
+def client(pcf):
+    return lambda command, params: call(pcf, command, params)
 
 
 @pytest.mark.parametrize("sweep", SWEEPS, ids=lambda s: s.id)
 def test_change_every_attribute_copy_and_restart(sweep, tmp_path):
     data = tmp_path / "qm"
-    first, copied = object_name(sweep, "A"), object_name(sweep, "B")
+    first, copied = W.object_name(sweep, "A"), W.object_name(sweep, "B")
     with running_qmlite(data) as srv:
         qm = ibmmq.connect("QM1", ADMIN_CHANNEL, srv.conn_name, "admin", "passw0rd")
         pcf = ibmmq.PCFExecute(qm)
+        send = client(pcf)
         try:
-            prerequisites(pcf, sweep)
-            create(pcf, sweep, first)
-            for row in sweep.rows:
-                if not row.create_only:
-                    change(pcf, sweep, first, row.pid, row.valid)
-            check_all(inquire(pcf, sweep, first), sweep)  # each change kept, none undone by a later one
-            copy(pcf, sweep, first, copied)
-            topic_string = {C.MQCA_TOPIC_STRING} if sweep is W.SUBSCRIPTION else set()
-            check_all(inquire(pcf, sweep, copied), sweep, skip=topic_string)
+            W.prerequisites(send, sweep)
+            W.create(send, sweep, first)
+            W.change_each(send, sweep, first)
+            assert not W.mismatches(W.inquire(send, sweep, first), sweep)  # each kept, none undone by a later one
+            W.copy(send, sweep, first, copied)
+            assert not W.mismatches(W.inquire(send, sweep, copied), sweep)
         finally:
             pcf.disconnect()
             qm.disconnect()
     with running_qmlite(data) as srv:  # persisted: the same after a restart
         qm = ibmmq.connect("QM1", ADMIN_CHANNEL, srv.conn_name, "admin", "passw0rd")
         pcf = ibmmq.PCFExecute(qm)
+        send = client(pcf)
         try:
-            check_all(inquire(pcf, sweep, first), sweep)
-            check_all(inquire(pcf, sweep, copied), sweep, skip=topic_string)
+            assert not W.mismatches(W.inquire(send, sweep, first), sweep)
+            assert not W.mismatches(W.inquire(send, sweep, copied), sweep)
         finally:
             pcf.disconnect()
             qm.disconnect()
@@ -159,23 +86,23 @@ def server(tmp_path_factory):
 
 @pytest.mark.parametrize("sweep", SWEEPS, ids=lambda s: s.id)
 def test_invalid_values_refused_with_ibms_reasons(sweep, pcf):
-    name = object_name(sweep, "BAD")
-    prerequisites(pcf, sweep)
-    create(pcf, sweep, name)
-    before = inquire(pcf, sweep, name)
+    send = client(pcf)
+    name = W.object_name(sweep, "BAD")
+    W.prerequisites(send, sweep)
+    W.create(send, sweep, name)
+    before = W.inquire(send, sweep, name)
     swept = 0
     for row in sweep.rows:
         if not row.has_invalid:
             continue
         swept += 1
         if row.create_only:
-            other = object_name(sweep, "BAD2")
-            params = {sweep.name_pid: other, **sweep.fixed, **sweep.on_create, **per_object(sweep, other), row.pid: row.invalid}
-            raises(row.reason, call, pcf, sweep.create, params)
+            other = W.object_name(sweep, "BAD2")
+            raises(row.reason, W.create, send, sweep, other, params={row.pid: row.invalid})
         else:
-            raises(row.reason, change, pcf, sweep, name, row.pid, row.invalid)
+            raises(row.reason, W.change, send, sweep, name, row.pid, row.invalid)
     assert swept
-    assert inquire(pcf, sweep, name) == before  # a refused Change changes nothing
+    assert W.inquire(send, sweep, name) == before  # a refused Change changes nothing
 
 
 def _other_type_rows(sweep: W.Sweep) -> tuple[W.Row, ...]:
@@ -198,10 +125,11 @@ def _wrong_type_reason(sweep: W.Sweep, row: W.Row) -> int:
 
 @pytest.mark.parametrize("sweep", [s for s in SWEEPS if _other_type_rows(s)], ids=lambda s: s.id)
 def test_attributes_of_another_type_refused(sweep, pcf):
-    name = object_name(sweep, "TYPE")
-    create(pcf, sweep, name)
+    send = client(pcf)
+    name = W.object_name(sweep, "TYPE")
+    W.create(send, sweep, name)
     for row in _other_type_rows(sweep):
-        raises(_wrong_type_reason(sweep, row), change, pcf, sweep, name, row.pid, row.valid)
+        raises(_wrong_type_reason(sweep, row), W.change, send, sweep, name, row.pid, row.valid)
 
 
 # ---- the table covers every attribute qmlite accepts ---------------------------------------------

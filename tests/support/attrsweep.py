@@ -426,3 +426,91 @@ COMMINFO = Sweep("comminfo", C.MQCMD_CREATE_COMM_INFO, C.MQCMD_COPY_COMM_INFO, C
                  ), mqsc="COMMINFO", keywords_type="COMMINFO")
 
 SIMPLE = (NAMELIST, PROCESS, LISTENER, SERVICE, COMMINFO)
+
+
+# ---- the steps every client sweep takes (``call(command, params)`` sends one PCF command) -------------
+def seen(value):
+    """An Inquire value as the table writes it: strings stripped of MQ's blank padding, bytes as hex."""
+    if isinstance(value, bytes):
+        return value.decode("latin-1").rstrip(" \x00")
+    if isinstance(value, list):
+        return [seen(v) for v in value]
+    return value
+
+
+def expected(row: Row):
+    value = row.expected
+    return value.hex() if isinstance(value, bytes) else value
+
+
+def actual(obj: dict, row: Row):
+    value = obj[row.pid]
+    if isinstance(row.expected, bytes):
+        return bytes(value).hex()
+    return seen(value)
+
+
+def object_name(sweep: Sweep, suffix: str) -> str:
+    name = f"SW.{sweep.id.split('-')[-1].upper()}.{suffix}"
+    assert len(name) <= sweep.name_length
+    return name
+
+
+def prerequisites(call, sweep: Sweep) -> None:
+    if sweep is SUBSCRIPTION:
+        call(C.MQCMD_CREATE_Q, {C.MQCA_Q_NAME: "SWEEP.SUB.DEST", C.MQIA_Q_TYPE: C.MQQT_LOCAL,
+                                C.MQIACF_REPLACE: C.MQRP_YES})
+        call(C.MQCMD_CREATE_TOPIC, {C.MQCA_TOPIC_NAME: "SWEEP.SUB.TOPIC", C.MQCA_TOPIC_STRING: "sweep",
+                                    C.MQIACF_REPLACE: C.MQRP_YES})
+
+
+def per_object(sweep: Sweep, name: str) -> dict:
+    """The Create parameters that name the object (a topic object's string is unique per object)."""
+    return {k: v.format(name=name.lower()) for k, v in sweep.on_create.items()
+            if isinstance(v, str) and "{name}" in v}
+
+
+def create(call, sweep: Sweep, name: str, **extra) -> None:
+    params = {sweep.name_pid: name, **sweep.fixed, **sweep.on_create, **per_object(sweep, name)}
+    params.update({r.pid: r.valid for r in sweep.rows if r.create_only})
+    params.update(extra.get("params", {}))
+    call(sweep.create, params)
+
+
+def change(call, sweep: Sweep, name: str, pid: int, value) -> None:
+    call(sweep.change, {sweep.name_pid: name, **sweep.fixed, pid: value})
+
+
+def copy(call, sweep: Sweep, source: str, target: str) -> None:
+    call(sweep.copy, {sweep.from_pid: source, sweep.to_pid: target, **sweep.fixed, **per_object(sweep, target)})
+
+
+def inquire(call, sweep: Sweep, name: str) -> dict:
+    params = {sweep.name_pid: name} if sweep is SUBSCRIPTION else {sweep.name_pid: name, **sweep.fixed}
+    [obj] = call(sweep.inquire, params)
+    return obj
+
+
+def mismatches(obj: dict, sweep: Sweep, *, skip=()) -> dict:
+    """{parameter: (read back, expected)} for every row that did not read back as set."""
+    return {r.pid: (actual(obj, r), expected(r)) for r in sweep.rows
+            if r.pid not in skip and actual(obj, r) != expected(r)}
+
+
+def change_each(call, sweep: Sweep, name: str) -> None:
+    for row in sweep.rows:
+        if not row.create_only:
+            change(call, sweep, name, row.pid, row.valid)
+
+
+def _channel_applies(chltype: int, pid: int) -> bool:
+    """Which channel types have an attribute: qmlite's specs (registry/admin/commands/channels.py), which
+    copy IBM's "valid only for channels with a ChannelType of ..." per parameter."""
+    from qmlite.registry.admin.commands import channels as CH
+
+    spec = next((s for s in CH.SPECS if s.param.id == pid), None)
+    return spec is not None and spec.applies(chltype)
+
+
+CHANNELS = channels(_channel_applies)
+ALL = (*QUEUES, TOPIC, SUBSCRIPTION, *CHANNELS, *AUTHINFOS, *SIMPLE)

@@ -241,7 +241,8 @@ class QueueManager:
             # A get-inhibited queue still opens for input; MQGET fails with 2016 while it stays
             # inhibited (IBM's InhibitGet page: "MQGET calls fail with reason code
             # MQRC_GET_INHIBITED", browses included), as a put-inhibited one opens for output.
-            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or (
+            # NOSHARE: "only one application instance can open the queue for input", whatever it asks
+            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or queue.shareability == C.MQQA_NOT_SHAREABLE or (
                 options & C.MQOO_INPUT_AS_Q_DEF and queue.def_input_open_option == C.MQOO_INPUT_EXCLUSIVE)
             contents = reg.messages.peek(queue.name)
             if contents is not None and (contents.exclusive or (exclusive and contents.open_input)):

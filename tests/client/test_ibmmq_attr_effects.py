@@ -99,3 +99,17 @@ def test_a_topics_capexpry_caps_the_expiry_of_its_publications(pcf, qmgr):
         topic.close()
     body, md = _get(qmgr, "EFFECT.SUB.Q")
     assert body == b"capped" and 0 < md.Expiry <= 40
+
+
+def test_noshare_lets_one_application_open_the_queue_for_input(pcf, qmgr):
+    _local(pcf, b"EFFECT.NOSHARE.Q", {CMQC.MQIA_SHAREABILITY: CMQC.MQQA_NOT_SHAREABLE})
+    first = ibmmq.Queue(qmgr, "EFFECT.NOSHARE.Q", CMQC.MQOO_INPUT_SHARED)  # treated as exclusive
+    try:
+        raises(CMQC.MQRC_OBJECT_IN_USE, ibmmq.Queue, qmgr, "EFFECT.NOSHARE.Q", CMQC.MQOO_INPUT_SHARED)
+    finally:
+        first.close()
+    pcf.MQCMD_CHANGE_Q({CMQC.MQCA_Q_NAME: b"EFFECT.NOSHARE.Q", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                        CMQC.MQIA_SHAREABILITY: CMQC.MQQA_SHAREABLE})
+    both = [ibmmq.Queue(qmgr, "EFFECT.NOSHARE.Q", CMQC.MQOO_INPUT_SHARED) for _ in range(2)]  # SHARE: both open
+    for q in both:
+        q.close()

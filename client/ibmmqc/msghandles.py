@@ -225,19 +225,23 @@ _ids = itertools.count(0x0000_0001_0000_0001)  # non-zero, beyond 32 bits (MQHMS
 _hconn_validator = None
 
 
-def _default_validator(hconn: int) -> bool:
-    try:
-        from . import _mqi  # noqa: PLC0415 - the transport's table of connections
-    except Exception:  # pragma: no cover - the transport is unavailable
-        return False
-    lookup = getattr(_mqi, "_lookup", None)
-    if lookup is not None:
-        return lookup(hconn) is not None
-    return hconn in getattr(_mqi, "_connections", {})
+def _no_connections(hconn: int) -> bool:
+    return False
+
+
+# Whether an hconn is one of the transport's live connections: _mqi hands its table over when it is
+# imported (set_connection_table), so this module does not import _mqi.
+_connection_table = _no_connections
+
+
+def set_connection_table(fn) -> None:
+    """The transport's ``fn(hconn) -> bool`` (set by ``_mqi`` at import)."""
+    global _connection_table
+    _connection_table = fn
 
 
 def set_hconn_validator(fn) -> None:
-    """``fn(hconn) -> bool``: whether ``hconn`` is a live connection (None: ask ``_mqi``'s table)."""
+    """``fn(hconn) -> bool``: whether ``hconn`` is a live connection (None: the transport's table)."""
     global _hconn_validator
     _hconn_validator = fn
 
@@ -245,7 +249,7 @@ def set_hconn_validator(fn) -> None:
 def _hconn_ok(hconn: int) -> bool:
     if not isinstance(hconn, int) or hconn in (0, -1):
         return False
-    fn = _hconn_validator or _default_validator
+    fn = _hconn_validator or _connection_table
     try:
         return bool(fn(hconn))
     except Exception:  # a validator that fails says "no"

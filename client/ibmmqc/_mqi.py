@@ -332,16 +332,11 @@ def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple
         original, new = _PMO_HANDLES.unpack_from(pmo, 160)
         hmsg = original or new
         if hmsg:
-            fmt = md_w[_MD_FORMAT].decode("latin-1").rstrip(" \0")
-            encoding = int.from_bytes(md_w[24:28], sys.byteorder, signed=True)
-            ccsid = int.from_bytes(md_w[28:32], sys.byteorder, signed=True)
-            try:
-                data, new_fmt = _msghandles.encode_for_put(hmsg, fmt, encoding, ccsid, data)
-            except ValueError:  # a property value MQRFH2 cannot carry
-                raise _Bad(C.MQRC_PROPERTY_VALUE_TOO_BIG) from None
-            md_w = md_w[:32] + new_fmt.encode("latin-1").ljust(8)[:8] + md_w[40:]
-            fields = _msghandles.md_fields_of(hmsg)
-            if fields:  # Root.MQMD.* set on the handle describe this message
+            # IBM (MQPMO Action, MQACTP_NEW): a MsgDesc supplied without MQPMO_MD_FOR_OUTPUT_ONLY "is
+            # used as the message descriptor unmodified"; an output-only one is composed from the
+            # handle's Root.MQMD.* (MQMD's defaults where the handle has none)
+            fields = _msghandles.descriptor_of(hmsg) if options & C.MQPMO_MD_FOR_OUTPUT_ONLY else None
+            if fields:
                 md_obj = N.MQMD.decode(md_w)
                 for name, value in fields.items():
                     if hasattr(md_obj, name):
@@ -351,6 +346,15 @@ def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple
                     md_w = N.MQMD.encode(md_obj, md_w, pad=b" ")
                 except (NativeError, ValueError, TypeError, struct.error):
                     raise _Bad(C.MQRC_MD_ERROR) from None
+            # then the handle's properties go in front of the body the descriptor describes
+            fmt = md_w[_MD_FORMAT].decode("latin-1").rstrip(" \0")
+            encoding = int.from_bytes(md_w[24:28], sys.byteorder, signed=True)
+            ccsid = int.from_bytes(md_w[28:32], sys.byteorder, signed=True)
+            try:
+                data, new_fmt = _msghandles.encode_for_put(hmsg, fmt, encoding, ccsid, data)
+            except ValueError:  # a property value MQRFH2 cannot carry
+                raise _Bad(C.MQRC_PROPERTY_VALUE_TOO_BIG) from None
+            md_w = md_w[:32] + new_fmt.encode("latin-1").ljust(8)[:8] + md_w[40:]
     body = b"".join((od_wire, md_w, _pmo_wire(pmo, pmov), _I32.pack(len(data)), data))
     return body, md_len, pmov, options, md_w
 
@@ -538,6 +542,10 @@ def MQGET(hconn, hobj, md, gmo, length):
         md_out[28:32] = ccsid.to_bytes(4, "little", signed=True)
         md_out[32:40] = fmt.encode("latin-1").ljust(8)[:8]
         md_out = bytes(md_out)
+        try:  # Root.MQMD.* on the handle now describe the message got (IBM, MQGMO MsgHandle)
+            _msghandles.md_from_get(hmsg, N.MQMD.decode(md_out))
+        except NativeError as exc:  # not expected: the MQMD is the queue manager's
+            log.debug("MQGET: the handle's MQMD not updated: %s", exc)
     return bytes(data), md_out, gmo_out, data_length, api.CompCode, api.Reason
 
 

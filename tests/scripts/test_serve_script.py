@@ -8,6 +8,7 @@ import pathlib
 import queue
 import signal
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -92,7 +93,7 @@ def test_version_names_the_mq_level_presented():
     from qmlite.cli import version_text
     from qmlite import __version__
 
-    out = subprocess.run([str(pathlib.Path(os.sys.executable).parent / "qmlite"), "--version"],
+    out = subprocess.run([str(pathlib.Path(sys.executable).parent / "qmlite"), "--version"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stderr == ""
     assert out.stdout.strip() == version_text()

@@ -521,17 +521,6 @@ class QueueManager:
         msg.durable_after = durable_after
         self.on_available(name)
 
-    def dead_letter(self, md: S.MQMD, data: bytes) -> bool:
-        reg = self.registry
-        dlq = reg.queues.get(reg.qmgr.dead_letter_queue)
-        if dlq is None:
-            return False
-        try:
-            self.put_message(dlq, md, data)
-        except MQIError:
-            return False
-        return True
-
     # ---- publish ---------------------------------------------------------------------------------
     def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL, *,
                 options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None) -> int:

@@ -43,6 +43,7 @@ class Keyword:
     on_value: int = 1  # FLAG: the value of the positive keyword
     off_value: int = 0
     aliases: tuple[str, ...] = ()
+    blank: int | None = None  # a value runmqsc prints as blanks (MQMON_NOT_AVAILABLE: "MSGAGE( )")
 
     @property
     def names(self) -> dict[int, str]:
@@ -79,6 +80,11 @@ def el(name: str, pid: int, words: Mapping[str, int]) -> Keyword:
 
 def il(name: str, pid: int) -> Keyword:
     return Keyword(name, pid, INTLIST)
+
+
+def mon(name: str, pid: int, *, listed: bool = False) -> Keyword:
+    """A monitoring value (MSGAGE, QTIME, NETTIME ...): MQMON_NOT_AVAILABLE prints as blanks."""
+    return Keyword(name, pid, INTLIST if listed else INT, blank=C.MQMON_NOT_AVAILABLE)
 
 
 def flag(name: str, off: str, pid: int, on_value: int = 1, off_value: int = 0) -> Keyword:
@@ -477,8 +483,9 @@ QSTATUS = ObjectType("QSTATUS", (
     s("LPUTDATE", C.MQCACF_LAST_PUT_DATE),
     s("LPUTTIME", C.MQCACF_LAST_PUT_TIME),
     e("MONQ", C.MQIA_MONITORING_Q, MONITOR),
-    i("MSGAGE", C.MQIACF_OLDEST_MSG_AGE),
-    il("QTIME", C.MQIACF_Q_TIME_INDICATOR),
+    mon("MSGAGE", C.MQIACF_OLDEST_MSG_AGE),
+    mon("QTIME", C.MQIACF_Q_TIME_INDICATOR, listed=True),
+    i("MONITOR", C.MQIACF_MONITORING),  # DISPLAY QSTATUS MONITOR: the values MONQ governs (a selector only)
     s("MEDIALOG", C.MQCACF_MEDIA_LOG_EXTENT_NAME),
     i("CURFSIZE", C.MQIACF_CUR_Q_FILE_SIZE),
     i("CURMAXFS", C.MQIACF_CUR_MAX_FILE_SIZE),

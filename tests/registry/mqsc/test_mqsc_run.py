@@ -331,7 +331,14 @@ def test_display_qstatus_shows_the_status_type_and_lists_as_runmqsc_does(qm):
     status = one(qm, "DIS QSTATUS(DEV.QUEUE.1)")
     assert status.text[:2] == ["AMQ8450I: Display queue status details.",
                                "   QUEUE(DEV.QUEUE.1)                      TYPE(QUEUE)"]
-    assert status.objects[0]["QTIME"] == "0, 0"  # IBM: QTIME(10404, 8223)
+    assert status.objects[0]["QTIME"] == " , "  # nothing got yet: IBM's QTIME( , ); later QTIME(10404, 8223)
+    assert "   MONQ(MEDIUM)                            MSGAGE(0)" in status.text
+    monitor = one(qm, "DIS QSTATUS(DEV.QUEUE.1) MONITOR")
+    assert set(monitor.objects[0]) == {"QUEUE", "TYPE", "LGETDATE", "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ",
+                                       "MSGAGE", "QTIME"}
+    run_mqsc(qm, "ALTER QLOCAL(DEV.QUEUE.1) MONQ(OFF)")
+    off = one(qm, "DIS QSTATUS(DEV.QUEUE.1) MSGAGE QTIME LPUTDATE")
+    assert "   LPUTDATE( )                             MSGAGE( )" in off.text and "   QTIME( , )" in off.text
     handles = one(qm, "DIS QSTATUS(SYSTEM.ADMIN.COMMAND.QUEUE) TYPE(HANDLE) APPLTAG INPUT")
     assert handles.objects == [{"QUEUE": "SYSTEM.ADMIN.COMMAND.QUEUE", "TYPE": "HANDLE", "APPLTAG": "amqpcsea",
                                 "INPUT": "SHARED"}]

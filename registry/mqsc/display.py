@@ -31,7 +31,7 @@ def value_text(kw: Keyword, value: object) -> str:
     if isinstance(value, (tuple, list)):
         if kind == ENUMLIST:
             names = kw.names
-            return ",".join(names.get(v, str(v)) for v in value)
+            return ",".join(" " if v == kw.blank else names.get(v, str(v)) for v in value)
         if kind == INTLIST:
             if kw.blank is not None and all(v == kw.blank for v in value):
                 return " , "  # QTIME( , ): neither period has a measurement

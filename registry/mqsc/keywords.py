@@ -470,6 +470,17 @@ QMSTATUS = ObjectType("QMSTATUS", (
     s("ARCHLOG", C.MQCACF_ARCHIVE_LOG_EXTENT_NAME),
 ), lead=("QMNAME", "STATUS"))
 
+PUBSUB = ObjectType("PUBSUB", (
+    e("TYPE", C.MQIACF_PS_STATUS_TYPE, {"LOCAL": C.MQPSST_LOCAL, "ALL": C.MQPSST_ALL, "PARENT": C.MQPSST_PARENT,
+                                        "CHILD": C.MQPSST_CHILD}),
+    s("QMNAME", C.MQCA_Q_MGR_NAME),
+    e("STATUS", C.MQIACF_PUBSUB_STATUS, {"INACTIVE": 0, "STARTING": 1, "STOPPING": 2, "ACTIVE": 3, "COMPAT": 4,
+                                         "ERROR": 5, "REFUSED": 6}),  # cmqcfc.h MQPS_STATUS_*
+    i("SUBCOUNT", C.MQIA_SUB_COUNT),
+    i("TPCOUNT", C.MQIA_TOPIC_NODE_COUNT),
+    s("CMDSCOPE", C.MQCACF_COMMAND_SCOPE),
+), lead=("QMNAME", "TYPE"))
+
 # ---- queue status and connections -------------------------------------------------------------
 QSTATUS = ObjectType("QSTATUS", (
     s("QUEUE", C.MQCA_Q_NAME),
@@ -874,4 +885,4 @@ EMPTY = ObjectType("NONE", ())
 def all_types() -> Iterable[ObjectType]:
     return (QUEUE, SUB, SBSTATUS, TOPIC, TPSTATUS, QMGR, QMSTATUS, QSTATUS, CONN, CHANNEL, CHSTATUS, NAMELIST,
             PROCESS, AUTHINFO, LISTENER, LSSTATUS, SERVICE, SVSTATUS, COMMINFO, AUTHREC, ENTAUTH, AUTHSERV,
-            CHLAUTH, CLUSQMGR, QSTATS)
+            CHLAUTH, CLUSQMGR, QSTATS, PUBSUB)

@@ -130,6 +130,15 @@ def test_blockuser_with_one_user_as_pymqi_sends_it(pcf):
     found = pcf.MQCMD_INQUIRE_CHLAUTH_RECS({CMQCFC.MQCACH_CHANNEL_NAME: b"PYMQI.BLOCK.*"})
     assert len(found) == 1 and found[0][CMQCFC.MQIACF_CHLAUTH_TYPE] == CMQCFC.MQCAUT_BLOCKUSER
     pcf.MQCMD_SET_CHLAUTH_REC({**rule, CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_REMOVE})
+    # pymqi's own tests/test_tls.py (and Datadog's ibm_mq test set-up) send explicit structures: the same
+    attrs = [pymqi.CFST(Parameter=CMQCFC.MQCACH_CHANNEL_NAME, String=b"PYMQI.TLS.*"),
+             pymqi.CFIN(Parameter=CMQCFC.MQIACF_CHLAUTH_TYPE, Value=CMQCFC.MQCAUT_BLOCKUSER),
+             pymqi.CFST(Parameter=CMQCFC.MQCACH_MCA_USER_ID_LIST, String=b"nobody"),
+             pymqi.CFIN(Parameter=CMQCFC.MQIACH_WARNING, Value=CMQC.MQWARN_NO),
+             pymqi.CFIN(Parameter=CMQCFC.MQIACF_ACTION, Value=CMQCFC.MQACT_REPLACE)]
+    pcf.MQCMD_SET_CHLAUTH_REC(attrs)
+    assert len(pcf.MQCMD_INQUIRE_CHLAUTH_RECS({CMQCFC.MQCACH_CHANNEL_NAME: b"PYMQI.TLS.*"})) == 1
+    pcf.MQCMD_SET_CHLAUTH_REC(attrs[:3] + [pymqi.CFIN(Parameter=CMQCFC.MQIACF_ACTION, Value=CMQCFC.MQACT_REMOVE)])
 
 
 def test_pubsub_status_through_pymqi(pcf):

@@ -388,3 +388,31 @@ def test_generated_commands_always_get_an_amq_answer(qm, text):
     for result in run_mqsc(qm, text):
         assert result.text and result.text[0][:3] in ("AMQ", "QML"), (text, result.text)
         assert result.reason_code != C.MQRC_UNEXPECTED_ERROR, (text, result.text)
+
+
+def test_display_pubsub_as_ibm_answers_a_queue_manager_in_no_hierarchy(qm):
+    shown = one(qm, "DISPLAY PUBSUB")
+    assert shown.text[0] == "AMQ8723I: Display pub/sub status details."
+    assert shown.text[1] == "   QMNAME(QM1)                             TYPE(LOCAL)"
+    (o,) = shown.objects
+    assert o["STATUS"] == "ACTIVE" and int(o["SUBCOUNT"]) == len(qm.registry.subs) and int(o["TPCOUNT"]) >= 1
+    assert one(qm, "DIS PUBSUB TYPE(LOCAL) SUBCOUNT").objects == [{"QMNAME": "QM1", "TYPE": "LOCAL",
+                                                                   "STATUS": "ACTIVE", "SUBCOUNT": o["SUBCOUNT"]}]
+    assert one(qm, "DIS PUBSUB TYPE(PARENT)").objects == []  # no parent: nothing to display
+    qm.registry.qmgr.pubsub_mode = C.MQPSM_COMPAT  # PSMODE is not alterable yet (the qmgr-attrs work)
+    assert one(qm, "DIS PUBSUB ALL").objects[0]["STATUS"] == "COMPAT"
+    assert one(qm, "DIS PUBSUB TYPE(NEIGHBOUR)").syntax_error
+
+
+def test_display_chstatus_shows_the_svrconn_fields(qm):
+    from qmlite.registry.objects import channels as M
+
+    channel = qm.registry.objects(M.KIND)["DEV.APP.SVRCONN"]
+    instance = qm.registry.running.start_instance(channel, "10.0.0.9", qm.now())
+    instance.buffers_sent, instance.buffers_received, instance.local_address = 12, 11, "10.0.0.1(1414)"
+    shown = one(qm, "DIS CHSTATUS(DEV.APP.SVRCONN) ALL")
+    (o,) = shown.objects
+    assert (o["BUFSSENT"], o["BUFSRCVD"], o["LOCLADDR"], o["SSLRKEYS"]) == ("12", "11", "10.0.0.1(1414)", "0")
+    assert (o["COMPHDR"], o["COMPMSG"], o["SECPROT"], o["MONCHL"]) == ("NONE, ", "NONE, ", "NONE", "OFF")
+    assert (o["EXITTIME"], o["COMPRATE"], o["COMPTIME"]) == (" , ", " , ", " , ")  # MONCHL(OFF): blanks
+    assert o["RAPPLTAG"] == "" and o["STOPREQ"] == "NO" and o["SUBSTATE"] == "RECEIVE"

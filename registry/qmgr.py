@@ -211,8 +211,7 @@ class QueueManager:
                 contents.exclusive += 1
             if options & C.MQOO_OUTPUT:
                 contents.open_output += 1
-            od.ResolvedQName = handle.name
-            od.ResolvedQMgrName = reg.qmgr.name
+            od.ResolvedQName, od.ResolvedQMgrName = handle.remote or (handle.name, reg.qmgr.name)
         return handle, od
 
     def _open_queue(self, session: Session, od: S.MQOD, options: int) -> Handle:
@@ -224,6 +223,7 @@ class QueueManager:
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
         authority.check_queue(reg, session, name, options, alternate)
         temporary = False
+        remote = None
         if queue.qtype == C.MQQT_MODEL:
             authority.check_create_dynamic(reg, session, name, options, alternate)
             queue, temporary = self._create_dynamic(session, queue, od.DynamicQName)
@@ -236,7 +236,7 @@ class QueueManager:
                 raise MQIError(C.MQRC_UNKNOWN_ALIAS_BASE_Q)
             queue = target
         elif queue.qtype == C.MQQT_REMOTE and options & (INPUT | C.MQOO_BROWSE | C.MQOO_OUTPUT):
-            queue = self._remote_target(queue, options)  # inquire alone: the definition itself
+            queue, remote = self._remote_target(queue, options)  # inquire alone: the definition itself
         if options & INPUT:
             # A get-inhibited queue still opens for input; MQGET fails with 2016 while it stays
             # inhibited (IBM's InhibitGet page: "MQGET calls fail with reason code
@@ -251,29 +251,44 @@ class QueueManager:
         # stays inhibited (IBM's 2051 and 2268 pages: "If there is a local instance, the MQOPEN call
         # succeeds, even if the local instance is put-inhibited").
         handle = Handle(0, "queue", queue.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
-                        temporary=temporary)
+                        temporary=temporary, remote=remote)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
         if text:
             subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
         return handle
 
-    def _remote_target(self, definition: Queue, options: int) -> Queue:
-        """A remote queue definition opened for output.  One naming this queue manager resolves to
-        its local queue RNAME, as IBM resolves it; one naming another queue manager needs a channel
-        to move the message, which qmlite does not run (docs/decisions.md O2).  IBM: a remote queue
-        opens for output and inquire only (MQRC_OPTION_NOT_VALID_FOR_TYPE)."""
+    def _remote_target(self, definition: Queue, options: int) -> tuple[Queue, tuple[str, str] | None]:
+        """Where a remote queue definition opened for output puts (docs/decisions.md O1).  One naming
+        this queue manager resolves to its local queue RNAME; one naming another queue manager to a
+        transmission queue: XMITQ, else the local queue named as the queue manager, else the queue
+        manager's DEFXMITQ, as IBM resolves them (the second element: RNAME and RQMNAME, for the MQXQH
+        each message gets).  IBM: a remote queue opens for output and inquire only."""
         if options & (INPUT | C.MQOO_BROWSE):
             raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         reg = self.registry
-        if definition.remote_qmgr_name not in ("", reg.qmgr.name):
+        rqm = definition.remote_qmgr_name
+        if rqm in ("", reg.qmgr.name):
+            target = reg.queues.get(definition.remote_q_name)
+            if target is not None and target.qtype == C.MQQT_ALIAS:
+                target = reg.queues.get(target.target)
+            if target is None or target.qtype != C.MQQT_LOCAL:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            return target, None
+        named = definition.xmit_q_name
+        if not named and rqm in reg.queues:
+            named = rqm
+        named = named or reg.qmgr.def_xmit_q
+        if not named:
             raise MQIError(C.MQRC_UNKNOWN_REMOTE_Q_MGR)
-        target = reg.queues.get(definition.remote_q_name)
-        if target is not None and target.qtype == C.MQQT_ALIAS:
-            target = reg.queues.get(target.target)
-        if target is None or target.qtype != C.MQQT_LOCAL:
-            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
-        return target
+        xmitq = reg.queues.get(named)
+        if xmitq is None:
+            raise MQIError(C.MQRC_UNKNOWN_XMIT_Q)
+        if xmitq.qtype != C.MQQT_LOCAL:
+            raise MQIError(C.MQRC_XMIT_Q_TYPE_ERROR)
+        if xmitq.usage != C.MQUS_TRANSMISSION:
+            raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR)
+        return xmitq, (definition.remote_q_name, rqm)
 
     def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
         reg = self.registry
@@ -460,6 +475,8 @@ class QueueManager:
         if queue.cap_expiry > 0 and not 0 < stored.Expiry <= queue.cap_expiry:
             stored.Expiry = queue.cap_expiry  # CAPEXPRY of the queue the message lands on
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
+        if handle.remote is not None:
+            kept, data = self._for_transmission(kept, data, *handle.remote)
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
@@ -487,8 +504,20 @@ class QueueManager:
                 stats.put_np += 1
             stats.put_bytes_np += len(data)
         pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
+        if handle.remote is not None:
+            pmo.ResolvedQName, pmo.ResolvedQMgrName = handle.remote
         pmo.KnownDestCount = 1
         return stored, pmo, 0
+
+    def _for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
+        """A message for another queue manager as it waits on a transmission queue: an MQXQH naming
+        its destination and holding its MQMD, then its data; the queue's copy of the MQMD says
+        MQFMT_XMIT_Q_HEADER (IBM "MQXQH - Transmission-queue header")."""
+        header = S.MQXQH(RemoteQName=remote_q, RemoteQMgrName=remote_qmgr, MsgDesc=md)
+        outer = md.copy()
+        outer.Format = C.MQFMT_XMIT_Q_HEADER
+        outer.Encoding, outer.CodedCharSetId = C.MQENC_NATIVE, self.registry.qmgr.ccsid
+        return outer, header.pack("<") + bytes(data)  # the header in the outer MQMD's (native) encoding
 
     def _as_opened(self, handle: Handle, md: S.MQMD) -> None:
         """An alias or remote definition a queue was opened through acts at MQPUT as IBM's first

@@ -32,6 +32,9 @@ class Handle:
     sub_id: bytes = b""  # an Hsub: the subscription it holds
     selector: object = None  # MQOPEN's SelectionString, compiled: MQGET returns only what it selects
     stats: object = None  # a queue's QueueStats (registry/monitoring/counters.py), looked up once at MQOPEN for MQPUT
+    # A remote queue for another queue manager: (RemoteQName, RemoteQMgrName); ``name`` is then the
+    # transmission queue, and MQPUT puts each message there behind an MQXQH.
+    remote: tuple[str, str] | None = None
 
 
 @dataclasses.dataclass(slots=True)

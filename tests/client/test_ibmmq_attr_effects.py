@@ -1,7 +1,8 @@
 """The attributes the sweep made act, seen through IBM's ``ibmmq``: a queue's and a topic's CAPEXPRY
 cap a message's expiry; an alias queue's PUT, DEFPRTY, DEFPSIST and CAPEXPRY apply to what is put
 through it; a remote queue definition naming this queue manager delivers to its local queue, one
-naming another queue manager is refused, and a remote queue never opens for input."""
+naming another queue manager puts behind an MQXQH on its transmission queue (or is refused when none
+resolves), and a remote queue never opens for input; NOSHARE lets one application open a queue for input."""
 
 from __future__ import annotations
 
@@ -113,3 +114,28 @@ def test_noshare_lets_one_application_open_the_queue_for_input(pcf, qmgr):
     both = [ibmmq.Queue(qmgr, "EFFECT.NOSHARE.Q", CMQC.MQOO_INPUT_SHARED) for _ in range(2)]  # SHARE: both open
     for q in both:
         q.close()
+
+
+def test_a_remote_queue_for_another_queue_manager_puts_behind_an_mqxqh_on_its_transmission_queue(pcf, qmgr):
+    from qmlite.pcf import mqi as S
+
+    _local(pcf, b"QM3", {CMQC.MQIA_USAGE: CMQC.MQUS_TRANSMISSION})  # named as the queue manager: found by RQMNAME
+    _local(pcf, b"EFFECT.NORMAL.Q")
+    for name, rqm, xmitq in ((b"EFFECT.QM3.RQ", b"QM3", b""), (b"EFFECT.NOXQ.RQ", b"QM4", b"EFFECT.NO.SUCH.XQ"),
+                             (b"EFFECT.BADXQ.RQ", b"QM4", b"EFFECT.NORMAL.Q")):
+        pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: CMQC.MQQT_REMOTE,
+                            CMQC.MQCA_REMOTE_Q_NAME: b"APP.IN", CMQC.MQCA_REMOTE_Q_MGR_NAME: rqm,
+                            CMQC.MQCA_XMIT_Q_NAME: xmitq})
+    q = ibmmq.Queue(qmgr, "EFFECT.QM3.RQ", CMQC.MQOO_OUTPUT)
+    try:
+        q.put(b"for QM3", ibmmq.MD(Format=CMQC.MQFMT_STRING, Priority=3))
+    finally:
+        q.close()
+    body, md = _get(qmgr, "QM3")
+    assert md.Format == CMQC.MQFMT_XMIT_Q_HEADER
+    header, end = S.MQXQH.unpack(body)
+    assert (header.RemoteQName, header.RemoteQMgrName) == ("APP.IN", "QM3")
+    assert (header.MsgDesc.Format, header.MsgDesc.Priority) == (CMQC.MQFMT_STRING.decode().rstrip(), 3)
+    assert body[end:] == b"for QM3"
+    raises(CMQC.MQRC_UNKNOWN_XMIT_Q, ibmmq.Queue, qmgr, "EFFECT.NOXQ.RQ", CMQC.MQOO_OUTPUT)
+    raises(CMQC.MQRC_XMIT_Q_USAGE_ERROR, ibmmq.Queue, qmgr, "EFFECT.BADXQ.RQ", CMQC.MQOO_OUTPUT)

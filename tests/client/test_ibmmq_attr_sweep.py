@@ -3,8 +3,9 @@ the queue manager (queues of every type, topics, subscriptions, channels of ever
 authentication information of every type, namelists, processes, listeners, services, communication
 information) the sweep creates an object, changes each attribute of tests/support/attrsweep.py to a
 non-default valid value, reads each back with Inquire, copies the object and reads the copy, restarts
-the server and reads both again; every invalid value is refused with IBM's reason, and every attribute
-of another subtype with the reason IBM gives for it."""
+the server and reads both again; every invalid value is refused with IBM's reason, every value sent in
+the wrong PCF structure with the parameter-id error of that structure, and every attribute of another
+subtype with the reason IBM gives for it."""
 
 from __future__ import annotations
 
@@ -152,3 +153,24 @@ def _settable(sweep: W.Sweep) -> set[int]:
 @pytest.mark.parametrize("sweep", SWEEPS, ids=lambda s: s.id)
 def test_the_sweep_covers_every_attribute_qmlite_accepts(sweep):
     assert {r.pid for r in sweep.rows} == _settable(sweep)
+
+
+def _in_wrong_structure(row: W.Row) -> tuple[object, int]:
+    """The row's attribute sent in the other structure (an integer as a string, a string as an
+    integer), and the reason: the parameter-id error of the structure it came in."""
+    if isinstance(row.valid, int) or (isinstance(row.valid, list) and isinstance(row.valid[0], int)):
+        return "1", C.MQRCCF_CFST_PARM_ID_ERROR
+    return 1, C.MQRCCF_CFIN_PARM_ID_ERROR
+
+
+@pytest.mark.parametrize("sweep", SWEEPS, ids=lambda s: s.id)
+def test_values_in_the_wrong_structure_refused(sweep, pcf):
+    send = client(pcf)
+    name = W.object_name(sweep, "STRUC")
+    W.prerequisites(send, sweep)
+    W.create(send, sweep, name)
+    for row in sweep.rows:
+        if row.create_only:
+            continue
+        value, reason = _in_wrong_structure(row)
+        raises(reason, W.change, send, sweep, name, row.pid, value)

@@ -544,7 +544,9 @@ class QueueManager:
         expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
         # A temporary dynamic queue ends with its handle or restart: nothing on it is ever written.
         written = md.Persistence == C.MQPER_PERSISTENT and queue.definition_type != C.MQQDT_TEMPORARY_DYNAMIC
-        return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written,
+        # MSGDLVSQ(FIFO): delivered in arrival order whatever the priority (the message keeps its Priority)
+        order = md.Priority if queue.msg_delivery_sequence == C.MQMDS_PRIORITY else 0
+        return Message(md, bytes(data), order, md.MsgId, md.CorrelId, now, expires, persistent=written,
                        props=props)
 
     def _check_put(self, queue: Queue, msg: Message, *, application: bool = True, depth_limit: bool = True) -> None:

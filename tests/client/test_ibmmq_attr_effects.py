@@ -2,7 +2,8 @@
 cap a message's expiry; an alias queue's PUT, DEFPRTY, DEFPSIST and CAPEXPRY apply to what is put
 through it; a remote queue definition naming this queue manager delivers to its local queue, one
 naming another queue manager puts behind an MQXQH on its transmission queue (or is refused when none
-resolves), and a remote queue never opens for input; NOSHARE lets one application open a queue for input."""
+resolves), and a remote queue never opens for input; NOSHARE lets one application open a queue for input;
+MSGDLVSQ(FIFO) delivers in arrival order."""
 
 from __future__ import annotations
 
@@ -139,3 +140,14 @@ def test_a_remote_queue_for_another_queue_manager_puts_behind_an_mqxqh_on_its_tr
     assert body[end:] == b"for QM3"
     raises(CMQC.MQRC_UNKNOWN_XMIT_Q, ibmmq.Queue, qmgr, "EFFECT.NOXQ.RQ", CMQC.MQOO_OUTPUT)
     raises(CMQC.MQRC_XMIT_Q_USAGE_ERROR, ibmmq.Queue, qmgr, "EFFECT.BADXQ.RQ", CMQC.MQOO_OUTPUT)
+
+
+def test_msgdlvsq_fifo_delivers_in_arrival_order_whatever_the_priority(pcf, qmgr):
+    _local(pcf, b"EFFECT.FIFO.Q", {CMQC.MQIA_MSG_DELIVERY_SEQUENCE: CMQC.MQMDS_FIFO})
+    _local(pcf, b"EFFECT.PRIO.Q")
+    for name in ("EFFECT.FIFO.Q", "EFFECT.PRIO.Q"):
+        for body, priority in ((b"low", 1), (b"high", 9), (b"middle", 5)):
+            _put(qmgr, name, body, ibmmq.MD(Priority=priority, Persistence=CMQC.MQPER_PERSISTENT))
+    fifo = [_get(qmgr, "EFFECT.FIFO.Q") for _ in range(3)]
+    assert [(b, md.Priority) for b, md in fifo] == [(b"low", 1), (b"high", 9), (b"middle", 5)]
+    assert [_get(qmgr, "EFFECT.PRIO.Q")[0] for _ in range(3)] == [b"high", b"middle", b"low"]

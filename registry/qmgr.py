@@ -544,8 +544,10 @@ class QueueManager:
         expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
         # A temporary dynamic queue ends with its handle or restart: nothing on it is ever written.
         written = md.Persistence == C.MQPER_PERSISTENT and queue.definition_type != C.MQQDT_TEMPORARY_DYNAMIC
-        # MSGDLVSQ(FIFO): delivered in arrival order whatever the priority (the message keeps its Priority)
-        order = md.Priority if queue.msg_delivery_sequence == C.MQMDS_PRIORITY else 0
+        # MSGDLVSQ(FIFO): delivered in arrival order whatever the priority (the message keeps its Priority);
+        # IBM: messages put after a change to FIFO "take the default priority of the queue" for ordering,
+        # so those already on it with a higher priority still go first.
+        order = md.Priority if queue.msg_delivery_sequence == C.MQMDS_PRIORITY else queue.def_priority
         return Message(md, bytes(data), order, md.MsgId, md.CorrelId, now, expires, persistent=written,
                        props=props)
 

@@ -134,20 +134,50 @@ def test_attributes_of_another_type_refused(sweep, pcf):
 
 
 # ---- the table covers every attribute qmlite accepts ---------------------------------------------
-def _settable(sweep: W.Sweep) -> set[int]:
+def _params(sweep: W.Sweep) -> dict:
+    """{parameter id: Param} of every attribute the object type's Change command takes."""
     if sweep.keywords_type == "QUEUE":
-        return {p.id for p in queues.SETTABLE[sweep.fixed[C.MQIA_Q_TYPE]]}
+        return {p.id: p for p in queues.SETTABLE[sweep.fixed[C.MQIA_Q_TYPE]]}
     if sweep is W.TOPIC:
-        return set(topics.FIELDS)
+        return {p.id: p for p, _ in topics.DEFINITION}
     if sweep is W.SUBSCRIPTION:
-        return set(subscriptions.FIELD)
+        return {p.id: p for p in subscriptions.DEFINITION_PARAMS}
     if sweep.keywords_type == "CHANNEL":
-        return {s.param.id for s in CH.SPECS if s.applies(sweep.fixed[C.MQIACH_CHANNEL_TYPE])}
+        return {s.param.id: s.param for s in CH.SPECS if s.applies(sweep.fixed[C.MQIACH_CHANNEL_TYPE])}
     if sweep.keywords_type == "AUTHINFO":
-        return {s.param.id for s in endpoints.AUTHINFO_SPECS if s.applies(sweep.fixed[C.MQIA_AUTH_INFO_TYPE])}
+        return {s.param.id: s.param for s in endpoints.AUTHINFO_SPECS
+                if s.applies(sweep.fixed[C.MQIA_AUTH_INFO_TYPE])}
     kind = {"NAMELIST": namelists.KIND, "PROCESS": processes.KIND, "LISTENER": endpoints.LISTENER,
             "SERVICE": endpoints.SERVICE, "COMMINFO": endpoints.COMMINFO}[sweep.keywords_type]
-    return {p.id for p, _ in kind.definition}
+    return {p.id: p for p, _ in kind.definition}
+
+
+def _settable(sweep: W.Sweep) -> set[int]:
+    return set(_params(sweep))
+
+
+def _ranges(sweep: W.Sweep) -> list[tuple[W.Row, int, int]]:
+    """The rows of integer attributes with a range (not a list of values), with its two ends."""
+    params = _params(sweep)
+    return [(r, params[r.pid].low, params[r.pid].high) for r in sweep.rows
+            if not r.create_only and params[r.pid].values is None
+            and params[r.pid].low is not None and params[r.pid].high is not None]
+
+
+@pytest.mark.parametrize("sweep", [s for s in SWEEPS if _ranges(s)], ids=lambda s: s.id)
+def test_integer_ranges_hold_at_both_ends(sweep, pcf):
+    """Each end of an integer attribute's range is taken and reads back; one past either end is refused
+    with MQRCCF_PARM_VALUE_ERROR (the ranges are IBM's: the table's invalid values check those)."""
+    send = client(pcf)
+    name = W.object_name(sweep, "RANGE")
+    W.prerequisites(send, sweep)
+    W.create(send, sweep, name)
+    for row, low, high in _ranges(sweep):
+        for end in (low, high):
+            W.change(send, sweep, name, row.pid, end)
+            assert W.inquire(send, sweep, name)[row.pid] == end
+        for outside in (low - 1, high + 1):
+            raises(C.MQRCCF_PARM_VALUE_ERROR, W.change, send, sweep, name, row.pid, outside)
 
 
 @pytest.mark.parametrize("sweep", SWEEPS, ids=lambda s: s.id)

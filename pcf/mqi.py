@@ -956,4 +956,50 @@ class MQXQH:
                                   ec(self.RemoteQMgrName, 48, codec)) + md.pack(order, codec)
 
 
+_TM_ID = b"TM  "
+_TM_S = _structs("4si48s48s64si256s128s128s")
+MQTM_VERSION_1 = 1
+MQTM_LENGTH_1 = 684
+
+
+@dataclass(slots=True)
+class MQTM:
+    """Trigger message, version 1: 684 bytes (IBM "MQTM - Trigger message"), the body of a message of
+    Format MQFMT_TRIGGER a queue manager puts on an initiation queue for a trigger monitor: the queue
+    that triggered, its process definition's fields and its TriggerData."""
+
+    Version: int = MQTM_VERSION_1
+    QName: str = ""
+    ProcessName: str = ""
+    TriggerData: str = ""
+    ApplType: int = 0
+    ApplId: str = ""
+    EnvData: str = ""
+    UserData: str = ""
+
+    _json_type: ClassVar[str] = "MQTM"
+    _json_names: ClassVar[dict] = {"ApplType": "MQAT"}
+
+    @classmethod
+    def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
+        reason = C.MQRC_TM_ERROR
+        version = _head(buf, offset, _TM_ID, reason, "MQTM", order)
+        if version != MQTM_VERSION_1:
+            raise _bad_version(reason, "MQTM", version, offset)
+        if len(buf) - offset < MQTM_LENGTH_1:
+            raise _short(reason, "MQTM", version, MQTM_LENGTH_1, len(buf) - offset, offset)
+        v = _TM_S[order].unpack_from(buf, offset)
+        dc = decode_char
+        return cls(version, dc(v[2], codec), dc(v[3], codec), dc(v[4], codec), v[5], dc(v[6], codec),
+                   dc(v[7], codec), dc(v[8], codec)), offset + MQTM_LENGTH_1
+
+    def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
+        if self.Version != MQTM_VERSION_1:
+            raise CodecError(C.MQRC_TM_ERROR, family=_MQRC, detail=f"MQTM: unknown Version {self.Version}")
+        ec = encode_char
+        return _TM_S[order].pack(_TM_ID, self.Version, ec(self.QName, 48, codec), ec(self.ProcessName, 48, codec),
+                                 ec(self.TriggerData, 64, codec), self.ApplType, ec(self.ApplId, 256, codec),
+                                 ec(self.EnvData, 128, codec), ec(self.UserData, 128, codec))
+
+
 del _v, _f, _o, _s

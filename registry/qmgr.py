@@ -29,6 +29,7 @@ from qmlite.pcf.errors import CodecError
 from qmlite.registry.security import authority
 from qmlite.registry.security import authrecs
 from qmlite.registry.messaging import properties
+from qmlite.registry.messaging import triggers
 from qmlite.registry.pubsub import subscribe
 from qmlite.registry.pubsub import routing
 from qmlite.registry.pubsub import selectors
@@ -477,6 +478,8 @@ class QueueManager:
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if handle.remote is not None:
             kept, data = self._for_transmission(kept, data, *handle.remote)
+        triggered = queue.trigger_control == C.MQTC_ON
+        depth_before = triggers.qualifying_depth(reg, queue) if triggered else 0
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
@@ -486,6 +489,8 @@ class QueueManager:
             session.uow.puts.append(PendingPut(queue.name, msg))
         else:
             self.put_message(queue, kept, data, now, props=props)
+        if triggered:
+            self._trigger(queue, kept, depth_before, now, session.uow if syncpoint else None)
         # Counted per queue only (the queue manager's totals are their sum, made each interval):
         # two increments on the benchmarked path.
         stats = handle.stats
@@ -508,6 +513,24 @@ class QueueManager:
             pmo.ResolvedQName, pmo.ResolvedQMgrName = handle.remote
         pmo.KnownDestCount = 1
         return stored, pmo, 0
+
+    def _trigger(self, queue: Queue, md: S.MQMD, depth_before: int, now: float, uow: UnitOfWork | None) -> None:
+        """A trigger event's MQTM onto the initiation queue (registry/messaging/triggers.py), in the unit of
+        work of the put that made it; a trigger message the initiation queue cannot take is dropped."""
+        made = triggers.trigger_for(self.registry, queue, md, depth_before, now)
+        if made is None:
+            return
+        initq, header, body, changed = made
+        header.MsgId = self.registry.ids.msg_id()
+        if changed is not None:  # TRIGTYPE(DEPTH): triggering off until an administrator turns it on again
+            changed.altered = now
+            self.registry.put_queue(changed)
+        msg = self._message(initq, header, body, now)
+        try:
+            self._check_put(initq, msg, application=False)
+        except MQIError:
+            return
+        self._stage(initq.name, msg, uow)
 
     def _for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
         """A message for another queue manager as it waits on a transmission queue: an MQXQH naming

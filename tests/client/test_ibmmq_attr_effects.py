@@ -151,3 +151,49 @@ def test_msgdlvsq_fifo_delivers_in_arrival_order_whatever_the_priority(pcf, qmgr
     fifo = [_get(qmgr, "EFFECT.FIFO.Q") for _ in range(3)]
     assert [(b, md.Priority) for b, md in fifo] == [(b"low", 1), (b"high", 9), (b"middle", 5)]
     assert [_get(qmgr, "EFFECT.PRIO.Q")[0] for _ in range(3)] == [b"high", b"middle", b"low"]
+
+
+def _trigger_messages(initq) -> list:
+    from qmlite.pcf import mqi as S
+
+    out = []
+    while True:
+        md = ibmmq.MD()
+        try:
+            body = initq.get(None, md)
+        except ibmmq.MQMIError as err:
+            assert err.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+            return out
+        assert md.Format == CMQC.MQFMT_TRIGGER
+        out.append(S.MQTM.unpack(body)[0])
+
+
+def test_triggering_puts_an_mqtm_on_the_initiation_queue_per_trigger_type(pcf, qmgr):
+    pcf.MQCMD_CREATE_PROCESS({CMQC.MQCA_PROCESS_NAME: b"EFFECT.PROC", CMQC.MQCA_APPL_ID: b"/opt/app/run",
+                              CMQC.MQCA_USER_DATA: b"user data", CMQC.MQCA_ENV_DATA: b"ENV=1"})
+    _local(pcf, b"EFFECT.INITQ")
+    trig = {CMQC.MQIA_TRIGGER_CONTROL: CMQC.MQTC_ON, CMQC.MQCA_INITIATION_Q_NAME: b"EFFECT.INITQ",
+            CMQC.MQCA_PROCESS_NAME: b"EFFECT.PROC", CMQC.MQCA_TRIGGER_DATA: b"trigger data"}
+    _local(pcf, b"EFFECT.FIRST.Q", {**trig, CMQC.MQIA_TRIGGER_TYPE: CMQC.MQTT_FIRST})
+    _local(pcf, b"EFFECT.DEPTH.Q", {**trig, CMQC.MQIA_TRIGGER_TYPE: CMQC.MQTT_DEPTH, CMQC.MQIA_TRIGGER_DEPTH: 3})
+    _local(pcf, b"EFFECT.EVERY.Q", {**trig, CMQC.MQIA_TRIGGER_TYPE: CMQC.MQTT_EVERY,
+                                    CMQC.MQIA_TRIGGER_MSG_PRIORITY: 5})
+    _put(qmgr, "EFFECT.EVERY.Q", b"no monitor yet", ibmmq.MD(Priority=7))  # nobody has the initiation queue open
+    monitor = ibmmq.Queue(qmgr, "EFFECT.INITQ", CMQC.MQOO_INPUT_AS_Q_DEF)  # the trigger monitor
+    try:
+        assert _trigger_messages(monitor) == []
+        for _ in range(2):
+            _put(qmgr, "EFFECT.FIRST.Q", b"first")  # FIRST: the depth goes from 0 to 1 once
+        [tm] = _trigger_messages(monitor)
+        assert (tm.QName, tm.ProcessName, tm.TriggerData) == ("EFFECT.FIRST.Q", "EFFECT.PROC", "trigger data")
+        assert (tm.ApplId, tm.UserData, tm.EnvData, tm.ApplType) == ("/opt/app/run", "user data", "ENV=1", CMQC.MQAT_UNIX)
+        for n in range(4):
+            _put(qmgr, "EFFECT.DEPTH.Q", b"depth %d" % n)
+        assert [t.QName for t in _trigger_messages(monitor)] == ["EFFECT.DEPTH.Q"]  # at the third, then off
+        [depth_q] = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: b"EFFECT.DEPTH.Q"})
+        assert depth_q[CMQC.MQIA_TRIGGER_CONTROL] == CMQC.MQTC_OFF
+        for priority in (1, 7, 9):
+            _put(qmgr, "EFFECT.EVERY.Q", b"every", ibmmq.MD(Priority=priority))
+        assert [t.QName for t in _trigger_messages(monitor)] == ["EFFECT.EVERY.Q"] * 2  # TRIGMPRI(5): 7 and 9
+    finally:
+        monitor.close()

@@ -576,3 +576,18 @@ def test_mqxqh_refuses_a_short_or_foreign_header():
         with pytest.raises(CodecError) as info:
             MQXQH.unpack(bad)
         assert info.value.reason == C.MQRC_XQH_ERROR
+
+
+# ---- MQTM (IBM "MQTM - Trigger message") ----------------------------------------------------------
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_mqtm_round_trips(order):
+    from qmlite.pcf.mqi import MQTM, MQTM_LENGTH_1
+
+    tm = MQTM(QName="APP.Q", ProcessName="APP.PROC", TriggerData="td", ApplType=C.MQAT_UNIX, ApplId="/bin/app",
+              EnvData="ENV=1", UserData="ud")
+    raw = tm.pack(order)
+    assert len(raw) == MQTM_LENGTH_1 == 684 and raw[:4] == b"TM  "
+    assert MQTM.unpack(raw, 0, order) == (tm, MQTM_LENGTH_1)
+    with pytest.raises(CodecError) as info:
+        MQTM.unpack(raw[:600], 0, order)
+    assert info.value.reason == C.MQRC_TM_ERROR

@@ -3,7 +3,7 @@ cap a message's expiry; an alias queue's PUT, DEFPRTY, DEFPSIST and CAPEXPRY app
 through it; a remote queue definition naming this queue manager delivers to its local queue, one
 naming another queue manager puts behind an MQXQH on its transmission queue (or is refused when none
 resolves), and a remote queue never opens for input; NOSHARE lets one application open a queue for input;
-MSGDLVSQ(FIFO) delivers in arrival order."""
+MSGDLVSQ(FIFO) delivers in arrival order; triggering puts an MQTM on the initiation queue."""
 
 from __future__ import annotations
 

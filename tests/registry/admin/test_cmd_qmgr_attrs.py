@@ -188,3 +188,17 @@ def test_alter_qmgr_refuses_what_pcf_refuses(tmp_path, clock):
         assert qm.registry.qmgr.tree_life_time == 1800
     finally:
         qm.shutdown()
+
+
+def test_psmode_disabled_stops_the_queue_managers_own_publications(tmp_path, clock):
+    from qmlite.pcf import mqi as S
+
+    qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL", clock=clock)
+    try:
+        run_mqsc(qm, "DEFINE QLOCAL(PSMODE.SUB.Q)\nDEFINE SUB(PSMODE.SUB) TOPICSTR('psmode/x') DEST(PSMODE.SUB.Q)")
+        assert qm.publish("psmode/x", S.MQMD(), b"one") == 1
+        assert run_mqsc(qm, "ALTER QMGR PSMODE(DISABLED)")[0].completion_code == C.MQCC_OK
+        assert qm.publish("psmode/x", S.MQMD(), b"two") == 0  # the engine is not running
+        assert qm.registry.messages.depth("PSMODE.SUB.Q") == 1
+    finally:
+        qm.shutdown()

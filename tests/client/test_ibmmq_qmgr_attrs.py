@@ -35,7 +35,7 @@ def _wire(s: Swept) -> object:
 
 
 def _read(response: dict, s: Swept) -> object:
-    value = response[s.pid]
+    value = response.get(s.pid)
     if isinstance(value, bytes):
         return value.decode().rstrip(" \x00")
     if isinstance(value, str):
@@ -44,7 +44,7 @@ def _read(response: dict, s: Swept) -> object:
 
 
 def _expected(s: Swept) -> object:
-    return "********" if s.hidden else s.value
+    return None if s.hidden else s.value  # KEYRPWD, INITKEY: write-only
 
 
 def _check(inquired: dict, items) -> None:
@@ -134,7 +134,8 @@ def test_alter_qmgr_sweep_and_display_qmgr_through_escape(tmp_path):
             assert _escape(pcf, "ALTER QMGR " + " ".join(s.mqsc for s in REPOS_STEP)) == [
                 "AMQ8005I: IBM MQ queue manager changed."]
             shown = _displayed(_escape(pcf, "DISPLAY QMGR ALL"))
-            assert {s.keyword: shown.get(s.keyword) for s in FINAL} == {s.keyword: s.shown.strip() for s in FINAL}
+            assert {s.keyword: shown.get(s.keyword) for s in FINAL} == {
+                s.keyword: None if s.hidden else s.shown.strip() for s in FINAL}
         finally:
             pcf.disconnect()
             qm.disconnect()

@@ -156,6 +156,13 @@ def _table() -> dict[tuple[str, str], Command]:
                 display="AMQ8723I: Display pub/sub status details."),
         Command("PING", "QMGR", C.MQCMD_PING_Q_MGR, K.EMPTY, name=NAME_NONE,
                 message="AMQ8415I: Ping IBM MQ Queue Manager command complete."),
+        # RESET QMGR TYPE(STATISTICS): Reset Queue Manager with Action MQACT_COLLECT_STATISTICS
+        Command("RESET", "QMGR", C.MQCMD_RESET_Q_MGR, K.EMPTY, name=NAME_NONE,
+                message="AMQ8079I: IBM MQ queue manager reset.",
+                extra=(e("TYPE", C.MQIACF_ACTION, {"ADVANCELOG": C.MQACT_ADVANCE_LOG,
+                                                   "STATISTICS": C.MQACT_COLLECT_STATISTICS,
+                                                   "PUBSUB": C.MQACT_PUBSUB, "REDUCELOG": C.MQACT_REDUCE_LOG}),
+                       s("CHILD", C.MQCA_CHILD), s("PARENT", C.MQCA_PARENT))),
         Command("DISPLAY", "CONN", C.MQCMD_INQUIRE_CONNECTION, K.CONN, C.MQBACF_GENERIC_CONNECTION_ID,
                 attrs_pid=C.MQIACF_CONNECTION_ATTRS, display="AMQ8276I: Display Connection details.", generic=True),
         Command("STOP", "CONN", C.MQCMD_STOP_CONNECTION, K.CONN, C.MQBACF_CONNECTION_ID,

@@ -7,7 +7,7 @@ committed and uncommitted, was before the put 0 (FIRST), anything (EVERY) or TRI
 FIRST and DEPTH no application has the queue open for input; the process definition PROCESS names
 exists; the initiation queue INITQ exists, is local, and an application (the trigger monitor) has it
 open for input.  After a DEPTH trigger the queue's TRIGGER is turned off, as IBM does, until set again.
-What qmlite does not do (docs/compat.md Part 6): trigger events other than a put (a trigger monitor
+What qmlite does not do (docs/compat.md Part 7): trigger events other than a put (a trigger monitor
 opening the initiation queue, TRIGGER set on with messages waiting), and TRIGINT's repeated FIRST
 triggers.
 """

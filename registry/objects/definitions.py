@@ -149,14 +149,14 @@ class Queue:
     monitoring_q: int = C.MQMON_Q_MGR
     statistics_q: int = C.MQMON_Q_MGR
     custom: str = ""
-    # Schema 7: remote queue definitions, and the attributes of IBM's Change Queue that later
+    # Schema 8: remote queue definitions, and the attributes of IBM's Change Queue that later
     # releases added (MQ 9.4 Multiplatforms), with SYSTEM.DEFAULT.*.QUEUE's values.
     remote_q_name: str = ""  # RNAME (remote queues)
     remote_qmgr_name: str = ""  # RQMNAME
     xmit_q_name: str = ""  # XMITQ
     cap_expiry: int = -1  # CAPEXPRY(NOLIMIT), tenths of a second: MQPUT caps a message's Expiry to it
     max_q_file_size: int = -1  # MAXFSIZE(DEFAULT), megabytes
-    image_recover_q: int = 2  # IMGRCOVQ(QMGR), MQIMGRCOVQ_AS_Q_MGR
+    image_recover_q: int = 2  # IMGRCOVQ(QMGR), MQIMGRCOV_AS_Q_MGR
     stream_q: str = ""  # STREAMQ
     stream_qos: int = 0  # STRMQOS(BESTEF), MQST_BEST_EFFORT
     cluster_channel_name: str = ""  # CLCHNAME (transmission queues)
@@ -213,7 +213,11 @@ class Topic:
     topic_type: int = C.MQTOPT_LOCAL
     created: float = 0.0
     altered: float = 0.0
-    # Schema 7: stored and shown (docs/compat.md): CUSTOM, COMMINFO (multicast, which qmlite does not
+    # Schema 7: clustered topics (registry/objects/clusters.py).  A blank cluster is "as parent": the
+    # nearest topic object above with a cluster makes the topic clustered.
+    cluster_name: str = ""
+    cluster_pub_route: int = C.MQCLROUTE_DIRECT
+    # Schema 8: stored and shown (docs/compat.md): CUSTOM, COMMINFO (multicast, which qmlite does not
     # run) and CAPEXPRY(ASPARENT), MQCEX_AS_PARENT, which resolves up the tree (ASPARENT at the root: no cap).
     custom: str = ""
     comm_info: str = ""

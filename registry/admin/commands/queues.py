@@ -135,7 +135,7 @@ DEFINITION = (
     (p_str(C.MQCA_XMIT_Q_NAME, Q_NAME_LENGTH), "xmit_q_name", (_R,)),
     (p_int(C.MQIA_CAP_EXPIRY, low=V.MQCEX_NOLIMIT, high=999_999_999), "cap_expiry", _LMAR),  # 0: _check_values
     (p_int(C.MQIA_MAX_Q_FILE_SIZE, low=V.MQQFS_DEFAULT, high=V.MQQFS_MAX), "max_q_file_size", _LM),
-    (p_int(C.MQIA_MEDIA_IMAGE_RECOVER_Q, V.MQIMGRCOVQ_NO, V.MQIMGRCOVQ_YES, V.MQIMGRCOVQ_AS_Q_MGR),
+    (p_int(C.MQIA_MEDIA_IMAGE_RECOVER_Q, V.MQIMGRCOV_NO, V.MQIMGRCOV_YES, V.MQIMGRCOV_AS_Q_MGR),
      "image_recover_q", _LM),
     (p_str(C.MQCA_STREAM_QUEUE_NAME, Q_NAME_LENGTH), "stream_q", _LM),
     (p_int(C.MQIA_STREAM_QUEUE_QOS, V.MQST_BEST_EFFORT, V.MQST_MUST_DUP), "stream_qos", _LM),
@@ -201,6 +201,23 @@ def _template(registry, qtype: int, name: str) -> Queue:
     return dataclasses.replace(base, name=name, description="", definition_type=C.MQQDT_PREDEFINED)
 
 
+# ---- cluster attributes ---------------------------------------------------------------------------
+# Queues IBM never lets join a cluster (MQRCCF_CLUSTER_Q_USAGE_ERROR's list of reserved queues).
+_NOT_CLUSTERABLE = frozenset({"SYSTEM.CHANNEL.INITQ", "SYSTEM.CHANNEL.SYNCQ", "SYSTEM.CLUSTER.COMMAND.QUEUE",
+                              "SYSTEM.CLUSTER.REPOSITORY.QUEUE", "SYSTEM.COMMAND.INPUT",
+                              "SYSTEM.QSG.CHANNEL.SYNCQ", "SYSTEM.QSG.TRANSMIT.QUEUE"})
+
+
+def check_cluster(queue: Queue) -> None:
+    """A queue in a cluster names it by CLUSTER or CLUSNL, not both (MQRCCF_CLUSTER_NAME_CONFLICT),
+    and is neither a transmission queue nor a reserved queue (MQRCCF_CLUSTER_Q_USAGE_ERROR)."""
+    if queue.cluster_name and queue.cluster_namelist:
+        raise CommandError(C.MQRCCF_CLUSTER_NAME_CONFLICT, parameter=C.MQCA_CLUSTER_NAME)
+    if (queue.cluster_name or queue.cluster_namelist) and (
+            queue.usage == C.MQUS_TRANSMISSION or queue.name in _NOT_CLUSTERABLE):
+        raise CommandError(C.MQRCCF_CLUSTER_Q_USAGE_ERROR)
+
+
 # ---- Create / Copy / Change ----------------------------------------------------------------------
 _CREATE = (_P_QNAME, _P_QTYPE, _P_REPLACE) + _ALL_SETTABLE
 _COPY = (_P_FROM, _P_TO, _P_QTYPE, _P_REPLACE) + _ALL_SETTABLE
@@ -228,6 +245,7 @@ def create_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, name, qtype, replace, C.MQCA_Q_NAME)  # type: ignore[arg-type]
     queue = dataclasses.replace(_template(reg, qtype, name), **changes)  # type: ignore[arg-type]
+    check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
@@ -250,6 +268,7 @@ def copy_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, target_name, qtype, replace, C.MQCACF_TO_Q_NAME)  # type: ignore[arg-type]
     queue = dataclasses.replace(source, name=target_name, definition_type=C.MQQDT_PREDEFINED, **changes)
+    check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
@@ -268,6 +287,7 @@ def change_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if queue.qtype != qtype:  # a queue's type never changes: delete and re-create instead
         raise CommandError(C.MQRCCF_OBJECT_WRONG_TYPE, parameter=C.MQIA_Q_TYPE)
     updated = dataclasses.replace(queue, **changes)  # type: ignore[arg-type]
+    check_cluster(updated)
     updated.altered = reg.now()
     reg.put_queue(updated)
     return R.ok(ctx.command)
@@ -359,7 +379,7 @@ def _field(name: str):
 
 
 _Q = Q_NAME_LENGTH
-# Every attribute IBM's Inquire Queue reports on Multiplatforms is modelled now (schema 7); the
+# Every attribute IBM's Inquire Queue reports on Multiplatforms is modelled now (schema 8); the
 # list stays for an attribute a later release adds: its default value, with the queue types that have it.
 UNMODELLED: tuple = ()
 _CHAR_LENGTHS = {  # the MQ_*_LENGTH of each character attribute (PCF pads to it, MQINQ returns it)

@@ -89,13 +89,19 @@ def test_define_alter_display_every_attribute(sweep, qm):
     ok(qm, " ".join([head(sweep, name, "DEFINE"), *(written(keyword(sweep, pid), v) for pid, v in create.items()),
                      "REPLACE"]))
     for row in sweep.rows:
-        if not row.create_only:
-            ok(qm, f"{head(sweep, name, 'ALTER')} {written(keyword(sweep, row.pid), row.valid)}")
+        if row.create_only:
+            continue
+        ok(qm, f"{head(sweep, name, 'ALTER')} {written(keyword(sweep, row.pid), row.valid)}")
+        if row.reset is not W._NO:  # shown now, then undone so that the attributes after it can be set
+            [now] = ok(qm, f"DISPLAY {sweep.mqsc}({quoted(name)}) ALL")
+            key, text = shown(keyword(sweep, row.pid), row.expected)
+            assert now.objects[0].get(key) == text
+            ok(qm, f"{head(sweep, name, 'ALTER')} {written(keyword(sweep, row.pid), row.reset)}")
     [result] = ok(qm, f"DISPLAY {sweep.mqsc}({quoted(name)}) ALL")
     [obj] = result.objects
     wrong = {}
     for row in sweep.rows:
-        key, text = shown(keyword(sweep, row.pid), row.expected)
+        key, text = shown(keyword(sweep, row.pid), row.final)
         if obj.get(key) != text:
             wrong[key] = (obj.get(key), text)
     assert not wrong

@@ -39,6 +39,7 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.monitoring.resource import Monitor
+from qmlite.registry.monitoring.events import Events
 from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.monitoring.counters import MQIStats
@@ -99,6 +100,7 @@ class QueueManager:
         self.quiescing = False
         self.stats = MQIStats()  # MQI activity for the resource-usage publications
         self.monitor = Monitor(self)
+        self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
 
@@ -143,8 +145,11 @@ class QueueManager:
         try:
             self.check_connect(qmgr_name)
             authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
-        except MQIError:
+        except MQIError as exc:
             stats.conn_fails += 1
+            if exc.reason == C.MQRC_NOT_AUTHORIZED:
+                self.events.not_authorized_connect(user=user, appl_type=appl_type, appl_name=appl_name,
+                                                   channel=channel, conname=conname)
             raise
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
                           conname=conname, started=self.now())
@@ -173,8 +178,9 @@ class QueueManager:
     def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
         try:
             handle, od = self._open_object(session, od, options)
-        except MQIError:
+        except MQIError as exc:
             self.stats.open_fails += 1
+            self.events.open_failed(session, od, options, exc.reason)
             raise
         self.stats.opens += 1
         if handle.kind == "queue":
@@ -232,8 +238,10 @@ class QueueManager:
             target = reg.queues.get(queue.target)
             if queue.target_type == C.MQOT_TOPIC:
                 raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED)
-            if target is None or target.qtype != C.MQQT_LOCAL:
+            if target is None:
                 raise MQIError(C.MQRC_UNKNOWN_ALIAS_BASE_Q)
+            if target.qtype != C.MQQT_LOCAL:  # IBM 2001: the base is an alias or model queue
+                raise MQIError(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
             queue = target
         if options & INPUT:
             # A get-inhibited queue still opens for input; MQGET fails with 2016 while it stays
@@ -349,11 +357,12 @@ class QueueManager:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         try:
             return self._put_handle(session, handle, md, pmo, data)
-        except MQIError:
+        except MQIError as exc:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
             else:
                 self.stats.put_fails += 1
+            self._put_failed(session, handle, exc.reason)
             raise
 
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
@@ -364,21 +373,33 @@ class QueueManager:
                 options |= oo
         try:
             handle, od = self._open_object(session, od, options)
-        except MQIError:
+        except MQIError as exc:
             self.stats.put1_fails += 1
+            self.events.open_failed(session, od, options, exc.reason)
             raise
         try:
             md, pmo, reason = self._put_handle(session, handle, md, pmo, data, one=True)
-        except MQIError:
+        except MQIError as exc:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
             else:
                 self.stats.put1_fails += 1
+            self._put_failed(session, handle, exc.reason)
             raise
         finally:
             session.handles.pop(handle.hobj, None)
             self._release(session, handle, C.MQCO_NONE)
         return od, md, pmo, reason
+
+    def _put_failed(self, session: Session, handle: Handle, reason: int) -> None:
+        """The events a refused MQPUT/MQPUT1 raises: Put Inhibited (INHIBTEV), Queue Full (PERFMEV)."""
+        if reason == C.MQRC_PUT_INHIBITED:
+            if handle.kind == "topic":
+                self.events.put_inhibited(session, topic_string=handle.name)
+            else:
+                self.events.put_inhibited(session, handle.queue_name or handle.name)
+        elif reason == C.MQRC_Q_FULL and handle.kind == "queue":
+            self.events.queue_full(handle.name)
 
     def _put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
                     data: bytes, *, one: bool = False) -> tuple[S.MQMD, S.MQPMO, int]:
@@ -439,7 +460,11 @@ class QueueManager:
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
-            _counted_put(reg.messages.contents(queue.name), uncommitted=True)
+            contents = reg.messages.contents(queue.name)
+            was_empty = not len(contents) and not contents.uncommitted
+            _counted_put(contents, uncommitted=True)
+            if reg.qmgr.performance_event == C.MQEVR_ENABLED:
+                self.events.after_put(queue, contents, was_empty)
             if not session.uow:
                 session.uow_started = now
             session.uow.puts.append(PendingPut(queue.name, msg))
@@ -511,10 +536,15 @@ class QueueManager:
         if not msg.seq:
             msg.number(messages.next_seq())
         contents = messages.contents(name)
+        was_empty = not len(contents) and not contents.uncommitted
         contents.add(msg)
         contents.last_put = msg.put_time
-        if not counted:  # a committed put was counted when it was made
+        if not counted:  # a committed put was counted when it was made (and raised its events then)
             _counted_put(contents)
+            if reg.qmgr.performance_event == C.MQEVR_ENABLED:  # the one check when events are off
+                queue = reg.queues.get(name)
+                if queue is not None:
+                    self.events.after_put(queue, contents, was_empty)
         if msg.persistent:
             reg.store.put_message(name, msg)
             durable_after = reg.store.appended
@@ -707,6 +737,7 @@ class QueueManager:
         for queue in (base, alias if alias is not None and alias.qtype == C.MQQT_ALIAS else None):
             # the base queue, and an alias the handle was opened through, must both allow gets
             if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
+                self.events.get_inhibited(session, handle.queue_name or handle.name)
                 raise MQIError(C.MQRC_GET_INHIBITED)
         match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
         msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
@@ -790,8 +821,13 @@ class QueueManager:
         contents.remove(msg)
         now = contents.last_get = self.now()
         _counted_get(contents, now - msg.put_time)
+        reg = self.registry
         if write and msg.persistent:
-            self.registry.store.delete_message(msg.seq)
+            reg.store.delete_message(msg.seq)
+        if reg.qmgr.performance_event == C.MQEVR_ENABLED:
+            queue = reg.queues.get(name)
+            if queue is not None:
+                self.events.after_get(queue, contents)
 
     # ---- units of work ---------------------------------------------------------------------------
     def commit(self, session: Session) -> None:
@@ -886,8 +922,14 @@ class QueueManager:
         existed = bool(name) and name in self.registry.subs
         try:
             answer = subscribe.subscribe(self, session, sd, hobj)
-        except MQIError:
+        except MQIError as exc:
             stats.sub_fails += 1
+            if exc.reason == C.MQRC_NOT_AUTHORIZED and self.registry.qmgr.authority_event == C.MQEVR_ENABLED:
+                try:
+                    topic = subscribe.resolve_topic(self.registry, sd.ObjectName, sd.ObjectString.VSString)
+                except MQIError:
+                    topic = sd.ObjectString.VSString
+                self.events.not_authorized_subscribe(session, sd.Options, topic)
             raise
         if not existed:
             if answer[0].options & C.MQSO_DURABLE:

@@ -108,6 +108,8 @@ class QueueManagerServer:
 
     async def quiesce(self) -> None:
         """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
+        if not self.qm.quiescing:
+            self.qm.events.qmgr_not_active(quiescing=True)  # STRSTPEV: Queue Manager Not Active, once
         self.qm.quiescing = True
         self.stopping.set()
         for conn in list(self.connections):
@@ -147,6 +149,7 @@ async def running(cfg: ServerConfig, *, synchronous: str = "FULL",
         server = QueueManagerServer(cfg, qm)
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve)
+            qm.events.qmgr_active()  # STRSTPEV: Queue Manager Active, once it listens
             try:
                 yield server
             finally:

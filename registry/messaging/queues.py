@@ -105,7 +105,7 @@ class QueueContents:
 
     __slots__ = ("_order", "_by_msg_id", "_by_correl_id", "_expiry", "open_input", "open_output",
                  "exclusive", "uncommitted", "last_put", "last_get", "stats", "enq_count", "deq_count",
-                 "high_depth", "stats_reset", "on_q_short", "on_q_long", "__weakref__")
+                 "high_depth", "stats_reset", "on_q_short", "on_q_long", "service_timer", "__weakref__")
 
     def __init__(self) -> None:
         self._order: SortedDict = SortedDict()  # (-priority, seq) -> Message
@@ -130,6 +130,9 @@ class QueueContents:
         # over a short and a long period (exponential averages: no history kept).
         self.on_q_short = -1.0
         self.on_q_long = -1.0
+        # Queue service interval events (registry/monitoring/events.py): when the service timer last
+        # started (a put to an empty queue, a get leaving messages), None while it is off.
+        self.service_timer: float | None = None
 
     # ---- size and order --------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -146,6 +146,14 @@ def _names(reg, kind: Kind) -> list[str]:
     return [""]
 
 
+def _object(reg, kind: Kind, name: str):
+    if kind is QMGR:
+        return reg.qmgr
+    if kind.generic_kind:
+        return reg.definitions[kind.generic_kind][name]
+    return getattr(reg, kind.table)[name]
+
+
 def refresh(engine, origin: E.Origin, object_type: int = C.MQOT_ALL, name: str = "*",
             interval: int = 0) -> int:
     """Refresh Object events for every object Refresh Queue Manager TYPE(CONFIGEV) selects: its type
@@ -161,16 +169,14 @@ def refresh(engine, origin: E.Origin, object_type: int = C.MQOT_ALL, name: str =
                 kind is _Q and object_type in QUEUE_TYPES):
             continue
         for obj_name in _names(reg, kind):
-            if kind is not QMGR and not fnmatch.fnmatchcase(obj_name, name):
+            obj = _object(reg, kind, obj_name)
+            if not fnmatch.fnmatchcase(obj_name or reg.qmgr.name, name):
                 continue
-            if kind is _Q:
-                queue = reg.queues[obj_name]
-                if queue.definition_type == C.MQQDT_TEMPORARY_DYNAMIC:
-                    continue
-                if object_type in QUEUE_TYPES and queue.qtype != QUEUE_TYPES[object_type]:
-                    continue
-                if interval and now - queue.altered > interval * 60:
-                    continue
+            if kind is _Q and (obj.definition_type == C.MQQDT_TEMPORARY_DYNAMIC
+                               or (object_type in QUEUE_TYPES and obj.qtype != QUEUE_TYPES[object_type])):
+                continue
+            if interval and now - getattr(obj, "altered", 0.0) > interval * 60:
+                continue  # INCLINT: only what was altered in the last ``interval`` minutes
             attrs = attributes(engine, kind, obj_name)
             if attrs is not None:
                 engine.qm.events.config(C.MQRC_CONFIG_REFRESH_OBJECT, origin, kind.object_type, attrs)

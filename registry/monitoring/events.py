@@ -121,7 +121,7 @@ class Events:
         try:
             self.qm.put_message(queue, md, data, now, application=False)
         except MQIError as exc:
-            log.info("event_discarded", queue=queue_name, event=C.describe("MQRC", reason),
+            log.info("event_discarded", queue=queue_name, discarded=C.describe("MQRC", reason),
                      reason=C.describe("MQRC", exc.reason))
             return False
         finally:

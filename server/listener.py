@@ -110,6 +110,8 @@ class QueueManagerServer:
         """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
         if not self.qm.quiescing:
             self.qm.events.qmgr_not_active(quiescing=True)  # STRSTPEV: Queue Manager Not Active, once
+            with trio.move_on_after(5):  # a persistent event is on disk before the queue manager ends
+                await self.mqi.durable(self.qm.position)
         self.qm.quiescing = True
         self.stopping.set()
         for conn in list(self.connections):

@@ -45,6 +45,7 @@ from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.monitoring.counters import MQIStats
 
 ZERO24 = bytes(24)
+_ENABLED = C.MQEVR_ENABLED  # an event switch that is on
 PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -461,9 +462,10 @@ class QueueManager:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
             contents = reg.messages.contents(queue.name)
-            was_empty = not len(contents) and not contents.uncommitted
+            perf = reg.qmgr.performance_event == _ENABLED
+            was_empty = perf and not len(contents) and not contents.uncommitted
             _counted_put(contents, uncommitted=True)
-            if reg.qmgr.performance_event == C.MQEVR_ENABLED:
+            if perf:
                 self.events.after_put(queue, contents, was_empty)
             if not session.uow:
                 session.uow_started = now
@@ -536,12 +538,14 @@ class QueueManager:
         if not msg.seq:
             msg.number(messages.next_seq())
         contents = messages.contents(name)
-        was_empty = not len(contents) and not contents.uncommitted
+        # Performance events (registry/monitoring/events.py): one attribute check when PERFMEV is off.
+        perf = not counted and reg.qmgr.performance_event == _ENABLED
+        was_empty = perf and not len(contents) and not contents.uncommitted
         contents.add(msg)
         contents.last_put = msg.put_time
         if not counted:  # a committed put was counted when it was made (and raised its events then)
             _counted_put(contents)
-            if reg.qmgr.performance_event == C.MQEVR_ENABLED:  # the one check when events are off
+            if perf:
                 queue = reg.queues.get(name)
                 if queue is not None:
                     self.events.after_put(queue, contents, was_empty)
@@ -824,7 +828,7 @@ class QueueManager:
         reg = self.registry
         if write and msg.persistent:
             reg.store.delete_message(msg.seq)
-        if reg.qmgr.performance_event == C.MQEVR_ENABLED:
+        if reg.qmgr.performance_event == _ENABLED:
             queue = reg.queues.get(name)
             if queue is not None:
                 self.events.after_get(queue, contents)

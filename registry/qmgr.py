@@ -244,11 +244,14 @@ class QueueManager:
             if target.qtype != C.MQQT_LOCAL:  # IBM 2001: the base is an alias or model queue
                 raise MQIError(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
             queue = target
+        elif queue.qtype == C.MQQT_REMOTE and options & (INPUT | C.MQOO_BROWSE | C.MQOO_OUTPUT):
+            queue = self._remote_target(queue, options)  # inquire alone: the definition itself
         if options & INPUT:
             # A get-inhibited queue still opens for input; MQGET fails with 2016 while it stays
             # inhibited (IBM's InhibitGet page: "MQGET calls fail with reason code
             # MQRC_GET_INHIBITED", browses included), as a put-inhibited one opens for output.
-            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or (
+            # NOSHARE: "only one application instance can open the queue for input", whatever it asks
+            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or queue.shareability == C.MQQA_NOT_SHAREABLE or (
                 options & C.MQOO_INPUT_AS_Q_DEF and queue.def_input_open_option == C.MQOO_INPUT_EXCLUSIVE)
             contents = reg.messages.peek(queue.name)
             if contents is not None and (contents.exclusive or (exclusive and contents.open_input)):
@@ -263,6 +266,23 @@ class QueueManager:
             subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
         return handle
+
+    def _remote_target(self, definition: Queue, options: int) -> Queue:
+        """A remote queue definition opened for output.  One naming this queue manager resolves to
+        its local queue RNAME, as IBM resolves it; one naming another queue manager needs a channel
+        to move the message, which qmlite does not run (docs/decisions.md O2).  IBM: a remote queue
+        opens for output and inquire only (MQRC_OPTION_NOT_VALID_FOR_TYPE)."""
+        if options & (INPUT | C.MQOO_BROWSE):
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        reg = self.registry
+        if definition.remote_qmgr_name not in ("", reg.qmgr.name):
+            raise MQIError(C.MQRC_UNKNOWN_REMOTE_Q_MGR)
+        target = reg.queues.get(definition.remote_q_name)
+        if target is not None and target.qtype == C.MQQT_ALIAS:
+            target = reg.queues.get(target.target)
+        if target is None or target.qtype != C.MQQT_LOCAL:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        return target
 
     def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
         reg = self.registry
@@ -464,6 +484,10 @@ class QueueManager:
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIError(C.MQRC_Q_DELETED)
+        if handle.queue_name != handle.name:
+            self._as_opened(handle, stored)
+        if queue.cap_expiry > 0 and not 0 < stored.Expiry <= queue.cap_expiry:
+            stored.Expiry = queue.cap_expiry  # CAPEXPRY of the queue the message lands on
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
@@ -499,6 +523,22 @@ class QueueManager:
         pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
         pmo.KnownDestCount = 1
         return stored, pmo, 0
+
+    def _as_opened(self, handle: Handle, md: S.MQMD) -> None:
+        """An alias or remote definition a queue was opened through acts at MQPUT as IBM's first
+        definition in the resolution path: its PUT(DISABLED) refuses, its DEFPRTY and DEFPSIST
+        answer AS_Q_DEF, and its CAPEXPRY caps the message's Expiry."""
+        via = self.registry.queues.get(handle.queue_name)
+        if via is None or via.qtype not in (C.MQQT_ALIAS, C.MQQT_REMOTE):
+            return
+        if via.inhibit_put == C.MQQA_PUT_INHIBITED:
+            raise MQIError(C.MQRC_PUT_INHIBITED)
+        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            md.Priority = via.def_priority
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            md.Persistence = via.def_persistence
+        if via.cap_expiry > 0 and not 0 < md.Expiry <= via.cap_expiry:
+            md.Expiry = via.cap_expiry
 
     def _message(self, queue: Queue, md: S.MQMD, data: bytes, now: float, props=None) -> Message:
         """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""

@@ -104,7 +104,9 @@ def before(engine, command: int, request: P.PCFMessage) -> Pending | None:
         if not name or "*" in name:
             return None
     enabled = engine.registry.qmgr.configuration_event == E.ENABLED
-    snapshot = attributes(engine, kind, name) if enabled else None
+    # ALTER QMGR raises a Change Object "unless CONFIGEV is DISABLED and is not changed to ENABLED":
+    # its attributes before are needed whichever way it goes.
+    snapshot = attributes(engine, kind, name) if enabled or kind is QMGR else None
     return Pending(kind, verb, name, snapshot, enabled)
 
 

@@ -281,23 +281,22 @@ class Events:
         self.put(QMGR_QUEUE, C.MQCMD_Q_MGR_EVENT, reason, params)
 
     def _remote(self, session, od, reason: int) -> None:
-        """Remote events: the queue named, the transmission queue it resolved to (as far as qmlite's
-        remote queue definitions lead), the application."""
+        """Remote events: QMgrName, QName, then the transmission queue the resolution reached (XmitQName;
+        the queue manager's DefXmitQName for the default-transmission-queue events; none for Unknown
+        Remote Queue Manager), its QType for the type errors, then the application."""
         reg = self.registry
         queue = reg.queues.get(od.ObjectName)
-        xmitq = getattr(queue, "xmit_q", "") if queue is not None else ""
-        if not xmitq:
-            xmitq = reg.qmgr.def_xmit_q if reason in _DEF_XMIT_REASONS else (
-                getattr(queue, "remote_q_mgr", "") if queue is not None else "")
         params = [self._qmgr(), _text(C.MQCA_Q_NAME, od.ObjectName, _Q)]
-        if reason != C.MQRC_UNKNOWN_REMOTE_Q_MGR or xmitq:
+        if reason != C.MQRC_UNKNOWN_REMOTE_Q_MGR:
+            if reason in _DEF_XMIT_REASONS:
+                xmitq = reg.qmgr.def_xmit_q
+            else:
+                xmitq = (getattr(queue, "xmit_q_name", "") or getattr(queue, "remote_qmgr_name", "")
+                         if queue is not None else "")
             params.append(_text(C.MQCA_XMIT_Q_NAME, xmitq, _Q))
-        if reason in (C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_DEF_XMIT_Q_TYPE_ERROR):
-            target = reg.queues.get(xmitq)
-            params.append(P.CFIN(C.MQIA_Q_TYPE, target.qtype if target is not None else 0))
-        elif reason in (C.MQRC_XMIT_Q_USAGE_ERROR, C.MQRC_DEF_XMIT_Q_USAGE_ERROR):
-            target = reg.queues.get(xmitq)
-            params.append(P.CFIN(C.MQIA_USAGE, target.usage if target is not None else C.MQUS_NORMAL))
+            if reason in (C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_DEF_XMIT_Q_TYPE_ERROR):
+                target = reg.queues.get(xmitq)
+                params.append(P.CFIN(C.MQIA_Q_TYPE, target.qtype if target is not None else 0))
         params += [*self._appl(session), *self._object_qmgr(od), *self._client(session)]
         self.put(QMGR_QUEUE, C.MQCMD_Q_MGR_EVENT, reason, params)
 

@@ -25,6 +25,7 @@ def system_queues() -> list[Queue]:
         Queue("SYSTEM.DEFAULT.LOCAL.QUEUE"),
         Queue("SYSTEM.DEFAULT.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=temp),
         Queue("SYSTEM.DEFAULT.ALIAS.QUEUE", qtype=C.MQQT_ALIAS),
+        Queue("SYSTEM.DEFAULT.REMOTE.QUEUE", qtype=C.MQQT_REMOTE),
         Queue("SYSTEM.MQEXPLORER.REPLY.MODEL", qtype=C.MQQT_MODEL, def_type=temp,
               description="MQ Explorer reply queue"),
         Queue("SYSTEM.DURABLE.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=perm, max_depth=999_999_999,

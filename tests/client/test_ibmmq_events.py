@@ -477,3 +477,16 @@ def test_command_events_for_pcf_and_mqsc_not_for_inquiries(server, pcf, qmgr):
     pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: name})
     [(_, params, _)] = read_events(qmgr, E.COMMAND_QUEUE)
     assert params[CMQCFC.MQGACF_COMMAND_CONTEXT][0][CMQCFC.MQIACF_COMMAND] == CMQCFC.MQCMD_INQUIRE_Q
+
+
+# ---- remote events -------------------------------------------------------------------------------
+def test_unknown_remote_queue_manager(server, pcf, qmgr):
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"EV.REMOTE", CMQC.MQIA_Q_TYPE: CMQC.MQQT_REMOTE,
+                        CMQC.MQCA_REMOTE_Q_NAME: b"THEIR.Q", CMQC.MQCA_REMOTE_Q_MGR_NAME: b"QM2",
+                        CMQCFC.MQIACF_REPLACE: CMQCFC.MQRP_YES})
+
+    def provoke():
+        assert reason_of(ibmmq.Queue, qmgr, b"EV.REMOTE", CMQC.MQOO_OUTPUT) == CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR
+
+    [(_, params, cfh)] = switched(server, pcf, qmgr, "REMOTEEV", E.QMGR_QUEUE, provoke)
+    assert cfh.Reason == CMQC.MQRC_UNKNOWN_REMOTE_Q_MGR and text(params[CMQC.MQCA_Q_NAME]) == "EV.REMOTE"

@@ -502,25 +502,15 @@ def test_change_queue_manager_and_configev_turning_on_refreshes(qm):
     assert values(before)[C.MQCA_Q_MGR_DESC] == "" and values(after)[C.MQCA_Q_MGR_DESC] == "events"
     # IBM: a Refresh Queue Manager TYPE(CONFIGEV) is made when CONFIGEV goes from DISABLED to ENABLED
     reg.qmgr.configuration_event = OFF
-    qm.engine.execute(command(C.MQCMD_CHANGE_Q_MGR, i(C.MQIA_CONFIGURATION_EVENT, ON))) \
-        if _accepts(qm, C.MQIA_CONFIGURATION_EVENT) else _turn_on_by_hand(qm)
-    got = [m.header.Reason for _, m in events_on(qm, E.CONFIG_QUEUE)]
-    assert got.count(C.MQRC_CONFIG_REFRESH_OBJECT) >= len(reg.queues) - 1
-
-
-def _accepts(qm, pid) -> bool:
-    from qmlite.registry.admin.commands import qmgr as Q
-
-    return any(getattr(p, "id", None) == pid for p in getattr(Q, "_CHANGE", ()))
-
-
-def _turn_on_by_hand(qm):
-    """Until Change Q Mgr takes CONFIGEV (branch qmgr-attrs): the same path, driven directly."""
-    from qmlite.registry.monitoring import configevents
-
-    pending = configevents.before(qm.engine, C.MQCMD_CHANGE_Q_MGR, command(C.MQCMD_CHANGE_Q_MGR))
-    qm.registry.qmgr.configuration_event = ON
-    configevents.after(qm.engine, pending, E.Origin())
+    [response] = qm.engine.execute(command(C.MQCMD_CHANGE_Q_MGR, i(C.MQIA_CONFIGURATION_EVENT, ON)))
+    assert response.header.CompCode == C.MQCC_OK
+    got = [m for _, m in events_on(qm, E.CONFIG_QUEUE)]
+    # the change itself (CONFIGEV on after it: before and after), then a Refresh Object for each object
+    assert [m.header.Reason for m in got[:2]] == [C.MQRC_CONFIG_CHANGE_OBJECT] * 2
+    assert values(got[1])[C.MQIA_CONFIGURATION_EVENT] == ON and values(got[0])[C.MQIA_CONFIGURATION_EVENT] == OFF
+    refreshed = {values(m).get(C.MQCA_Q_NAME) for m in got[2:] if values(m)[C.MQIACF_OBJECT_TYPE] == C.MQOT_Q}
+    assert {m.header.Reason for m in got[2:]} == {C.MQRC_CONFIG_REFRESH_OBJECT}
+    assert refreshed == {name for name, q in reg.queues.items() if q.definition_type != C.MQQDT_TEMPORARY_DYNAMIC}
 
 
 def test_refresh_queue_manager_selects_by_type_name_and_interval(qm, clock):
@@ -612,3 +602,20 @@ def test_every_switch_off_costs_no_event_at_all(qm, clock):
     qm.events.qmgr_active()
     for queue in E.EVENT_QUEUES:
         assert qm.registry.messages.depth(queue) == 0, queue
+
+
+# ---- remote events (REMOTEEV) ------------------------------------------------------------------------
+def test_unknown_remote_queue_manager(qm):
+    reg = qm.registry
+    define(qm, "DEFINE QREMOTE(TO.ELSEWHERE) RNAME(THEIR.Q) RQMNAME(QM2)")
+    session = connect(qm, user="admin", admin=True)
+    for switch in (OFF, ON):
+        reg.qmgr.remote_event = switch
+        with pytest.raises(MQIError) as err:
+            open_(qm, session, "TO.ELSEWHERE", C.MQOO_OUTPUT)
+        assert err.value.reason == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    [(_, msg)] = events_on(qm, E.QMGR_QUEUE)
+    assert (msg.header.Command, msg.header.Reason) == (C.MQCMD_Q_MGR_EVENT, C.MQRC_UNKNOWN_REMOTE_Q_MGR)
+    assert ids(msg) == [C.MQCA_Q_MGR_NAME, C.MQCA_Q_NAME, C.MQIA_APPL_TYPE, C.MQCACF_APPL_NAME,
+                        C.MQCACH_CONNECTION_NAME, C.MQCACH_CHANNEL_NAME]
+    assert values(msg)[C.MQCA_Q_NAME] == "TO.ELSEWHERE"

@@ -129,8 +129,32 @@ def _pipeline_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Version(argparse.Action):
+    """``qmlite --version``: qmlite's version and the IBM MQ level it presents to clients, imported
+    only when asked (the levels live with the code that presents them)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    from qmlite import __version__
+    from qmlite.registry.admin.commands.qmgr import VERSION
+    from qmlite.registry.storage.catalog import QueueManager
+    from qmlite.server.negotiation import MAX_FAP_LEVEL
+
+    mq = ".".join(str(int(VERSION[i:i + 2])) for i in range(0, 8, 2))  # "09010200" -> 9.1.2.0
+    command_level = QueueManager.__dataclass_fields__["command_level"].default
+    return f"qmlite {__version__} (presents IBM MQ {mq}: command level {command_level}, FAP level {MAX_FAP_LEVEL})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qmlite", description=__doc__)
+    parser.add_argument("--version", action=_Version, help="print the version and the MQ level presented, then exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the queue manager")

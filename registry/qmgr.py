@@ -92,6 +92,7 @@ class QueueManager:
         self.registry = registry
         if max_handles is not None:
             registry.qmgr.max_handles = max_handles  # MaxHandles has one home: the queue manager's attributes
+        self.configured_max_handles = max_handles  # what RESET QMLITE gives MAXHANDS back (decision G3)
         self.sessions: dict[bytes, Session] = {}
         self.engine = Engine(registry)
         self.command_server = CommandServer(self)

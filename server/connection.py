@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,20 @@ class Conversation:
         return self.session.user if self.session is not None else ""
 
 
+def segment_count(data: bytes) -> int:
+    """How many TSH segments ``data`` holds (``send`` is given whole segments only): each header
+    carries its segment's length, big-endian, after the 4-byte eye-catcher."""
+    count = offset = 0
+    end = len(data)
+    while offset + 8 <= end:
+        length = int.from_bytes(data[offset + 4:offset + 8], "big")
+        if length <= 0:
+            break
+        offset += length
+        count += 1
+    return count
+
+
 class Connection:
     def __init__(self, server: QueueManagerServer, stream: trio.SocketStream, conn_no: int, logger) -> None:
         self.server = server
@@ -86,6 +101,11 @@ class Connection:
         self._closed = False
         self.started = time.monotonic()
         self.segments_in = 0
+        # What crossed the socket before the channel instance existed (the first ID exchange): the
+        # instance starts from these, so channel status counts every byte and segment of the socket.
+        self._bytes_in_before = 0
+        self._bytes_out_before = 0
+        self._segments_out_before = 0
         self.nursery: trio.Nursery | None = None
 
     # ---- life cycle ------------------------------------------------------------------------------
@@ -120,6 +140,8 @@ class Connection:
     async def _received(self, data: bytes) -> None:
         if self.instance is not None:
             self.instance.bytes_received += len(data)
+        else:
+            self._bytes_in_before += len(data)
         try:
             segments = self.framer.feed(data)
         except CodecError as exc:
@@ -127,6 +149,8 @@ class Connection:
             return
         for seg in segments:
             self.segments_in += 1
+            if self.instance is not None:
+                self.instance.buffers_received += 1  # IBM's BUFSRCVD: one per TSH segment
             await self._dispatch(seg)
             if self._closed:
                 return
@@ -178,8 +202,13 @@ class Connection:
         while self._sending:
             await self._send_turn.park()
         self._sending = True
-        if self.instance is not None:
-            self.instance.bytes_sent += len(data)
+        instance = self.instance
+        if instance is not None:
+            instance.bytes_sent += len(data)
+            instance.buffers_sent += segment_count(data)
+        else:
+            self._bytes_out_before += len(data)
+            self._segments_out_before += segment_count(data)
         try:
             await self.stream.send_all(data)
         finally:
@@ -282,6 +311,10 @@ class Connection:
                 # The first conversation is implicit: the ID exchange and MQCONN run on it.
                 self.conversations[1] = Conversation(1)
             self.instance.max_sharing = agreement.sharing_conversations
+            self.instance.heartbeat_interval = agreement.heartbeat_interval
+            self.instance.max_msg_length = agreement.max_message_size
+            product = client.ProductId.rstrip(" \x00")  # e.g. MQCC09030000: RPRODUCT MQCC, RVERSION 09030000
+            self.instance.remote_product, self.instance.remote_version = product[:4], product[4:12]
             self._count_conversations()
 
     async def _start_instance(self, name: str) -> None:
@@ -291,6 +324,7 @@ class Connection:
         try:
             self.channel, self.definition = svrconn.resolve(self.cfg, reg, name)
             self.instance = reg.running.start_instance(self.definition, self.peer_address, reg.now())
+            self._instance_started(self.instance)
         except svrconn.Refused as exc:
             self.log.warning("unknown_channel" if exc.code == fap.NO_CHANNEL else "wrong_channel_type", channel=name)
             await self.fail(exc.code, detail=exc.detail)
@@ -319,6 +353,24 @@ class Connection:
         self._closed = True
         if self.nursery is not None:
             self.nursery.cancel_scope.cancel()
+
+    def _instance_started(self, instance: ChannelInstance) -> None:
+        """The instance takes over the socket's counts so far (the segment being dispatched included)."""
+        instance.bytes_received = self._bytes_in_before
+        instance.buffers_received = self.segments_in
+        instance.bytes_sent = self._bytes_out_before
+        instance.buffers_sent = self._segments_out_before
+        instance.local_address = self.local_address
+        instance.process_id = os.getpid()
+
+    @property
+    def local_address(self) -> str:
+        """Our end of the socket as channel status shows LocalAddress: host(port)."""
+        try:
+            host, port = self.stream.socket.getsockname()[:2]
+        except (OSError, AttributeError, ValueError):
+            return ""
+        return f"{host}({port})"
 
     @property
     def peer_address(self) -> str:

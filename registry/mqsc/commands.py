@@ -34,7 +34,7 @@ NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL",
          "TOPICSTR": "TOPICSTR", "TPSTATUS": "TPSTATUS", "QMGR": "QMGR", "QMSTATUS": "QMSTATUS",
          "CONN": "CONN", "AUTHINFO": "AUTHINFO", "AUTHREC": "AUTHREC", "AUTHSERV": "AUTHSERV",
          "ENTAUTH": "ENTAUTH", "CHLAUTH": "CHLAUTH", "COMMINFO": "COMMINFO", "SECURITY": "SECURITY",
-         "CLUSQMGR": "CLUSQMGR", "QSTATS": "QSTATS", "QMLITE": "QMLITE"}
+         "CLUSQMGR": "CLUSQMGR", "QSTATS": "QSTATS", "QMLITE": "QMLITE", "PUBSUB": "PUBSUB"}
 
 NAME_REQUIRED, NAME_OPTIONAL, NAME_NONE = "required", "optional", "none"
 
@@ -149,6 +149,10 @@ def _table() -> dict[tuple[str, str], Command]:
         Command("DISPLAY", "QMSTATUS", C.MQCMD_INQUIRE_Q_MGR_STATUS, K.QMSTATUS, name=NAME_NONE,
                 attrs_pid=C.MQIACF_Q_MGR_STATUS_ATTRS, default_all=True,
                 display="AMQ8705I: Display Queue Manager Status Details."),
+        # AMQ8723I: IBM's number for this display, not yet seen in a published transcript (decisions.md MS3)
+        Command("DISPLAY", "PUBSUB", C.MQCMD_INQUIRE_PUBSUB_STATUS, K.PUBSUB, name=NAME_NONE,
+                attrs_pid=C.MQIACF_PUBSUB_STATUS_ATTRS, default_all=True,
+                display="AMQ8723I: Display pub/sub status details."),
         Command("PING", "QMGR", C.MQCMD_PING_Q_MGR, K.EMPTY, name=NAME_NONE,
                 message="AMQ8415I: Ping IBM MQ Queue Manager command complete."),
         # REFRESH QMGR TYPE(CONFIGEV) OBJECT(...) NAME(...) INCLINT(...): configuration events for what

@@ -43,6 +43,7 @@ class Keyword:
     on_value: int = 1  # FLAG: the value of the positive keyword
     off_value: int = 0
     aliases: tuple[str, ...] = ()
+    blank: int | None = None  # a value runmqsc prints as blanks (MQMON_NOT_AVAILABLE: "MSGAGE( )")
 
     @property
     def names(self) -> dict[int, str]:
@@ -79,6 +80,11 @@ def el(name: str, pid: int, words: Mapping[str, int]) -> Keyword:
 
 def il(name: str, pid: int) -> Keyword:
     return Keyword(name, pid, INTLIST)
+
+
+def mon(name: str, pid: int, *, listed: bool = False) -> Keyword:
+    """A monitoring value (MSGAGE, QTIME, NETTIME ...): MQMON_NOT_AVAILABLE prints as blanks."""
+    return Keyword(name, pid, INTLIST if listed else INT, blank=C.MQMON_NOT_AVAILABLE)
 
 
 def flag(name: str, off: str, pid: int, on_value: int = 1, off_value: int = 0) -> Keyword:
@@ -475,6 +481,17 @@ QMSTATUS = ObjectType("QMSTATUS", (
     s("ARCHLOG", C.MQCACF_ARCHIVE_LOG_EXTENT_NAME),
 ), lead=("QMNAME", "STATUS"))
 
+PUBSUB = ObjectType("PUBSUB", (
+    e("TYPE", C.MQIACF_PS_STATUS_TYPE, {"LOCAL": C.MQPSST_LOCAL, "ALL": C.MQPSST_ALL, "PARENT": C.MQPSST_PARENT,
+                                        "CHILD": C.MQPSST_CHILD}),
+    s("QMNAME", C.MQCA_Q_MGR_NAME),
+    e("STATUS", C.MQIACF_PUBSUB_STATUS, {"INACTIVE": 0, "STARTING": 1, "STOPPING": 2, "ACTIVE": 3, "COMPAT": 4,
+                                         "ERROR": 5, "REFUSED": 6}),  # cmqcfc.h MQPS_STATUS_*
+    i("SUBCOUNT", C.MQIA_SUB_COUNT),
+    i("TPCOUNT", C.MQIA_TOPIC_NODE_COUNT),
+    s("CMDSCOPE", C.MQCACF_COMMAND_SCOPE),
+), lead=("QMNAME", "TYPE"))
+
 # ---- queue status and connections -------------------------------------------------------------
 QSTATUS = ObjectType("QSTATUS", (
     s("QUEUE", C.MQCA_Q_NAME),
@@ -488,8 +505,9 @@ QSTATUS = ObjectType("QSTATUS", (
     s("LPUTDATE", C.MQCACF_LAST_PUT_DATE),
     s("LPUTTIME", C.MQCACF_LAST_PUT_TIME),
     e("MONQ", C.MQIA_MONITORING_Q, MONITOR),
-    i("MSGAGE", C.MQIACF_OLDEST_MSG_AGE),
-    il("QTIME", C.MQIACF_Q_TIME_INDICATOR),
+    mon("MSGAGE", C.MQIACF_OLDEST_MSG_AGE),
+    mon("QTIME", C.MQIACF_Q_TIME_INDICATOR, listed=True),
+    i("MONITOR", C.MQIACF_MONITORING),  # DISPLAY QSTATUS MONITOR: the values MONQ governs (a selector only)
     s("MEDIALOG", C.MQCACF_MEDIA_LOG_EXTENT_NAME),
     i("CURFSIZE", C.MQIACF_CUR_Q_FILE_SIZE),
     i("CURMAXFS", C.MQIACF_CUR_MAX_FILE_SIZE),
@@ -657,6 +675,28 @@ CHSTATUS = ObjectType("CHSTATUS", (
     s("SSLPEER", C.MQCACH_SSL_SHORT_PEER_NAME),
     s("JOBNAME", C.MQCACH_MCA_JOB_NAME),
     e("MONCHL", C.MQIA_MONITORING_CHANNEL, MONITOR),
+    i("BUFSRCVD", C.MQIACH_BUFFERS_RECEIVED),
+    i("BUFSSENT", C.MQIACH_BUFFERS_SENT),
+    Keyword("COMPHDR", C.MQIACH_HDR_COMPRESSION, ENUMLIST, {"NONE": V.MQCOMPRESS_NONE, "SYSTEM": V.MQCOMPRESS_SYSTEM},
+            blank=-1),
+    Keyword("COMPMSG", C.MQIACH_MSG_COMPRESSION, ENUMLIST, {
+        "NONE": V.MQCOMPRESS_NONE, "RLE": V.MQCOMPRESS_RLE, "ZLIBFAST": V.MQCOMPRESS_ZLIBFAST,
+        "ZLIBHIGH": V.MQCOMPRESS_ZLIBHIGH, "LZ4FAST": V.MQCOMPRESS_LZ4FAST, "LZ4HIGH": V.MQCOMPRESS_LZ4HIGH},
+        blank=-1),
+    mon("COMPRATE", C.MQIACH_COMPRESSION_RATE, listed=True),
+    mon("COMPTIME", C.MQIACH_COMPRESSION_TIME, listed=True),
+    mon("EXITTIME", C.MQIACH_EXIT_TIME_INDICATOR, listed=True),
+    i("KAINT", C.MQIACH_KEEP_ALIVE_INTERVAL),
+    s("LOCLADDR", C.MQCACH_LOCAL_ADDRESS),
+    e("SECPROT", C.MQIACH_SECURITY_PROTOCOL, {"NONE": C.MQSECPROT_NONE, "SSLV3": C.MQSECPROT_SSLV30,
+                                              "TLSV1": C.MQSECPROT_TLSV10, "TLSV12": C.MQSECPROT_TLSV12,
+                                              "TLSV13": C.MQSECPROT_TLSV13}),
+    s("SSLCERTI", C.MQCACH_SSL_CERT_ISSUER_NAME),
+    s("SSLCERTU", C.MQCACH_SSL_CERT_USER_ID),
+    s("SSLKEYDA", C.MQCACH_SSL_KEY_RESET_DATE),
+    s("SSLKEYTI", C.MQCACH_SSL_KEY_RESET_TIME),
+    i("SSLRKEYS", C.MQIACH_SSL_KEY_RESETS),
+    s("RAPPLTAG", C.MQCACH_REMOTE_APPL_TAG),
 ), lead=("CHANNEL", "CHLTYPE", "CONNAME", "CURRENT"))
 
 # ---- namelists, processes, authentication information ---------------------------------------
@@ -883,4 +923,4 @@ EMPTY = ObjectType("NONE", ())
 def all_types() -> Iterable[ObjectType]:
     return (QUEUE, SUB, SBSTATUS, TOPIC, TPSTATUS, QMGR, QMSTATUS, QSTATUS, CONN, CHANNEL, CHSTATUS, NAMELIST,
             PROCESS, AUTHINFO, LISTENER, LSSTATUS, SERVICE, SVSTATUS, COMMINFO, AUTHREC, ENTAUTH, AUTHSERV,
-            CHLAUTH, CLUSQMGR, QSTATS)
+            CHLAUTH, CLUSQMGR, QSTATS, PUBSUB)

@@ -45,11 +45,30 @@ class ChannelInstance:
     mca_user: str = ""  # whom the last conversation to connect runs as
     remote_appl: str = ""  # that conversation's application name
     msgs: int = 0  # MQI calls served
+    # What crossed the socket since it was accepted, as the server counts it: every byte, and every
+    # TSH segment (IBM's "buffers"), heartbeats and the ID exchange included.
     bytes_sent: int = 0
     bytes_received: int = 0
+    buffers_sent: int = 0
+    buffers_received: int = 0
     last_msg: float = 0.0
+    # As agreed in the ID exchange (what DISPLAY CHSTATUS shows as HBINT and MAXMSGL for this session).
+    heartbeat_interval: int = 0
+    max_msg_length: int = 0
+    remote_product: str = ""  # RPRODUCT: the client's product (its ID's ProductId: MQCC, MQJB, MQNM ...)
+    remote_version: str = ""  # RVERSION: the eight version digits after it
+    local_address: str = ""  # LOCLADDR: the server's end of the socket, host(port)
+    process_id: int = 0  # the server's process, for the MCA job name
     stop_requested: bool = False
+    ssl_key_resets: int = 0  # no TLS here: never reset
     on_stop: Callable[[], None] = _nothing  # the server ends the instance when this is called
+
+
+    @property
+    def job_name(self) -> str:
+        """JOBNAME: on Multiplatforms the MCA's process and thread ids, eight hexadecimal digits each;
+        here the server's process and this instance's number (unique per instance, as mqmetric needs)."""
+        return f"{self.process_id:08X}{self.instance_id:08X}"
 
 
 @dataclasses.dataclass(slots=True)

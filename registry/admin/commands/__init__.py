@@ -17,6 +17,7 @@ def register_all(engine) -> None:
     from qmlite.registry.admin.commands import escape
     from qmlite.registry.admin.commands import namelists
     from qmlite.registry.admin.commands import processes
+    from qmlite.registry.admin.commands import pubsub_status
     from qmlite.registry.admin.commands import qmgr
     from qmlite.registry.admin.commands import queues
     from qmlite.registry.admin.commands import refresh
@@ -25,5 +26,5 @@ def register_all(engine) -> None:
     from qmlite.registry.admin.commands import topics
 
     for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
-                   authority, chlauth, status, clusters, escape, refresh):
+                   authority, chlauth, status, pubsub_status, clusters, escape, refresh):
         module.register(engine)

@@ -39,7 +39,8 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.monitoring.resource import Monitor
-from qmlite.registry.monitoring.events import Events
+from qmlite.registry.monitoring import configevents
+from qmlite.registry.monitoring.events import MQEVO_MQSET, Events, Origin
 from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.monitoring.counters import MQIStats
@@ -961,10 +962,18 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+            before = None
+            if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
+                before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
         except MQIError:
             self.stats.set_fails += 1
             raise
+        if before is not None:
+            after = configevents.attributes(self.engine, configevents.QUEUE, name)
+            if after is not None:
+                self.events.config(C.MQRC_CONFIG_CHANGE_OBJECT, Origin(session.user, MQEVO_MQSET), C.MQOT_Q,
+                                   before, after=after)
         self.stats.sets += 1
         if obj_type == C.MQOT_Q:
             contents = self.registry.messages.peek(name)

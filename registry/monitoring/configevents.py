@@ -45,6 +45,7 @@ _SERVICE = Kind(C.MQOT_SERVICE, C.MQCMD_INQUIRE_SERVICE, C.MQCA_SERVICE_NAME, C.
 _COMMINFO = Kind(C.MQOT_COMM_INFO, C.MQCMD_INQUIRE_COMM_INFO, C.MQCA_COMM_INFO_NAME, C.MQCACF_TO_COMM_INFO_NAME, "",
                  "comminfo")
 QMGR = Kind(C.MQOT_Q_MGR, C.MQCMD_INQUIRE_Q_MGR, 0, 0, "")
+QUEUE = _Q
 
 CREATE, COPY, CHANGE, DELETE = "create", "copy", "change", "delete"
 COMMANDS: dict[int, tuple[Kind, str]] = {}

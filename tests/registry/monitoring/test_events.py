@@ -619,3 +619,18 @@ def test_unknown_remote_queue_manager(qm):
     assert ids(msg) == [C.MQCA_Q_MGR_NAME, C.MQCA_Q_NAME, C.MQIA_APPL_TYPE, C.MQCACF_APPL_NAME,
                         C.MQCACH_CONNECTION_NAME, C.MQCACH_CHANNEL_NAME]
     assert values(msg)[C.MQCA_Q_NAME] == "TO.ELSEWHERE"
+
+
+def test_mqset_raises_a_change_object_event_with_origin_mqset(qm):
+    reg = qm.registry
+    session = connect(qm, user="admin", admin=True)
+    handle = open_(qm, session, "DEV.QUEUE.2", C.MQOO_SET)
+    for switch in (OFF, ON):
+        reg.qmgr.configuration_event = switch
+        qm.set(session, handle.hobj, [C.MQIA_INHIBIT_PUT], [C.MQQA_PUT_INHIBITED if switch else C.MQQA_PUT_ALLOWED], "")
+    before, after = (m for _, m in events_on(qm, E.CONFIG_QUEUE))
+    assert [(m.header.Reason, m.header.MsgSeqNumber) for m in (before, after)] == [
+        (C.MQRC_CONFIG_CHANGE_OBJECT, 1), (C.MQRC_CONFIG_CHANGE_OBJECT, 2)]
+    assert values(before)[C.MQIACF_EVENT_ORIGIN] == E.MQEVO_MQSET and values(before)[C.MQCACF_EVENT_USER_ID] == "admin"
+    assert (values(before)[C.MQIA_INHIBIT_PUT], values(after)[C.MQIA_INHIBIT_PUT]) == (
+        C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED)

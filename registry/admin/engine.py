@@ -138,6 +138,9 @@ class Engine:
             out = handler(Context(self.registry, requester, command, self.qm), request)
             if not requester.admin:
                 out = commands.visible(self.registry, requester.user, command, request, out)
+                if (self.qm is not None and out and out[0].header.Reason == C.MQRC_NOT_AUTHORIZED
+                        and out[0].header.CompCode == C.MQCC_FAILED):  # a specific object it may not display
+                    self.qm.events.not_authorized_command(requester.user, command)  # type 4
             if self.qm is not None and (pending is not None or command_event != C.MQEVR_DISABLED
                                         or command == C.MQCMD_CHANGE_Q_MGR) and _succeeded(out):
                 self._events(request, requester, pending, command_event)

@@ -634,3 +634,21 @@ def test_mqset_raises_a_change_object_event_with_origin_mqset(qm):
     assert values(before)[C.MQIACF_EVENT_ORIGIN] == E.MQEVO_MQSET and values(before)[C.MQCACF_EVENT_USER_ID] == "admin"
     assert (values(before)[C.MQIA_INHIBIT_PUT], values(after)[C.MQIA_INHIBIT_PUT]) == (
         C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED)
+
+
+def test_not_authorized_type_4_for_an_inquire_of_an_object_the_user_may_not_display(qm):
+    qm.registry.qmgr.authority_event = ON
+    from qmlite.registry.security import authrecs
+    from qmlite.registry.security import vocab as A
+
+    # app may run commands (dsp on the queue manager) but not display SYSTEM queues
+    request = command(C.MQCMD_SET_AUTH_REC, st(C.MQCACF_AUTH_PROFILE_NAME, "QM1"), i(C.MQIACF_OBJECT_TYPE, C.MQOT_Q_MGR),
+                      P.CFSL(C.MQCACF_PRINCIPAL_ENTITY_NAMES, ("app",)),
+                      P.CFIL(C.MQIACF_AUTH_ADD_AUTHS, (A.MQAUTH_DISPLAY,)))
+    assert qm.engine.execute(request)[0].header.CompCode == C.MQCC_OK
+    assert authrecs.has(qm.registry, "app", C.MQOT_Q_MGR, "QM1", A.MQAUTH_DISPLAY)
+    [first, *_] = qm.engine.execute(command(C.MQCMD_INQUIRE_Q, st(C.MQCA_Q_NAME, "SYSTEM.DEFAULT.LOCAL.QUEUE")),
+                                    Requester(user="app", admin=False))
+    assert first.header.Reason == C.MQRC_NOT_AUTHORIZED
+    [(_, msg)] = events_on(qm, E.QMGR_QUEUE)
+    assert values(msg)[C.MQIACF_COMMAND] == C.MQCMD_INQUIRE_Q

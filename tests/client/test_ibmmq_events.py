@@ -2,9 +2,8 @@
 condition provoked with its switch on gives exactly IBM's message on the right SYSTEM.ADMIN.*.EVENT
 queue -- read with MQGET and parsed with ibmmq's own PCF parsing -- and with the switch off, nothing.
 
-Queue switches are set with Change Queue over PCF.  The queue manager's switches are set with Change
-Q Mgr where the server takes them, else on the model (Change Q Mgr for them is branch qmgr-attrs'
-work); either way the domain reads the same fields.  The server runs on an injected clock, so the
+Queue switches are set with Change Queue over PCF, the queue manager's with Change Q Mgr (on the
+model if a server refuses the parameter: the domain reads the same fields).  The server runs on an injected clock, so the
 service-interval events need no sleeping.
 """
 

@@ -2,7 +2,7 @@
 
 For each event: its switch off, nothing; on, exactly IBM's message (MQMD, MQCFH, the documented
 parameters in IBM's order) on the right SYSTEM.ADMIN.*.EVENT queue.  Switches are set on the model
-(``qm.registry.qmgr.authority_event`` ...): Change Q Mgr for them is another branch's work.
+(``qm.registry.qmgr.authority_event`` ..., the fields Change Q Mgr sets), one test at a time.
 """
 
 from __future__ import annotations
@@ -642,8 +642,8 @@ def test_not_authorized_type_4_for_an_inquire_of_an_object_the_user_may_not_disp
     from qmlite.registry.security import vocab as A
 
     # app may run commands (dsp on the queue manager) but not display SYSTEM queues
-    request = command(C.MQCMD_SET_AUTH_REC, st(C.MQCACF_AUTH_PROFILE_NAME, "QM1"), i(C.MQIACF_OBJECT_TYPE, C.MQOT_Q_MGR),
-                      P.CFSL(C.MQCACF_PRINCIPAL_ENTITY_NAMES, ("app",)),
+    request = command(C.MQCMD_SET_AUTH_REC, st(C.MQCACF_AUTH_PROFILE_NAME, "QM1"),
+                      i(C.MQIACF_OBJECT_TYPE, C.MQOT_Q_MGR), P.CFSL(C.MQCACF_PRINCIPAL_ENTITY_NAMES, ("app",)),
                       P.CFIL(C.MQIACF_AUTH_ADD_AUTHS, (A.MQAUTH_DISPLAY,)))
     assert qm.engine.execute(request)[0].header.CompCode == C.MQCC_OK
     assert authrecs.has(qm.registry, "app", C.MQOT_Q_MGR, "QM1", A.MQAUTH_DISPLAY)

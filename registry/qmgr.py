@@ -40,6 +40,8 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.monitoring.resource import Monitor
+from qmlite.registry.monitoring import configevents
+from qmlite.registry.monitoring.events import MQEVO_MQSET, Events, Origin
 from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
@@ -47,6 +49,7 @@ from qmlite.registry.monitoring.accounting import Accounting
 from qmlite.registry.monitoring.statistics import Statistics
 
 ZERO24 = bytes(24)
+_ENABLED = C.MQEVR_ENABLED  # an event switch that is on
 PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -108,6 +111,7 @@ class QueueManager:
         self.monitor = Monitor(self)
         self.statistics = Statistics(self)  # STATMQI/STATQ/STATCHL messages (registry/monitoring/statistics.py)
         self.accounting = Accounting(self)  # ACCTMQI/ACCTQ messages (registry/monitoring/accounting.py)
+        self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
 
@@ -153,8 +157,11 @@ class QueueManager:
         try:
             self.check_connect(qmgr_name)
             authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
-        except MQIError:
+        except MQIError as exc:
             stats.conn_fails += 1
+            if exc.reason == C.MQRC_NOT_AUTHORIZED:
+                self.events.not_authorized_connect(user=user, appl_type=appl_type, appl_name=appl_name,
+                                                   channel=channel, conname=conname)
             raise
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
                           conname=conname, started=self.now())
@@ -198,12 +205,13 @@ class QueueManager:
     def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
         try:
             handle, od = self._open_object(session, od, options)
-        except MQIError:
+        except MQIError as exc:
             self.stats.open_fails += 1
             index = od.ObjectType if 0 <= od.ObjectType < len(self.typed.opens) else 0
             self.typed.open_fails[index] += 1
             if session.acct is not None:
                 session.acct.counts.open_fails[index] += 1
+            self.events.open_failed(session, od, options, exc.reason)
             raise
         self.stats.opens += 1
         index = _KIND_TYPES[handle.kind]
@@ -267,8 +275,10 @@ class QueueManager:
             target = reg.queues.get(queue.target)
             if queue.target_type == C.MQOT_TOPIC:
                 raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED)
-            if target is None or target.qtype != C.MQQT_LOCAL:
+            if target is None:
                 raise MQIError(C.MQRC_UNKNOWN_ALIAS_BASE_Q)
+            if target.qtype != C.MQQT_LOCAL:  # IBM 2001: the base is an alias or model queue
+                raise MQIError(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
             queue = target
         elif queue.qtype == C.MQQT_REMOTE and options & (INPUT | C.MQOO_BROWSE | C.MQOO_OUTPUT):
             queue, remote = self._remote_target(queue, options)  # inquire alone: the definition itself
@@ -443,7 +453,7 @@ class QueueManager:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         try:
             return self._put_handle(session, handle, md, pmo, data)
-        except MQIError:
+        except MQIError as exc:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
                 if session.acct is not None:
@@ -454,6 +464,7 @@ class QueueManager:
                     handle.stats.put_fails += 1
                 elif session.acct is not None:
                     session.acct.counts.put_fails += 1
+            self._put_failed(session, handle, exc.reason)
             raise
 
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
@@ -464,14 +475,15 @@ class QueueManager:
                 options |= oo
         try:
             handle, od = self._open_object(session, od, options)
-        except MQIError:
+        except MQIError as exc:
             self.stats.put1_fails += 1
             if session.acct is not None:
                 session.acct.counts.put1_fails += 1
+            self.events.open_failed(session, od, options, exc.reason)
             raise
         try:
             md, pmo, reason = self._put_handle(session, handle, md, pmo, data, one=True)
-        except MQIError:
+        except MQIError as exc:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
                 self.stats.topic_put1_fails += 1
@@ -481,11 +493,22 @@ class QueueManager:
                 self.stats.put1_fails += 1
                 if handle.stats is not None:
                     handle.stats.put1_fails += 1
+            self._put_failed(session, handle, exc.reason)
             raise
         finally:
             session.handles.pop(handle.hobj, None)
             self._release(session, handle, C.MQCO_NONE)
         return od, md, pmo, reason
+
+    def _put_failed(self, session: Session, handle: Handle, reason: int) -> None:
+        """The events a refused MQPUT/MQPUT1 raises: Put Inhibited (INHIBTEV), Queue Full (PERFMEV)."""
+        if reason == C.MQRC_PUT_INHIBITED:
+            if handle.kind == "topic":
+                self.events.put_inhibited(session, topic_string=handle.name)
+            else:
+                self.events.put_inhibited(session, handle.queue_name or handle.name)
+        elif reason == C.MQRC_Q_FULL and handle.kind == "queue":
+            self.events.queue_full(handle.name)
 
     def _put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
                     data: bytes, *, one: bool = False) -> tuple[S.MQMD, S.MQPMO, int]:
@@ -567,7 +590,12 @@ class QueueManager:
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
-            _counted_put(reg.messages.contents(queue.name), uncommitted=True)
+            contents = reg.messages.contents(queue.name)
+            perf = reg.qmgr.performance_event == _ENABLED
+            was_empty = perf and not len(contents) and not contents.uncommitted
+            _counted_put(contents, uncommitted=True)
+            if perf:
+                self.events.after_put(queue, contents, was_empty)
             if not session.uow:
                 session.uow_started = now
             session.uow.puts.append(PendingPut(queue.name, msg))
@@ -691,10 +719,17 @@ class QueueManager:
         if not msg.seq:
             msg.number(messages.next_seq())
         contents = messages.contents(name)
+        # Performance events (registry/monitoring/events.py): one attribute check when PERFMEV is off.
+        perf = not counted and reg.qmgr.performance_event == _ENABLED
+        was_empty = perf and not len(contents) and not contents.uncommitted
         contents.add(msg)
         contents.last_put = msg.put_time
-        if not counted:  # a committed put was counted when it was made
+        if not counted:  # a committed put was counted when it was made (and raised its events then)
             _counted_put(contents)
+            if perf:
+                queue = reg.queues.get(name)
+                if queue is not None:
+                    self.events.after_put(queue, contents, was_empty)
         if msg.persistent:
             reg.store.put_message(name, msg)
             durable_after = reg.store.appended
@@ -891,6 +926,7 @@ class QueueManager:
             # the base queue, and an alias the handle was opened through, must both allow gets
             if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
                 self.get_failed(handle, options)
+                self.events.get_inhibited(session, handle.queue_name or handle.name)
                 raise MQIError(C.MQRC_GET_INHIBITED)
         match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
         msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
@@ -994,8 +1030,13 @@ class QueueManager:
         contents.remove(msg)
         now = contents.last_get = self.now()
         _counted_get(contents, now - msg.put_time)
+        reg = self.registry
         if write and msg.persistent:
-            self.registry.store.delete_message(msg.seq)
+            reg.store.delete_message(msg.seq)
+        if reg.qmgr.performance_event == _ENABLED:
+            queue = reg.queues.get(name)
+            if queue is not None:
+                self.events.after_get(queue, contents)
 
     # ---- units of work ---------------------------------------------------------------------------
     def commit(self, session: Session) -> None:
@@ -1079,11 +1120,19 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+            before = None
+            if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
+                before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
         except MQIError:
             self.stats.set_fails += 1
             self._typed(session, "set_fails", hobj)
             raise
+        if before is not None:
+            after = configevents.attributes(self.engine, configevents.QUEUE, name)
+            if after is not None:
+                self.events.config(C.MQRC_CONFIG_CHANGE_OBJECT, Origin(session.user, MQEVO_MQSET), C.MQOT_Q,
+                                   before, after=after)
         self.stats.sets += 1
         self._typed(session, "sets", hobj)
         if obj_type == C.MQOT_Q:
@@ -1107,10 +1156,16 @@ class QueueManager:
         try:
             _check_pubsub_enabled(self.registry)
             answer = subscribe.subscribe(self, session, sd, hobj)
-        except MQIError:
+        except MQIError as exc:
             stats.sub_fails += 1
             if session.acct is not None:
                 session.acct.counts.sub_fails += 1
+            if exc.reason == C.MQRC_NOT_AUTHORIZED and self.registry.qmgr.authority_event == C.MQEVR_ENABLED:
+                try:
+                    topic = subscribe.resolve_topic(self.registry, sd.ObjectName, sd.ObjectString.VSString)
+                except MQIError:
+                    topic = sd.ObjectString.VSString
+                self.events.not_authorized_subscribe(session, sd.Options, topic)
             raise
         if session.acct is not None:
             self._count_sub(session.acct.counts, existed, answer[0].options)

@@ -25,6 +25,7 @@ from qmlite.pcf.framer import Framer, Reassembler
 
 from qmlite.registry.security import authrecs
 from qmlite.registry.security import chlauth
+from qmlite.registry.monitoring import events
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 from qmlite.registry.messaging.sessions import Session
@@ -476,10 +477,22 @@ class Connection:
         call = fap.decode_body(seg, first=True)
         await self.server.mqi.call(self, conv, seg, call)
 
-    def authenticate(self, conv: Conversation) -> tuple[int, str, bool]:
+    def authenticate(self, conv: Conversation, appl_name: str = "", appl_type: int = 0) -> tuple[int, str, bool]:
         """(MQRC, user, admin) for a connect on this channel: connection authentication (the developer
         container's passwords; none when the queue manager's CONNAUTH is blank), then the channel
-        authentication records, which say whether the client may use the channel and as whom."""
+        authentication records, which say whether the client may use the channel and as whom.  A
+        refusal is reported to the domain's events (authority type 1, Channel Blocked)."""
+        reason, user, admin, qualifier = self._authenticate(conv)
+        if reason == C.MQRC_NOT_AUTHORIZED and qualifier:
+            given = conv.auth_user if conv.auth_user is not None else conv.user_id
+            self.server.qm.events.not_authorized_connect(
+                user=given or "", appl_type=appl_type, appl_name=appl_name, channel=self.channel.name,
+                conname=self._peer_host(), qualifier=qualifier, csp_user=given or "")
+        return reason, user, admin
+
+    def _authenticate(self, conv: Conversation) -> tuple[int, str, bool, int]:
+        """authenticate's answer, and the authority-event reason qualifier of a refusal that is not a
+        CHLAUTH block (MQRQ_CSP_NOT_AUTHORIZED: the user and password; MQRQ_CONN_NOT_AUTHORIZED)."""
         channel = self.channel
         user = conv.auth_user if conv.auth_user is not None else conv.user_id
         password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
@@ -492,14 +505,14 @@ class Connection:
         if as_admin:
             if connauth:
                 if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
-                    return C.MQRC_NOT_AUTHORIZED, "", False
+                    return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CSP_NOT_AUTHORIZED
                 authenticated = ADMIN_USER
         elif mca_user in PRIVILEGED:
-            return C.MQRC_NOT_AUTHORIZED, "", False
+            return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CONN_NOT_AUTHORIZED
         elif connauth and (self.cfg.app_password is not None or channel.password_required):
             expected = self.cfg.app_password or ""
             if user != APP_USER or not _same(password, expected):
-                return C.MQRC_NOT_AUTHORIZED, "", False
+                return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CSP_NOT_AUTHORIZED
             authenticated = APP_USER
         # ---- adm-security: CHLAUTH (registry/security/chlauth.py).  The connection runs as the channel's
         # MCAUSER (DEV.APP.SVRCONN: "app", as in the developer container); a channel without one maps
@@ -508,10 +521,20 @@ class Connection:
                                 channel_mcauser="" if as_admin else (mca_user or APP_USER),
                                 password_given=authenticated is not None or not connauth,
                                 authenticated_user=authenticated)
+        registry_events = self.server.qm.events
+        for qualifier, blocked_user in verdict.warnings:  # WARN(YES) records: logged, let in, reported
+            registry_events.channel_blocked(qualifier=qualifier, warning=True, channel=channel.name,
+                                            conname=self._peer_host(), user=blocked_user)
         if not verdict.allowed:
             self.log.warning("chlauth_refused", channel=channel.name, user=user, why=verdict.why)
-            return verdict.reason, "", False
-        return C.MQRC_NONE, verdict.user, authrecs.privileged(verdict.user)
+            if verdict.blocked:
+                registry_events.channel_blocked(qualifier=verdict.blocked, warning=False, channel=channel.name,
+                                                conname=self._peer_host(), user=verdict.user)
+                return verdict.reason, "", False, 0
+            # CHCKCLNT without a password: the MQCSP user and password were not given
+            return verdict.reason, "", False, (events.MQRQ_CSP_NOT_AUTHORIZED if verdict.needs_password
+                                               else events.MQRQ_CONN_NOT_AUTHORIZED)
+        return C.MQRC_NONE, verdict.user, authrecs.privileged(verdict.user), 0
 
     def _peer_host(self) -> str:
         try:

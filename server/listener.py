@@ -109,6 +109,10 @@ class QueueManagerServer:
 
     async def quiesce(self) -> None:
         """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
+        if not self.qm.quiescing:
+            self.qm.events.qmgr_not_active(quiescing=True)  # STRSTPEV: Queue Manager Not Active, once
+            with trio.move_on_after(5):  # a persistent event is on disk before the queue manager ends
+                await self.mqi.durable(self.qm.position)
         self.qm.quiescing = True
         self.stopping.set()
         for conn in list(self.connections):
@@ -148,6 +152,7 @@ async def running(cfg: ServerConfig, *, synchronous: str = "FULL",
         server = QueueManagerServer(cfg, qm)
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve)
+            qm.events.qmgr_active()  # STRSTPEV: Queue Manager Active, once it listens
             try:
                 yield server
             finally:

@@ -161,7 +161,7 @@ class MQI:
             return C.MQRC_ALREADY_CONNECTED
         try:
             self.qm.check_connect(body.QMgrName)
-            reason, user, admin = conn.authenticate(conv)
+            reason, user, admin = conn.authenticate(conv, body.ApplName, body.ApplType)
             if reason:
                 return reason
             conv.session = self.qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,

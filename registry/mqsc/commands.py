@@ -163,6 +163,19 @@ def _table() -> dict[tuple[str, str], Command]:
                                                    "STATISTICS": C.MQACT_COLLECT_STATISTICS,
                                                    "PUBSUB": C.MQACT_PUBSUB, "REDUCELOG": C.MQACT_REDUCE_LOG}),
                        s("CHILD", C.MQCA_CHILD), s("PARENT", C.MQCA_PARENT))),
+        # REFRESH QMGR TYPE(CONFIGEV) OBJECT(...) NAME(...) INCLINT(...): configuration events for what
+        # exists (registry/admin/commands/refresh.py); the message is docs/decisions.md V-numbered.
+        Command("REFRESH", "QMGR", C.MQCMD_REFRESH_Q_MGR, K.EMPTY, name=NAME_NONE,
+                message="AMQ8005I: IBM MQ queue manager changed.",
+                extra=(e("TYPE", C.MQIACF_REFRESH_TYPE, {"CONFIGEV": 1, "PROXYSUB": 4}),  # MQRT_*, cmqcfc.h
+                       e("OBJECT", C.MQIACF_OBJECT_TYPE, {
+                           "ALL": C.MQOT_ALL, "AUTHINFO": C.MQOT_AUTH_INFO, "AUTHREC": C.MQOT_AUTH_REC,
+                           "CHANNEL": C.MQOT_CHANNEL, "CHLAUTH": C.MQOT_CHLAUTH, "COMMINFO": C.MQOT_COMM_INFO,
+                           "LISTENER": C.MQOT_LISTENER, "NAMELIST": C.MQOT_NAMELIST, "PROCESS": C.MQOT_PROCESS,
+                           "QALIAS": C.MQOT_ALIAS_Q, "QLOCAL": C.MQOT_LOCAL_Q, "QMODEL": C.MQOT_MODEL_Q,
+                           "QREMOTE": C.MQOT_REMOTE_Q, "QUEUE": C.MQOT_Q, "QMGR": C.MQOT_Q_MGR,
+                           "SERVICE": C.MQOT_SERVICE, "TOPIC": C.MQOT_TOPIC}),
+                       s("NAME", C.MQCACF_OBJECT_NAME), i("INCLINT", C.MQIACF_REFRESH_INTERVAL))),
         Command("DISPLAY", "CONN", C.MQCMD_INQUIRE_CONNECTION, K.CONN, C.MQBACF_GENERIC_CONNECTION_ID,
                 attrs_pid=C.MQIACF_CONNECTION_ATTRS, display="AMQ8276I: Display Connection details.", generic=True),
         Command("STOP", "CONN", C.MQCMD_STOP_CONNECTION, K.CONN, C.MQBACF_CONNECTION_ID,

@@ -21,10 +21,11 @@ def register_all(engine) -> None:
     from qmlite.registry.admin.commands import qmgr
     from qmlite.registry.admin.commands import queues
     from qmlite.registry.admin.commands import reset_qmgr
+    from qmlite.registry.admin.commands import refresh
     from qmlite.registry.admin.commands import status
     from qmlite.registry.admin.commands import subscriptions
     from qmlite.registry.admin.commands import topics
 
     for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
-                   authority, chlauth, status, pubsub_status, clusters, escape, reset_qmgr):
+                   authority, chlauth, status, pubsub_status, clusters, escape, reset_qmgr, refresh):
         module.register(engine)

@@ -231,6 +231,8 @@ def stop_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                        or channel.name in running.stopped):
         raise CommandError(C.MQRCCF_CHANNEL_NOT_ACTIVE)
     running.stop(channel.name, conn_name=conn_name, to_status=to_status)
+    if ctx.qm is not None:
+        ctx.qm.events.channel_stopped_by_user(channel)  # CHLEV: Channel Stopped By User
     return R.ok(ctx.command)
 
 
@@ -246,6 +248,8 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if reg.running.instances_of(channel.name) and channel.channel_type != M.SVRCONN:
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
     reg.running.start(channel.name)
+    if ctx.qm is not None:
+        ctx.qm.events.channel_started(channel)  # CHLEV: "when a command is used to start a channel"
     return R.ok(ctx.command)
 
 

@@ -295,8 +295,12 @@ class ReconnectingQueueManager:
                 err = qm.channel.error
                 self._broken(gen, err if isinstance(err, MQIError) else ConnectionBroken())
                 continue
-            if self._uow_lost and call.syncpoint and call.kind in ("put", "put1", "get"):
-                raise MQIError(C.MQCC_FAILED, C.MQRC_BACKED_OUT, "the unit of work was backed out by a reconnection")
+            if self._uow_lost:
+                if call.syncpoint and call.kind in ("put", "put1", "get"):
+                    raise MQIError(C.MQCC_FAILED, C.MQRC_BACKED_OUT, "the unit of work was backed out by a reconnection")
+                if call.kind == "cmit":  # IBM: MQCMIT completes with MQCC_WARNING, the unit of work backed out
+                    self._uow_lost = self._uow_work = False
+                    raise MQIError(C.MQCC_WARNING, C.MQRC_BACKED_OUT, "the unit of work was backed out by a reconnection")
             try:
                 return fn(qm)
             except ConnectionBroken as exc:
@@ -532,10 +536,6 @@ class ReconnectingQueueManager:
         return out
 
     def cmit(self) -> None:
-        if self._uow_lost:
-            self._check()
-            self._uow_lost = self._uow_work = False
-            raise MQIError(C.MQCC_WARNING, C.MQRC_BACKED_OUT, "the unit of work was backed out by a reconnection")
         self._do(_Call("cmit"), lambda qm: qm.cmit())
         self._uow_work = False
 

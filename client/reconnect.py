@@ -51,6 +51,10 @@ FINAL_STATUS_CODES = frozenset({fap.QM_TERMINATING, fap.USER_CLOSED})
 
 NONE, ANY, SAME_QMGR = "none", "any", "qmgr"
 
+# reasons a queue manager that is ending gives: an attempt that meets one is tried again, not failed
+_TRANSIENT = frozenset({C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING, C.MQRC_CONNECTION_QUIESCING,
+                        C.MQRC_CONNECTION_STOPPING, C.MQRC_Q_MGR_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN})
+
 
 @dataclass(frozen=True, slots=True)
 class ClientSettings:
@@ -381,11 +385,10 @@ class ReconnectingQueueManager:
                 break
             try:
                 self._reinstate(qm)
-            except ConnectionBroken:
-                qm.abort()
-                continue
             except MQIError as exc:
                 qm.abort()
+                if isinstance(exc, ConnectionBroken) or exc.reason in _TRANSIENT:
+                    continue  # a queue manager on its way down answered: try again later
                 reason, obj = exc.reason, getattr(exc, "object_name", "")
                 break
             self._qm = qm

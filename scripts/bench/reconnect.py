@@ -13,7 +13,8 @@ in-process shortcut (``reconnect.kick``) is involved, the client waits its own b
 
 Two client configurations, same run: IBM's default ReconDelay (first attempt after 1 s + up to
 0.25 s, then 2 s, 4 s ...) and a short one, ``ReconDelay=(100,50)``, as an mqclient.ini would set it.
-Nothing may be lost or doubled: the application counts its round trips and the queue is empty at the
+Then the pytest fixture's in-process ``restart()``, which wakes the reconnecting clients once the
+queue manager accepts (what a test sees).  Nothing may be lost or doubled: the application counts its round trips and the queue is empty at the
 end.
 
     python scripts/bench/reconnect.py --rounds 5
@@ -175,6 +176,30 @@ def run(rounds: int, delays: tuple | None) -> dict:
             "interrupted": sorted(set(app.failures))}
 
 
+def run_fixture(rounds: int) -> dict:
+    """The pytest fixture's way: the queue manager in this process, ``restart()`` (which wakes the
+    reconnecting clients once it accepts); the gap counts from ``restart()`` returning."""
+    from qmlite.client.pytest_plugin import running_qmlite
+
+    R.CLIENT_SETTINGS = R.ClientSettings
+    tmp = tempfile.TemporaryDirectory(prefix="qmlite-bench-reconnect-")
+    gaps, restarts = [], []
+    with running_qmlite(pathlib.Path(tmp.name) / "data") as server:
+        app = App(server.port)
+        try:
+            for _ in range(rounds):
+                app.first_after(time.monotonic())
+                t0 = time.monotonic()
+                server.restart()
+                accepted = time.monotonic()
+                gaps.append(app.first_after(accepted) - accepted)
+                restarts.append(accepted - t0)
+        finally:
+            app.close()
+    tmp.cleanup()
+    return {"gaps": gaps, "restarts": restarts, "round_trips": app.sent}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -189,6 +214,10 @@ def main() -> None:
               + f"{r['depth']}, interrupted calls' reasons {r['interrupted']}")
         if max(g) > 1.0:
             print(f"  over 1 s in {sum(1 for x in g if x > 1.0)} of {len(g)} rounds")
+    r = run_fixture(args.rounds)
+    print("pytest fixture restart() in process: restart " + ", ".join(f"{x * 1000:.0f}" for x in r["restarts"])
+          + " ms; gap after it returns " + ", ".join(f"{x * 1000:.1f}" for x in r["gaps"])
+          + f" ms (max {max(r['gaps']) * 1000:.1f}); {r['round_trips']} round trips")
 
 
 if __name__ == "__main__":

@@ -23,13 +23,12 @@ import random
 import struct
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Optional
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
 
-from . import verbs as V
 from .errors import ConnectionBroken, MQIError
 
 log = logging.getLogger("qmlite.reconnect")
@@ -174,7 +173,6 @@ _I32 = struct.Struct("<i")
 MQPMO_LOGICAL_ORDER = 0x8000  # cmqc.h
 MQGMO_LOGICAL_ORDER = 0x8000  # cmqc.h
 MQMO_MATCH_MSG_TOKEN = 0x20  # cmqc.h
-MQSTAT_STATES = ("connected", "reconnecting", "failed")
 
 
 @dataclass(slots=True)

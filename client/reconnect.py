@@ -186,6 +186,7 @@ class _Handle:
     sd: object = None
     sub_hobj: int = 0  # the virtual Hobj an unmanaged subscription delivers to
     managed_hobj: int = 0  # the virtual Hobj of a managed subscription's queue (its real one is remapped)
+    dynamic: str = ""  # the name a model queue's open gave its dynamic queue
 
 
 @dataclass(slots=True)
@@ -389,6 +390,9 @@ class ReconnectingQueueManager:
                     continue  # a queue manager on its way down answered: try again later
                 reason, obj = exc.reason, getattr(exc, "object_name", "")
                 break
+            if self._disconnected:  # MQDISC came while we were reconnecting
+                qm.abort()
+                break
             self._qm = qm
             self._gen += 1
             self._qmid = qm.agreement.qmgr_id
@@ -416,9 +420,15 @@ class ReconnectingQueueManager:
         for virtual, h in list(self._handles.items()):
             if h.kind == "open":
                 try:
-                    real, _od = qm.open(h.od, h.options)
+                    try:
+                        real, _od = qm.open(h.od, h.options)
+                    except MQIError as exc:
+                        if exc.reason != C.MQRC_OBJECT_ALREADY_EXISTS or not h.dynamic:
+                            raise
+                        # a permanent dynamic queue outlived the connection: open it by its name
+                        real, _od = qm.open(replace(h.od, ObjectName=h.dynamic), h.options)
                 except MQIError as exc:
-                    exc.object_name = getattr(h.od, "ObjectName", "")  # type: ignore[attr-defined]
+                    exc.object_name = h.dynamic or getattr(h.od, "ObjectName", "")  # type: ignore[attr-defined]
                     raise
                 h.real = real
             elif h.kind == "sub":
@@ -472,11 +482,12 @@ class ReconnectingQueueManager:
         real, od_out = self._do(_Call("open"), fn)
         with self._lock:
             virtual = self._virtual(real)
-            again = od
+            again, dynamic = od, ""
             if od_out.ObjectName and od.ObjectName != od_out.ObjectName and getattr(od, "DynamicQName", ""):
                 # a dynamic queue: made again under the same name, from the same model
-                again = replace(od, DynamicQName=od_out.ObjectName)
-            self._handles[virtual] = _Handle("open", real, od=again, options=options)
+                dynamic = od_out.ObjectName
+                again = replace(od, DynamicQName=dynamic)
+            self._handles[virtual] = _Handle("open", real, od=again, options=options, dynamic=dynamic)
         return virtual, od_out
 
     def close(self, hobj: Optional[int] = None, options: int = C.MQCO_NONE) -> None:

@@ -337,3 +337,16 @@ def test_two_options_at_once_are_refused(server):
     with pytest.raises(ibmmq.MQMIError) as info:
         _connect(server, CMQC.MQCNO_RECONNECT | CMQC.MQCNO_RECONNECT_DISABLED)
     assert info.value.reason == CMQC.MQRC_OPTIONS_ERROR
+
+
+def test_temporary_dynamic_queue_is_made_again_under_its_name(server):
+    qm = _connect(server)
+    od = ibmmq.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"RC.REPLY.*")
+    q = ibmmq.Queue(qm, od, CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE)
+    name = q.inquire(CMQC.MQCA_Q_NAME).strip()
+    assert name.startswith(b"RC.REPLY.")
+    server.restart()  # a temporary dynamic queue ends with its connection; it is made again
+    q.put(b"reply")
+    assert q.inquire(CMQC.MQCA_Q_NAME).strip() == name
+    assert q.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)) == b"reply"
+    qm.disconnect()

@@ -6,7 +6,7 @@ unit of work) -- on a fake connection whose break and reconnection the test cont
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -356,3 +356,34 @@ def test_match_msg_token_needs_reconnect_q_mgr():
     with pytest.raises(MQIError) as info:
         w.rq.call(fap.MQGET, 1, body + bytes(4))
     assert info.value.reason == C.MQRC_RECONNECT_Q_MGR_REQD
+
+
+def test_a_permanent_dynamic_queue_that_outlived_the_connection_is_opened_by_name():
+    w = World()
+    model = MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName="PERM.*")
+    opened = []
+
+    def first_open(od, options):
+        return 101, replace(od, ObjectName="PERM.123")
+
+    w.first.open = first_open
+    hobj, od_out = w.rq.open(model, C.MQOO_OUTPUT)
+    assert od_out.ObjectName == "PERM.123"
+
+    def connect():
+        qm = FakeQM()
+
+        def open_(od, options):
+            opened.append((od.ObjectName, od.DynamicQName))
+            if od.ObjectName == "SYSTEM.DEFAULT.MODEL.QUEUE":
+                raise MQIError(C.MQCC_FAILED, C.MQRC_OBJECT_ALREADY_EXISTS)
+            return 777, od
+
+        qm.open = open_
+        return qm
+
+    w.rq._connect = connect
+    w.first.break_on = "inq"
+    w.rq.inq(hobj, [], 0, 0)
+    assert opened == [("SYSTEM.DEFAULT.MODEL.QUEUE", "PERM.123"), ("PERM.123", "PERM.123")]
+    assert w.rq._real(hobj) == 777

@@ -350,3 +350,13 @@ def test_temporary_dynamic_queue_is_made_again_under_its_name(server):
     assert q.inquire(CMQC.MQCA_Q_NAME).strip() == name
     assert q.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)) == b"reply"
     qm.disconnect()
+
+
+def test_the_qmlite_server_fixture_restarts_in_place(qmlite_server):
+    """The plugin's own fixture: restart() keeps the port and the data, and returns once it accepts."""
+    _put_persistent(qmlite_server, "DEV.QUEUE.1", [b"kept"])
+    again = qmlite_server.restart()
+    assert (again.port, again.data_dir, again.qmgr) == (qmlite_server.port, qmlite_server.data_dir, "QM1")
+    assert _drain(again, "DEV.QUEUE.1") == [b"kept"]  # connecting right away works: it accepts
+    with pytest.raises(RuntimeError):
+        qmlite_server.start()  # already running

@@ -15,7 +15,8 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         cfg = config.load(
             config_file=args.config,
-            overrides={"host": args.host, "port": args.port, "qmgr_name": args.qmgr, "data_dir": args.data_dir,
+            overrides={"host": args.host, "port": args.port, "data_dir": args.data_dir,
+                       **_qmgr_overrides(args),
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
@@ -25,6 +26,14 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
     return app.run(cfg, log_json=args.log_json, log_level=args.log_level)
+
+
+def _qmgr_overrides(args: argparse.Namespace) -> dict:
+    """``--qmgr QM1 --qmgr QM2``: the first is the default queue manager, the others are hosted beside it;
+    ``--create-on-connect PATTERN`` creates a queue manager when an MQCONN names one (docs/multiqm.md)."""
+    names = args.qmgr or []
+    return {"qmgr_name": names[0] if names else None, "qmgrs": tuple(names[1:]) or None,
+            "create_on_connect": args.create_on_connect}
 
 
 def _decode(args: argparse.Namespace) -> int:
@@ -160,7 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the queue manager")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port (default 1414)")
-    serve.add_argument("--qmgr", help="queue manager name (default QM1, or MQ_QMGR_NAME)")
+    serve.add_argument("--qmgr", action="append",
+                       help="queue manager name (default QM1, or MQ_QMGR_NAME); repeat it to host several "
+                            "behind one port, the first being the default (docs/multiqm.md)")
+    serve.add_argument("--create-on-connect", metavar="PATTERN",
+                       help="create a queue manager when an MQCONN names one matching PATTERN (* and ?), "
+                            "e.g. 'TEST*' or '*'")
     serve.add_argument("--data-dir", type=pathlib.Path, help="where the registry lives (default ./data)")
     serve.add_argument("--config", type=pathlib.Path, help="TOML settings file")
     serve.add_argument("--publish-exit", metavar="MODULE:CALLABLE",

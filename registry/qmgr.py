@@ -106,6 +106,7 @@ class QueueManager:
         self.publish_exit = None  # a registry.publishexit.PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False
+        self.hosting = None  # the registry.hosting.QueueManagers this one is hosted by, when a server hosts several
         self.stats = MQIStats()  # MQI activity for the resource-usage publications and the statistics messages
         self.typed = ByObjectType()  # MQOPEN/MQCLOSE/MQINQ/MQSET per object type, for the statistics messages
         self.monitor = Monitor(self)

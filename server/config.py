@@ -66,6 +66,10 @@ class ServerConfig:
     mqsc_files: tuple[pathlib.Path, ...] = ()
     mqsc_dir: pathlib.Path | None = None
     mqsc_strict: bool = False  # a failing start-up command stops the start
+    # Several queue managers behind one port (registry/hosting.py, docs/multiqm.md): these beside the
+    # default (qmgr_name), and a pattern of names an MQCONN creates ("" = none).
+    qmgrs: tuple[str, ...] = ()
+    create_on_connect: str = ""
 
     def channel(self, name: str) -> ChannelConfig | None:
         for ch in self.channels:
@@ -126,9 +130,17 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         values["mqsc_files"] = tuple(pathlib.Path(str(f)) for f in files)
     if values.get("mqsc_dir") is not None:
         values["mqsc_dir"] = pathlib.Path(str(values["mqsc_dir"]))
+    if "qmgrs" in values:
+        names = values["qmgrs"]
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, (list, tuple)):
+            raise ConfigError(f"qmgrs must be a list of queue manager names, not {names!r}")
+        values["qmgrs"] = tuple(names)
     cfg = ServerConfig(**values)  # type: ignore[arg-type]
     if not _QMGR_NAME.match(cfg.qmgr_name):
         raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")
+    _check_hosting(cfg)
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
     if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
@@ -145,6 +157,24 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
     if not cfg.channels:
         cfg = dataclasses.replace(cfg, channels=default_channels(cfg.dev_objects, cfg.app_password))
     return cfg
+
+
+def _check_hosting(cfg: ServerConfig) -> None:
+    """Every extra queue-manager name valid and distinct; the create-on-connect pattern valid."""
+    from qmlite.registry import hosting
+
+    seen = {cfg.qmgr_name}
+    for name in cfg.qmgrs:
+        if not isinstance(name, str) or not _QMGR_NAME.match(name):
+            raise ConfigError(f"invalid queue manager name {name!r}")
+        if name in seen:
+            raise ConfigError(f"queue manager {name} named twice")
+        seen.add(name)
+    if cfg.create_on_connect:
+        try:
+            hosting.check_pattern(cfg.create_on_connect)
+        except hosting.HostingError as exc:
+            raise ConfigError(str(exc)) from None
 
 
 def _secret(path: pathlib.Path) -> str | None:

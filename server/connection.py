@@ -309,6 +309,7 @@ class Connection:
         except CodecError as exc:
             await self.fail(exc.reason if exc.family == STATUS else fap.PROTOCOL_ID_ERROR, detail=exc.detail)
         if self.instance is None:
+            await self._route(client.QMgrName)
             await self._start_instance(client.ChannelName)
         channel = self.channel
         reply, agreement = negotiation.answer(client, channel, self.server.identity, max_fap=self._max_fap(channel))
@@ -336,6 +337,22 @@ class Connection:
             product = client.ProductId.rstrip(" \x00")  # e.g. MQCC09030000: RPRODUCT MQCC, RVERSION 09030000
             self.instance.remote_product, self.instance.remote_version = product[:4], product[4:12]
             self._count_conversations()
+
+    async def _route(self, qmgr_name: str) -> None:
+        """Hand this connection to the queue manager its first ID names (docs/multiqm.md): the client
+        puts MQCONN's QMgrName there, so the channel, the negotiation and every MQI call that follows
+        are that queue manager's.  A name none is hosted under stays with the default, whose MQCONN
+        then answers MQRC_Q_MGR_NAME_ERROR (2058), as a queue manager with another name does."""
+        name = (qmgr_name or "").strip()
+        target = await self.server.route(name, self.log)
+        if target is None:
+            self.log.info("unknown_qmgr", qmgr=name)
+            return
+        if target is not self.server:
+            self.server.connections.discard(self)
+            self.server, self.cfg = target, target.cfg
+            target.connections.add(self)
+            self.log.info("routed", qmgr=target.qm.registry.qmgr.name)
 
     async def _start_instance(self, name: str) -> None:
         """The registry's channel, and this socket as one of its instances: refused (STATUS, then

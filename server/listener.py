@@ -4,6 +4,7 @@ beside the command server's task and the group committer's."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 import pathlib
@@ -11,6 +12,7 @@ from collections.abc import AsyncIterator
 
 import trio
 
+from qmlite.registry import hosting
 from qmlite.registry.pubsub import publishexit
 from qmlite.registry.qmgr import QueueManager
 
@@ -24,9 +26,18 @@ from .negotiation import ServerIdentity
 
 
 class QueueManagerServer:
-    def __init__(self, cfg: ServerConfig, qm: QueueManager) -> None:
+    """One queue manager's tasks (committer, command server, monitoring) and connections.  The first
+    (``primary``) also owns the TCP listener and the REST API, and hosts the others: each connection is
+    handed at its first ID exchange to the server of the queue manager it names (docs/multiqm.md)."""
+
+    def __init__(self, cfg: ServerConfig, qm: QueueManager, *, primary: QueueManagerServer | None = None,
+                 synchronous: str = "FULL") -> None:
         self.cfg = cfg
         self.qm = qm
+        self.primary = primary or self
+        self.synchronous = synchronous
+        self.ready = trio.Event()  # its tasks run: connections routed to it may be served
+        self._nursery: trio.Nursery | None = None
         self.registry = qm.registry
         self.connections: set[Connection] = set()
         self._ids = itertools.count(1)
@@ -41,6 +52,21 @@ class QueueManagerServer:
         self.reconnect_clients = False  # how quiesce ends client connections (endmqm -r when True)
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
+        # ---- hosting (primary only): name -> server, and the domain's QueueManagers
+        self.servers: dict[str, QueueManagerServer] = {}
+        self.qmgrs: hosting.QueueManagers | None = None
+        if primary is None:
+            self.servers[qm.registry.qmgr.name] = self
+            self.qmgrs = hosting.QueueManagers(cfg.data_dir, qm, opener=self._open_hosted,
+                                               create_pattern=cfg.create_on_connect)
+            self.qmgrs.on_created = self._hosted_created
+            try:
+                self.qmgrs.open_existing()
+                for name in cfg.qmgrs:
+                    self.qmgrs.create(name, exist_ok=True)
+            except BaseException:
+                self.qmgrs.shutdown()
+                raise
 
     @property
     def quiescing(self) -> bool:
@@ -56,12 +82,74 @@ class QueueManagerServer:
             await nursery.start(command_server.run, self)
             await nursery.start(monitor.run, self)
             await nursery.start(monitor.run_statistics, self)
+            self.ready.set()
+            self._nursery = nursery
+            for hosted in list(self.servers.values()):  # the other queue managers, before the first client
+                if hosted is not self:
+                    await nursery.start(hosted.run_tasks)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
 
                 self.http_port = await nursery.start(http_serve.run, self, self.stopping)
             task_status.started(listeners)
+
+    # ---- hosting several queue managers (registry/hosting.py) ------------------------------------
+    async def run_tasks(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """A hosted queue manager's tasks, in the primary's nursery: no listener of its own."""
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.committer.run)
+            await nursery.start(command_server.run, self)
+            await nursery.start(monitor.run, self)
+            await nursery.start(monitor.run_statistics, self)
+            running = self.registry.running
+            running.served_port, running.served_pid = self.primary.port, os.getpid()
+            self.qm.events.qmgr_active()  # STRSTPEV: as the default's, once it can be reached
+            self.ready.set()
+            task_status.started()
+
+    def _open_hosted(self, name: str, data_dir: pathlib.Path) -> QueueManager:
+        return open_queue_manager(self.hosted_config(name, data_dir), synchronous=self.synchronous)
+
+    def hosted_config(self, name: str, data_dir: pathlib.Path) -> ServerConfig:
+        """A hosted queue manager's settings: the server's (channels, passwords, start-up MQSC, publish
+        exit, monitoring), its own name and data directory, no listener of its own."""
+        return dataclasses.replace(self.cfg, qmgr_name=name, data_dir=data_dir, qmgrs=(), create_on_connect="",
+                                   http_port=None)
+
+    def _hosted_created(self, qm: QueueManager) -> None:
+        name = qm.registry.qmgr.name
+        hosted = QueueManagerServer(self.hosted_config(name, self.qmgrs.data_dir_of(name)), qm, primary=self,
+                                    synchronous=self.synchronous)
+        self.servers[name] = hosted
+        if self._nursery is not None:  # created while serving: by MQCONN, MQSC or REST
+            self._nursery.start_soon(hosted.run_tasks)
+        qlog.get().info("qmgr_created", qmgr=name, hosted=len(self.servers))
+
+    def hosted(self, name: str) -> QueueManagerServer | None:
+        """The server of a hosted queue manager (blank: the default), without creating one."""
+        qm = self.primary.qmgrs.get(name)
+        return None if qm is None else self.primary.servers.get(qm.registry.qmgr.name)
+
+    async def route(self, name: str, logger=None) -> QueueManagerServer | None:
+        """The server of the queue manager an ID exchange names, created now when the name matches the
+        create-on-connect pattern; None when none is hosted (MQCONN then answers 2058)."""
+        primary = self.primary
+        if name in ("", "*", primary.qm.registry.qmgr.name):
+            return primary
+        try:
+            qm = primary.qmgrs.resolve(name)
+        except (hosting.HostingError, ConfigError, OSError, ValueError) as exc:
+            (logger or qlog.get()).warning("qmgr_not_created", qmgr=name, reason=str(exc))
+            return None
+        if qm is None:
+            return None
+        server = primary.servers[qm.registry.qmgr.name]
+        await server.ready.wait()
+        return server
+
+    def connection_count(self) -> int:
+        return sum(len(s.connections) for s in self.primary.servers.values())
 
     def _listener_started(self) -> None:
         """Our socket, as Inquire Listener Status reports it: the listener object it stands for is
@@ -93,7 +181,7 @@ class QueueManagerServer:
             logger.info("connection_refused", reason="listener stopped")
             await stream.aclose()
             return
-        if self.quiescing or len(self.connections) >= self.cfg.max_connections:
+        if self.quiescing or self.connection_count() >= self.cfg.max_connections:
             logger.warning("connection_refused", reason="MAX_CONNS_LIMIT_REACHED" if not self.quiescing
                            else "QM_TERMINATING")
             conn = Connection(self, stream, conn_no, logger)
@@ -105,7 +193,7 @@ class QueueManagerServer:
         try:
             await conn.run()
         finally:
-            self.connections.discard(conn)
+            conn.server.connections.discard(conn)  # the server it was routed to (docs/multiqm.md)
             logger.info("disconnect", **conn.summary())
 
     async def quiesce(self, *, reconnect: bool | None = None) -> None:
@@ -124,6 +212,10 @@ class QueueManagerServer:
         qlog.get().info("ending", reconnect_clients=reconnect, connections=len(self.connections))
         for conn in list(self.connections):
             await conn.quiesce(reconnect=reconnect)
+        if self.primary is self:  # the hosted queue managers end with the process's
+            for hosted in list(self.servers.values()):
+                if hosted is not self:
+                    await hosted.quiesce(reconnect=reconnect)
 
 
 def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> QueueManager:
@@ -155,8 +247,9 @@ async def running(cfg: ServerConfig, *, synchronous: str = "FULL",
     owned = qm is None
     if qm is None:
         qm = open_queue_manager(cfg, synchronous=synchronous)
+    server = None
     try:
-        server = QueueManagerServer(cfg, qm)
+        server = QueueManagerServer(cfg, qm, synchronous=synchronous)
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve)
             qm.events.qmgr_active()  # STRSTPEV: Queue Manager Active, once it listens
@@ -167,5 +260,7 @@ async def running(cfg: ServerConfig, *, synchronous: str = "FULL",
                     await server.quiesce()
                 nursery.cancel_scope.cancel()
     finally:
+        if server is not None and server.qmgrs is not None:
+            server.qmgrs.shutdown()  # the hosted queue managers (the default is the caller's or below)
         if owned:
             qm.shutdown()

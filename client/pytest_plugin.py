@@ -33,7 +33,8 @@ import pytest
 
 from ._thread import TrioThread
 
-__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset"]
+__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
+           "qmlite_worker", "worker_qmgr_name", "worker_queue_manager"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -120,6 +121,29 @@ class QmliteServer:
         result = self.mqsc("RESET QMLITE")[0]
         if result.completion_code != 0:
             raise RuntimeError(f"RESET QMLITE failed: {result.text}")
+
+    # -- several queue managers behind one port (docs/multiqm.md) ---------------------------------
+
+    def add_qmgr(self, name: str) -> "QmliteServer":
+        """Host another queue manager on this server (MQSC ``DEFINE QMLITE QMGR(name)``, the one path
+        REST and MQSC take too) and return this server as seen through it; ValueError with the MQSC
+        answer when the name is refused."""
+        result = self.mqsc(f"DEFINE QMLITE QMGR({name})")[0]
+        if result.completion_code != 0:
+            raise ValueError(f"DEFINE QMLITE QMGR({name}) failed ({result.reason_code}): {' '.join(result.text)}")
+        return self.on_qmgr(name)
+
+    def on_qmgr(self, name: str) -> "QmliteServer":
+        """The same server, connecting to queue manager ``name`` (one it hosts or creates on connect)."""
+        return dataclasses.replace(self, qmgr=name, data_dir=self.data_dir / "qmgrs" / name
+                                   if name != self.qmgr else self.data_dir)
+
+    def qmgrs(self) -> list[str]:
+        """The names of the queue managers this server hosts (MQSC ``DISPLAY QMLITE QMGRS``)."""
+        import re
+
+        result = self.mqsc("DISPLAY QMLITE QMGRS")[0]
+        return re.findall(r"QMNAME\(([^)]*)\)", " ".join(result.text))
 
 
 class _Runner:
@@ -210,3 +234,84 @@ def qmlite_reset(qmlite_server_session) -> Iterator[QmliteServer]:
     object but the defaults, every queue empty (connections from earlier tests are not closed)."""
     qmlite_server_session.reset()
     yield qmlite_server_session
+
+
+# ---- one queue manager per xdist worker on one shared server (docs/multiqm.md) ----------------------
+SHARED_ENV = "QMLITE_SHARED"  # "host:port" of a server hosting the workers' queue managers
+WORKER_PATTERN = "QM_*"  # the names the shared server creates on connect
+
+
+def worker_qmgr_name(worker_id: str) -> str:
+    """``QM_GW0`` for xdist's worker ``gw0``; ``QM_MAIN`` without xdist (a valid MQ name either way)."""
+    import re
+
+    worker = re.sub(r"[^A-Za-z0-9._%]", "_", worker_id or "main").upper()
+    return f"QM_{'MAIN' if worker == 'MASTER' else worker}"[:48]
+
+
+@contextlib.contextmanager
+def worker_queue_manager(tmp_root: pathlib.Path, worker_id: str, shared: str | None = None) -> Iterator[QmliteServer]:
+    """The worker's own queue manager: on the shared server at ``shared`` ("host:port", what
+    ``--qmlite-shared`` starts once for the whole xdist run) when given, created by its first MQCONN;
+    else on a server of this worker's own that hosts it as its default."""
+    from qmlite.server import config
+
+    name = worker_qmgr_name(worker_id)
+    if not shared:
+        with running_qmlite(pathlib.Path(tmp_root) / "qmlite-worker", qmgr_name=name) as server:
+            yield server
+        return
+    host, _, port = shared.rpartition(":")
+    server = QmliteServer(host=host or "127.0.0.1", port=int(port), qmgr=name, admin_channel=config.ADMIN_CHANNEL,
+                          app_channel=config.APP_CHANNEL, admin_user="admin",
+                          admin_password=config.DEFAULT_ADMIN_PASSWORD, app_user="app",
+                          data_dir=pathlib.Path(tmp_root))
+    server.connect().close()  # the first MQCONN naming it creates it (--create-on-connect QM_*)
+    yield server
+
+
+def pytest_addoption(parser) -> None:
+    parser.addoption("--qmlite-shared", action="store_true", default=False,
+                     help="qmlite: one server for the whole run; qmlite_worker gives each xdist worker its own "
+                          "queue manager on it (docs/multiqm.md)")
+
+
+def pytest_configure(config) -> None:
+    import os
+
+    # The controller (or a run without xdist) starts the shared server before any worker is spawned;
+    # the workers inherit its address in QMLITE_SHARED.
+    if not config.getoption("--qmlite-shared", default=False) or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    import tempfile
+
+    root = pathlib.Path(tempfile.mkdtemp(prefix="qmlite-shared-"))
+    manager = running_qmlite(root, create_on_connect=WORKER_PATTERN)
+    server = manager.__enter__()
+    config._qmlite_shared = (manager, os.environ.get(SHARED_ENV))
+    os.environ[SHARED_ENV] = f"{server.host}:{server.port}"
+
+
+def pytest_unconfigure(config) -> None:
+    import os
+
+    held = getattr(config, "_qmlite_shared", None)
+    if held is not None:
+        manager, before = held
+        if before is None:
+            os.environ.pop(SHARED_ENV, None)
+        else:
+            os.environ[SHARED_ENV] = before
+        manager.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def qmlite_worker(tmp_path_factory) -> Iterator[QmliteServer]:
+    """This xdist worker's own queue manager (``QM_GW0``, ``QM_GW1`` ...): on the run's shared server with
+    ``--qmlite-shared`` (or QMLITE_SHARED=host:port naming a ``qmlite serve --create-on-connect 'QM_*'``),
+    else on a server of its own."""
+    import os
+
+    with worker_queue_manager(tmp_path_factory.getbasetemp(), os.environ.get("PYTEST_XDIST_WORKER", "master"),
+                              os.environ.get(SHARED_ENV)) as server:
+        yield server

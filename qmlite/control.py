@@ -156,7 +156,24 @@ def open_target(args: argparse.Namespace, user: str | None, password: str | None
             reason = getattr(exc, "reason", None)
             why = f"reason {reason} ({C.describe('MQRC', reason)})" if reason else str(exc)
             raise Unreachable(f"cannot connect to {host}({cfg.port}) channel {args.channel}: {why}") from exc
-    return LocalTarget(cfg.data_dir, cfg.qmgr_name, user or "mqm")
+    return LocalTarget(_hosted_dir(cfg.data_dir, cfg.qmgr_name), cfg.qmgr_name, user or "mqm")
+
+
+def _hosted_dir(data_dir: pathlib.Path, name: str) -> pathlib.Path:
+    """The data directory of queue manager ``name``: ``<data dir>/qmgrs/<name>`` when the server hosted it
+    beside its default (registry/hosting.py), else the data directory itself."""
+    from qmlite.registry import hosting
+
+    hosted = data_dir / hosting.SUBDIR / name
+    return hosted if name and hosting.QMGR_NAME.match(name) and hosted.is_dir() else data_dir
+
+
+def _hosted_names(data_dir: pathlib.Path) -> list[str]:
+    from qmlite.registry import hosting
+
+    root = data_dir / hosting.SUBDIR
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and hosting.QMGR_NAME.match(p.name)
+                  and (p / "qmlite.db").exists()) if root.is_dir() else []
 
 
 def _password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:
@@ -248,7 +265,8 @@ def _counts(results: list) -> str:
 def dspmq(args: argparse.Namespace) -> int:
     _quiet()
     cfg = _settings(args)
-    if args.m and args.m != cfg.qmgr_name:
+    hosted = _hosted_names(cfg.data_dir)  # the queue managers hosted beside the default (docs/multiqm.md)
+    if args.m and args.m != cfg.qmgr_name and args.m not in hosted:
         print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
         return 72
     host = cfg.host if cfg.host not in ("0.0.0.0", "") else "127.0.0.1"
@@ -259,10 +277,11 @@ def dspmq(args: argparse.Namespace) -> int:
     else:
         print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
         return 72
-    line = f"QMNAME({cfg.qmgr_name})".ljust(58) + f"STATUS({status})"
-    if args.o in ("all", "installation"):
-        line += "  INSTNAME(qmlite) INSTPATH(" + str(pathlib.Path(sys.prefix)) + ") INSTVER(9.4.0.0)"
-    print(line)
+    for name in [args.m] if args.m else [cfg.qmgr_name, *hosted]:
+        line = f"QMNAME({name})".ljust(58) + f"STATUS({status})"
+        if args.o in ("all", "installation"):
+            line += "  INSTNAME(qmlite) INSTPATH(" + str(pathlib.Path(sys.prefix)) + ") INSTVER(9.4.0.0)"
+        print(line)
     return 0
 
 

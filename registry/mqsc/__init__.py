@@ -171,6 +171,11 @@ def _extension(engine: Engine, source: Source, tr: Translated, requester: Reques
     from qmlite.registry.storage import reset
 
     qm = engine.qm
+    if tr.hosting is not None:  # DISPLAY QMLITE QMGRS, DEFINE QMLITE QMGR(name): registry/mqsc/hosting.py
+        from qmlite.registry.mqsc import hosting
+
+        cc, reason, text, objects = hosting.run(qm, tr.hosting, requester.admin)
+        return MqscResult(source.text, cc, reason, text, objects, _echo(source))
     if not requester.admin:
         return MqscResult(source.text, C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], [],
                           _echo(source))

@@ -18,6 +18,7 @@ from qmlite.pcf import pcf as P
 from qmlite.registry.security import vocab as A
 from qmlite.registry.mqsc import commands as T
 from qmlite.registry.mqsc.keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
+from qmlite.registry.mqsc import hosting
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token, tokenize
 
 OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, "NE": C.MQCFOP_NOT_EQUAL,
@@ -40,6 +41,7 @@ class Translated:
     message: P.PCFMessage | None = None
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
     qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
+    hosting: object = None  # DISPLAY QMLITE QMGRS / DEFINE QMLITE QMGR(name): registry/mqsc/hosting.py
 
 
 def translate(text: str) -> Translated:
@@ -60,6 +62,8 @@ def translate(text: str) -> Translated:
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
+    if noun == "QMLITE" and len(tokens) > 2 and noun_token.items is None and tokens[2].word in hosting.SUBJECTS:
+        return Translated(verb, noun, None, hosting=hosting.parse(text, verb, tokens[2:]))  # qmlite's queue managers
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])

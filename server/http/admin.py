@@ -23,11 +23,14 @@ def load_runner() -> MqscRunner:
 
 
 def qmgr_entries(server, name: str | None, status: str | None) -> dict:
-    qm = server.qm
-    own = qm.registry.qmgr.name
-    if name is not None and name != own:
-        raise errors.unknown_qmgr(name)
-    entry: dict[str, object] = {"name": own, "state": "quiescing" if qm.quiescing else "running"}
+    """``GET /admin/qmgr``: every queue manager the server hosts (the named one with ``/{qmgr}``)."""
+    hosting = getattr(server, "qmgrs", None)
+    chosen = [check_qmgr(server, name).qm] if name is not None else (list(hosting) if hosting else [server.qm])
+    return {"qmgr": [_qmgr_entry(qm, status) for qm in chosen]}
+
+
+def _qmgr_entry(qm, status: str | None) -> dict:
+    entry: dict[str, object] = {"name": qm.registry.qmgr.name, "state": "quiescing" if qm.quiescing else "running"}
     if status is not None:
         started = datetime.datetime.fromtimestamp(qm.started, datetime.timezone.utc)
         entry["status"] = {
@@ -37,7 +40,7 @@ def qmgr_entries(server, name: str | None, status: str | None) -> dict:
             "connectionCount": len(qm.sessions),
             "publishSubscribeState": "running",
         }
-    return {"qmgr": [entry]}
+    return entry
 
 
 INSTALLATION = "Installation1"  # the name IBM's first installation has (the developer container's)
@@ -55,9 +58,15 @@ def installation_entries(server, name: str | None) -> dict:
                               "version": f"{level // 100}.{level // 10 % 10}.{level % 10}.0"}]}
 
 
-def check_qmgr(server, name: str) -> None:
-    if name != server.qm.registry.qmgr.name:
-        raise errors.unknown_qmgr(name)
+def check_qmgr(server, name: str):
+    """The server of the queue manager a URL names (one of those hosted: docs/multiqm.md); 404 when none."""
+    find = getattr(server, "hosted", None)
+    target = find(name) if find is not None and name not in ("", "*") else None
+    if target is None:
+        if name != server.qm.registry.qmgr.name:
+            raise errors.unknown_qmgr(name)
+        return server
+    return target
 
 
 def mqsc_text(body: object) -> tuple[str, bool]:

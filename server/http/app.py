@@ -17,6 +17,7 @@ from qmlite.pcf import constants as C
 
 from .. import log as qlog
 from . import admin, auth, console, errors, messaging
+from . import hosted  # qmlite's /admin/qmlite/qmgrs (docs/multiqm.md)
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -88,35 +89,34 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     @endpoint(auth.ADMIN_ROLE)
     async def mqsc(request: Request, principal) -> Response:
         _version(request, (2, 3))
-        admin.check_qmgr(server, request.path_params["qmgr"])
+        target = admin.check_qmgr(server, request.path_params["qmgr"])
         try:
             body = json.loads(await request.body() or b"null")
         except (ValueError, UnicodeDecodeError) as exc:
             raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
         text, as_json = admin.mqsc_text(body)
-        return _json(await admin.run_mqsc(server, runner(), text, as_json, principal.user))
+        return _json(await admin.run_mqsc(target, runner(), text, as_json, principal.user))
 
     @endpoint(auth.ADMIN_ROLE)
     async def pcf(request: Request, principal) -> Response:
         _version(request)
-        admin.check_qmgr(server, request.path_params["qmgr"])
+        target = admin.check_qmgr(server, request.path_params["qmgr"])
         try:
             body = json.loads(await request.body() or b"null")
         except (ValueError, UnicodeDecodeError) as exc:
             raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
-        return _json(await admin.run_pcf(server, admin.pcf_command(body), principal.user))
+        return _json(await admin.run_pcf(target, admin.pcf_command(body), principal.user))
 
     @endpoint(auth.ADMIN_ROLE)
     async def reset(request: Request, principal) -> Response:
         _version(request)
-        admin.check_qmgr(server, request.path_params["qmgr"])
-        return _json(await admin.reset_qmgr(server))
+        target = admin.check_qmgr(server, request.path_params["qmgr"])
+        return _json(await admin.reset_qmgr(target))
 
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
         qmgr = request.path_params["qmgr"]
-        admin.check_qmgr(server, qmgr)
-        return messaging.Messaging(server, qmgr)
+        return messaging.Messaging(admin.check_qmgr(server, qmgr), qmgr)
 
     def _peer(request: Request) -> str:
         return request.client.host if request.client else ""
@@ -139,11 +139,12 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
 
     async def _body(request: Request) -> bytes:
         """The message body, refused before it is read when it is larger than the queue manager takes."""
-        limit = server.qm.registry.qmgr.max_msg_length
+        qm = admin.check_qmgr(server, request.path_params["qmgr"]).qm  # the queue manager the URL names
+        limit = qm.registry.qmgr.max_msg_length
         length = request.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
             raise errors.from_reason(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "put to", request.path_params.get("queue")
-                                     or request.path_params.get("topic", ""), server.qm.registry.qmgr.name)
+                                     or request.path_params.get("topic", ""), qm.registry.qmgr.name)
         return await request.body()
 
     @endpoint(auth.USER_ROLE)
@@ -171,7 +172,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
                             correl_id=correl_id, wait_ms=wait, browse=browse)
         if got is None:
             return Response(status_code=204)
-        text, content_type = messaging.text_of(got, server.qm.registry.qmgr.ccsid)
+        text, content_type = messaging.text_of(got, msg.qm.registry.qmgr.ccsid)
         return Response(text.encode("utf-8"), status_code=200, media_type=content_type,
                         headers=messaging.response_headers(got, version))
 
@@ -193,6 +194,21 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
                            correl_id=correl_id, limit=limit, version=version)
         return _json({"messages": entries})
 
+    # ---- qmlite's own: the queue managers this server hosts (registry/hosting.py, docs/rest.md) ----
+    @endpoint(None)
+    async def hosted_list(request: Request, principal) -> Response:
+        _version(request)
+        return _json(hosted.entries(server, request.path_params.get("qmgr")))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def hosted_create(request: Request, principal) -> Response:
+        _version(request)
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        return _json(hosted.create(server, body), status=201)
+
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
             return errors.RestError(405, "MQWB0007E", f"The method {request.method} is not supported for "
@@ -210,6 +226,9 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
+        Route(BASE + "/admin/qmlite/qmgrs", hosted_list, methods=["GET"]),
+        Route(BASE + "/admin/qmlite/qmgrs", hosted_create, methods=["POST"]),
+        Route(BASE + "/admin/qmlite/qmgrs/{qmgr}", hosted_list, methods=["GET"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

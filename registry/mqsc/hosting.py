@@ -1,0 +1,89 @@
+"""qmlite's MQSC commands for the queue managers a server hosts (docs/mqsc.md "Queue managers"):
+
+* ``DISPLAY QMLITE QMGRS`` (or ``DISPLAY QMLITE QMGR(name)``): each hosted queue manager, its status, whether
+  it is the default, its connections and data directory;
+* ``DEFINE QMLITE QMGR(name)``: host a new one (what ``--qmgr`` does at start and MQCONN does under
+  ``--create-on-connect``).
+
+Both go through ``registry/hosting.py``'s QueueManagers, as REST's ``/admin/qmlite/qmgrs`` and the
+pytest plugin do.  Messages are qmlite's own, numbered QML03xx.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from qmlite.pcf import constants as C
+from qmlite.registry import hosting
+from qmlite.registry.mqsc import display
+from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
+
+SUBJECTS = frozenset({"QMGRS", "QMGR"})  # the word after QMLITE that makes a command one of these
+DISPLAY_HEADER = "QML0301I: Display qmlite queue manager details."
+MQRCCF_OBJECT_ALREADY_EXISTS = 4001  # cmqcfc.h
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HostingCommand:
+    verb: str  # DISPLAY or DEFINE
+    name: str | None  # None: every queue manager
+
+
+def parse(text: str, verb: str, rest: list[Token]) -> HostingCommand:
+    """The tokens after ``QMLITE``: ``QMGRS`` or ``QMGR(name)`` and nothing else (a syntax error otherwise)."""
+    subject = rest[0]
+    if len(rest) > 1:
+        raise MqscSyntaxError(text[:rest[1].end])
+    if subject.word == "QMGRS":
+        if subject.items is not None or verb != "DISPLAY":
+            raise MqscSyntaxError(text[:subject.end])
+        return HostingCommand(verb, None)
+    items = subject.items or ()
+    if len(items) != 1 or verb not in ("DISPLAY", "DEFINE"):
+        raise MqscSyntaxError(text[:subject.end])
+    name = items[0].text
+    if verb == "DISPLAY" and name == "*":
+        return HostingCommand(verb, None)
+    return HostingCommand(verb, name)
+
+
+def run(qm, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], list[dict[str, str]]]:
+    """(CompCode, Reason, runmqsc lines, DISPLAY objects) for one command on ``qm``'s hosting."""
+    qmgrs = getattr(qm, "hosting", None) if qm is not None else None
+    if command.verb == "DEFINE":
+        if not admin:
+            return C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], []
+        if qmgrs is None:
+            return (C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED,
+                    ["QML0306E: This queue manager is not run by a qmlite server that can host others."], [])
+        try:
+            qmgrs.create(command.name)
+        except hosting.HostingError as exc:
+            if exc.reason == hosting.MQRC_Q_MGR_EXISTS:
+                return (C.MQCC_FAILED, MQRCCF_OBJECT_ALREADY_EXISTS,
+                        [f"QML0303E: qmlite queue manager {command.name} already exists."], [])
+            return C.MQCC_FAILED, exc.reason, [f"QML0304E: {exc}."], []
+        return C.MQCC_OK, 0, [f"QML0302I: qmlite queue manager {command.name} created."], []
+    try:
+        if qmgrs is None:
+            own = qm.registry.qmgr.name
+            if command.name is not None and command.name != own:
+                hosting.check_name(command.name)
+                raise hosting.HostingError(hosting.MQRC_Q_MGR_NAME_ERROR, f"queue manager {command.name} "
+                                           "is not hosted here")
+            shown = [hosting.Hosted(own, True, "QUIESCING" if qm.quiescing else "RUNNING", len(qm.sessions),
+                                    str(getattr(qm.registry.store, "path", "")))]
+        else:
+            shown = qmgrs.describe(command.name)
+    except hosting.HostingError as exc:
+        code = "QML0305E" if hosting.QMGR_NAME.match(command.name or "") else "QML0304E"
+        return C.MQCC_FAILED, exc.reason, [f"{code}: {exc}."], []
+    text: list[str] = []
+    objects: list[dict[str, str]] = []
+    for entry in shown:
+        pairs = {"QMNAME": entry.name, "STATUS": entry.status, "DEFAULT": "YES" if entry.default else "NO",
+                 "CONNS": str(entry.connections), "DATADIR": entry.data_dir}
+        objects.append(pairs)
+        text.append(DISPLAY_HEADER)
+        text += display.lines([f"{key}({value})" for key, value in pairs.items()])
+    return C.MQCC_OK, 0, text, objects

@@ -139,16 +139,46 @@ class QueueManagers:
         return qm
 
     def open_existing(self) -> list[str]:
-        """Open the queue managers an earlier run created (``<data dir>/qmgrs/*``), as a restarted
-        server hosts what it hosted before."""
+        """The queue managers an earlier run created (``<data dir>/qmgrs/*``): a restarted server hosts
+        what it hosted before (docs/decisions.md MQ3)."""
         root = self.data_dir / SUBDIR
-        opened = []
-        if root.is_dir():
-            for entry in sorted(root.iterdir()):
-                if entry.is_dir() and QMGR_NAME.match(entry.name) and entry.name not in self._qmgrs:
-                    self.create(entry.name)
-                    opened.append(entry.name)
-        return opened
+        if not root.is_dir():
+            return []
+        return sorted(e.name for e in root.iterdir() if e.is_dir() and QMGR_NAME.match(e.name)
+                      and e.name not in self._qmgrs)
+
+    def create_many(self, names: list[str], *, threads: int = 8) -> None:
+        """Open (creating where new) several queue managers at start, ``threads`` at a time: opening one
+        is mostly SQLite and fsync, which run outside the GIL, so 32 are ready in little more than the
+        time of a few (scripts/bench/multiqm_ready.py).  Already hosted names are skipped."""
+        import concurrent.futures
+
+        todo = [check_name(n) for n in dict.fromkeys(names) if n not in self._qmgrs]
+        if not todo:
+            return
+        paths = {name: self.data_dir_of(name) for name in todo}
+        for path in paths.values():
+            os.makedirs(path, exist_ok=True)
+        opened: dict[str, QueueManager] = {}
+        failure: BaseException | None = None
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(threads, len(todo)))) as pool:
+            futures = {pool.submit(self._opener, name, paths[name]): name for name in todo}
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    opened[futures[future]] = future.result()
+                except BaseException as exc:  # report the first, close what did open
+                    failure = failure or exc
+        if failure is not None:
+            for qm in opened.values():
+                qm.shutdown()
+            raise failure
+        for name in todo:  # in the order asked for, each announced as create() announces it
+            qm = opened[name]
+            qm.hosting = self
+            with self._lock:
+                self._qmgrs[name] = qm
+            if self.on_created is not None:
+                self.on_created(qm)
 
     # ---- showing and closing ---------------------------------------------------------------------
     def describe(self, name: str | None = None) -> list[Hosted]:

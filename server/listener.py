@@ -37,6 +37,7 @@ class QueueManagerServer:
         self.primary = primary or self
         self.synchronous = synchronous
         self.ready = trio.Event()  # its tasks run: connections routed to it may be served
+        self._started = False  # its tasks asked for (ensure_running)
         self._nursery: trio.Nursery | None = None
         self.registry = qm.registry
         self.connections: set[Connection] = set()
@@ -61,9 +62,7 @@ class QueueManagerServer:
                                                create_pattern=cfg.create_on_connect)
             self.qmgrs.on_created = self._hosted_created
             try:
-                self.qmgrs.open_existing()
-                for name in cfg.qmgrs:
-                    self.qmgrs.create(name, exist_ok=True)
+                self.qmgrs.create_many([*cfg.qmgrs, *self.qmgrs.open_existing()])
             except BaseException:
                 self.qmgrs.shutdown()
                 raise
@@ -83,10 +82,10 @@ class QueueManagerServer:
             await nursery.start(monitor.run, self)
             await nursery.start(monitor.run_statistics, self)
             self.ready.set()
+            self._started = True
+            # The other queue managers' tasks start when one is first used (ensure_running): opened, they
+            # are ready to be routed to, and 32 cost little more than one (scripts/bench/multiqm_ready.py).
             self._nursery = nursery
-            for hosted in list(self.servers.values()):  # the other queue managers, before the first client
-                if hosted is not self:
-                    await nursery.start(hosted.run_tasks)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
@@ -109,7 +108,13 @@ class QueueManagerServer:
             task_status.started()
 
     def _open_hosted(self, name: str, data_dir: pathlib.Path) -> QueueManager:
-        return open_queue_manager(self.hosted_config(name, data_dir), synchronous=self.synchronous)
+        """Open (create) a hosted queue manager, on whichever thread asks: its channels are configured and
+        committed here too, so opening many at start overlaps their fsyncs (registry/hosting.py)."""
+        cfg = self.hosted_config(name, data_dir)
+        qm = open_queue_manager(cfg, synchronous=self.synchronous)
+        if svrconn.apply_config(cfg, qm.registry):
+            qm.registry.commit()
+        return qm
 
     def hosted_config(self, name: str, data_dir: pathlib.Path) -> ServerConfig:
         """A hosted queue manager's settings: the server's (channels, passwords, start-up MQSC, publish
@@ -122,9 +127,16 @@ class QueueManagerServer:
         hosted = QueueManagerServer(self.hosted_config(name, self.qmgrs.data_dir_of(name)), qm, primary=self,
                                     synchronous=self.synchronous)
         self.servers[name] = hosted
-        if self._nursery is not None:  # created while serving: by MQCONN, MQSC or REST
-            self._nursery.start_soon(hosted.run_tasks)
+        if self._nursery is not None:  # created while serving (by MQCONN, MQSC or REST): used now
+            hosted.ensure_running()
         qlog.get().info("qmgr_created", qmgr=name, hosted=len(self.servers))
+
+    def ensure_running(self) -> None:
+        """Start a hosted queue manager's tasks once, at its first use (a connection routed to it, a REST
+        request naming it, its creation while serving); ``ready`` is set when they run."""
+        if not self._started and self.primary._nursery is not None:
+            self._started = True
+            self.primary._nursery.start_soon(self.run_tasks)
 
     def hosted(self, name: str) -> QueueManagerServer | None:
         """The server of a hosted queue manager (blank: the default), without creating one."""
@@ -145,6 +157,7 @@ class QueueManagerServer:
         if qm is None:
             return None
         server = primary.servers[qm.registry.qmgr.name]
+        server.ensure_running()
         await server.ready.wait()
         return server
 
@@ -214,7 +227,7 @@ class QueueManagerServer:
             await conn.quiesce(reconnect=reconnect)
         if self.primary is self:  # the hosted queue managers end with the process's
             for hosted in list(self.servers.values()):
-                if hosted is not self:
+                if hosted is not self and hosted._started:
                     await hosted.quiesce(reconnect=reconnect)
 
 

@@ -66,6 +66,7 @@ def check_qmgr(server, name: str):
         if name != server.qm.registry.qmgr.name:
             raise errors.unknown_qmgr(name)
         return server
+    target.ensure_running()  # its committer and command server run from its first use
     return target
 
 

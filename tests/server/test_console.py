@@ -323,3 +323,25 @@ def test_mqsc_box_shows_the_output_or_the_error_json(browser, server):
         assert "error" in browser.find_element(By.ID, "mqsc-output").get_attribute("class")
     else:
         assert "QMNAME(QM1)" in output
+
+
+# ---- several queue managers behind one port (docs/multiqm.md) -------------------------------------
+def test_the_console_serves_each_hosted_queue_manager(browser, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    with running_qmlite(tmp_path / "multi", http_port=0, qmgrs=("QM2",)) as srv:
+        srv.on_qmgr("QM2").mqsc("DEFINE QLOCAL(ONLY.ON.QM2)")
+        logged_in(browser, srv)
+        assert text_of(browser, "#qmgr-name") == "QM1"
+        wait(browser, lambda d: "DEV.QUEUE.1" in rows(d, "queues"))
+        assert "ONLY.ON.QM2" not in rows(browser, "queues")
+        Select(browser.find_element(By.ID, "qmgr-choice")).select_by_value("QM2")
+        wait(browser, lambda d: text_of(d, "#qmgr-name") == "QM2" and "ONLY.ON.QM2" in rows(d, "queues"))
+        assert browser.title.startswith("QM2")
+        browser.get(f"http://127.0.0.1:{srv.http_port}/console/?qmgr=QM2&refresh=500")  # chosen by the URL
+        wait(browser, lambda d: text_of(d, "#qmgr-name") == "QM2")
+
+
+def test_one_queue_manager_shows_no_choice(browser, server):
+    logged_in(browser, server)
+    assert not browser.find_element(By.ID, "qmgr-choice").is_displayed()

@@ -348,9 +348,26 @@ function showLogin(message) {
   $("#login-password").focus();
 }
 
+// Several queue managers behind one port (docs/multiqm.md): ?qmgr=NAME or the header's list picks one.
+function chooseQmgr(entries) {
+  const names = entries.map((q) => q.name);
+  const wanted = new URLSearchParams(location.search).get("qmgr");
+  const choice = $("#qmgr-choice");
+  choice.replaceChildren(...names.map((name) => Object.assign(document.createElement("option"), { value: name, textContent: name })));
+  choice.hidden = names.length < 2;
+  state.qmgr = names.includes(wanted) ? wanted : names[0];
+  choice.value = state.qmgr;
+}
+
+function switchQmgr() {
+  state.qmgr = $("#qmgr-choice").value;
+  document.title = `${state.qmgr} · qmlite console`;
+  refresh();
+}
+
 async function start() {
   const answer = await api("GET", "/admin/qmgr");
-  state.qmgr = answer.qmgr[0].name;
+  chooseQmgr(answer.qmgr);
   state.user = new TextDecoder().decode(Uint8Array.from(atob(state.auth), (c) => c.charCodeAt(0))).split(":")[0];
   $("#who").textContent = state.user;
   $("#login").hidden = true;
@@ -376,6 +393,7 @@ async function logIn(event) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("#login").addEventListener("submit", logIn);
+  $("#qmgr-choice").addEventListener("change", switchQmgr);
   $("#logout").addEventListener("click", () => showLogin("Logged out."));
   $("#sub-form").addEventListener("submit", createSubscription);
   $("#sub-change").addEventListener("click", changeSubscription);

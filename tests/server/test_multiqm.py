@@ -367,3 +367,51 @@ def test_without_a_shared_server_a_worker_runs_its_own(tmp_path):
         finally:
             qm.disconnect()
     assert pathlib.Path(tmp_path / "qmlite-worker" / "qmlite.db").is_file()
+
+
+# ---- the command line: serve --qmgr ... , runmqsc QM2, dspmq ------------------------------------------
+def _cli(*args: str, stdin: str = "") -> "subprocess.CompletedProcess":
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
+    return subprocess.run([sys.executable, "-m", "qmlite", *args], input=stdin, capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def test_serve_runmqsc_and_dspmq_reach_each_queue_manager(tmp_path):
+    from tests.support.served import Served
+
+    data = tmp_path / "data"
+    served = Served(data, "--qmgr", "QM1", "--qmgr", "QM2", "--create-on-connect", "CI*")
+    try:
+        port = str(served.port)
+        done = _cli("runmqsc", "-c", "--port", port, "QM2", stdin="DEFINE QLOCAL(CLI.Q2)\nDIS QMGR QMNAME\n")
+        assert done.returncode == 0, done.stderr
+        assert "Starting MQSC for queue manager QM2." in done.stdout and "QMNAME(QM2)" in done.stdout
+        on_qm1 = _cli("runmqsc", "-c", "--port", port, "QM1", stdin="DIS QLOCAL(CLI.Q2)\n")
+        assert "AMQ8147E" in on_qm1.stdout  # QM1 has no such queue
+        made = _cli("runmqsc", "-c", "--port", port, "CI1", stdin="DIS QMLITE QMGRS\n")  # created on connect
+        assert made.returncode == 0 and "QMNAME(CI1)" in made.stdout and "QMNAME(QM2)" in made.stdout
+        shown = _cli("dspmq", "--port", port, "--data-dir", str(data))
+        assert [line.split()[0] for line in shown.stdout.splitlines()] == ["QMNAME(QM1)", "QMNAME(CI1)",
+                                                                            "QMNAME(QM2)"]
+        assert all("STATUS(Running)" in line for line in shown.stdout.splitlines())
+        assert _cli("dspmq", "-m", "QM2", "--port", port, "--data-dir", str(data)).stdout.startswith("QMNAME(QM2)")
+        assert _cli("dspmq", "-m", "QM9", "--port", port, "--data-dir", str(data)).returncode == 72
+    finally:
+        served.stop()
+    # no server: runmqsc opens QM2's own data directory
+    local = _cli("runmqsc", "--data-dir", str(data), "--port", port, "QM2", stdin="DIS QLOCAL(CLI.Q2)\n")
+    assert local.returncode == 0, local.stderr
+    assert "QUEUE(CLI.Q2)" in local.stdout
+    offline = _cli("runmqsc", "--data-dir", str(data), "--port", port, "QM2", stdin="DEFINE QMLITE QMGR(QM5)\n")
+    assert "QML0306E" in offline.stdout
+
+
+@pytest.mark.parametrize("args", [("--qmgr", "QM1", "--qmgr", "QM-2"), ("--qmgr", "QM1", "--qmgr", "QM1"),
+                                  ("--create-on-connect", "A/B")])
+def test_serve_refuses_bad_names(tmp_path, args):
+    done = _cli("serve", "--port", "0", "--data-dir", str(tmp_path / "d"), *args)
+    assert done.returncode == 2 and "qmlite:" in done.stderr

@@ -415,3 +415,42 @@ def test_serve_runmqsc_and_dspmq_reach_each_queue_manager(tmp_path):
 def test_serve_refuses_bad_names(tmp_path, args):
     done = _cli("serve", "--port", "0", "--data-dir", str(tmp_path / "d"), *args)
     assert done.returncode == 2 and "qmlite:" in done.stderr
+
+
+# ---- the plugin's --qmlite-shared in a pytest run of its own ------------------------------------------
+INNER = '''
+import os
+
+def test_inner(qmlite_worker):
+    assert qmlite_worker.qmgr == os.environ["EXPECT_QMGR"]
+    assert qmlite_worker.port == int(os.environ["QMLITE_SHARED"].rpartition(":")[2])
+    [shown] = qmlite_worker.mqsc("DISPLAY QMGR QMNAME")
+    assert "QMNAME(" + os.environ["EXPECT_QMGR"] + ")" in " ".join(shown.text)
+'''
+
+
+def _inner_pytest(tmp_path, *args: str, **env: str):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_inner.py").write_text(INNER)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MQ_", "PYTEST_", "QMLITE_SHARED"))}
+    environ.update(env)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                           str(tmp_path / "test_inner.py"), *args], capture_output=True, text=True, env=environ,
+                          cwd=tmp_path, timeout=300)
+
+
+def test_qmlite_shared_starts_one_server_for_the_run(tmp_path):
+    done = _inner_pytest(tmp_path, "--qmlite-shared", EXPECT_QMGR="QM_MAIN")
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "1 passed" in done.stdout
+
+
+def test_a_worker_takes_its_queue_manager_on_the_shared_server(tmp_path):
+    with running_qmlite(tmp_path / "shared", create_on_connect="QM_*") as shared:
+        done = _inner_pytest(tmp_path, EXPECT_QMGR="QM_GW3", PYTEST_XDIST_WORKER="gw3",
+                             QMLITE_SHARED=f"{shared.host}:{shared.port}")
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert "QM_GW3" in shared.qmgrs()

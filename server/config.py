@@ -52,7 +52,9 @@ class ServerConfig:
     app_password: str | None = None
     dev_objects: bool = True  # MQ_DEV=false leaves out DEV.* queues, topic and channels
     max_connections: int = 1000
-    max_handles: int = 256  # MAXHANDS default
+    # MAXHANDS: None keeps the queue manager's own (256 until ALTER QMGR MAXHANDS changes it, persisted);
+    # a number here is applied over it at every start (docs/decisions.md G3).
+    max_handles: int | None = None
     publish_exit: str = ""  # "module:callable" called per delivery (registry/pubsub/publishexit.py)
     monitor_interval: float = 10.0  # seconds between resource-usage publications (IBM's 10 s)
     http_port: int | None = None  # the mqweb-shaped REST API (server/http/); None: off (IBM's 9443 in Docker)

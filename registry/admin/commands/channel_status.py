@@ -91,7 +91,18 @@ TABLE = AttrTable([
     attr(C.MQIACH_HB_INTERVAL, INT, lambda r: r.channel.heartbeat_interval),
     attr(C.MQIACH_MAX_MSG_LENGTH, INT, lambda r: r.channel.max_msg_length),
     attr(C.MQIACH_KEEP_ALIVE_INTERVAL, INT, lambda r: r.channel.keep_alive_interval),
-    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.channel.ssl_cipher_spec, pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
+    # TLS: the CipherSpec in use (the one negotiated when the client connected with TLS), the client
+    # certificate's subject (SSLPEER) and issuer (SSLCERTI), when the secret key was agreed (SSLKEYDA/TI).
+    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.of("ssl_cipher", "") or r.channel.ssl_cipher_spec,
+         pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
+    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SSL_SHORT_PEER_NAME_LENGTH),
+    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: r.of("ssl_cert_issuer", ""), pad=C.MQ_SSL_SHORT_PEER_NAME_LENGTH),
+    attr(C.MQCACH_SSL_CERT_USER_ID, STR, lambda r: "", pad=C.MQ_USER_ID_LENGTH),
+    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: mq_date(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
+         pad=C.MQ_CHANNEL_DATE_LENGTH),
+    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
+         pad=C.MQ_CHANNEL_TIME_LENGTH),
+    attr(C.MQIACH_SSL_KEY_RESETS, INT, lambda r: 0),
     attr(C.MQIACH_MCA_STATUS, INT, lambda r: C.MQMCAS_RUNNING if r.instance else C.MQMCAS_STOPPED),
     attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
          else V.MQCHSR_STOP_NOT_REQUESTED),

@@ -12,7 +12,6 @@ SSLPeerName), 2399 MQRC_SSL_PEER_NAME_ERROR (SSLPeerName is not a valid pattern)
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import getpass
 import ipaddress
@@ -104,7 +103,10 @@ def client_tls(*, channel: str, cipher_spec: str, key_repository: str | None, pa
     if not trusted:
         raise TLSSetupError(MQRC_KEY_REPOSITORY_ERROR, f"{repo.source} trusts no CA certificate")
     ctx.load_verify_locations(cadata=trusted)
-    apply_cipher_spec(ctx, spec)
+    try:
+        keyrepo.apply_cipher_spec(ctx, spec)
+    except ValueError as exc:
+        raise TLSSetupError(MQRC_SSL_INITIALIZATION_ERROR, str(exc)) from exc
     label = (cert_label or "").strip() or "ibmwebspheremq" + (user or _os_user()).lower()
     entry = repo.entry(label)
     if entry is None and (cert_label or "").strip():
@@ -121,37 +123,3 @@ def _os_user() -> str:
         return getpass.getuser()
     except Exception:  # no user name in this environment
         return ""
-
-
-def apply_cipher_spec(ctx: ssl.SSLContext, spec: cipherspecs.CipherSpec) -> None:
-    """Offer what ``spec`` allows: its protocol versions, and its one cipher when it names one."""
-    versions = {cipherspecs.TLS12: ssl.TLSVersion.TLSv1_2, cipherspecs.TLS13: ssl.TLSVersion.TLSv1_3}
-    ctx.minimum_version = min(versions[p] for p in spec.protocols)
-    ctx.maximum_version = max(versions[p] for p in spec.protocols)
-    if spec.alias:
-        return
-    if cipherspecs.TLS12 in spec.protocols:
-        try:
-            ctx.set_ciphers(spec.cipher + ("@SECLEVEL=0" if spec.weak else ""))
-        except ssl.SSLError as exc:
-            raise TLSSetupError(MQRC_SSL_INITIALIZATION_ERROR, f"{spec.name}: not available here ({exc})") from exc
-    else:
-        set_tls13_suites(ctx, spec.cipher)
-
-
-def set_tls13_suites(ctx: ssl.SSLContext, suites: str) -> bool:
-    """Limit the TLS 1.3 suites a context offers.  Python's ``ssl`` has no call for it (set_ciphers is
-    TLS 1.2 only), so OpenSSL's SSL_CTX_set_ciphersuites is called on the context's SSL_CTX, which
-    CPython keeps as the first member after the object header.  False when that is not possible (the
-    handshake then offers OpenSSL's default TLS 1.3 suites)."""
-    try:
-        import _ssl
-
-        lib = ctypes.CDLL(_ssl.__file__)
-        fn = lib.SSL_CTX_set_ciphersuites
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        fn.restype = ctypes.c_int
-        ssl_ctx = ctypes.c_void_p.from_address(id(ctx) + object.__basicsize__).value
-        return bool(ssl_ctx) and fn(ssl_ctx, suites.encode()) == 1
-    except (OSError, AttributeError, ImportError):
-        return False

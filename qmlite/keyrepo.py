@@ -22,6 +22,7 @@ Only this module and qmlite's TLS set-up import ``cryptography``.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import os
 import pathlib
@@ -44,10 +45,11 @@ KDB_HINT = ("a CMS .kdb key repository cannot be read by qmlite: convert it to P
 class KeyRepositoryError(Exception):
     """The repository cannot be used; ``reason`` is the MQRC a client reports (2381 unless said)."""
 
-    def __init__(self, detail: str, reason: int = MQRC_KEY_REPOSITORY_ERROR) -> None:
+    def __init__(self, detail: str, reason: int = MQRC_KEY_REPOSITORY_ERROR, *, missing: bool = False) -> None:
         super().__init__(detail)
         self.detail = detail
         self.reason = reason
+        self.missing = missing  # nothing there at all (as opposed to something unreadable)
 
 
 @dataclasses.dataclass(slots=True)
@@ -101,7 +103,7 @@ def resolve(path: str) -> pathlib.Path:
         return p
     if suffix in (".p12", ".pfx", ".pem", ".crt"):
         if not p.is_file():
-            raise KeyRepositoryError(f"key repository {p} not found")
+            raise KeyRepositoryError(f"key repository {p} not found", missing=True)
         return p
     for ext in (".p12", ".pem"):
         candidate = p.with_name(p.name + ext)
@@ -110,7 +112,7 @@ def resolve(path: str) -> pathlib.Path:
     kdb = p.with_name(p.name + ".kdb")
     if kdb.is_file():
         raise KeyRepositoryError(KDB_HINT.format(path=kdb))
-    raise KeyRepositoryError(f"key repository {p}: neither {p.name}.p12 nor {p.name}.pem found")
+    raise KeyRepositoryError(f"key repository {p}: neither {p.name}.p12 nor {p.name}.pem found", missing=True)
 
 
 def read_stash(path: pathlib.Path) -> str | None:
@@ -270,3 +272,40 @@ def load_entry(ctx: ssl.SSLContext, entry: KeyEntry) -> None:
         ctx.load_cert_chain(name, password=once)
     finally:
         os.unlink(name)
+
+
+def apply_cipher_spec(ctx: ssl.SSLContext, spec) -> None:
+    """Limit ``ctx`` to what a CipherSpec (``qmlite.pcf.cipherspecs.CipherSpec``) allows: its protocol
+    versions, and its one cipher when it names one.  ValueError when this OpenSSL cannot offer it."""
+    from qmlite.pcf import cipherspecs
+
+    versions = {cipherspecs.TLS12: ssl.TLSVersion.TLSv1_2, cipherspecs.TLS13: ssl.TLSVersion.TLSv1_3}
+    ctx.minimum_version = min(versions[p] for p in spec.protocols)
+    ctx.maximum_version = max(versions[p] for p in spec.protocols)
+    if spec.alias:
+        return
+    if cipherspecs.TLS12 in spec.protocols:
+        try:
+            ctx.set_ciphers(spec.cipher + (":@SECLEVEL=0" if spec.weak else ""))
+        except ssl.SSLError as exc:
+            raise ValueError(f"{spec.name}: not available in this OpenSSL ({exc})") from exc
+    elif not set_tls13_suites(ctx, spec.cipher):
+        raise ValueError(f"{spec.name}: this Python cannot limit its TLS 1.3 suites")
+
+
+def set_tls13_suites(ctx: ssl.SSLContext, suites: str) -> bool:
+    """Limit the TLS 1.3 suites a context offers.  Python's ``ssl`` has no call for it (set_ciphers is
+    TLS 1.2 only), so OpenSSL's SSL_CTX_set_ciphersuites is called on the context's SSL_CTX, which
+    CPython keeps as the first member after the object header (docs/decisions.md X2).  False when that
+    is not possible."""
+    try:
+        import _ssl
+
+        fn = ctypes.CDLL(_ssl.__file__).SSL_CTX_set_ciphersuites
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        fn.restype = ctypes.c_int
+        ssl_ctx = ctypes.c_void_p.from_address(id(ctx) + object.__basicsize__).value
+        return bool(ssl_ctx) and fn(ssl_ctx, suites.encode()) == 1
+    except (OSError, AttributeError, ImportError):
+        return False
+

@@ -14,7 +14,7 @@ import pathlib
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
@@ -56,8 +56,12 @@ def _name(cn: str, ous: tuple[str, ...] = (), org: str = "qmlite", country: str 
     return x509.Name(attrs)
 
 
-def _key():
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+def _key(kind: str = "ec"):
+    # The queue manager's key is RSA, so that every ECDHE_RSA_* and TLS_RSA_* CipherSpec can be
+    # negotiated with it; the CA's and the clients' are P-256 (as strong, and made in microseconds).
+    if kind == "rsa":
+        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return ec.generate_private_key(ec.SECP256R1())
 
 
 def _cert(subject: x509.Name, key, issuer: x509.Name, issuer_key, *, ca: bool, days: int = 825,
@@ -117,7 +121,7 @@ def init(root: str | pathlib.Path, *, qmgr: str = "QM1", user: str = "app", pass
     _write(root / "ca.key", _key_pem(ca_key), private=True)
 
     qm_label = "ibmwebspheremq" + qmgr.lower()
-    qm_key = _key()
+    qm_key = _key("rsa")
     qm_cert = _cert(_name(qmgr, ("Queue managers",)), qm_key, ca_name, ca_key, ca=False,
                     hosts=("localhost", "*.chl.mq.ibm.com"))
     qm_p12, qm_pem = _personal(root, "qmgr", qm_label, qm_cert, qm_key, ca_cert, password)

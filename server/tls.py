@@ -4,20 +4,20 @@
   peeked (MSG_PEEK), so the bytes stay for whoever reads next.  Waiting for it, and the handshake, run
   in the connection's own task under ``tls_handshake_timeout``: a silent or half-finished client never
   holds up another accept.
-* ``ServerTLS`` holds the SSL contexts made from the queue manager's key repository (SSLKEYR with
-  KEYRPWD or its stash, plus a directory laid out like IBM's container's /etc/mqm/pki): one per
-  certificate label.  The handshake starts with the queue manager's CERTLABL; the SNI a client sends
-  (IBM's: the channel name mapped as ``pcf.cipherspecs.sni_for_channel``) switches to the channel's
-  CERTLABL.  ``reload`` (REFRESH SECURITY TYPE(SSL)) reads the repository again.
+* ``ServerTLS`` holds the queue manager's key repository (SSLKEYR with KEYRPWD or its stash, plus a
+  directory laid out like IBM's container's /etc/mqm/pki).  Before the handshake it reads the client's
+  ClientHello record itself (then replays it into the TLS stream) for the SNI IBM's clients send -- the
+  channel name mapped as ``pcf.cipherspecs.sni_for_channel`` -- and, as a queue manager does, answers
+  with that channel's certificate (its CERTLABL, else the queue manager's) and only the protocol
+  versions and cipher its SSLCIPH allows: an ANY_TLS12_OR_HIGHER client on an ANY_TLS12 channel
+  negotiates TLS 1.2.  ``reload`` (REFRESH SECURITY TYPE(SSL)) reads the repository again.
 * ``Negotiated``: what the handshake settled, which the channel named in the first INITIAL_DATA then
   judges (``check``): its SSLCIPH against the protocol and cipher, SSLCAUTH, SSLPEER.
 """
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
-import os
 import pathlib
 import socket
 import ssl
@@ -30,9 +30,6 @@ from qmlite.pcf import fap
 
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
 TLS_RECORD_HANDSHAKE = 0x16
-
-_sni_seen: contextvars.ContextVar[str | None] = contextvars.ContextVar("qmlite_sni", default=None)
-
 
 async def sniff(stream: trio.SocketStream, timeout: float) -> str:
     """"tls", "plain", or "" (the client closed, or sent nothing in time)."""
@@ -111,91 +108,98 @@ class ServerTLS:
         self.cfg = cfg
         self.registry = registry
         self.log = log
-        self.contexts: dict[str, ssl.SSLContext] = {}  # label (lower case) -> context
-        self.default: ssl.SSLContext | None = None
-        self.problem = "not loaded"  # why TLS clients are refused; "" when contexts are ready
+        self.repo = None  # qmlite.keyrepo.KeyRepository once loaded
+        self._contexts: dict[tuple[str, str], ssl.SSLContext] = {}  # (label, SSLCIPH) -> context
+        self.problem = "not loaded"  # why TLS clients are refused; "" when a repository is loaded
         self.loaded_at = 0.0
 
     # ---- reading the repository ------------------------------------------------------------------------
     def pki_dir(self) -> pathlib.Path | None:
-        chosen = self.cfg.pki_dir or os.environ.get("QMLITE_PKI_DIR", "") or DEFAULT_PKI_DIR
+        chosen = self.cfg.pki_dir or DEFAULT_PKI_DIR  # QMLITE_PKI_DIR reaches it through the configuration
         p = pathlib.Path(chosen)
         return p if (p / "keys").is_dir() or (p / "trust").is_dir() else None
 
     def reload(self) -> str:
-        """Read the repository again; "" when done, else why not (the previous contexts stay)."""
+        """Read the repository again; "" when done, else why not (a repository loaded before stays)."""
         from qmlite import keyrepo  # cryptography loads only here
 
         qmgr = self.registry.qmgr
         repo = keyrepo.KeyRepository("")
         problems = []
         stem = (qmgr.ssl_key_repository or "").strip()
+        pki = self.pki_dir()
         if stem:
             try:
                 repo.merge(keyrepo.load(stem, qmgr.ssl_key_repo_password or None))
             except keyrepo.KeyRepositoryError as exc:
                 problems.append(exc.detail)
-        pki = self.pki_dir()
+                if not exc.missing:  # a .kdb, a wrong password, a damaged file: the administrator must act
+                    self.log.error("key_repository_error", reason="MQRC_KEY_REPOSITORY_ERROR", why=exc.detail)
         if pki is not None:
             repo.merge(keyrepo.load_pki_dir(pki))
         if not repo.entries:
             why = "; ".join(problems) or "no key repository: set SSLKEYR (or mount keys under /etc/mqm/pki)"
-            if not self.contexts:
+            if self.repo is None:
                 self.problem = why
             return why
-        for problem in problems:
-            self.log.warning("key_repository_problem", reason="MQRC_KEY_REPOSITORY_ERROR", why=problem)
-        trusted = repo.trusted_pem()
-        contexts: dict[str, ssl.SSLContext] = {}
-        for entry in repo.entries:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # IBM's list starts at TLS 1.2 (TLS 1.0/1.1 are off)
-            if trusted:
-                ctx.load_verify_locations(cadata=trusted)
-                ctx.verify_mode = ssl.CERT_OPTIONAL  # SSLCAUTH is the channel's: checked once it is known
-            keyrepo.load_entry(ctx, entry)
-            ctx.sni_callback = self._sni
-            contexts.setdefault(entry.label.lower(), ctx)
-        label = (qmgr.cert_label or "").lower()
-        default = contexts.get(label)
-        if default is None:
-            # IBM's container makes the first keys/<label> the queue manager's certificate; qmlite takes
-            # the first personal certificate whenever CERTLABL names none (docs/decisions.md X4).
-            default = next(iter(contexts.values()))
-            self.log.info("cert_label_defaulted", cert_label=qmgr.cert_label, used=next(iter(contexts)))
-        self.contexts, self.default = contexts, default
+        self.repo, self._contexts = repo, {}
         self.problem = ""
         self.loaded_at = time.time()
-        self.log.info("key_repository_loaded", labels=sorted(contexts), source=repo.source or str(pki))
+        self.log.info("key_repository_loaded", labels=repo.labels, sources=[stem, str(pki or "")])
         return ""
 
-    def _sni(self, sslobj, server_name: str | None, _ctx) -> None:
-        """Per-channel certificates: the SNI names the channel; its CERTLABL picks the context."""
-        _sni_seen.set(server_name)
-        channel = cipherspecs.channel_for_sni(server_name)
-        if channel is None:
-            return None
-        from qmlite.registry.objects import channels as M
+    def context(self, definition) -> ssl.SSLContext | None:
+        """The context for a handshake on ``definition`` (None: no channel known): its CERTLABL or the
+        queue manager's certificate, limited to what its SSLCIPH allows."""
+        from qmlite import keyrepo
 
-        definition = self.registry.objects(M.KIND).get(channel)
-        label = (definition.cert_label or "").strip().lower() if definition is not None else ""
-        ctx = self.contexts.get(label) if label else None
+        label = ((definition.cert_label if definition is not None else "") or self.registry.qmgr.cert_label or "").strip()
+        wanted = (definition.ssl_cipher_spec or "").strip().upper() if definition is not None else ""
+        spec = cipherspecs.lookup(wanted) if wanted else None
+        key = (label.lower(), spec.name if spec is not None else "")
+        ctx = self._contexts.get(key)
         if ctx is not None:
-            sslobj.context = ctx
-        return None
+            return ctx
+        entry = self.repo.entry(label) or self.repo.entry(self.registry.qmgr.cert_label)
+        if entry is None:
+            # IBM's container makes the first keys/<label> the queue manager's certificate; qmlite takes
+            # the first personal certificate whenever the labels name none (docs/decisions.md X4).
+            entry = self.repo.entries[0]
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # IBM's list starts at TLS 1.2 (TLS 1.0/1.1 are off)
+        trusted = self.repo.trusted_pem()
+        if trusted:
+            ctx.load_verify_locations(cadata=trusted)
+            ctx.verify_mode = ssl.CERT_OPTIONAL  # SSLCAUTH is the channel's: checked once it is known
+        if spec is not None:
+            try:
+                keyrepo.apply_cipher_spec(ctx, spec)
+            except ValueError as exc:
+                self.log.warning("cipher_spec_unavailable", channel=definition.name, why=str(exc))
+        keyrepo.load_entry(ctx, entry)
+        self._contexts[key] = ctx
+        return ctx
 
     # ---- a handshake -----------------------------------------------------------------------------------
     async def handshake(self, stream: trio.SocketStream, timeout: float) -> tuple[trio.SSLStream | None, Negotiated | None, str]:
         """(the TLS stream, what was negotiated, "") or (None, None, why)."""
-        if self.default is None:
+        if self.repo is None:
             return None, None, self.problem or "no key repository"
-        tls = trio.SSLStream(stream, self.default, server_side=True, https_compatible=True)
-        _sni_seen.set(None)
         with trio.move_on_after(timeout) as scope:
+            record = await _read_record(stream)
+            if record is None:
+                return None, None, "the client closed before its ClientHello"
+            sni = client_hello_sni(record)
+            channel = cipherspecs.channel_for_sni(sni)
+            from qmlite.registry.objects import channels as M
+
+            definition = self.registry.objects(M.KIND).get(channel) if channel else None
+            ctx = self.context(definition)
+            tls = trio.SSLStream(_Replay(stream, record), ctx, server_side=True, https_compatible=True)
             try:
                 await tls.do_handshake()
             except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
-                return None, None, f"handshake failed: {getattr(exc, '__cause__', None) or exc}"
+                return None, None, f"handshake failed: {exc.__cause__ or exc}"
         if scope.cancelled_caught:
             return None, None, f"no TLS handshake within {timeout:g} s"
         from qmlite import keyrepo
@@ -206,6 +210,80 @@ class ServerTLS:
             cert = keyrepo.from_der(der)
             subject, issuer = keyrepo.subject_pairs(cert), keyrepo.name_pairs(cert.issuer)
         cipher = tls.cipher()
-        negotiated = Negotiated(tls.version() or "", cipher[0] if cipher else "", subject, issuer,
-                                cipherspecs.channel_for_sni(_sni_seen.get()), time.time())
-        return tls, negotiated, ""
+        return tls, Negotiated(tls.version() or "", cipher[0] if cipher else "", subject, issuer, channel,
+                               time.time()), ""
+
+
+_MAX_RECORD = 16384 + 2048  # a TLS record's largest length (RFC 8446 section 5.2)
+
+
+async def _read_record(stream) -> bytes | None:
+    """The client's first TLS record, whole (header and body); None when it closes first."""
+    buf = bytearray()
+    need = 5
+    while len(buf) < need:
+        chunk = await stream.receive_some(need - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+        if need == 5 and len(buf) >= 5:
+            need = 5 + min(int.from_bytes(buf[3:5], "big"), _MAX_RECORD)
+    return bytes(buf)
+
+
+def client_hello_sni(record: bytes) -> str | None:
+    """The host name in a ClientHello's server_name extension (RFC 6066), or None (none, or not a
+    ClientHello this parser can read: the handshake then decides)."""
+    try:
+        if record[0] != TLS_RECORD_HANDSHAKE or record[5] != 1:  # handshake record, ClientHello
+            return None
+        body = record[9:]
+        i = 2 + 32  # client_version, random
+        i += 1 + body[i]  # session_id
+        i += 2 + int.from_bytes(body[i:i + 2], "big")  # cipher_suites
+        i += 1 + body[i]  # compression_methods
+        end = i + 2 + int.from_bytes(body[i:i + 2], "big")
+        i += 2
+        while i + 4 <= end:
+            ext_type, ext_len = int.from_bytes(body[i:i + 2], "big"), int.from_bytes(body[i + 2:i + 4], "big")
+            data = body[i + 4:i + 4 + ext_len]
+            if ext_type == 0:  # server_name: list length, then (type 0 host_name, length, name)...
+                j = 2
+                while j + 3 <= len(data):
+                    name_type, name_len = data[j], int.from_bytes(data[j + 1:j + 3], "big")
+                    if name_type == 0:
+                        return data[j + 3:j + 3 + name_len].decode("ascii", "replace")
+                    j += 3 + name_len
+                return None
+            i += 4 + ext_len
+    except IndexError:
+        return None
+    return None
+
+
+class _Replay(trio.abc.Stream):
+    """A stream that gives back bytes already read (the ClientHello) before reading on."""
+
+    def __init__(self, inner, head: bytes) -> None:
+        self.inner = inner
+        self.head = head
+
+    @property
+    def socket(self):
+        return self.inner.socket
+
+    async def receive_some(self, max_bytes=None):
+        if self.head:
+            n = len(self.head) if max_bytes is None else max_bytes
+            out, self.head = self.head[:n], self.head[n:]
+            return out
+        return await self.inner.receive_some(max_bytes)
+
+    async def send_all(self, data) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -246,13 +246,17 @@ def client_hello_sni(record: bytes) -> str | None:
         i += 2
         while i + 4 <= end:
             ext_type, ext_len = int.from_bytes(body[i:i + 2], "big"), int.from_bytes(body[i + 2:i + 4], "big")
+            if i + 4 + ext_len > len(body):
+                return None  # cut short
             data = body[i + 4:i + 4 + ext_len]
             if ext_type == 0:  # server_name: list length, then (type 0 host_name, length, name)...
                 j = 2
                 while j + 3 <= len(data):
                     name_type, name_len = data[j], int.from_bytes(data[j + 1:j + 3], "big")
+                    if j + 3 + name_len > len(data):
+                        return None
                     if name_type == 0:
-                        return data[j + 3:j + 3 + name_len].decode("ascii", "replace")
+                        return data[j + 3:j + 3 + name_len].decode("ascii", "replace") or None
                     j += 3 + name_len
                 return None
             i += 4 + ext_len

@@ -305,3 +305,42 @@ def test_refresh_security_ssl_loads_new_keys_without_a_restart(client, tmp_path_
         # A repository that cannot be read leaves the one in use.
         assert srv.mqsc("ALTER QMGR SSLKEYR('/nonexistent/key')\nREFRESH SECURITY TYPE(SSL)")[1].completion_code == 0
         attempt(second).disconnect()
+
+
+# ---- definitions: SSLCIPH and SSLPEER are checked when entered ------------------------------------------
+def test_every_ibm_cipherspec_name_is_accepted_and_others_refused(server):
+    admin = ibmmq.connect(server.qmgr, server.admin_channel, server.conn_name, server.admin_user,
+                          server.admin_password)
+    try:
+        pcf = ibmmq.PCFExecute(admin)
+        for name in cipherspecs.CIPHER_SPECS:
+            assert pcf.MQCMD_CREATE_CHANNEL({C.MQCACH_CHANNEL_NAME: b"TLS.DEF", C.MQIACH_CHANNEL_TYPE: C.MQCHT_SVRCONN,
+                                             C.MQCACH_SSL_CIPHER_SPEC: name.encode(),
+                                             C.MQIACF_REPLACE: C.MQRP_YES}) == []
+        for bad, param, reason in [
+                ({C.MQCACH_SSL_CIPHER_SPEC: b"TLS_RSA_WITH_AES_128_CBC_SHA"}, C.MQCACH_SSL_CIPHER_SPEC,
+                 C.MQRCCF_SSL_CIPHER_SPEC_ERROR),
+                ({C.MQCACH_SSL_PEER_NAME: b"CN"}, C.MQCACH_SSL_PEER_NAME, C.MQRCCF_SSL_PEER_NAME_ERROR)]:
+            with pytest.raises(ibmmq.MQMIError) as info:
+                pcf.MQCMD_CHANGE_CHANNEL({C.MQCACH_CHANNEL_NAME: b"TLS.DEF", C.MQIACH_CHANNEL_TYPE: C.MQCHT_SVRCONN,
+                                          **bad})
+            assert info.value.reason == reason
+        pcf.MQCMD_DELETE_CHANNEL({C.MQCACH_CHANNEL_NAME: b"TLS.DEF"})
+    finally:
+        admin.disconnect()
+
+
+# ---- the pytest fixture --------------------------------------------------------------------------------
+def test_the_qmlite_tls_server_fixture(qmlite_tls_server):
+    qm = qmlite_tls_server.connect()  # qmlite's own client over TLS
+    assert qm.connected
+    qm.close()
+    cd = ibmmq.CD(ChannelName=qmlite_tls_server.channel.encode(),
+                  ConnectionName=qmlite_tls_server.server.conn_name.encode(),
+                  SSLCipherSpec=qmlite_tls_server.cipher_spec.encode())
+    sco = ibmmq.SCO(KeyRepository=qmlite_tls_server.key_repository.encode(),
+                    CertificateLabel=qmlite_tls_server.cert_label.encode())
+    mq = ibmmq.QueueManager(None)
+    mq.connect_with_options(qmlite_tls_server.server.qmgr, cd=cd, sco=sco)
+    assert mq.inquire(C.MQCA_Q_MGR_NAME).strip() == b"QM1"
+    mq.disconnect()

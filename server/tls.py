@@ -30,6 +30,7 @@ from qmlite.pcf import fap
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
 TLS_RECORD_HANDSHAKE = 0x16
 
+
 async def first_bytes(stream: trio.SocketStream, timeout: float) -> bytes:
     """What the client sends first (b"": it closed, or sent nothing within ``timeout``).  Its first byte
     tells TLS (0x16, a handshake record) from FAP ("T" of TSH); the bytes go on to whichever serves it."""

@@ -344,3 +344,15 @@ def test_the_qmlite_tls_server_fixture(qmlite_tls_server):
     mq.connect_with_options(qmlite_tls_server.server.qmgr, cd=cd, sco=sco)
     assert mq.inquire(C.MQCA_Q_MGR_NAME).strip() == b"QM1"
     mq.disconnect()
+
+
+def test_the_queue_managers_certlabl(client, made, tmp_path_factory):
+    with running_qmlite(tmp_path_factory.mktemp("certlabl"), pki_dir=str(made.pki_dir)) as srv:
+        for result in srv.mqsc("DEFINE CHANNEL(TLS.Q) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) "
+                               "SSLCAUTH(OPTIONAL) MCAUSER('app')\n"
+                               "SET CHLAUTH(TLS.Q) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)"):
+            assert result.completion_code == 0, result.text
+        tls_connect(client, srv, "TLS.Q", peer="CN=QM1").disconnect()  # CERTLABL(ibmwebspheremqqm1)
+        assert srv.mqsc("ALTER QMGR CERTLABL('chl1cert')\nREFRESH SECURITY TYPE(SSL)")[1].completion_code == 0
+        tls_connect(client, srv, "TLS.Q", peer="CN=chl1cert").disconnect()
+        assert client.reason(tls_connect, client, srv, "TLS.Q", peer="CN=QM1") == C.MQRC_SSL_PEER_NAME_MISMATCH

@@ -276,6 +276,7 @@ class QueueManager:
 
     def _open_topic(self, session: Session, od: S.MQOD, options: int) -> Handle:
         reg = self.registry
+        _check_pubsub_enabled(reg)
         string = subscribe.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         node = next(reg.topic_nodes(string), None)
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
@@ -412,9 +413,15 @@ class QueueManager:
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if stored.Expiry == 0 or stored.Expiry < C.MQEI_UNLIMITED:
             raise MQIError(C.MQRC_EXPIRY_ERROR)
+        limit = reg.qmgr.max_properties_length  # MAXPROPL; NOLIMIT costs nothing
+        if limit != C.MQPROP_UNRESTRICTED_LENGTH and properties.properties_length(stored, data) > limit:
+            raise MQIError(C.MQRC_PROPERTIES_TOO_BIG)
         pmo.ResolvedQMgrName = reg.qmgr.name
         syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
+        if syncpoint:
+            _check_uow_room(reg, session)
         if handle.kind == "topic":
+            _check_pubsub_enabled(reg)  # a handle opened before ALTER QMGR PSMODE(DISABLED)
             if pmo.Options & C.MQPMO_SUPPRESS_REPLYTO and stored.Report & _REPORTS_TO_REPLY_Q:
                 raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)  # IBM: a report needs the reply-to it removes
             pmo.ResolvedQName = ""
@@ -532,6 +539,8 @@ class QueueManager:
         Under syncpoint (``uow``) the copies are uncommitted puts of that unit of work.
         """
         reg = self.registry
+        if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
+            return 0  # the queue manager's own publications ($SYS monitoring) stop with the engine
         reg.expire_subscriptions()
         pub = routing.publication(reg, topic, md, data, pub_level, options, publisher)
         subs = routing.receivers(reg, pub)
@@ -774,6 +783,8 @@ class QueueManager:
             stats.queue_time += now - msg.put_time
             syncpoint = options & C.MQGMO_SYNCPOINT or (
                 options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
+            if syncpoint:
+                _check_uow_room(reg, session)  # before the message leaves the queue
             self.take_message(handle.name, contents, msg, write=not syncpoint)
             if syncpoint:
                 if not session.uow:
@@ -885,6 +896,7 @@ class QueueManager:
         name = sd.SubName.VSString
         existed = bool(name) and name in self.registry.subs
         try:
+            _check_pubsub_enabled(self.registry)
             answer = subscribe.subscribe(self, session, sd, hobj)
         except MQIError:
             stats.sub_fails += 1
@@ -946,3 +958,18 @@ def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:
         except CodecError:
             return data, md
     return data, md
+
+
+def _check_pubsub_enabled(reg: Registry) -> None:
+    """ALTER QMGR PSMODE(DISABLED): MQOPEN of a topic, MQPUT/MQPUT1 to one and MQSUB fail with
+    MQRC_PUBSUB_INHIBITED (IBM's 2531).  COMPAT stops only the queued interface, which qmlite lacks."""
+    if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
+        raise MQIError(C.MQRC_PUBSUB_INHIBITED)
+
+
+def _check_uow_room(reg: Registry, session: Session) -> None:
+    """MAXUMSGS: a unit of work holds at most that many messages, put and got (IBM's
+    MQRC_SYNCPOINT_LIMIT_REACHED 2024 for the call that would exceed it)."""
+    uow = session.uow
+    if len(uow.puts) + len(uow.gets) >= reg.qmgr.max_uncommitted_msgs:
+        raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)

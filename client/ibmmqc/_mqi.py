@@ -21,7 +21,10 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import fap
 from qmlite.pcf.errors import CodecError
 
+from . import consume as _consume
+from . import msghandles as _msghandles
 from . import native as N
+from . import structs as S
 from .native import NativeError
 
 log = logging.getLogger("qmlite.ibmmqc")
@@ -224,8 +227,8 @@ def MQDISC(hconn):
         conn = _connections.pop(hconn, None)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
-    _handles().drop_connection(hconn)
-    _consumers().drop_connection(hconn)
+    _msghandles.drop_connection(hconn)
+    _consume.drop_connection(hconn)
     try:
         return _call(conn, lambda qm: qm.disc())[1:3]
     except Exception as exc:  # noqa: BLE001 - e.g. at interpreter exit, when imports no longer work
@@ -257,14 +260,6 @@ def _call(conn: _Connection, fn):
         raise
 
 
-def _handles():
-    return _msghandles
-
-
-def _consumers():
-    return _consume
-
-
 # --------------------------------------------------------------------------------------------------
 # Objects
 # --------------------------------------------------------------------------------------------------
@@ -294,7 +289,7 @@ def MQCLOSE(hconn, hobj, options):
         return FAILED, C.MQRC_HCONN_ERROR
     if not isinstance(hobj, int):
         return FAILED, C.MQRC_HOBJ_ERROR  # (the sync client's close() without a handle would MQDISC)
-    _consumers().forget(hconn, hobj)
+    _consume.forget(hconn, hobj)
     result = _call(conn, lambda qm: qm.close(hobj, options))[1:3]
     conn.objects.pop(hobj, None)
     return result
@@ -322,10 +317,8 @@ def _msg(msg) -> bytes:
 
 _LE = sys.byteorder == "little"
 _I32 = struct.Struct("<i")
-_MD_SIZES = {1: 324, 2: 364}
-_GMO_SIZES = {1: 72, 2: 80, 3: 100, 4: 112}
-_PMO_WIRE_SIZES = {1: 128, 2: 152, 3: 176}
-_PMO_NATIVE_SIZES = {1: 128, 2: 160, 3: 184}
+_MD_SIZES, _GMO_SIZES = S.MD_SIZES, S.GMO_SIZES
+_PMO_WIRE_SIZES, _PMO_NATIVE_SIZES = S.PMO_WIRE_SIZES, S.PMO_NATIVE_SIZES
 _ZERO8 = bytes(8)
 _ZERO16 = bytes(16)
 _MD_FORMAT = slice(32, 40)
@@ -335,23 +328,7 @@ _PROPERTY_OPTIONS = (C.MQGMO_PROPERTIES_AS_Q_DEF | C.MQGMO_PROPERTIES_IN_HANDLE 
                      | C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_COMPATIBILITY)
 
 
-class _Bad(Exception):
-    def __init__(self, reason: int) -> None:
-        self.reason = reason
-
-
-def _version(buf, strucid: bytes, reason: int, sizes: dict, native_sizes: dict | None = None) -> int:
-    if not isinstance(buf, (bytes, bytearray)) or bytes(buf[0:4]) != strucid or len(buf) < 8:
-        raise _Bad(reason)
-    version = int.from_bytes(buf[4:8], sys.byteorder, signed=True)
-    need = (native_sizes or sizes).get(version)
-    if need is None or len(buf) < need:
-        raise _Bad(reason)
-    return version
-
-
-def _wire_version(buf, pos: int) -> int:
-    return int.from_bytes(buf[pos + 4:pos + 8], "little", signed=True) if len(buf) >= pos + 8 else 0
+_Bad, _version, _wire_version = S.Bad, S.version, S.wire_version
 
 
 def _pmo_wire(pmo, version: int) -> bytes:
@@ -382,16 +359,11 @@ def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple
         original, new = _PMO_HANDLES.unpack_from(pmo, 160)
         hmsg = original or new
         if hmsg:
-            fmt = md_w[_MD_FORMAT].decode("latin-1").rstrip(" \0")
-            encoding = int.from_bytes(md_w[24:28], sys.byteorder, signed=True)
-            ccsid = int.from_bytes(md_w[28:32], sys.byteorder, signed=True)
-            try:
-                data, new_fmt = _handles().encode_for_put(hmsg, fmt, encoding, ccsid, data)
-            except ValueError:  # a property value MQRFH2 cannot carry
-                raise _Bad(C.MQRC_PROPERTY_VALUE_TOO_BIG) from None
-            md_w = md_w[:32] + new_fmt.encode("latin-1").ljust(8)[:8] + md_w[40:]
-            fields = _handles().md_fields_of(hmsg)
-            if fields:  # Root.MQMD.* set on the handle describe this message
+            # IBM (MQPMO Action, MQACTP_NEW): a MsgDesc supplied without MQPMO_MD_FOR_OUTPUT_ONLY "is
+            # used as the message descriptor unmodified"; an output-only one is composed from the
+            # handle's Root.MQMD.* (MQMD's defaults where the handle has none)
+            fields = _msghandles.descriptor_of(hmsg) if options & C.MQPMO_MD_FOR_OUTPUT_ONLY else None
+            if fields:
                 md_obj = N.MQMD.decode(md_w)
                 for name, value in fields.items():
                     if hasattr(md_obj, name):
@@ -401,6 +373,15 @@ def _put_request(conn: _Connection, md, pmo, msg, od_wire: bytes = b"") -> tuple
                     md_w = N.MQMD.encode(md_obj, md_w, pad=b" ")
                 except (NativeError, ValueError, TypeError, struct.error):
                     raise _Bad(C.MQRC_MD_ERROR) from None
+            # then the handle's properties go in front of the body the descriptor describes
+            fmt = md_w[_MD_FORMAT].decode("latin-1").rstrip(" \0")
+            encoding = int.from_bytes(md_w[24:28], sys.byteorder, signed=True)
+            ccsid = int.from_bytes(md_w[28:32], sys.byteorder, signed=True)
+            try:
+                data, new_fmt = _msghandles.encode_for_put(hmsg, fmt, encoding, ccsid, data)
+            except ValueError:  # a property value MQRFH2 cannot carry
+                raise _Bad(C.MQRC_PROPERTY_VALUE_TOO_BIG) from None
+            md_w = md_w[:32] + new_fmt.encode("latin-1").ljust(8)[:8] + md_w[40:]
     body = b"".join((od_wire, md_w, _pmo_wire(pmo, pmov), _I32.pack(len(data)), data))
     return body, md_len, pmov, options, md_w
 
@@ -581,13 +562,17 @@ def MQGET(hconn, hobj, md, gmo, length):
         fmt = wire_md[_MD_FORMAT].decode("latin-1").rstrip(" \0")
         encoding = int.from_bytes(wire_md[24:28], "little", signed=True)
         ccsid = int.from_bytes(wire_md[28:32], "little", signed=True)
-        data, fmt, encoding, ccsid = _handles().decode_from_get(hmsg, bytes(data), fmt, encoding, ccsid)
+        data, fmt, encoding, ccsid = _msghandles.decode_from_get(hmsg, bytes(data), fmt, encoding, ccsid)
         data_length = len(data)
         md_out = bytearray(md_out)
         md_out[24:28] = encoding.to_bytes(4, "little", signed=True)
         md_out[28:32] = ccsid.to_bytes(4, "little", signed=True)
         md_out[32:40] = fmt.encode("latin-1").ljust(8)[:8]
         md_out = bytes(md_out)
+        try:  # Root.MQMD.* on the handle now describe the message got (IBM, MQGMO MsgHandle)
+            _msghandles.md_from_get(hmsg, N.MQMD.decode(md_out))
+        except NativeError as exc:  # not expected: the MQMD is the queue manager's
+            log.debug("MQGET: the handle's MQMD not updated: %s", exc)
     return bytes(data), md_out, gmo_out, data_length, api.CompCode, api.Reason
 
 
@@ -778,7 +763,7 @@ def MQCB(hconn, operation, cbd, hobj, md, gmo):
     conn = _lookup(hconn)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
-    return _consumers().mqcb(conn.qm, hconn, operation, cbd, hobj, md, gmo)
+    return _consume.mqcb(conn.qm, hconn, operation, cbd, hobj, md, gmo)
 
 
 def MQCTL(hconn, operation, ctlo):
@@ -786,38 +771,38 @@ def MQCTL(hconn, operation, ctlo):
     conn = _lookup(hconn)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
-    return _consumers().mqctl(conn.qm, hconn, operation, ctlo)
+    return _consume.mqctl(conn.qm, hconn, operation, ctlo)
 
 
 def MQCBINIT(function):
     """Remember ibmmq's callback dispatcher (called at ``import ibmmq``); MQCTL's dispatcher thread
     calls it with (hconn, md, gmo, buffer, cbc) for every message and event."""
-    _consumers().set_dispatcher(function)
+    _consume.set_dispatcher(function)
 
 
 def MQCRTMH(hconn, cmho):
     """MQCRTMH → (hmsg, CompCode, Reason)."""
-    return _handles().MQCRTMH(hconn, cmho)
+    return _msghandles.MQCRTMH(hconn, cmho)
 
 
 def MQDLTMH(hconn, hmsg, dmho):
     """MQDLTMH → (CompCode, Reason)."""
-    return _handles().MQDLTMH(hconn, hmsg, dmho)
+    return _msghandles.MQDLTMH(hconn, hmsg, dmho)
 
 
 def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
     """MQSETMP → (CompCode, Reason)."""
-    return _handles().MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length)
+    return _msghandles.MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length)
 
 
 def MQINQMP(hconn, hmsg, impo, name, pd, property_type, max_value_length):
     """MQINQMP → (value, DataLength, returned name, CompCode, Reason)."""
-    return _handles().MQINQMP(hconn, hmsg, impo, name, pd, property_type, max_value_length)
+    return _msghandles.MQINQMP(hconn, hmsg, impo, name, pd, property_type, max_value_length)
 
 
 def MQDLTMP(hconn, hmsg, dmpo, name):
     """MQDLTMP → (CompCode, Reason)."""
-    return _handles().MQDLTMP(hconn, hmsg, dmpo, name)
+    return _msghandles.MQDLTMP(hconn, hmsg, dmpo, name)
 
 
 def MQLOGCF(level, filename=None):
@@ -825,8 +810,8 @@ def MQLOGCF(level, filename=None):
     log.debug("MQLOGCF(%r, %r) ignored", level, filename)
 
 
-# Imported here, at the end, because both use this module's functions; and imported at all (not on
-# first use) because ibmmq's finalizers call MQCLOSE/MQDISC while the interpreter shuts down, when
-# imports no longer work.
-from . import consume as _consume  # noqa: E402
-from . import msghandles as _msghandles  # noqa: E402
+# consume.py and msghandles.py are imported at the top (at ``import ibmmq``, never on first use:
+# ibmmq's finalizers call MQCLOSE/MQDISC while the interpreter shuts down, when imports no longer
+# work), and neither imports this module: what they need of it is handed to them here.
+_consume.set_get(MQGET)
+_msghandles.set_connection_table(lambda hconn: _lookup(hconn) is not None)

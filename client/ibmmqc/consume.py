@@ -26,6 +26,7 @@ and MQCBC (native bytes, as IBM's C client passes them).
 
 from __future__ import annotations
 
+import logging
 import struct
 import sys
 import threading
@@ -35,7 +36,9 @@ from typing import Callable, Optional
 
 from qmlite.pcf import constants as C
 
-from . import _mqi
+from . import structs as S
+
+log = logging.getLogger("qmlite.ibmmqc")
 
 # cmqc.h's asynchronous-consume values, which qmlite's generated constants lack
 MQOP_START, MQOP_START_WAIT, MQOP_STOP = 0x1, 0x2, 0x4
@@ -54,6 +57,9 @@ _CBC = struct.Struct("@4siiiPPiiiiiiii")  # MQCBC v2 (64 bytes)
 _CTLO = struct.Struct("@4siiiP")  # MQCTLO (24 bytes)
 
 _dispatch: Optional[Callable] = None  # ibmmq's _internal_cb
+# The transport's MQGET (hconn, hobj, md, gmo, length) -> (data, md, gmo, DataLength, CompCode, Reason),
+# handed over by _mqi when it is imported (set_get): this module does not import _mqi.
+_get: Optional[Callable] = None
 _controls: dict[int, "_Control"] = {}
 _table = threading.Lock()
 
@@ -61,6 +67,12 @@ _table = threading.Lock()
 def set_dispatcher(function) -> None:
     global _dispatch
     _dispatch = function
+
+
+def set_get(function) -> None:
+    """The MQGET the dispatcher reads with (the transport's own, so a consumer's get is any get)."""
+    global _get
+    _get = function
 
 
 @dataclass(slots=True)
@@ -156,9 +168,9 @@ def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, 
             if not isinstance(hobj, int) or hobj in (C.MQHO_NONE, -1):
                 return FAILED, C.MQRC_HOBJ_ERROR
             try:
-                _mqi._version(md, b"MD  ", C.MQRC_MD_ERROR, _mqi._MD_SIZES)
-                _mqi._version(gmo, b"GMO ", C.MQRC_GMO_ERROR, _mqi._GMO_SIZES)
-            except _mqi._Bad as bad:
+                S.version(md, b"MD  ", C.MQRC_MD_ERROR, S.MD_SIZES)
+                S.version(gmo, b"GMO ", C.MQRC_GMO_ERROR, S.GMO_SIZES)
+            except S.Bad as bad:
                 return FAILED, bad.reason
             old = ctl.consumers.get(hobj)
             cons = _Consumer(hobj, options, max_length, bytes(md), bytes(gmo), suspended=bool(suspend),
@@ -322,7 +334,7 @@ def _consume_one(ctl: _Control, cons: _Consumer, wait_s: float) -> str:
     gmo[12:16] = int(wait_s * 1000).to_bytes(4, sys.byteorder, signed=True)
     length = cons.max_length if cons.max_length >= 0 else 65536
     while True:
-        data, md, gmo_out, data_length, cc, rc = _mqi.MQGET(ctl.hconn, cons.hobj, cons.md, bytes(gmo), length)
+        data, md, gmo_out, data_length, cc, rc = _get(ctl.hconn, cons.hobj, cons.md, bytes(gmo), length)
         if rc == C.MQRC_TRUNCATED_MSG_FAILED and cons.max_length < 0 and data_length > length:
             length = data_length  # the whole message, as MQCBD_FULL_MSG_LENGTH asks
             continue
@@ -364,7 +376,7 @@ def _invoke(ctl: _Control, cons: _Consumer, call_type: int, cc: int, rc: int, *,
     try:
         _dispatch(ctl.hconn, md, gmo, data, cbc)
     except Exception as exc:  # noqa: BLE001 - a callback that does not end normally
-        _mqi.log.warning("MQCB callback for hobj %s raised %r", hobj, exc)
+        log.warning("MQCB callback for hobj %s raised %r", hobj, exc)
         handler = ctl.event_handler
         if handler is not None and handler is not cons and not handler.suspended:
             try:

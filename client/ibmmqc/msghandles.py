@@ -17,7 +17,7 @@ The five verbs take the arguments and return the tuples of IBM's C extension (``
 
 ``MQMHBUF``/``MQBUFMH`` (handle <-> MQRFH2 buffer) are here too, and the transport's integration API:
 :func:`properties_of`, :func:`encode_for_put`, :func:`decode_from_get`, :func:`md_fields_of`,
-:func:`drop_connection`.  See ``docs/ibmmq.md`` ("Message handles").
+:func:`md_from_get`, :func:`descriptor_of`, :func:`drop_connection`.  See ``docs/ibmmq.md`` ("Message handles").
 
 Structures arrive as native-layout bytes (what ibmmq's ``pack()`` makes).  MQ failures are returned,
 never raised; a wrong Python type for a value raises TypeError/OverflowError as the C conversions do.
@@ -39,8 +39,8 @@ from qmlite.pcf.errors import CodecError
 
 __all__ = [
     "MQCRTMH", "MQDLTMH", "MQSETMP", "MQINQMP", "MQDLTMP", "MQMHBUF", "MQBUFMH",
-    "properties_of", "encode_for_put", "decode_from_get", "md_fields_of", "drop_connection",
-    "set_hconn_validator", "handle_count",
+    "properties_of", "encode_for_put", "decode_from_get", "md_fields_of", "md_from_get", "descriptor_of",
+    "drop_connection", "set_hconn_validator", "set_connection_table", "handle_count",
 ]
 
 log = logging.getLogger("qmlite.ibmmqc")
@@ -225,19 +225,23 @@ _ids = itertools.count(0x0000_0001_0000_0001)  # non-zero, beyond 32 bits (MQHMS
 _hconn_validator = None
 
 
-def _default_validator(hconn: int) -> bool:
-    try:
-        from . import _mqi  # noqa: PLC0415 - the transport's table of connections
-    except Exception:  # pragma: no cover - the transport is unavailable
-        return False
-    lookup = getattr(_mqi, "_lookup", None)
-    if lookup is not None:
-        return lookup(hconn) is not None
-    return hconn in getattr(_mqi, "_connections", {})
+def _no_connections(hconn: int) -> bool:
+    return False
+
+
+# Whether an hconn is one of the transport's live connections: _mqi hands its table over when it is
+# imported (set_connection_table), so this module does not import _mqi.
+_connection_table = _no_connections
+
+
+def set_connection_table(fn) -> None:
+    """The transport's ``fn(hconn) -> bool`` (set by ``_mqi`` at import)."""
+    global _connection_table
+    _connection_table = fn
 
 
 def set_hconn_validator(fn) -> None:
-    """``fn(hconn) -> bool``: whether ``hconn`` is a live connection (None: ask ``_mqi``'s table)."""
+    """``fn(hconn) -> bool``: whether ``hconn`` is a live connection (None: the transport's table)."""
     global _hconn_validator
     _hconn_validator = fn
 
@@ -245,7 +249,7 @@ def set_hconn_validator(fn) -> None:
 def _hconn_ok(hconn: int) -> bool:
     if not isinstance(hconn, int) or hconn in (0, -1):
         return False
-    fn = _hconn_validator or _default_validator
+    fn = _hconn_validator or _connection_table
     try:
         return bool(fn(hconn))
     except Exception:  # a validator that fails says "no"
@@ -835,6 +839,38 @@ def md_fields_of(hmsg: int) -> dict | None:
     with _lock:
         st = _handles.get(hmsg) if hmsg else None
         return None if st is None else dict(st.md)
+
+
+def descriptor_of(hmsg: int) -> dict | None:
+    """Every ``Root.MQMD.*`` field of the handle (the ones set or got, else MQMD's defaults): the
+    message descriptor a put with MQPMO_MD_FOR_OUTPUT_ONLY is composed from; None for 0/unknown."""
+    with _lock:
+        st = _handles.get(hmsg) if hmsg else None
+        if st is None:
+            return None
+        return {name: st.md.get(name, default) for name, (_t, _n, default) in _MD_FIELDS.items()}
+
+
+def md_from_get(hmsg: int, md) -> None:
+    """An MQGET into the handle: its ``Root.MQMD.*`` fields become the retrieved message's descriptor.
+
+    IBM (MQGMO MsgHandle): "On return from the MQGET call, the properties and message descriptor
+    associated with this message handle are updated to reflect the state of the message retrieved".
+    ``md`` is the MQMD the caller got back (an object with the MQMD's field names as attributes)."""
+    fields = {}
+    for name, (ptype, size, default) in _MD_FIELDS.items():
+        value = getattr(md, name, default)
+        if ptype == MQTYPE_STRING:
+            value = (value.decode("latin-1") if isinstance(value, bytes) else str(value)).rstrip(" \0")
+        elif ptype == MQTYPE_BYTE_STRING:
+            value = bytes(value)[:size].ljust(size, b"\0")
+        else:
+            value = _wrap(int(value), 32)
+        fields[name] = value
+    with _lock:
+        st = _handles.get(hmsg) if hmsg else None
+        if st is not None:
+            st.md = fields
 
 
 def encode_for_put(hmsg: int, md_format: str, encoding: int, ccsid: int, body: bytes) -> tuple[bytes, str]:

@@ -105,7 +105,7 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
             like = _one(text, token)
             seen.add(word)
             continue
-        kw = _keyword(row, word)
+        kw = command_keyword(row, word)
         if kw is None:
             raise MqscSyntaxError(text[:token.word_end], "unknown keyword")
         for other in (kw.name, kw.off):
@@ -162,7 +162,9 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
     return out
 
 
-def _keyword(row: T.Command, word: str) -> Keyword | None:
+def command_keyword(row: T.Command, word: str) -> Keyword | None:
+    """The keyword ``word`` names in this command: one only it takes (REPLACE, PURGE), else its object
+    type's (the REST runCommandJSON translation asks too, for keyword-only flags)."""
     for kw in row.extra:
         if word in (kw.name, kw.off, *kw.aliases):
             return kw

@@ -113,7 +113,7 @@ class QueueManager:
     ip_address_version: int = V.MQIPADDR_IPV4
     reverse_dns_lookup: int = V.MQRDNS_ENABLED
     suite_b_strength: tuple[int, ...] = (C.MQ_SUITE_B_NONE,)
-    media_image_interval: int = 0  # IMGINTVL: 0 (OFF) as reported before; only linear logging uses it
+    media_image_interval: int = 60  # IMGINTVL(60), IBM's default ("Automatic media imaging")
     media_image_log_length: int = 0  # IMGLOGLN(OFF)
     media_image_recover_obj: int = V.MQIMGRCOV_YES
     media_image_recover_q: int = V.MQIMGRCOV_YES

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 
 from qmlite.pcf import constants as C
+from qmlite.registry.mqsc import commands as T
+from qmlite.registry.mqsc.keywords import FLAG, Keyword
+from qmlite.registry.mqsc.translate import command_keyword
 
 # A value written bare in MQSC: MQSC folds it to upper case, which is what names and enumerations
 # want.  Anything else (blanks, parentheses, quotes, commas) is quoted.
@@ -35,6 +38,11 @@ _INTEGER = re.compile(r"^-?\d+$")
 COMMAND_FAILED = 3008
 
 
+# A keyword that takes no value (REPLACE, PURGE, FORCE, TRIGGER ...) is sent by IBM's REST clients as
+# "replace": "yes"; "no" asks for its negative form (NOREPLACE).  docs/decisions.md U1.
+FLAG_ON, FLAG_OFF = "YES", "NO"
+
+
 class TranslationError(ValueError):
     """The request body is not a command this endpoint can run; the message says why."""
 
@@ -43,9 +51,31 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _value(keyword: str, value) -> str | None:
-    """One parameter's MQSC text (None: leave the keyword out)."""
+def _flag(kw: Keyword, key: str, value, display: bool) -> str | None:
+    """A keyword-only flag's MQSC word for its JSON value ("" to leave it out: "no" on a DISPLAY, which
+    names attributes by their positive word); None: not a value a flag takes."""
+    if value is None or value is True or value == "":
+        return key
+    on = isinstance(value, str) and value.upper() == FLAG_ON
+    off = value is False or (isinstance(value, str) and value.upper() == FLAG_OFF)
+    if not (on or off):
+        return None
+    if on:
+        return key
+    if display:
+        return ""
+    return kw.off if key == kw.name else kw.name  # "no": the other word of the pair
+
+
+def _value(keyword: str, value, kw: Keyword | None = None, display: bool = False) -> str | None:
+    """One parameter's MQSC text (None: leave the keyword out).  ``kw``: the keyword table's entry
+    when the command is one the table knows."""
     key = keyword.upper()
+    if kw is not None and kw.kind == FLAG:
+        word = _flag(kw, key, value, display)
+        if word is not None:
+            return word or None
+        # another value: written as KEY(value), which MQSC answers with a syntax error (3097)
     if value is None or value is True or value == "":
         return key  # a keyword with no value (REPLACE, PURGE, FORCE)
     if value is False:
@@ -90,10 +120,15 @@ def command_text(body: dict) -> str:
         params = {}
     if not isinstance(params, dict):
         raise TranslationError("'parameters' must be a JSON object of MQSC keyword to value")
+    row = T.TABLE.get((T.VERBS.get(verb, verb), T.NOUNS.get(qual, qual)))
     for keyword, value in params.items():
         if not _WORD.match(keyword):
             raise TranslationError(f"parameter name {keyword!r} is not an MQSC keyword")
-        text = _value(keyword, value)
+        kw = command_keyword(row, keyword.upper()) if row is not None else None
+        display = row is not None and row.verb == "DISPLAY"
+        if display and kw is not None and kw.kind == FLAG and keyword.upper() != kw.name:
+            kw = None  # DISPLAY names attributes by their positive keyword only
+        text = _value(keyword, value, kw, display)
         if text is not None:
             parts.append(text)
     wanted = body.get("responseParameters")

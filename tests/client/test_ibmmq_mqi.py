@@ -241,6 +241,102 @@ def test_properties_reach_a_subscriber_through_msgprop(server):
     qm.disconnect()
 
 
+def _md_field_names():
+    """IBM "Message descriptor fields as properties": every MQMD field but StrucId and Version."""
+    return [entry[0] for entry in ibmmq.MD(Version=CMQC.MQMD_VERSION_2)._MQOpts__list
+            if entry[0] not in ("_StrucId", "StrucId", "Version")]
+
+
+def test_root_mqmd_of_a_message_got_into_a_handle(server):
+    """After an MQGET into a handle, every Root.MQMD.<field> is the retrieved message's (IBM, MQGMO
+    MsgHandle: "the properties and message descriptor associated with this message handle are updated")."""
+    qm = _connect(server)
+    q = ibmmq.Queue(qm, "DEV.QUEUE.2", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_SET_ALL_CONTEXT)
+    put_md = ibmmq.MD(Version=CMQC.MQMD_VERSION_2, Report=CMQC.MQRO_COA, MsgType=CMQC.MQMT_REQUEST, Expiry=6000,
+                      Feedback=7, CodedCharSetId=1208, Format=CMQC.MQFMT_STRING, Priority=7,
+                      Persistence=CMQC.MQPER_PERSISTENT, CorrelId=b"REQ-1".ljust(24, b"\0"),
+                      ReplyToQ=b"REPLY.Q", ReplyToQMgr=b"QM1", UserIdentifier=b"alice",
+                      AccountingToken=bytes(range(32)), ApplIdentityData=b"ident", PutApplType=CMQC.MQAT_JAVA,
+                      PutApplName=b"framework.py", PutDate=b"20240131", PutTime=b"12345678",
+                      ApplOriginData=b"orig", GroupId=b"G" * 24, MsgSeqNumber=3, MsgFlags=CMQC.MQMF_MSG_IN_GROUP)
+    q.put(b"request", put_md, ibmmq.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_NO_SYNCPOINT))
+    handle = ibmmq.MessageHandle(qm)
+    got_md = ibmmq.MD(Version=CMQC.MQMD_VERSION_2)
+    gmo = ibmmq.GMO(Version=CMQC.MQGMO_VERSION_4, MsgHandle=handle.msg_handle,
+                    Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    assert q.get(None, got_md, gmo) == b"request"
+    names = _md_field_names()
+    assert len(names) == 27
+    for name in names:
+        value = handle.properties.get("Root.MQMD." + name)
+        want = getattr(got_md, name)
+        if isinstance(want, bytes) and name not in ("MsgId", "CorrelId", "AccountingToken", "GroupId"):
+            want = want.decode("latin-1").rstrip(" \0")  # MQCHARn: a STRING property
+        assert value == want, name
+    # the values are the message's, not the handle's defaults
+    assert handle.properties.get("Root.MQMD.CorrelId") == b"REQ-1".ljust(24, b"\0")
+    assert handle.properties.get("Root.MQMD.Priority") == 7
+    assert handle.properties.get("Root.MQMD.ReplyToQ") == "REPLY.Q"
+    assert handle.properties.get("Root.MQMD.MsgId") == got_md.MsgId != bytes(24)
+    assert handle.properties.get("Root.MQMD.MsgSeqNumber") == 3
+    # a wildcard walks the message's properties only: this message has none (as amqsbcg prints "None")
+    for pattern in ("%", "Root.MQMD.%"):
+        with pytest.raises(ibmmq.MQMIError) as info:
+            handle.properties.get(pattern)
+        assert info.value.reason == CMQC.MQRC_PROPERTY_NOT_AVAILABLE, pattern
+
+    # a second get into the same handle describes the second message
+    q.put(b"next", ibmmq.MD(Priority=2, CorrelId=b"REQ-2".ljust(24, b"\0")))
+    assert q.get(None, ibmmq.MD(), gmo) == b"next"
+    assert handle.properties.get("Root.MQMD.Priority") == 2
+    assert handle.properties.get("Root.MQMD.CorrelId") == b"REQ-2".ljust(24, b"\0")
+    assert handle.properties.get("Root.MQMD.ReplyToQ") == ""
+    handle.dlt()
+    q.close()
+    qm.disconnect()
+
+
+def test_a_reply_put_through_the_request_handle_keeps_its_own_mqmd(server):
+    """A framework's request/reply: the reply is put naming the handle the request was got into, with its
+    own MQMD.  IBM (MQPMO Action, MQACTP_NEW): a MsgDesc supplied without MQPMO_MD_FOR_OUTPUT_ONLY "is
+    used as the message descriptor unmodified"; with it, the descriptor comes from the handle."""
+    qm = _connect(server)
+    q = ibmmq.Queue(qm, "DEV.QUEUE.3", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q.put(b"request", ibmmq.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"DEV.QUEUE.3", Priority=8))
+    handle = ibmmq.MessageHandle(qm)
+    gmo = ibmmq.GMO(Version=CMQC.MQGMO_VERSION_4, MsgHandle=handle.msg_handle,
+                    Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    request_md = ibmmq.MD()
+    q.get(None, request_md, gmo)
+    request_id = handle.properties.get("Root.MQMD.MsgId")
+    assert handle.properties.get("Root.MQMD.ReplyToQ") == "DEV.QUEUE.3"
+
+    reply_md = ibmmq.MD(MsgType=CMQC.MQMT_REPLY, CorrelId=request_id, Priority=1)
+    q.put(b"reply", reply_md, ibmmq.PMO(Version=CMQC.MQPMO_VERSION_3, OriginalMsgHandle=handle.msg_handle))
+    got = ibmmq.MD()
+    assert q.get(None, got, ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)) == b"reply"
+    assert (got.MsgType, got.Priority, got.CorrelId) == (CMQC.MQMT_REPLY, 1, request_id)
+    assert got.MsgId != request_id and got.ReplyToQ.strip() == b""
+
+    # MD_FOR_OUTPUT_ONLY: the descriptor is the handle's Root.MQMD.* (set, or got), defaults elsewhere
+    fresh = ibmmq.MessageHandle(qm)
+    fresh.properties.set("Root.MQMD.Priority", 3, property_type=CMQC.MQTYPE_INT32)
+    fresh.properties.set("Root.MQMD.CorrelId", b"FROM-HANDLE".ljust(24, b"\0"),
+                         property_type=CMQC.MQTYPE_BYTE_STRING, value_length=24)
+    fresh.properties.set("Root.MQMD.Format", "MQSTR")
+    ignored = ibmmq.MD(Priority=9, CorrelId=b"IGNORED".ljust(24, b"\0"))
+    q.put(b"composed", ignored, ibmmq.PMO(Version=CMQC.MQPMO_VERSION_3, NewMsgHandle=fresh.msg_handle,
+                                           Options=CMQC.MQPMO_MD_FOR_OUTPUT_ONLY | CMQC.MQPMO_NO_SYNCPOINT))
+    got = ibmmq.MD()
+    assert q.get(None, got, ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)) == b"composed"
+    assert (got.Priority, got.CorrelId, got.Format) == (3, b"FROM-HANDLE".ljust(24, b"\0"), CMQC.MQFMT_STRING)
+    assert got.MsgType == CMQC.MQMT_DATAGRAM  # MQMD's default where the handle set nothing
+    for h in (handle, fresh):
+        h.dlt()
+    q.close()
+    qm.disconnect()
+
+
 def test_properties_forced_into_the_body_as_rfh2(server):
     qm = _connect(server)
     q = ibmmq.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
@@ -498,16 +594,18 @@ def test_one_connection_shared_by_threads_serialises_its_calls(server):
     qm.disconnect()
 
 
-def test_root_mqmd_fields_on_a_handle_describe_the_put_message(server):
+def test_root_mqmd_fields_on_a_handle_describe_the_put_message_when_the_md_is_output_only(server):
     qm = _connect(server)
     q = ibmmq.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
     handle = ibmmq.MessageHandle(qm)
     handle.properties.set("Root.MQMD.Priority", 7, property_type=CMQC.MQTYPE_INT32)
     handle.properties.set("colour", "red")
-    q.put(b"p", ibmmq.MD(), ibmmq.PMO(Version=CMQC.MQPMO_VERSION_3, OriginalMsgHandle=handle.msg_handle))
-    md = ibmmq.MD()
-    assert q.get(None, md, ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES)) == b"p"
-    assert md.Priority == 7
+    for options, priority in ((0, 5), (CMQC.MQPMO_MD_FOR_OUTPUT_ONLY, 7)):  # IBM: a supplied MD is used unmodified
+        q.put(b"p", ibmmq.MD(Priority=5), ibmmq.PMO(Version=CMQC.MQPMO_VERSION_3, Options=options,
+                                                    OriginalMsgHandle=handle.msg_handle))
+        md = ibmmq.MD()
+        assert q.get(None, md, ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_PROPERTIES)) == b"p"
+        assert md.Priority == priority
     q.close()
     qm.disconnect()
 

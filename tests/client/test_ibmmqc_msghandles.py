@@ -291,6 +291,26 @@ def test_root_mqmd_fields():
     assert inq(h, "Root.MQMD.Priority")[0] == -1
 
 
+def test_a_get_into_the_handle_replaces_its_root_mqmd():
+    from ibmmqc import native as N
+
+    h = new()
+    assert setp(h, "Root.MQMD.Priority", 4, T.MQTYPE_INT32) == (OK, 0)
+    assert M.descriptor_of(h)["Priority"] == 4 and M.descriptor_of(h)["MsgType"] == 8  # the rest: defaults
+    got = N.MQMD.decode(ibmmq.MD(Version=2, Priority=9, ReplyToQ=b"RQ", CorrelId=b"C" * 3,
+                                 PutApplName=b"app", MsgSeqNumber=2).pack())
+    M.md_from_get(h, got)
+    assert inq(h, "Root.MQMD.Priority")[:2] == (9, 4)
+    assert inq(h, "Root.MQMD.ReplyToQ")[:2] == ("RQ", 2)  # without the blank padding
+    assert inq(h, "Root.MQMD.CorrelId")[0] == b"CCC" + bytes(21)
+    assert inq(h, "Root.MQMD.PutApplName")[0] == "app"
+    assert inq(h, "Root.MQMD.MsgSeqNumber")[0] == 2
+    assert set(M.descriptor_of(h)) == set(M.md_fields_of(h)) and len(M.md_fields_of(h)) == 27
+    assert inq(h, "%")[3:] == (FAILED, CMQC.MQRC_PROPERTY_NOT_AVAILABLE)  # still not properties
+    M.md_from_get(0, got)  # no handle: nothing to do
+    assert M.descriptor_of(0) is None and M.descriptor_of(h + 999) is None
+
+
 # --------------------------------------------------------------------------------------------------
 # MQINQMP: wildcards, cursor, lengths, conversions
 # --------------------------------------------------------------------------------------------------

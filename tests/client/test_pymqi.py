@@ -292,8 +292,13 @@ def test_message_properties_round_trip(qmgr, queue_name):
     got = pymqi.MessageHandle(qmgr)
     gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_4, MsgHandle=got.msg_handle,
                     Options=CMQC.MQGMO_PROPERTIES_IN_HANDLE | CMQC.MQGMO_NO_WAIT)
-    assert q.get(None, pymqi.MD(Version=CMQC.MQMD_VERSION_2), gmo) == b"with properties"
+    got_md = pymqi.MD(Version=CMQC.MQMD_VERSION_2)
+    assert q.get(None, got_md, gmo) == b"with properties"
     assert got.properties.get(b"colour") == "red"
+    # the handle's message descriptor is the message's (IBM, MQGMO MsgHandle)
+    assert got.properties.get(b"Root.MQMD.MsgId") == got_md.MsgId != bytes(24)
+    assert got.properties.get(b"Root.MQMD.Priority") == got_md.Priority
+    assert got.properties.get(b"Root.MQMD.PutApplName") == got_md.PutApplName.decode().rstrip()
     assert got.properties[b"size"] == 42
     assert got.properties.get(b"ripe") == 1
     with pytest.raises(pymqi.MQMIError) as info:

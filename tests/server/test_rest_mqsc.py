@@ -155,3 +155,126 @@ async def test_the_real_mqsc_engine_answers_keda_and_pubsub_setups(tmp_path):
                 "type": "runCommand", "parameters": {"command": "DEFINE SUB(REST.SUB) TOPICSTR('dev/rest') DEST(DEV.QUEUE.2)"}})
             assert r.json()["overallCompletionCode"] == 2
             assert r.json()["commandResponse"][0]["reasonCode"] == C.MQRCCF_SUB_ALREADY_EXISTS
+
+
+# ---- keywords that take no value: "replace": "yes" (docs/decisions.md U1) ---------------------------
+
+def _flags_of(row):
+    """Every keyword-only flag the MQSC keyword table gives this command (its own and its object type's)."""
+    from qmlite.registry.mqsc.keywords import FLAG
+
+    seen = {}
+    for kw in (*row.extra, *row.otype.keywords):
+        if kw.kind == FLAG and kw.name not in seen:
+            seen[kw.name] = kw
+    return list(seen.values())
+
+
+def _body(row, parameters):
+    from qmlite.registry.mqsc import commands as T
+
+    body = {"command": row.verb.lower(), "qualifier": row.noun.lower(), "parameters": parameters}
+    if row.name != T.NAME_NONE:
+        pid = row.name_pid or 0
+        body["name"] = "0A0B" if 6001 <= pid <= 8000 else "1" if 0 < pid < 2001 else "X"
+    return body
+
+
+def _all_flag_cases():
+    from qmlite.registry.mqsc import commands as T
+
+    cases = []
+    for (verb, noun), row in sorted(T.TABLE.items()):
+        for kw in _flags_of(row):
+            cases.append(pytest.param(row, kw, id=f"{verb}-{noun}-{kw.name}"))
+    return cases
+
+
+FLAG_CASES = _all_flag_cases()
+
+
+def test_the_sweep_covers_every_keyword_only_flag_of_the_table():
+    names = {kw.name for _row, kw in (p.values for p in FLAG_CASES)}
+    # REPLACE (DEFINE), PURGE (DELETE QLOCAL), FORCE (ALTER), and the attribute pairs of the object types
+    assert {"REPLACE", "PURGE", "FORCE", "TRIGGER", "SHARE", "HARDENBO", "SYNCPT"} <= names
+    assert len(FLAG_CASES) > 40
+
+
+@pytest.mark.parametrize("row, kw", FLAG_CASES)
+def test_every_keyword_only_flag_takes_yes_and_no(row, kw):
+    from qmlite.registry.mqsc.lexer import MqscSyntaxError
+    from qmlite.registry.mqsc.translate import translate
+
+    def text(param, value):
+        return mqscjson.command_text(_body(row, {param: value}))
+
+    display = row.verb == "DISPLAY"
+    for on in ("yes", "YES", "Yes", True, "", None):
+        said = text(kw.name.lower(), on)
+        assert said.endswith(" " + kw.name), (on, said)
+        translate(said)  # MQSC accepts it: no syntax error
+    for off in ("no", "NO", False):
+        said = text(kw.name.lower(), off)
+        if display:  # DISPLAY names attributes: "no" asks for nothing
+            assert kw.name not in said.split()[2:] and kw.off not in said, said
+        else:
+            assert said.endswith(" " + kw.off), (off, said)
+        translate(said)
+    if not display:  # the negative keyword as the name: "yes" is itself, "no" the positive
+        assert text(kw.off.lower(), "yes").endswith(" " + kw.off)
+        assert text(kw.off.lower(), "no").endswith(" " + kw.name)
+    # any other value is written as a value, which MQSC refuses as a syntax error (3097)
+    for bad in ("maybe", "1", 1):
+        said = text(kw.name.lower(), bad)
+        assert f"{kw.name}(" in said
+        with pytest.raises(MqscSyntaxError):
+            translate(said)
+
+
+async def test_keyword_only_flags_through_the_real_engine(tmp_path):
+    """The REST client library's own requests (tested against IBM's container): DEFINE with
+    "replace": "yes", DELETE with "purge": "yes", and their "no" forms, on the queue manager itself."""
+    cfg = config.load(environ={"MQ_APP_PASSWORD": "app-pw"}, overrides={"port": 0, "http_port": 0, "data_dir": tmp_path / "data"})
+    async with running(cfg, synchronous="NORMAL") as server:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}") as client:
+            async def run(command, qualifier, name, **parameters):
+                r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                    "type": "runCommandJSON", "command": command, "qualifier": qualifier, "name": name,
+                    "parameters": parameters})
+                assert r.status_code == 200, r.text
+                return r.json()
+
+            for _ in range(2):  # REPLACE: the second define replaces
+                body = await run("define", "qlocal", "REST.FLAGS", replace="yes", descr="flags", trigger="yes",
+                                 share="no", hardenbo="yes")
+                assert body["overallCompletionCode"] == 0, body
+            body = await run("define", "qlocal", "REST.FLAGS", replace="no")
+            assert body["commandResponse"][0]["reasonCode"] == C.MQRCCF_OBJECT_ALREADY_EXISTS, body
+            body = await run("define", "qlocal", "REST.FLAGS", noreplace="yes")
+            assert body["commandResponse"][0]["reasonCode"] == C.MQRCCF_OBJECT_ALREADY_EXISTS, body
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                "type": "runCommandJSON", "command": "display", "qualifier": "qlocal", "name": "REST.FLAGS",
+                "responseParameters": ["trigger", "share", "hardenbo"]})
+            shown = r.json()["commandResponse"][0]["parameters"]
+            assert (shown["trigger"], shown["share"], shown["hardenbo"]) == ("TRIGGER", "NOSHARE", "HARDENBO")
+            q = server.qm.registry.queues["REST.FLAGS"]
+            assert (q.trigger_control, q.shareability, q.harden_get_backout) == (
+                C.MQTC_ON, C.MQQA_NOT_SHAREABLE, C.MQQA_BACKOUT_HARDENED)
+
+            r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
+                "type": "runCommandJSON", "command": "set", "qualifier": "authrec",
+                "parameters": {"profile": "REST.FLAGS", "objtype": "queue", "principal": "app",
+                               "authadd": ["put"]}})
+            assert r.json()["overallCompletionCode"] == 0, r.text
+            r = await client.post("/ibmmq/rest/v1/messaging/qmgr/QM1/queue/REST.FLAGS/message",
+                                  auth=("app", "app-pw"), headers=CSRF, content="kept")
+            assert r.status_code == 201, r.text
+            body = await run("delete", "qlocal", "REST.FLAGS", purge="no")
+            assert body["commandResponse"][0]["reasonCode"] == C.MQRC_Q_NOT_EMPTY, body
+            body = await run("delete", "qlocal", "REST.FLAGS", purge="maybe")  # not a value PURGE takes
+            assert body["commandResponse"][0]["reasonCode"] == C.MQRCCF_PARM_SYNTAX_ERROR == 3097
+            assert body["commandResponse"][0]["message"][0].startswith("AMQ8405I")
+            assert "REST.FLAGS" in server.qm.registry.queues
+            body = await run("delete", "qlocal", "REST.FLAGS", purge="yes")
+            assert body["overallCompletionCode"] == 0, body
+            assert "REST.FLAGS" not in server.qm.registry.queues

@@ -1,0 +1,221 @@
+"""The import graph of qmlite's own modules, read from the source with ``ast``: no cycle among the imports
+that run at import time, and the layering docs/architecture.md draws.
+
+Only module-level imports count (those in a function body run when it is called; those under
+``if TYPE_CHECKING:`` never run).  Module names come from the packaging (pyproject.toml's
+``package-dir``), so ``registry/mqsc/escape.py`` is ``qmlite.registry.mqsc.escape`` and
+``client/ibmmqc/_mqi.py`` is ``ibmmqc._mqi``.  ``from P import n`` is an edge to ``P.n`` when that is a
+module, and to ``P`` (whose ``__init__`` runs first); a module's own enclosing packages are already being
+imported when it runs, so importing them is not an edge.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _package_dirs() -> dict[str, Path]:
+    """package name -> its folder, from pyproject.toml (a package without its own entry lies under
+    its parent's folder)."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    where = {name: ROOT / path for name, path in conf["package-dir"].items()}
+    for name in sorted(conf["packages"], key=len):
+        if name not in where:
+            parent, _, last = name.rpartition(".")
+            where[name] = where[parent] / last
+    return where
+
+
+def _modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for package, folder in _package_dirs().items():
+        for path in folder.glob("*.py"):
+            out[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _ancestors(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:n]) for n in range(1, len(parts))}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_time_statements(body: list[ast.stmt]):
+    """Every import statement that runs when the module body runs (not in functions or TYPE_CHECKING)."""
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        elif isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                yield from _import_time_statements(node.body)
+            yield from _import_time_statements(node.orelse)
+        elif isinstance(node, ast.ClassDef):
+            yield from _import_time_statements(node.body)
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            for part in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                yield from _import_time_statements(part)
+        elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            yield from _import_time_statements(node.body)
+            yield from _import_time_statements(getattr(node, "orelse", []))
+
+
+def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The modules of ours that ``node``, in ``module``, makes run (or have run)."""
+    found: set[str] = set()
+
+    def add(name: str) -> None:
+        for candidate in (*_ancestors(name), name):
+            if candidate in MODULES:
+                found.add(candidate)
+
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            add(alias.name)
+    else:
+        if node.level:
+            package = module if MODULES[module].stem == "__init__" else module.rpartition(".")[0]
+            for _ in range(node.level - 1):
+                package = package.rpartition(".")[0]
+            base = f"{package}.{node.module}" if node.module else package
+        else:
+            base = node.module or ""
+        add(base)
+        for alias in node.names:
+            if f"{base}.{alias.name}" in MODULES:
+                found.add(f"{base}.{alias.name}")
+    return found - _ancestors(module) - {module}
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        edges: set[str] = set()
+        for node in _import_time_statements(tree.body):
+            edges |= _targets(module, node)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+GRAPH = import_graph()
+
+
+def test_the_graph_sees_the_packages_and_their_imports():
+    # the reader itself: it finds the modules and known edges, so an empty graph cannot pass
+    assert {"qmlite.registry.qmgr", "qmlite.server.http.mqscjson", "ibmmqc._mqi", "ibmmqc.consume", "pymqe",
+            "qmlite.pcf.constants", "qmlite.registry.mqsc.escape"} <= set(MODULES)
+    assert "qmlite.pcf.constants" in GRAPH["qmlite.registry.qmgr"]
+    assert {"ibmmqc.consume", "ibmmqc.msghandles", "ibmmqc.native"} <= GRAPH["ibmmqc._mqi"]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_reader_rules():
+    tree = ast.parse("import os\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x\n"
+                     "def f():\n    import y\ntry:\n    import z\nexcept ImportError:\n    import w\n")
+    names = [a.name for n in _import_time_statements(tree.body) for a in n.names]
+    assert names == ["os", "TYPE_CHECKING", "z", "w"]
+
+
+def test_no_import_cycle_runs_at_import_time():
+    assert cycles(GRAPH) == []
+
+
+@pytest.mark.parametrize("layer, forbidden", [
+    ("qmlite.registry", ("qmlite.server", "qmlite.client", "ibmmqc", "pymqe", "trio")),
+    ("qmlite.pcf", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
+                    "ibmmqc", "pymqe", "trio")),
+])
+def test_layers_import_only_downwards(layer, forbidden):
+    bad = []
+    for module, path in MODULES.items():
+        if module != layer and not module.startswith(layer + "."):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):  # any import, even in a function: the layer must not reach up
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            bad += [(module, n) for n in names if any(n == f or n.startswith(f + ".") for f in forbidden)]
+    assert bad == []
+
+
+def test_pcf_imports_nothing_of_qmlite_but_itself():
+    outside = {(m, t) for m, targets in GRAPH.items() if m.startswith("qmlite.pcf")
+               for t in targets if not t.startswith("qmlite.pcf") and t != "qmlite"}
+    assert outside == set()
+
+
+def test_the_transport_hands_consume_and_msghandles_what_they_need_at_import():
+    # ibmmqc imports them at ``import ibmmq`` (finalizers at interpreter exit cannot import), and they
+    # import neither _mqi nor each other: _mqi gives them its MQGET and its connection table.
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import ibmmqc\n"
+            "assert {'ibmmqc.consume', 'ibmmqc.msghandles'} <= set(sys.modules)\n"
+            "from ibmmqc import _mqi\n"
+            "assert ibmmqc.consume._get is _mqi.MQGET\n"
+            "assert ibmmqc.msghandles._hconn_ok(12345) is False\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr
+    for module in ("ibmmqc.consume", "ibmmqc.msghandles"):
+        assert module in GRAPH["ibmmqc._mqi"]
+        assert not GRAPH[module] & {"ibmmqc._mqi", "ibmmqc"}

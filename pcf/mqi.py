@@ -911,4 +911,95 @@ class MQDLH:
             ec(self.PutTime, 8, codec))
 
 
+_XQH_ID = b"XQH "
+_XQH_S = _structs("4si48s48s")
+MQXQH_VERSION_1 = 1
+MQXQH_LENGTH_1 = 428  # 104 bytes of header and the embedded version-1 MQMD (324)
+
+
+@dataclass(slots=True)
+class MQXQH:
+    """Transmission-queue header, version 1: 428 bytes (IBM "MQXQH - Transmission-queue header").
+
+    What a queue manager puts in front of a message bound for another queue manager, on the transmission
+    queue a sender channel reads: the destination queue and queue manager, and the message's own MQMD
+    (version 1; ``MsgDesc``).  The message on the transmission queue has Format MQFMT_XMIT_Q_HEADER.
+    """
+
+    Version: int = MQXQH_VERSION_1
+    RemoteQName: str = ""
+    RemoteQMgrName: str = ""
+    MsgDesc: MQMD = field(default_factory=MQMD)
+
+    _json_type: ClassVar[str] = "MQXQH"
+    _json_names: ClassVar[dict] = {}
+
+    @classmethod
+    def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
+        reason = C.MQRC_XQH_ERROR
+        version = _head(buf, offset, _XQH_ID, reason, "MQXQH", order)
+        if version != MQXQH_VERSION_1:
+            raise _bad_version(reason, "MQXQH", version, offset)
+        if len(buf) - offset < MQXQH_LENGTH_1:
+            raise _short(reason, "MQXQH", version, MQXQH_LENGTH_1, len(buf) - offset, offset)
+        v = _XQH_S[order].unpack_from(buf, offset)
+        md, end = MQMD.unpack(buf, offset + _XQH_S[order].size, order, codec)
+        return cls(version, decode_char(v[2], codec), decode_char(v[3], codec), md), end
+
+    def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
+        if self.Version != MQXQH_VERSION_1:
+            raise CodecError(C.MQRC_XQH_ERROR, family=_MQRC, detail=f"MQXQH: unknown Version {self.Version}")
+        md = self.MsgDesc.copy()
+        md.Version = C.MQMD_VERSION_1  # the header embeds a version-1 MQMD
+        ec = encode_char
+        return _XQH_S[order].pack(_XQH_ID, self.Version, ec(self.RemoteQName, 48, codec),
+                                  ec(self.RemoteQMgrName, 48, codec)) + md.pack(order, codec)
+
+
+_TM_ID = b"TM  "
+_TM_S = _structs("4si48s48s64si256s128s128s")
+MQTM_VERSION_1 = 1
+MQTM_LENGTH_1 = 684
+
+
+@dataclass(slots=True)
+class MQTM:
+    """Trigger message, version 1: 684 bytes (IBM "MQTM - Trigger message"), the body of a message of
+    Format MQFMT_TRIGGER a queue manager puts on an initiation queue for a trigger monitor: the queue
+    that triggered, its process definition's fields and its TriggerData."""
+
+    Version: int = MQTM_VERSION_1
+    QName: str = ""
+    ProcessName: str = ""
+    TriggerData: str = ""
+    ApplType: int = 0
+    ApplId: str = ""
+    EnvData: str = ""
+    UserData: str = ""
+
+    _json_type: ClassVar[str] = "MQTM"
+    _json_names: ClassVar[dict] = {"ApplType": "MQAT"}
+
+    @classmethod
+    def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
+        reason = C.MQRC_TM_ERROR
+        version = _head(buf, offset, _TM_ID, reason, "MQTM", order)
+        if version != MQTM_VERSION_1:
+            raise _bad_version(reason, "MQTM", version, offset)
+        if len(buf) - offset < MQTM_LENGTH_1:
+            raise _short(reason, "MQTM", version, MQTM_LENGTH_1, len(buf) - offset, offset)
+        v = _TM_S[order].unpack_from(buf, offset)
+        dc = decode_char
+        return cls(version, dc(v[2], codec), dc(v[3], codec), dc(v[4], codec), v[5], dc(v[6], codec),
+                   dc(v[7], codec), dc(v[8], codec)), offset + MQTM_LENGTH_1
+
+    def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
+        if self.Version != MQTM_VERSION_1:
+            raise CodecError(C.MQRC_TM_ERROR, family=_MQRC, detail=f"MQTM: unknown Version {self.Version}")
+        ec = encode_char
+        return _TM_S[order].pack(_TM_ID, self.Version, ec(self.QName, 48, codec), ec(self.ProcessName, 48, codec),
+                                 ec(self.TriggerData, 64, codec), self.ApplType, ec(self.ApplId, 256, codec),
+                                 ec(self.EnvData, 128, codec), ec(self.UserData, 128, codec))
+
+
 del _v, _f, _o, _s

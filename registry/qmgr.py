@@ -29,6 +29,7 @@ from qmlite.pcf.errors import CodecError
 from qmlite.registry.security import authority
 from qmlite.registry.security import authrecs
 from qmlite.registry.messaging import properties
+from qmlite.registry.messaging import triggers
 from qmlite.registry.pubsub import subscribe
 from qmlite.registry.pubsub import routing
 from qmlite.registry.pubsub import selectors
@@ -39,11 +40,16 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.monitoring.resource import Monitor
+from qmlite.registry.monitoring import configevents
+from qmlite.registry.monitoring.events import MQEVO_MQSET, Events, Origin
 from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
-from qmlite.registry.monitoring.counters import MQIStats
+from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
+from qmlite.registry.monitoring.accounting import Accounting
+from qmlite.registry.monitoring.statistics import Statistics
 
 ZERO24 = bytes(24)
+_ENABLED = C.MQEVR_ENABLED  # an event switch that is on
 PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -62,6 +68,8 @@ _PUT1_CONTEXT = ((C.MQPMO_SET_IDENTITY_CONTEXT, C.MQOO_SET_IDENTITY_CONTEXT),
 _OBJECT_KINDS = {C.MQOT_NAMELIST: ("namelist", "namelists"), C.MQOT_PROCESS: ("process", "processes")}
 _KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "namelist": C.MQOT_NAMELIST,
                "process": C.MQOT_PROCESS}
+# The object-type index a handle's MQCLOSE counts under (IBM's arrays stop at 13: a subscription's is its topic's)
+_CLOSE_TYPES = {**_KIND_TYPES, "sub": C.MQOT_TOPIC}
 
 
 def _ignore(queue: str) -> None:
@@ -90,6 +98,7 @@ class QueueManager:
         self.registry = registry
         if max_handles is not None:
             registry.qmgr.max_handles = max_handles  # MaxHandles has one home: the queue manager's attributes
+        self.configured_max_handles = max_handles  # what RESET QMLITE gives MAXHANDS back (decision G3)
         self.sessions: dict[bytes, Session] = {}
         self.engine = Engine(registry)
         self.command_server = CommandServer(self)
@@ -97,8 +106,12 @@ class QueueManager:
         self.publish_exit = None  # a registry.publishexit.PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False
-        self.stats = MQIStats()  # MQI activity for the resource-usage publications
+        self.stats = MQIStats()  # MQI activity for the resource-usage publications and the statistics messages
+        self.typed = ByObjectType()  # MQOPEN/MQCLOSE/MQINQ/MQSET per object type, for the statistics messages
         self.monitor = Monitor(self)
+        self.statistics = Statistics(self)  # STATMQI/STATQ/STATCHL messages (registry/monitoring/statistics.py)
+        self.accounting = Accounting(self)  # ACCTMQI/ACCTQ messages (registry/monitoring/accounting.py)
+        self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
 
@@ -138,20 +151,27 @@ class QueueManager:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
 
     def connect(self, qmgr_name: str, *, user: str, admin: bool, appl_name: str = "", appl_type: int = 0,
-                channel: str = "", conname: str = "") -> Session:
+                channel: str = "", conname: str = "", options: int = 0) -> Session:
+        """MQCONN(X); ``options`` are the MQCNO Options (their ACCOUNTING_* flags count when ACCTCONO is ENABLED)."""
         stats = self.stats
         try:
             self.check_connect(qmgr_name)
             authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
-        except MQIError:
+        except MQIError as exc:
             stats.conn_fails += 1
+            if exc.reason == C.MQRC_NOT_AUTHORIZED:
+                self.events.not_authorized_connect(user=user, appl_type=appl_type, appl_name=appl_name,
+                                                   channel=channel, conname=conname)
             raise
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
                           conname=conname, started=self.now())
         self.sessions[session.connection_id] = session
+        session.acct = self.accounting.start(session, options)  # None unless accounting is on for it
         stats.conns += 1
         if len(self.sessions) > stats.conn_hwm:
             stats.conn_hwm = len(self.sessions)
+        if len(self.sessions) > stats.conns_max:  # the statistics interval's ConnsMax
+            stats.conns_max = len(self.sessions)
         return session
 
     def disconnect(self, session: Session, *, commit: bool) -> None:
@@ -159,6 +179,8 @@ class QueueManager:
         if not session.connected:
             return
         self.stats.discs += 1
+        if not commit:
+            self.stats.discs_implicit += 1  # the connection ended without MQDISC
         if commit:
             self.commit(session)
         else:
@@ -168,17 +190,36 @@ class QueueManager:
         session.handles.clear()
         session.connected = False
         self.sessions.pop(session.connection_id, None)
+        if session.acct is not None:  # IBM writes a connection's accounting when it ends
+            self.accounting.finish(session, implicit=not commit)
+
+    # ---- statistics and accounting ------------------------------------------------------------------
+    def monitoring_tick(self, now: float | None = None) -> int:
+        """The server's clock, every second or so: the statistics interval ends when STATINT has
+        passed, and each long-running connection writes an intermediate accounting record every
+        ACCTINT (registry/monitoring/); returns the messages written."""
+        now = self.now() if now is None else now
+        return self.statistics.tick(now) + self.accounting.tick(now)
 
     # ---- MQOPEN / MQCLOSE ------------------------------------------------------------------------
     def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
         try:
             handle, od = self._open_object(session, od, options)
-        except MQIError:
+        except MQIError as exc:
             self.stats.open_fails += 1
+            index = od.ObjectType if 0 <= od.ObjectType < len(self.typed.opens) else 0
+            self.typed.open_fails[index] += 1
+            if session.acct is not None:
+                session.acct.counts.open_fails[index] += 1
+            self.events.open_failed(session, od, options, exc.reason)
             raise
         self.stats.opens += 1
+        index = _KIND_TYPES[handle.kind]
+        self.typed.opens[index] += 1
         if handle.kind == "queue":
             handle.stats.opens += 1
+        if session.acct is not None:
+            session.acct.opened(handle, index, self.now())
         return handle, od
 
     def _open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
@@ -205,14 +246,15 @@ class QueueManager:
         if handle.kind == "queue":
             contents = reg.messages.contents(handle.name)
             handle.stats = contents.stats  # the contents live as long as the queue, which outlives the handle
+            if session.acct is not None:  # counted for the queue and for this connection's accounting
+                handle.stats = session.acct.tee(handle.name, contents.stats)
             if options & INPUT:
                 contents.open_input += 1
             if options & C.MQOO_INPUT_EXCLUSIVE:
                 contents.exclusive += 1
             if options & C.MQOO_OUTPUT:
                 contents.open_output += 1
-            od.ResolvedQName = handle.name
-            od.ResolvedQMgrName = reg.qmgr.name
+            od.ResolvedQName, od.ResolvedQMgrName = handle.remote or (handle.name, reg.qmgr.name)
         return handle, od
 
     def _open_queue(self, session: Session, od: S.MQOD, options: int) -> Handle:
@@ -224,6 +266,7 @@ class QueueManager:
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
         authority.check_queue(reg, session, name, options, alternate)
         temporary = False
+        remote = None
         if queue.qtype == C.MQQT_MODEL:
             authority.check_create_dynamic(reg, session, name, options, alternate)
             queue, temporary = self._create_dynamic(session, queue, od.DynamicQName)
@@ -232,14 +275,19 @@ class QueueManager:
             target = reg.queues.get(queue.target)
             if queue.target_type == C.MQOT_TOPIC:
                 raise MQIError(C.MQRC_FUNCTION_NOT_SUPPORTED)
-            if target is None or target.qtype != C.MQQT_LOCAL:
+            if target is None:
                 raise MQIError(C.MQRC_UNKNOWN_ALIAS_BASE_Q)
+            if target.qtype != C.MQQT_LOCAL:  # IBM 2001: the base is an alias or model queue
+                raise MQIError(C.MQRC_ALIAS_BASE_Q_TYPE_ERROR)
             queue = target
+        elif queue.qtype == C.MQQT_REMOTE and options & (INPUT | C.MQOO_BROWSE | C.MQOO_OUTPUT):
+            queue, remote = self._remote_target(queue, options)  # inquire alone: the definition itself
         if options & INPUT:
             # A get-inhibited queue still opens for input; MQGET fails with 2016 while it stays
             # inhibited (IBM's InhibitGet page: "MQGET calls fail with reason code
             # MQRC_GET_INHIBITED", browses included), as a put-inhibited one opens for output.
-            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or (
+            # NOSHARE: "only one application instance can open the queue for input", whatever it asks
+            exclusive = options & C.MQOO_INPUT_EXCLUSIVE or queue.shareability == C.MQQA_NOT_SHAREABLE or (
                 options & C.MQOO_INPUT_AS_Q_DEF and queue.def_input_open_option == C.MQOO_INPUT_EXCLUSIVE)
             contents = reg.messages.peek(queue.name)
             if contents is not None and (contents.exclusive or (exclusive and contents.open_input)):
@@ -248,12 +296,44 @@ class QueueManager:
         # stays inhibited (IBM's 2051 and 2268 pages: "If there is a local instance, the MQOPEN call
         # succeeds, even if the local instance is put-inhibited").
         handle = Handle(0, "queue", queue.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
-                        temporary=temporary)
+                        temporary=temporary, remote=remote)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
         if text:
             subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
         return handle
+
+    def _remote_target(self, definition: Queue, options: int) -> tuple[Queue, tuple[str, str] | None]:
+        """Where a remote queue definition opened for output puts (docs/decisions.md O1).  One naming
+        this queue manager resolves to its local queue RNAME; one naming another queue manager to a
+        transmission queue: XMITQ, else the local queue named as the queue manager, else the queue
+        manager's DEFXMITQ, as IBM resolves them (the second element: RNAME and RQMNAME, for the MQXQH
+        each message gets).  IBM: a remote queue opens for output and inquire only."""
+        if options & (INPUT | C.MQOO_BROWSE):
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        reg = self.registry
+        rqm = definition.remote_qmgr_name
+        if rqm in ("", reg.qmgr.name):
+            target = reg.queues.get(definition.remote_q_name)
+            if target is not None and target.qtype == C.MQQT_ALIAS:
+                target = reg.queues.get(target.target)
+            if target is None or target.qtype != C.MQQT_LOCAL:
+                raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
+            return target, None
+        named = definition.xmit_q_name
+        if not named and rqm in reg.queues:
+            named = rqm
+        named = named or reg.qmgr.def_xmit_q
+        if not named:
+            raise MQIError(C.MQRC_UNKNOWN_REMOTE_Q_MGR)
+        xmitq = reg.queues.get(named)
+        if xmitq is None:
+            raise MQIError(C.MQRC_UNKNOWN_XMIT_Q)
+        if xmitq.qtype != C.MQQT_LOCAL:
+            raise MQIError(C.MQRC_XMIT_Q_TYPE_ERROR)
+        if xmitq.usage != C.MQUS_TRANSMISSION:
+            raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR)
+        return xmitq, (definition.remote_q_name, rqm)
 
     def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
         reg = self.registry
@@ -307,13 +387,36 @@ class QueueManager:
         handle = session.handles.pop(hobj, None)
         if handle is None:
             self.stats.close_fails += 1
+            self.typed.close_fails[0] += 1  # an unknown handle has no object type: IBM's unused index 0
+            if session.acct is not None:
+                session.acct.counts.close_fails[0] += 1
             raise MQIError(C.MQRC_HOBJ_ERROR)
         self.stats.closes += 1
+        index = _CLOSE_TYPES[handle.kind]
+        self.typed.closes[index] += 1
         if handle.kind == "queue":
             contents = self.registry.messages.peek(handle.name)
             if contents is not None:
                 contents.stats.closes += 1
+        elif handle.kind == "sub":
+            self._count_unsub(handle, options, self.stats)
+            if session.acct is not None:
+                self._count_unsub(handle, options, session.acct.counts)
+        if session.acct is not None:
+            session.acct.closed(handle, index, self.now())
         self._release(session, handle, options)
+
+    def _count_unsub(self, handle: Handle, options: int, stats) -> None:
+        """MQCLOSE of a subscription handle: an unsubscribe when it removes a durable subscription
+        (MQCO_REMOVE_SUB) or ends a non-durable one, as IBM's UnsubCountDur/UnsubCountNDur count."""
+        sub = self.registry.subs_by_id.get(handle.sub_id)
+        if sub is None:
+            return
+        if sub.durable == C.MQSUB_DURABLE_YES:
+            if options & C.MQCO_REMOVE_SUB:
+                stats.unsubs_dur += 1
+        else:
+            stats.unsubs_ndur += 1
 
     def _release(self, session: Session, handle: Handle, options: int) -> None:
         if handle.kind == "sub":
@@ -350,11 +453,18 @@ class QueueManager:
             raise MQIError(C.MQRC_HOBJ_ERROR)
         try:
             return self._put_handle(session, handle, md, pmo, data)
-        except MQIError:
+        except MQIError as exc:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
+                if session.acct is not None:
+                    session.acct.counts.topic_put_fails += 1
             else:
                 self.stats.put_fails += 1
+                if handle.stats is not None:
+                    handle.stats.put_fails += 1
+                elif session.acct is not None:
+                    session.acct.counts.put_fails += 1
+            self._put_failed(session, handle, exc.reason)
             raise
 
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
@@ -365,21 +475,40 @@ class QueueManager:
                 options |= oo
         try:
             handle, od = self._open_object(session, od, options)
-        except MQIError:
+        except MQIError as exc:
             self.stats.put1_fails += 1
+            if session.acct is not None:
+                session.acct.counts.put1_fails += 1
+            self.events.open_failed(session, od, options, exc.reason)
             raise
         try:
             md, pmo, reason = self._put_handle(session, handle, md, pmo, data, one=True)
-        except MQIError:
+        except MQIError as exc:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
+                self.stats.topic_put1_fails += 1
+                if session.acct is not None:
+                    session.acct.counts.topic_put1_fails += 1
             else:
                 self.stats.put1_fails += 1
+                if handle.stats is not None:
+                    handle.stats.put1_fails += 1
+            self._put_failed(session, handle, exc.reason)
             raise
         finally:
             session.handles.pop(handle.hobj, None)
             self._release(session, handle, C.MQCO_NONE)
         return od, md, pmo, reason
+
+    def _put_failed(self, session: Session, handle: Handle, reason: int) -> None:
+        """The events a refused MQPUT/MQPUT1 raises: Put Inhibited (INHIBTEV), Queue Full (PERFMEV)."""
+        if reason == C.MQRC_PUT_INHIBITED:
+            if handle.kind == "topic":
+                self.events.put_inhibited(session, topic_string=handle.name)
+            else:
+                self.events.put_inhibited(session, handle.queue_name or handle.name)
+        elif reason == C.MQRC_Q_FULL and handle.kind == "queue":
+            self.events.queue_full(handle.name)
 
     def _put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
                     data: bytes, *, one: bool = False) -> tuple[S.MQMD, S.MQPMO, int]:
@@ -428,30 +557,52 @@ class QueueManager:
             pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
             delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
                                      publisher=session.connection_id, uow=session.uow if syncpoint else None)
-            stats = self.stats
-            if stored.Persistence == C.MQPER_PERSISTENT:
-                stats.topic_put_p += 1
-            else:
-                stats.topic_put_np += 1
-            stats.topic_put_bytes += len(data)
-            stats.published += delivered
-            stats.published_bytes += delivered * len(data)
+            persistent = stored.Persistence == C.MQPER_PERSISTENT
+            for stats in (self.stats, session.acct.counts) if session.acct is not None else (self.stats,):
+                if persistent:
+                    stats.topic_put_p += 1
+                    if one:
+                        stats.topic_put1_p += 1
+                    stats.published_p += delivered
+                    stats.published_bytes_p += delivered * len(data)
+                else:
+                    stats.topic_put_np += 1
+                    if one:
+                        stats.topic_put1_np += 1
+                stats.topic_put_bytes += len(data)
+                stats.published += delivered
+                stats.published_bytes += delivered * len(data)
             if not delivered and pmo.Options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
                 return stored, pmo, C.MQRC_NO_SUBS_MATCHED
             return stored, pmo, 0
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIError(C.MQRC_Q_DELETED)
+        if handle.queue_name != handle.name:
+            self._as_opened(handle, stored)
+        if queue.cap_expiry > 0 and not 0 < stored.Expiry <= queue.cap_expiry:
+            stored.Expiry = queue.cap_expiry  # CAPEXPRY of the queue the message lands on
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
+        if handle.remote is not None:
+            kept, data = self._for_transmission(kept, data, *handle.remote)
+        triggered = queue.trigger_control == C.MQTC_ON
+        depth_before = triggers.qualifying_depth(reg, queue) if triggered else 0
         if syncpoint:
             msg = self._message(queue, kept, data, now, props)
             self._check_put(queue, msg)
-            _counted_put(reg.messages.contents(queue.name), uncommitted=True)
+            contents = reg.messages.contents(queue.name)
+            perf = reg.qmgr.performance_event == _ENABLED
+            was_empty = perf and not len(contents) and not contents.uncommitted
+            _counted_put(contents, uncommitted=True)
+            if perf:
+                self.events.after_put(queue, contents, was_empty)
             if not session.uow:
                 session.uow_started = now
             session.uow.puts.append(PendingPut(queue.name, msg))
         else:
             self.put_message(queue, kept, data, now, props=props)
+        if triggered:
+            self._trigger(queue, kept, depth_before, now, session.uow if syncpoint else None)
         # Counted per queue only (the queue manager's totals are their sum, made each interval):
         # two increments on the benchmarked path.
         stats = handle.stats
@@ -470,8 +621,54 @@ class QueueManager:
                 stats.put_np += 1
             stats.put_bytes_np += len(data)
         pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
+        if handle.remote is not None:
+            pmo.ResolvedQName, pmo.ResolvedQMgrName = handle.remote
         pmo.KnownDestCount = 1
         return stored, pmo, 0
+
+    def _trigger(self, queue: Queue, md: S.MQMD, depth_before: int, now: float, uow: UnitOfWork | None) -> None:
+        """A trigger event's MQTM onto the initiation queue (registry/messaging/triggers.py), in the unit of
+        work of the put that made it; a trigger message the initiation queue cannot take is dropped."""
+        made = triggers.trigger_for(self.registry, queue, md, depth_before, now)
+        if made is None:
+            return
+        initq, header, body, changed = made
+        header.MsgId = self.registry.ids.msg_id()
+        if changed is not None:  # TRIGTYPE(DEPTH): triggering off until an administrator turns it on again
+            changed.altered = now
+            self.registry.put_queue(changed)
+        msg = self._message(initq, header, body, now)
+        try:
+            self._check_put(initq, msg, application=False)
+        except MQIError:
+            return
+        self._stage(initq.name, msg, uow)
+
+    def _for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
+        """A message for another queue manager as it waits on a transmission queue: an MQXQH naming
+        its destination and holding its MQMD, then its data; the queue's copy of the MQMD says
+        MQFMT_XMIT_Q_HEADER (IBM "MQXQH - Transmission-queue header")."""
+        header = S.MQXQH(RemoteQName=remote_q, RemoteQMgrName=remote_qmgr, MsgDesc=md)
+        outer = md.copy()
+        outer.Format = C.MQFMT_XMIT_Q_HEADER
+        outer.Encoding, outer.CodedCharSetId = C.MQENC_NATIVE, self.registry.qmgr.ccsid
+        return outer, header.pack("<") + bytes(data)  # the header in the outer MQMD's (native) encoding
+
+    def _as_opened(self, handle: Handle, md: S.MQMD) -> None:
+        """An alias or remote definition a queue was opened through acts at MQPUT as IBM's first
+        definition in the resolution path: its PUT(DISABLED) refuses, its DEFPRTY and DEFPSIST
+        answer AS_Q_DEF, and its CAPEXPRY caps the message's Expiry."""
+        via = self.registry.queues.get(handle.queue_name)
+        if via is None or via.qtype not in (C.MQQT_ALIAS, C.MQQT_REMOTE):
+            return
+        if via.inhibit_put == C.MQQA_PUT_INHIBITED:
+            raise MQIError(C.MQRC_PUT_INHIBITED)
+        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            md.Priority = via.def_priority
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            md.Persistence = via.def_persistence
+        if via.cap_expiry > 0 and not 0 < md.Expiry <= via.cap_expiry:
+            md.Expiry = via.cap_expiry
 
     def _message(self, queue: Queue, md: S.MQMD, data: bytes, now: float, props=None) -> Message:
         """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""
@@ -482,7 +679,11 @@ class QueueManager:
         expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
         # A temporary dynamic queue ends with its handle or restart: nothing on it is ever written.
         written = md.Persistence == C.MQPER_PERSISTENT and queue.definition_type != C.MQQDT_TEMPORARY_DYNAMIC
-        return Message(md, bytes(data), md.Priority, md.MsgId, md.CorrelId, now, expires, persistent=written,
+        # MSGDLVSQ(FIFO): delivered in arrival order whatever the priority (the message keeps its Priority);
+        # IBM: messages put after a change to FIFO "take the default priority of the queue" for ordering,
+        # so those already on it with a higher priority still go first.
+        order = md.Priority if queue.msg_delivery_sequence == C.MQMDS_PRIORITY else queue.def_priority
+        return Message(md, bytes(data), order, md.MsgId, md.CorrelId, now, expires, persistent=written,
                        props=props)
 
     def _check_put(self, queue: Queue, msg: Message, *, application: bool = True, depth_limit: bool = True) -> None:
@@ -518,10 +719,17 @@ class QueueManager:
         if not msg.seq:
             msg.number(messages.next_seq())
         contents = messages.contents(name)
+        # Performance events (registry/monitoring/events.py): one attribute check when PERFMEV is off.
+        perf = not counted and reg.qmgr.performance_event == _ENABLED
+        was_empty = perf and not len(contents) and not contents.uncommitted
         contents.add(msg)
         contents.last_put = msg.put_time
-        if not counted:  # a committed put was counted when it was made
+        if not counted:  # a committed put was counted when it was made (and raised its events then)
             _counted_put(contents)
+            if perf:
+                queue = reg.queues.get(name)
+                if queue is not None:
+                    self.events.after_put(queue, contents, was_empty)
         if msg.persistent:
             reg.store.put_message(name, msg)
             durable_after = reg.store.appended
@@ -710,12 +918,15 @@ class QueueManager:
         reg = self.registry
         options = gmo.Options
         if options & C.MQGMO_SYNCPOINT and options & C.MQGMO_NO_SYNCPOINT:
+            self.get_failed(handle, options)
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         base = reg.queues.get(handle.name)
         alias = reg.queues.get(handle.queue_name) if handle.queue_name != handle.name else None
         for queue in (base, alias if alias is not None and alias.qtype == C.MQQT_ALIAS else None):
             # the base queue, and an alias the handle was opened through, must both allow gets
             if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
+                self.get_failed(handle, options)
+                self.events.get_inhibited(session, handle.queue_name or handle.name)
                 raise MQIError(C.MQRC_GET_INHIBITED)
         match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
         msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
@@ -729,6 +940,7 @@ class QueueManager:
         if under_cursor:
             msg = contents.at(handle.cursor)
             if msg is None:
+                self.get_failed(handle, options)
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
         elif options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT) or handle.selector is not None:
             # A selector looks at each message in delivery order: what it selects has no index.
@@ -763,9 +975,11 @@ class QueueManager:
             data = data[:buffer_length]
         durable_after = msg.durable_after
         browsing = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+        stats = handle.stats  # the queue's counters (through this connection's accounting when it has any)
+        if stats is None:
+            stats = handle.stats = contents.stats
         if browsing:
             handle.cursor = msg.key
-            stats = contents.stats
             if out_md.Persistence == C.MQPER_PERSISTENT:
                 stats.browse_p += 1
                 stats.browse_bytes_p += full
@@ -773,14 +987,15 @@ class QueueManager:
                 stats.browse_np += 1
                 stats.browse_bytes_np += full
         elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
-            stats = contents.stats
+            waited = now - msg.put_time
             if out_md.Persistence == C.MQPER_PERSISTENT:
                 stats.get_p += 1
                 stats.get_bytes_p += full
+                stats.queue_time_p += waited
             else:
                 stats.get_np += 1
                 stats.get_bytes_np += full
-            stats.queue_time += now - msg.put_time
+            stats.queue_time += waited
             syncpoint = options & C.MQGMO_SYNCPOINT or (
                 options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
             if syncpoint:
@@ -796,13 +1011,32 @@ class QueueManager:
         gmo.ReturnedLength = len(data)
         return Got(out_md, gmo, data, full, comp, reason, durable_after, handle.queue_name or handle.name)
 
+    def get_failed(self, handle: Handle, options: int) -> None:
+        """An MQGET that failed (no message within its wait included): IBM's GetFailCount, or
+        BrowseFailCount for a browse, of the queue and of the connection's accounting."""
+        stats = handle.stats
+        if stats is None:
+            contents = self.registry.messages.peek(handle.name)
+            if contents is None:
+                return
+            stats = contents.stats
+        if options & BROWSE:
+            stats.browse_fails += 1
+        else:
+            stats.get_fails += 1
+
     def take_message(self, name: str, contents: QueueContents, msg: Message, *, write: bool = True) -> None:
         """A destructive get: the message leaves the queue (and the disk, unless a unit of work holds it)."""
         contents.remove(msg)
         now = contents.last_get = self.now()
         _counted_get(contents, now - msg.put_time)
+        reg = self.registry
         if write and msg.persistent:
-            self.registry.store.delete_message(msg.seq)
+            reg.store.delete_message(msg.seq)
+        if reg.qmgr.performance_event == _ENABLED:
+            queue = reg.queues.get(name)
+            if queue is not None:
+                self.events.after_get(queue, contents)
 
     # ---- units of work ---------------------------------------------------------------------------
     def commit(self, session: Session) -> None:
@@ -810,6 +1044,8 @@ class QueueManager:
         puts, gets, retains = session.uow.take()
         if puts or gets or retains:
             self.stats.commits += 1
+            if session.acct is not None:
+                session.acct.counts.commits += 1
         session.uow_started = 0.0
         reg = self.registry
         store = reg.store
@@ -831,6 +1067,8 @@ class QueueManager:
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
         if puts or gets or _retains:
             self.stats.backouts += 1
+            if session.acct is not None:
+                session.acct.counts.backouts += 1
         session.uow_started = 0.0
         reg = self.registry
         for item in puts:
@@ -867,8 +1105,10 @@ class QueueManager:
             answer = inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
         except MQIError:
             self.stats.inq_fails += 1
+            self._typed(session, "inq_fails", hobj)
             raise
         self.stats.inqs += 1
+        self._typed(session, "inqs", hobj)
         if obj_type == C.MQOT_Q:
             contents = self.registry.messages.peek(name)
             if contents is not None:
@@ -880,15 +1120,33 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+            before = None
+            if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
+                before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
         except MQIError:
             self.stats.set_fails += 1
+            self._typed(session, "set_fails", hobj)
             raise
+        if before is not None:
+            after = configevents.attributes(self.engine, configevents.QUEUE, name)
+            if after is not None:
+                self.events.config(C.MQRC_CONFIG_CHANGE_OBJECT, Origin(session.user, MQEVO_MQSET), C.MQOT_Q,
+                                   before, after=after)
         self.stats.sets += 1
+        self._typed(session, "sets", hobj)
         if obj_type == C.MQOT_Q:
             contents = self.registry.messages.peek(name)
             if contents is not None:
                 contents.stats.sets += 1
+
+    def _typed(self, session: Session, counter: str, hobj: int) -> None:
+        """Count an MQINQ/MQSET by the object type of its handle (index 0 for an unknown handle)."""
+        handle = session.handles.get(hobj)
+        index = _CLOSE_TYPES[handle.kind] if handle is not None else 0
+        getattr(self.typed, counter)[index] += 1
+        if session.acct is not None:
+            getattr(session.acct.counts, counter)[index] += 1
 
     # ---- MQSUB / MQSUBRQ -------------------------------------------------------------------------
     def subscribe(self, session: Session, sd: S.MQSD, hobj: int) -> tuple[Handle, S.MQSD, int]:
@@ -898,27 +1156,45 @@ class QueueManager:
         try:
             _check_pubsub_enabled(self.registry)
             answer = subscribe.subscribe(self, session, sd, hobj)
-        except MQIError:
+        except MQIError as exc:
             stats.sub_fails += 1
+            if session.acct is not None:
+                session.acct.counts.sub_fails += 1
+            if exc.reason == C.MQRC_NOT_AUTHORIZED and self.registry.qmgr.authority_event == C.MQEVR_ENABLED:
+                try:
+                    topic = subscribe.resolve_topic(self.registry, sd.ObjectName, sd.ObjectString.VSString)
+                except MQIError:
+                    topic = sd.ObjectString.VSString
+                self.events.not_authorized_subscribe(session, sd.Options, topic)
             raise
+        if session.acct is not None:
+            self._count_sub(session.acct.counts, existed, answer[0].options)
+        self._count_sub(stats, existed, answer[0].options)
+        return answer
+
+    @staticmethod
+    def _count_sub(stats, existed: bool, options: int) -> None:
         if not existed:
-            if answer[0].options & C.MQSO_DURABLE:
+            if options & C.MQSO_DURABLE:
                 stats.subs_durable_created += 1
             else:
                 stats.subs_nondurable_created += 1
-        elif answer[0].options & C.MQSO_ALTER:
+        elif options & C.MQSO_ALTER:
             stats.subs_altered += 1
         else:
             stats.subs_resumed += 1
-        return answer
 
     def subscription_request(self, session: Session, hsub: int, action: int) -> int:
         try:
             sent = subscribe.subscription_request(self, session, hsub, action)
         except MQIError:
             self.stats.subrq_fails += 1
+            if session.acct is not None:
+                session.acct.counts.subrq_fails += 1
             raise
         self.stats.subrqs += 1
+        if session.acct is not None:
+            session.acct.counts.subrqs += 1
         return sent
 
 
@@ -930,11 +1206,16 @@ def _counted_put(contents: QueueContents, *, uncommitted: bool = False) -> None:
     depth = len(contents) + contents.uncommitted
     if depth > contents.high_depth:
         contents.high_depth = depth
+    if depth > contents.depth_hi:  # the statistics interval's QMaxDepth
+        contents.depth_hi = depth
 
 
 def _counted_get(contents: QueueContents, on_queue: float) -> None:
     """One destructive get: MsgDeqCount, and OnQTime's short- and long-period averages."""
     contents.deq_count += 1
+    depth = len(contents) + contents.uncommitted
+    if depth < contents.depth_lo:  # the statistics interval's QMinDepth
+        contents.depth_lo = depth
     on_queue = max(on_queue, 0.0)
     short, long_ = contents.on_q_short, contents.on_q_long
     contents.on_q_short = on_queue if short < 0 else short + (on_queue - short) / 8

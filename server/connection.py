@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from qmlite.pcf.framer import Framer, Reassembler
 
 from qmlite.registry.security import authrecs
 from qmlite.registry.security import chlauth
+from qmlite.registry.monitoring import events
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 from qmlite.registry.messaging.sessions import Session
@@ -68,6 +70,20 @@ class Conversation:
         return self.session.user if self.session is not None else ""
 
 
+def segment_count(data: bytes) -> int:
+    """How many TSH segments ``data`` holds (``send`` is given whole segments only): each header
+    carries its segment's length, big-endian, after the 4-byte eye-catcher."""
+    count = offset = 0
+    end = len(data)
+    while offset + 8 <= end:
+        length = int.from_bytes(data[offset + 4:offset + 8], "big")
+        if length <= 0:
+            break
+        offset += length
+        count += 1
+    return count
+
+
 class Connection:
     def __init__(self, server: QueueManagerServer, stream, conn_no: int, logger, *, raw: trio.SocketStream | None = None,
                  tls=None) -> None:
@@ -91,6 +107,11 @@ class Connection:
         self._closed = False
         self.started = time.monotonic()
         self.segments_in = 0
+        # What crossed the socket before the channel instance existed (the first ID exchange): the
+        # instance starts from these, so channel status counts every byte and segment of the socket.
+        self._bytes_in_before = 0
+        self._bytes_out_before = 0
+        self._segments_out_before = 0
         self.nursery: trio.Nursery | None = None
 
     # ---- life cycle ------------------------------------------------------------------------------
@@ -128,6 +149,8 @@ class Connection:
     async def _received(self, data: bytes) -> None:
         if self.instance is not None:
             self.instance.bytes_received += len(data)
+        else:
+            self._bytes_in_before += len(data)
         try:
             segments = self.framer.feed(data)
         except CodecError as exc:
@@ -135,6 +158,8 @@ class Connection:
             return
         for seg in segments:
             self.segments_in += 1
+            if self.instance is not None:
+                self.instance.buffers_received += 1  # IBM's BUFSRCVD: one per TSH segment
             await self._dispatch(seg)
             if self._closed:
                 return
@@ -186,8 +211,13 @@ class Connection:
         while self._sending:
             await self._send_turn.park()
         self._sending = True
-        if self.instance is not None:
-            self.instance.bytes_sent += len(data)
+        instance = self.instance
+        if instance is not None:
+            instance.bytes_sent += len(data)
+            instance.buffers_sent += segment_count(data)
+        else:
+            self._bytes_out_before += len(data)
+            self._segments_out_before += segment_count(data)
         try:
             await self.stream.send_all(data)
         finally:
@@ -290,6 +320,10 @@ class Connection:
                 # The first conversation is implicit: the ID exchange and MQCONN run on it.
                 self.conversations[1] = Conversation(1)
             self.instance.max_sharing = agreement.sharing_conversations
+            self.instance.heartbeat_interval = agreement.heartbeat_interval
+            self.instance.max_msg_length = agreement.max_message_size
+            product = client.ProductId.rstrip(" \x00")  # e.g. MQCC09030000: RPRODUCT MQCC, RVERSION 09030000
+            self.instance.remote_product, self.instance.remote_version = product[:4], product[4:12]
             self._count_conversations()
 
     async def _start_instance(self, name: str) -> None:
@@ -304,6 +338,7 @@ class Connection:
                                  message=refusal.message)
                 await self.fail(refusal.code, detail=refusal.message)
             self.instance = reg.running.start_instance(self.definition, self.peer_address, reg.now())
+            self._instance_started(self.instance)
         except svrconn.Refused as exc:
             self.log.warning("unknown_channel" if exc.code == fap.NO_CHANNEL else "wrong_channel_type", channel=name)
             await self.fail(exc.code, detail=exc.detail)
@@ -313,6 +348,7 @@ class Connection:
         self.instance.on_stop = self._stop_requested
         if self.tls is not None:
             self.instance.ssl_cipher = self.tls.cipher_spec
+            self.instance.ssl_protocol = self.tls.protocol
             self.instance.ssl_peer = dn.render(self.tls.subject) if self.tls.subject else ""
             self.instance.ssl_cert_issuer = dn.render(self.tls.issuer) if self.tls.issuer else ""
             self.instance.ssl_key_time = self.tls.at
@@ -337,6 +373,24 @@ class Connection:
         self._closed = True
         if self.nursery is not None:
             self.nursery.cancel_scope.cancel()
+
+    def _instance_started(self, instance: ChannelInstance) -> None:
+        """The instance takes over the socket's counts so far (the segment being dispatched included)."""
+        instance.bytes_received = self._bytes_in_before
+        instance.buffers_received = self.segments_in
+        instance.bytes_sent = self._bytes_out_before
+        instance.buffers_sent = self._segments_out_before
+        instance.local_address = self.local_address
+        instance.process_id = os.getpid()
+
+    @property
+    def local_address(self) -> str:
+        """Our end of the socket as channel status shows LocalAddress: host(port)."""
+        try:
+            host, port = self.stream.socket.getsockname()[:2]
+        except (OSError, AttributeError, ValueError):
+            return ""
+        return f"{host}({port})"
 
     @property
     def peer_address(self) -> str:
@@ -443,10 +497,22 @@ class Connection:
         call = fap.decode_body(seg, first=True)
         await self.server.mqi.call(self, conv, seg, call)
 
-    def authenticate(self, conv: Conversation) -> tuple[int, str, bool]:
+    def authenticate(self, conv: Conversation, appl_name: str = "", appl_type: int = 0) -> tuple[int, str, bool]:
         """(MQRC, user, admin) for a connect on this channel: connection authentication (the developer
         container's passwords; none when the queue manager's CONNAUTH is blank), then the channel
-        authentication records, which say whether the client may use the channel and as whom."""
+        authentication records, which say whether the client may use the channel and as whom.  A
+        refusal is reported to the domain's events (authority type 1, Channel Blocked)."""
+        reason, user, admin, qualifier = self._authenticate(conv)
+        if reason == C.MQRC_NOT_AUTHORIZED and qualifier:
+            given = conv.auth_user if conv.auth_user is not None else conv.user_id
+            self.server.qm.events.not_authorized_connect(
+                user=given or "", appl_type=appl_type, appl_name=appl_name, channel=self.channel.name,
+                conname=self._peer_host(), qualifier=qualifier, csp_user=given or "")
+        return reason, user, admin
+
+    def _authenticate(self, conv: Conversation) -> tuple[int, str, bool, int]:
+        """authenticate's answer, and the authority-event reason qualifier of a refusal that is not a
+        CHLAUTH block (MQRQ_CSP_NOT_AUTHORIZED: the user and password; MQRQ_CONN_NOT_AUTHORIZED)."""
         channel = self.channel
         user = conv.auth_user if conv.auth_user is not None else conv.user_id
         password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
@@ -459,14 +525,14 @@ class Connection:
         if as_admin:
             if connauth:
                 if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
-                    return C.MQRC_NOT_AUTHORIZED, "", False
+                    return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CSP_NOT_AUTHORIZED
                 authenticated = ADMIN_USER
         elif mca_user in PRIVILEGED:
-            return C.MQRC_NOT_AUTHORIZED, "", False
+            return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CONN_NOT_AUTHORIZED
         elif connauth and (self.cfg.app_password is not None or channel.password_required):
             expected = self.cfg.app_password or ""
             if user != APP_USER or not _same(password, expected):
-                return C.MQRC_NOT_AUTHORIZED, "", False
+                return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CSP_NOT_AUTHORIZED
             authenticated = APP_USER
         # ---- adm-security: CHLAUTH (registry/security/chlauth.py).  The connection runs as the channel's
         # MCAUSER (DEV.APP.SVRCONN: "app", as in the developer container); a channel without one maps
@@ -477,10 +543,20 @@ class Connection:
                                 authenticated_user=authenticated,
                                 ssl_peer=self.tls.subject if self.tls else None,
                                 ssl_issuer=self.tls.issuer if self.tls else None)
+        registry_events = self.server.qm.events
+        for qualifier, blocked_user in verdict.warnings:  # WARN(YES) records: logged, let in, reported
+            registry_events.channel_blocked(qualifier=qualifier, warning=True, channel=channel.name,
+                                            conname=self._peer_host(), user=blocked_user)
         if not verdict.allowed:
             self.log.warning("chlauth_refused", channel=channel.name, user=user, why=verdict.why)
-            return verdict.reason, "", False
-        return C.MQRC_NONE, verdict.user, authrecs.privileged(verdict.user)
+            if verdict.blocked:
+                registry_events.channel_blocked(qualifier=verdict.blocked, warning=False, channel=channel.name,
+                                                conname=self._peer_host(), user=verdict.user)
+                return verdict.reason, "", False, 0
+            # CHCKCLNT without a password: the MQCSP user and password were not given
+            return verdict.reason, "", False, (events.MQRQ_CSP_NOT_AUTHORIZED if verdict.needs_password
+                                               else events.MQRQ_CONN_NOT_AUTHORIZED)
+        return C.MQRC_NONE, verdict.user, authrecs.privileged(verdict.user), 0
 
     def _peer_host(self) -> str:
         try:

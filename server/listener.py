@@ -58,6 +58,7 @@ class QueueManagerServer:
             await nursery.start(self.committer.run)
             await nursery.start(command_server.run, self)
             await nursery.start(monitor.run, self)
+            await nursery.start(monitor.run_statistics, self)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
@@ -129,6 +130,10 @@ class QueueManagerServer:
 
     async def quiesce(self) -> None:
         """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
+        if not self.qm.quiescing:
+            self.qm.events.qmgr_not_active(quiescing=True)  # STRSTPEV: Queue Manager Not Active, once
+            with trio.move_on_after(5):  # a persistent event is on disk before the queue manager ends
+                await self.mqi.durable(self.qm.position)
         self.qm.quiescing = True
         self.stopping.set()
         for conn in list(self.connections):
@@ -168,6 +173,7 @@ async def running(cfg: ServerConfig, *, synchronous: str = "FULL",
         server = QueueManagerServer(cfg, qm)
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve)
+            qm.events.qmgr_active()  # STRSTPEV: Queue Manager Active, once it listens
             try:
                 yield server
             finally:

@@ -172,7 +172,8 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
     for host, port in addresses:
         try:
             qm = sync.QueueManager.connect(host, port, cd_s.ChannelName, qmgr, user=user, password=password,
-                                           appl_name=_appl_name(cno_s), tls=tls)
+                                           appl_name=_appl_name(cno_s),
+                                           cno_options=cno_s.Options if cno_s is not None else 0, tls=tls)
         except errors.MQIError as exc:
             if exc.reason in (C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN):
                 reason = exc.reason

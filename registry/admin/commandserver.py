@@ -22,6 +22,7 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.encoding import order_of_encoding
 
 from qmlite.registry.security import authrecs
+from qmlite.registry.monitoring import events
 from qmlite.registry.objects import defaults
 from qmlite.registry.admin import responses
 from qmlite.registry.admin.engine import Requester, peek_command
@@ -94,7 +95,8 @@ class CommandServer:
                 ready.append((msg, decoded))
                 continue
             runnable.append((msg, decoded, Requester(user=(user := md.UserIdentifier.strip()),
-                                                          admin=authrecs.privileged(user))))
+                                                          admin=authrecs.privileged(user),
+                                                          origin=events.MQEVO_MSG, md=md)))
         if runnable:
             outs = engine.run_batch([(request, who) for _, request, who in runnable])
             ready.extend((msg, out) for (msg, _, _), out in zip(runnable, outs))

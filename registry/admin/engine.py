@@ -17,6 +17,8 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.errors import CodecError
 
 from qmlite.registry.security import commands
+from qmlite.registry.monitoring import configevents
+from qmlite.registry.monitoring import events as E
 from qmlite.registry.admin import responses
 from qmlite.registry.admin.params import CommandError
 from qmlite.registry.storage.catalog import Registry
@@ -33,6 +35,13 @@ class Requester:
     user: str = "mqm"
     connection_id: bytes = bytes(24)
     admin: bool = True  # in mqm: no authority check (False: registry/security/commands.py checks the user's records)
+    # For configuration and command events (registry/monitoring/events.py): how the command came
+    # (IBM's EventOrigin: MQEVO_CONSOLE for runmqsc and start-up files, MQEVO_MSG for the command
+    # server, MQEVO_REST), the command message's MQMD (its context goes into the events), and
+    # whether it was an MQSC command (translated to PCF: MQRC_COMMAND_MQSC).
+    origin: int = E.MQEVO_CONSOLE
+    md: object = None
+    mqsc: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -115,10 +124,26 @@ class Engine:
                 raise CommandError(reason)
             self.registry.expire_subscriptions()
             if not requester.admin:  # a user outside mqm: the command server says so (registry/security/commands.py)
-                commands.check(self.registry, requester.user, command, request)
+                try:
+                    commands.check(self.registry, requester.user, command, request)
+                except CommandError as err:
+                    if err.reason == C.MQRC_NOT_AUTHORIZED and self.qm is not None:
+                        self.qm.events.not_authorized_command(requester.user, command)  # type 4
+                    raise
+            qmgr = self.registry.qmgr
+            pending = None
+            if self.qm is not None and (qmgr.configuration_event == E.ENABLED or command == C.MQCMD_CHANGE_Q_MGR):
+                pending = configevents.before(self, command, request)
+            command_event = qmgr.command_event
             out = handler(Context(self.registry, requester, command, self.qm), request)
             if not requester.admin:
                 out = commands.visible(self.registry, requester.user, command, request, out)
+                if (self.qm is not None and out and out[0].header.Reason == C.MQRC_NOT_AUTHORIZED
+                        and out[0].header.CompCode == C.MQCC_FAILED):  # a specific object it may not display
+                    self.qm.events.not_authorized_command(requester.user, command)  # type 4
+            if self.qm is not None and (pending is not None or command_event != C.MQEVR_DISABLED
+                                        or command == C.MQCMD_CHANGE_Q_MGR) and _succeeded(out):
+                self._events(request, requester, pending, command_event)
         except CommandError as err:
             log.info("command", command=C.describe("MQCMD", command), user=requester.user,
                      reason=C.describe("MQRCCF", err.reason) if err.reason >= 3000 else C.describe("MQRC", err.reason),
@@ -131,6 +156,31 @@ class Engine:
             log.info("command", command=C.describe("MQCMD", command), user=requester.user, reason="MQRC_NONE",
                      responses=len(out))
         return out
+
+
+    def _events(self, request: P.PCFMessage, requester: Requester, pending, command_event: int) -> None:
+        """The configuration and command events a command that succeeded raises."""
+        origin = E.Origin(requester.user, requester.origin, requester.md)
+        command = request.header.Command
+        if pending is not None:
+            configevents.after(self, pending, origin)
+        now = self.registry.qmgr.command_event
+        if command == C.MQCMD_CHANGE_Q_MGR:  # IBM: when CMDEV is not DISABLED before or after the change
+            on = command_event != C.MQEVR_DISABLED or now != C.MQEVR_DISABLED
+            display_too = C.MQEVR_ENABLED in (command_event, now)
+        else:
+            on, display_too = now != C.MQEVR_DISABLED, now == C.MQEVR_ENABLED
+        if on and (display_too or command not in INQUIRIES) and command != C.MQCMD_ESCAPE:
+            self.qm.events.command(origin, request, mqsc=requester.mqsc)
+
+
+def _succeeded(out: list) -> bool:
+    return not out or out[0].header.CompCode != C.MQCC_FAILED
+
+
+# The commands CMDEV(NODISPLAY) leaves out: IBM "with the exception of DISPLAY commands (MQSC), and
+# Inquire commands (PCF)".
+INQUIRIES = frozenset(v for k, v in vars(C).items() if k.startswith("MQCMD_INQUIRE_") and isinstance(v, int))
 
 
 def peek_command(data: bytes, encoding: int) -> int:

@@ -47,6 +47,13 @@ _WRONG_ID = {
 _TOO_LONG = {STR: C.MQRCCF_CFST_STRING_LENGTH_ERR, BYTES: C.MQRCCF_CFBS_STRING_LENGTH_ERR,
              STR_LIST: C.MQRCCF_CFSL_STRING_LENGTH_ERR}
 _FILTER_KIND = {P.CFIF: INT, P.CFSF: STR, P.CFBF: BYTES}
+# IBM's command server takes a single item where a list is documented: an MQCFIN for an MQCFIL
+# parameter (Datadog's ibm_mq check sends QStatusAttrs = MQIACF_ALL as an MQCFIN through pymqi) and
+# an MQCFST for an MQCFSL one (pymqi and ibmmq send a bytes value as an MQCFST: Set CHLAUTH Record
+# BLOCKUSER with one user).  A rule of the one parser, not of a command: docs/decisions.md N3.
+_AS_LIST = {(P.CFIN, INT_LIST): lambda item: P.CFIL(item.parameter, (item.value,)),
+            (P.CFIN64, INT_LIST): lambda item: P.CFIL(item.parameter, (item.value,)),
+            (P.CFST, STR_LIST): lambda item: P.CFSL(item.parameter, (item.value,))}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -117,6 +124,10 @@ def parse(msg: P.PCFMessage, params: Iterable[Param], *, filters: dict[int, str]
             continue
         param = spec.get(pid)
         kind = _STRUCT_KIND.get(cls)
+        if param is not None and kind is not None and param.kind != kind:
+            widen = _AS_LIST.get((cls, param.kind))
+            if widen is not None:  # one item where a list is documented: a list of one
+                item, kind = widen(item), param.kind
         if param is None or kind is None or param.kind != kind:
             raise CommandError(_WRONG_ID.get(cls, C.MQRCCF_STRUCTURE_TYPE_ERROR), parameter=pid)
         if pid in values:

@@ -32,6 +32,9 @@ class Handle:
     sub_id: bytes = b""  # an Hsub: the subscription it holds
     selector: object = None  # MQOPEN's SelectionString, compiled: MQGET returns only what it selects
     stats: object = None  # a queue's QueueStats (registry/monitoring/counters.py), looked up once at MQOPEN for MQPUT
+    # A remote queue for another queue manager: (RemoteQName, RemoteQMgrName); ``name`` is then the
+    # transmission queue, and MQPUT puts each message there behind an MQXQH.
+    remote: tuple[str, str] | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -89,6 +92,9 @@ class Session:
     # Set by Stop Connection: the server ends the connection, and its next MQI call fails with
     # MQRC_CONNECTION_STOPPED; the domain only marks it (no sockets here).
     stopped: bool = False
+    # This connection's accounting record (registry/monitoring/accounting.py), None while accounting is
+    # off for it: every count it takes hangs off this one attribute.
+    acct: object = None
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

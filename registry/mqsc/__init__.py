@@ -74,6 +74,7 @@ def _translated(text: str):
 def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[MqscResult]:
     """Run without committing (the caller commits: run_mqsc, or the command server for Escape)."""
     results: list[MqscResult] = []
+    requester = dataclasses.replace(requester, mqsc=True)  # command events say MQRC_COMMAND_MQSC
     for source, tr, failed in _translated(text):
         if failed is not None:
             results.append(failed)

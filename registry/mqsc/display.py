@@ -22,6 +22,8 @@ def value_text(kw: Keyword, value: object) -> str:
     kind = kw.kind
     if kind == FLAG:
         return kw.name if value == kw.on_value else (kw.off if value == kw.off_value else str(value))
+    if kw.blank is not None and isinstance(value, int) and value == kw.blank:
+        return ""  # not available: IBM prints blanks
     if kind in (INT, ENUM) and isinstance(value, int):
         return kw.names.get(value, str(value))
     if isinstance(value, (bytes, bytearray)):
@@ -29,9 +31,11 @@ def value_text(kw: Keyword, value: object) -> str:
     if isinstance(value, (tuple, list)):
         if kind == ENUMLIST:
             names = kw.names
-            return ",".join(names.get(v, str(v)) for v in value)
+            return ",".join(" " if v == kw.blank else names.get(v, str(v)) for v in value)
         if kind == INTLIST:
-            return ", ".join(str(v) for v in value)
+            if kw.blank is not None and all(v == kw.blank for v in value):
+                return " , "  # QTIME( , ): neither period has a measurement
+            return ", ".join("" if v == kw.blank else str(v) for v in value)
         return ",".join(str(v).rstrip(" \x00") for v in value)
     if isinstance(value, str):
         return value.rstrip(" \x00")

@@ -25,6 +25,7 @@ def system_queues() -> list[Queue]:
         Queue("SYSTEM.DEFAULT.LOCAL.QUEUE"),
         Queue("SYSTEM.DEFAULT.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=temp),
         Queue("SYSTEM.DEFAULT.ALIAS.QUEUE", qtype=C.MQQT_ALIAS),
+        Queue("SYSTEM.DEFAULT.REMOTE.QUEUE", qtype=C.MQQT_REMOTE),
         Queue("SYSTEM.MQEXPLORER.REPLY.MODEL", qtype=C.MQQT_MODEL, def_type=temp,
               description="MQ Explorer reply queue"),
         Queue("SYSTEM.DURABLE.MODEL.QUEUE", qtype=C.MQQT_MODEL, def_type=perm, max_depth=999_999_999,
@@ -37,8 +38,9 @@ def system_queues() -> list[Queue]:
 
 # The other local and model queues crtmqm creates that tools open or list by name (IBM: "System and
 # default objects: queues"): Datadog's check reads SYSTEM.ADMIN.STATISTICS.QUEUE, monitors open the
-# event queues, JMS makes temporary queues from SYSTEM.JMS.TEMPQ.MODEL.  qmlite writes no statistics,
-# accounting or event messages to them (docs/compat.md): they exist so that opening them works.
+# event queues, JMS makes temporary queues from SYSTEM.JMS.TEMPQ.MODEL.  qmlite writes no statistics or
+# accounting messages to them; the event queues get events when their switches are on
+# (registry/monitoring/events.py).
 # Added to an existing data directory once, at its first start with this list (state.py).
 _SYSTEM_LOCAL = (
     ("SYSTEM.ADMIN.ACCOUNTING.QUEUE", "IBM MQ Accounting Queue"),

@@ -149,6 +149,17 @@ class Queue:
     monitoring_q: int = C.MQMON_Q_MGR
     statistics_q: int = C.MQMON_Q_MGR
     custom: str = ""
+    # Schema 8: remote queue definitions, and the attributes of IBM's Change Queue that later
+    # releases added (MQ 9.4 Multiplatforms), with SYSTEM.DEFAULT.*.QUEUE's values.
+    remote_q_name: str = ""  # RNAME (remote queues)
+    remote_qmgr_name: str = ""  # RQMNAME
+    xmit_q_name: str = ""  # XMITQ
+    cap_expiry: int = -1  # CAPEXPRY(NOLIMIT), tenths of a second: MQPUT caps a message's Expiry to it
+    max_q_file_size: int = -1  # MAXFSIZE(DEFAULT), megabytes
+    image_recover_q: int = 2  # IMGRCOVQ(QMGR), MQIMGRCOV_AS_Q_MGR
+    stream_q: str = ""  # STREAMQ
+    stream_qos: int = 0  # STRMQOS(BESTEF), MQST_BEST_EFFORT
+    cluster_channel_name: str = ""  # CLCHNAME (transmission queues)
 
 
 @dataclasses.dataclass(slots=True)
@@ -202,6 +213,15 @@ class Topic:
     topic_type: int = C.MQTOPT_LOCAL
     created: float = 0.0
     altered: float = 0.0
+    # Schema 7: clustered topics (registry/objects/clusters.py).  A blank cluster is "as parent": the
+    # nearest topic object above with a cluster makes the topic clustered.
+    cluster_name: str = ""
+    cluster_pub_route: int = C.MQCLROUTE_DIRECT
+    # Schema 8: stored and shown (docs/compat.md): CUSTOM, COMMINFO (multicast, which qmlite does not
+    # run) and CAPEXPRY(ASPARENT), MQCEX_AS_PARENT, which resolves up the tree (ASPARENT at the root: no cap).
+    custom: str = ""
+    comm_info: str = ""
+    cap_expiry: int = -2
 
 
 # SYSTEM.BASE.TOPIC holds concrete values; everything AS_PARENT resolves up to it.
@@ -220,4 +240,5 @@ BASE_TOPIC_VALUES = {
     "sub_scope": C.MQSCOPE_ALL,
     "use_dlq": C.MQUSEDLQ_YES,
     "multicast": C.MQMC_DISABLED,
+    "comm_info": "SYSTEM.DEFAULT.COMMINFO.MULTICAST",
 }

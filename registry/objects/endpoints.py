@@ -50,6 +50,7 @@ class AuthInfo:
     base_dn_group: str = ""
     class_group: str = "groupOfNames"
     group_field: str = ""
+    find_group: str = ""  # FINDGRP: the attribute naming a group's members
     nested_groups: int = V.MQLDAP_NESTGRP_NO
     created: float = 0.0
     altered: float = 0.0
@@ -65,6 +66,13 @@ class Listener:
     backlog: int = 0
     start_mode: int = C.MQSVC_CONTROL_MANUAL
     tp_name: str = ""  # LU 6.2 only
+    # Windows' NetBIOS and SPX listeners (IBM's ALTER LISTENER): stored and shown, never run here.
+    adapter: int = 0  # ADAPTER (NetBIOS)
+    command_count: int = 0  # COMMANDS (NetBIOS)
+    local_name: str = ""  # LOCLNAME (NetBIOS)
+    name_count: int = 0  # NTBNAMES (NetBIOS)
+    session_count: int = 0  # SESSIONS (NetBIOS)
+    socket: int = 0  # SOCKET (SPX)
     created: float = 0.0
     altered: float = 0.0
 

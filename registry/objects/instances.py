@@ -45,17 +45,37 @@ class ChannelInstance:
     mca_user: str = ""  # whom the last conversation to connect runs as
     remote_appl: str = ""  # that conversation's application name
     msgs: int = 0  # MQI calls served
+    # What crossed the socket since it was accepted, as the server counts it: every byte, and every
+    # TSH segment (IBM's "buffers"), heartbeats and the ID exchange included.
     bytes_sent: int = 0
     bytes_received: int = 0
+    buffers_sent: int = 0
+    buffers_received: int = 0
     last_msg: float = 0.0
+    # As agreed in the ID exchange (what DISPLAY CHSTATUS shows as HBINT and MAXMSGL for this session).
+    heartbeat_interval: int = 0
+    max_msg_length: int = 0
+    remote_product: str = ""  # RPRODUCT: the client's product (its ID's ProductId: MQCC, MQJB, MQNM ...)
+    remote_version: str = ""  # RVERSION: the eight version digits after it
+    local_address: str = ""  # LOCLADDR: the server's end of the socket, host(port)
+    process_id: int = 0  # the server's process, for the MCA job name
     stop_requested: bool = False
+    ssl_key_resets: int = 0  # qmlite does no TLS secret key reset (docs/tls.md)
     on_stop: Callable[[], None] = _nothing  # the server ends the instance when this is called
     # TLS, when the client connected with it (server/tls.py): the CipherSpec negotiated (IBM's name),
     # the client certificate's subject and issuer DNs as IBM shows them, when its secret key was agreed.
     ssl_cipher: str = ""
+    ssl_protocol: str = ""  # "TLSv1.2" / "TLSv1.3" (SECPROT)
     ssl_peer: str = ""
     ssl_cert_issuer: str = ""
     ssl_key_time: float = 0.0
+
+
+    @property
+    def job_name(self) -> str:
+        """JOBNAME: on Multiplatforms the MCA's process and thread ids, eight hexadecimal digits each;
+        here the server's process and this instance's number (unique per instance, as mqmetric needs)."""
+        return f"{self.process_id:08X}{self.instance_id:08X}"
 
 
 @dataclasses.dataclass(slots=True)

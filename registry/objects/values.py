@@ -94,3 +94,12 @@ MQAUSC_ALLCONNS = 1
 MQAUSC_ALLCHECKS = 2
 MQFC_NO = 0  # Force
 MQFC_YES = 1
+# Queues and topics (cmqc.h): CapExpiry, MaxQFileSize, ImageRecoverQueue (MQIMGRCOV_NO/YES above), StreamQueueQOS
+MQCEX_NOLIMIT = -1
+MQCEX_AS_PARENT = -2
+MQQFS_DEFAULT = -1
+MQQFS_MIN = 20  # MB: the smallest MAXFSIZE (IBM, ALTER QLOCAL MAXFSIZE)
+MQQFS_MAX = 267_386_880  # MB: the largest (255 TB)
+MQIMGRCOV_AS_Q_MGR = 2
+MQST_BEST_EFFORT = 0
+MQST_MUST_DUP = 1

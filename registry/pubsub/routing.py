@@ -83,6 +83,9 @@ def publication(reg, topic: str, md: S.MQMD, data: bytes, pub_level: int = DEFAU
         md.Persistence = int(reg.topic_attr(topic, "def_persistence"))
     if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
         md.Priority = int(reg.topic_attr(topic, "def_priority"))
+    cap = reg.topic_attr(topic, "cap_expiry")  # CAPEXPRY: a publication lives no longer than the topic allows
+    if cap > 0 and not 0 < md.Expiry <= cap:  # type: ignore[operator]
+        md.Expiry = cap
     return Publication(topic, md, body, props, pub_level, options, publisher)
 
 

@@ -174,6 +174,11 @@ class Verdict:
     user: str  # the MCA user the connection runs as
     reason: int = C.MQRC_NONE
     why: str = ""
+    # For channel events (registry/monitoring/events.py): why a refusal was a block (MQRQ_CHANNEL_BLOCKED_*,
+    # 0 when it was not a CHLAUTH block), and the blocks WARN(YES) records let through: (qualifier, user).
+    blocked: int = 0
+    warnings: tuple = ()
+    needs_password: bool = False  # refused by CHCKCLNT: no MQCSP user and password given
 
 
 def _records(reg) -> list[ChlauthRecord]:
@@ -220,11 +225,17 @@ def _blockuser(reg, channel: str) -> ChlauthRecord | None:
     return min(found, key=lambda r: channel_specificity(r.profile)) if found else None
 
 
-def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str) -> Verdict | None:
+# cmqc.h MQRQ_CHANNEL_BLOCKED_*: why a channel was blocked, for the Channel Blocked event.
+BLOCKED_ADDRESS, BLOCKED_USERID, BLOCKED_NOACCESS = 21, 22, 23
+
+
+def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str, qualifier: int, warned: list) -> Verdict | None:
     if rec.warn == A.MQWARN_YES:
         log.warning("chlauth_warn", channel=channel, user=user, rule=rec.name, why=why)
+        warned.append((qualifier, user))
         return None
-    return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"{why} ({rec.name})")
+    return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"{why} ({rec.name})", blocked=qualifier,
+                   warnings=tuple(warned))
 
 
 def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser: str = "",
@@ -239,16 +250,17 @@ def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser:
     default_user = channel_mcauser or client_user
     if reg.qmgr.chlauth_records != A.MQCHLA_ENABLED:
         return Verdict(True, authenticated_user or default_user)
+    warned: list = []
     for rec in _records(reg):
         if rec.type == A.MQCAUT_BLOCKADDR and any(address_matches(p, address) for p in rec.addr_list):
-            refusal = _refuse(rec, client_user, "address blocked", channel)
+            refusal = _refuse(rec, client_user, "address blocked", channel, BLOCKED_ADDRESS, warned)
             if refusal is not None:
                 return refusal
     user = default_user
     mapping = _mapping(reg, channel, address, client_user, ssl_peer, ssl_issuer)
     if mapping is not None:
         if mapping.user_source == A.MQUSRC_NOACCESS:
-            refusal = _refuse(mapping, client_user, "USERSRC(NOACCESS)", channel)
+            refusal = _refuse(mapping, client_user, "USERSRC(NOACCESS)", channel, BLOCKED_NOACCESS, warned)
             if refusal is not None:
                 return refusal
         elif mapping.user_source == A.MQUSRC_MAP:
@@ -258,17 +270,18 @@ def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser:
             check_client = qmgr_check_client
         if not password_given and (check_client == C.MQCHK_REQUIRED or (
                 check_client == C.MQCHK_REQUIRED_ADMIN and authrecs.privileged(user))):
-            return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"CHCKCLNT needs a password ({mapping.name})")
+            return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"CHCKCLNT needs a password ({mapping.name})",
+                           warnings=tuple(warned), needs_password=True)
     if authenticated_user:
         user = authenticated_user
     block = _blockuser(reg, channel)
     if block is not None and (user in block.user_list or (MQADMIN in block.user_list and authrecs.privileged(user))):
-        refusal = _refuse(block, user, "user blocked", channel)
+        refusal = _refuse(block, user, "user blocked", channel, BLOCKED_USERID, warned)
         if refusal is not None:
             return refusal
     if not user:
-        return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, "no user to run as")
-    return Verdict(True, user)
+        return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, "no user to run as", warnings=tuple(warned))
+    return Verdict(True, user, warnings=tuple(warned))
 
 
 def runtime_record(reg, channel: str, address: str, client_user: str = "") -> ChlauthRecord | None:

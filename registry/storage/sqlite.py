@@ -170,6 +170,32 @@ MIGRATIONS.append([  # 6: every later object type, one JSON record per object (r
     "CREATE TABLE definitions (kind TEXT NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL,"
     " PRIMARY KEY (kind, name))",
 ])
+MIGRATIONS.append([  # 7: clustered topics (CLUSTER, CLROUTE); model.Topic's defaults
+    "ALTER TABLE topics ADD COLUMN cluster_name TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE topics ADD COLUMN cluster_pub_route INTEGER NOT NULL DEFAULT 0",  # MQCLROUTE_DIRECT
+])
+_QUEUE_COLUMNS_8 = (  # remote queues and the later Change Queue attributes: model.Queue's defaults
+    ("remote_q_name", "TEXT NOT NULL DEFAULT ''"),
+    ("remote_qmgr_name", "TEXT NOT NULL DEFAULT ''"),
+    ("xmit_q_name", "TEXT NOT NULL DEFAULT ''"),
+    ("cap_expiry", "INTEGER NOT NULL DEFAULT -1"),  # MQCEX_NOLIMIT
+    ("max_q_file_size", "INTEGER NOT NULL DEFAULT -1"),  # MQQFS_DEFAULT
+    ("image_recover_q", "INTEGER NOT NULL DEFAULT 2"),  # MQIMGRCOV_AS_Q_MGR
+    ("stream_q", "TEXT NOT NULL DEFAULT ''"),
+    ("stream_qos", "INTEGER NOT NULL DEFAULT 0"),  # MQST_BEST_EFFORT
+    ("cluster_channel_name", "TEXT NOT NULL DEFAULT ''"),
+)
+_TOPIC_COLUMNS_8 = (
+    ("custom", "TEXT NOT NULL DEFAULT ''"),
+    ("comm_info", "TEXT NOT NULL DEFAULT ''"),
+    ("cap_expiry", "INTEGER NOT NULL DEFAULT -2"),  # MQCEX_AS_PARENT
+)
+MIGRATIONS.append([  # 8: every attribute of IBM's Change Queue and Change Topic (docs/compat.md)
+    *(f"ALTER TABLE queues ADD COLUMN {column} {declaration}" for column, declaration in _QUEUE_COLUMNS_8),
+    *(f"ALTER TABLE topics ADD COLUMN {column} {declaration}" for column, declaration in _TOPIC_COLUMNS_8),
+    # SYSTEM.BASE.TOPIC names the default multicast communication information, as on IBM's.
+    "UPDATE topics SET comm_info = 'SYSTEM.DEFAULT.COMMINFO.MULTICAST' WHERE topic_string = ''",
+])
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name"),

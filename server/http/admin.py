@@ -103,9 +103,11 @@ async def run_pcf(server, request, user: str) -> dict:
     answer waits for the journal like a command server's reply."""
     from qmlite.registry.security import authrecs
     from qmlite.registry.admin.engine import Requester
+    from qmlite.registry.monitoring import events
 
     qm = server.qm
-    (messages,) = qm.engine.run_batch([(request, Requester(user=user, admin=authrecs.privileged(user)))])
+    (messages,) = qm.engine.run_batch([(request, Requester(user=user, admin=authrecs.privileged(user),
+                                                           origin=events.MQEVO_REST))])
     await server.mqi.durable(qm.position)
     return pcfjson.responses(messages)
 

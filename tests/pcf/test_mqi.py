@@ -549,3 +549,45 @@ def test_random_bytes(data, order):
         decode_totally(cls.unpack, data, 0, order)
         decode_totally(cls.unpack, STRUC_IDS[cls] + data, 0, order)
     decode_totally(mqi.unpack_rfh, b"RFH " + data, 0, order)
+
+
+# ---- MQXQH (IBM "MQXQH - Transmission-queue header") ---------------------------------------------
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_mqxqh_round_trips_with_its_version_1_mqmd(order):
+    from qmlite.pcf.mqi import MQXQH, MQXQH_LENGTH_1
+
+    md = MQMD(Version=2, Format=C.MQFMT_STRING, Priority=4, MsgId=b"M" * 24, ReplyToQ="REPLY", GroupId=b"G" * 24)
+    raw = MQXQH(RemoteQName="APP.IN", RemoteQMgrName="QM2", MsgDesc=md).pack(order)
+    assert len(raw) == MQXQH_LENGTH_1 == 428 and raw[:4] == b"XQH " and raw[104:108] == b"MD  "
+    back, end = MQXQH.unpack(raw + b"data", 0, order)
+    assert end == MQXQH_LENGTH_1
+    assert (back.RemoteQName, back.RemoteQMgrName) == ("APP.IN", "QM2")
+    assert (back.MsgDesc.Version, back.MsgDesc.Priority, back.MsgDesc.MsgId, back.MsgDesc.ReplyToQ) == (
+        1, 4, b"M" * 24, "REPLY")  # embedded as version 1: the version-2 fields are not in an MQXQH
+    assert md.Version == 2  # the caller's MQMD is not changed
+
+
+def test_mqxqh_refuses_a_short_or_foreign_header():
+    from qmlite.pcf.errors import CodecError
+    from qmlite.pcf.mqi import MQXQH
+
+    raw = MQXQH(RemoteQName="A", RemoteQMgrName="B").pack()
+    for bad in (raw[:200], b"XXXX" + raw[4:]):
+        with pytest.raises(CodecError) as info:
+            MQXQH.unpack(bad)
+        assert info.value.reason == C.MQRC_XQH_ERROR
+
+
+# ---- MQTM (IBM "MQTM - Trigger message") ----------------------------------------------------------
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_mqtm_round_trips(order):
+    from qmlite.pcf.mqi import MQTM, MQTM_LENGTH_1
+
+    tm = MQTM(QName="APP.Q", ProcessName="APP.PROC", TriggerData="td", ApplType=C.MQAT_UNIX, ApplId="/bin/app",
+              EnvData="ENV=1", UserData="ud")
+    raw = tm.pack(order)
+    assert len(raw) == MQTM_LENGTH_1 == 684 and raw[:4] == b"TM  "
+    assert MQTM.unpack(raw, 0, order) == (tm, MQTM_LENGTH_1)
+    with pytest.raises(CodecError) as info:
+        MQTM.unpack(raw[:600], 0, order)
+    assert info.value.reason == C.MQRC_TM_ERROR

@@ -29,12 +29,14 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
-from qmlite.registry.admin.params import INT, STR, CommandError, filter_matches, p_int, p_int_list, p_str, parse
+from qmlite.registry.admin.params import INT, INT_LIST, STR, CommandError, filter_matches, p_int, p_int_list, p_str, parse
 from qmlite.registry.objects.instances import ChannelInstance
 from qmlite.registry.admin.commands.channels import NAME_LENGTH
 from qmlite.registry.admin.commands.definitions import matching, object_name
 
 _CONN = C.MQ_CONN_NAME_LENGTH
+MQMON_NOT_AVAILABLE = -1  # cmqc.h
+MQCOMPRESS_NOT_AVAILABLE = -1  # cmqxc.h: no message sent yet, so no compression used for one
 _INSTANCE_TYPES = (C.MQOT_CURRENT_CHANNEL, C.MQOT_SAVED_CHANNEL, C.MQOT_SHORT_CHANNEL)
 
 
@@ -52,6 +54,8 @@ class Row:
             return C.MQCHS_STOPPED
         return C.MQCHS_STOPPING if self.instance.stop_requested else C.MQCHS_RUNNING
 
+    monitoring: int = C.MQMON_OFF  # the channel's effective MONCHL
+
     def of(self, field: str, default: object) -> object:
         return default if self.instance is None else getattr(self.instance, field)
 
@@ -68,8 +72,38 @@ def _last(fmt):
     return lambda row: fmt(row.instance.last_msg) if row.instance and row.instance.last_msg else ""
 
 
-ALWAYS = (C.MQCACH_CHANNEL_NAME, C.MQIACH_CHANNEL_TYPE, C.MQCACH_CONNECTION_NAME, C.MQCACH_XMIT_Q_NAME,
-          C.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQIACH_CHANNEL_STATUS)
+def _monitoring(reg, channel: M.Channel) -> int:
+    """The instance's effective MONCHL: the channel's level, the queue manager's for MONCHL(QMGR);
+    the queue manager's MONCHL(NONE) turns every channel off (IBM's MONCHL rule)."""
+    qmgr_level = reg.qmgr.monitoring_channel
+    level = getattr(channel, "monitoring", C.MQMON_Q_MGR)
+    if qmgr_level == C.MQMON_NONE:
+        return C.MQMON_OFF
+    if level == C.MQMON_Q_MGR:
+        level = qmgr_level
+    return C.MQMON_OFF if level in (C.MQMON_NONE, C.MQMON_Q_MGR) else level
+
+
+def _indicator(row: Row) -> tuple[int, int]:
+    """ExitTime, CompressionRate, CompressionTime: no exit runs and nothing is compressed here, so 0 for
+    both periods while MONCHL collects, MQMON_NOT_AVAILABLE when it is OFF (or no instance runs)."""
+    if row.instance is None or row.monitoring == C.MQMON_OFF:
+        return (MQMON_NOT_AVAILABLE, MQMON_NOT_AVAILABLE)
+    return (0, 0)
+
+
+def _compression(row: Row) -> tuple[int, int]:
+    # (the value negotiated, the value used for the last message): nothing is ever compressed here.
+    return (V.MQCOMPRESS_NONE, V.MQCOMPRESS_NONE if row.of("msgs", 0) else MQCOMPRESS_NOT_AVAILABLE)
+
+
+# IBM's "always returned" set, then what a running SVRCONN instance answers when asked (IBM's
+# Inquire Channel Status (Response), the fields that apply to a server-connection channel; the
+# message-channel ones -- Batches, BatchSize, sequence numbers, LUWIDs, in-doubt state, XQTime,
+# NetTime, retries, MsgsAvailable -- are not returned for it, docs/decisions.md N5).
+# SECPROT: the protocol a TLS client negotiated (Python's names), else NONE.
+_SECPROT = {"TLSv1.2": C.MQSECPROT_TLSV12, "TLSv1.3": C.MQSECPROT_TLSV13}
+
 TABLE = AttrTable([
     attr(C.MQCACH_CHANNEL_NAME, STR, lambda r: r.channel.name, pad=NAME_LENGTH, always=True),
     attr(C.MQIACH_CHANNEL_TYPE, INT, lambda r: r.channel.channel_type, always=True),
@@ -77,37 +111,60 @@ TABLE = AttrTable([
     attr(C.MQCACH_XMIT_Q_NAME, STR, lambda r: r.channel.xmit_q_name, pad=C.MQ_Q_NAME_LENGTH, always=True),
     attr(C.MQIACH_CHANNEL_INSTANCE_TYPE, INT, lambda r: r.instance_type, always=True),
     attr(C.MQIACH_CHANNEL_STATUS, INT, lambda r: r.status, always=True),
+    attr(C.MQCACH_REMOTE_APPL_TAG, STR, lambda r: r.of("remote_appl", ""), pad=C.MQ_APPL_TAG_LENGTH, always=True),
+    # A client connection has no remote queue manager: blank, as IBM reports it for a SVRCONN.
+    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: "", pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
+    attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
+         else V.MQCHSR_STOP_NOT_REQUESTED, always=True),
+    attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: V.MQCHSSTATE_RECEIVING if r.instance else V.MQCHSSTATE_OTHER,
+         always=True),
+    attr(C.MQIACH_BUFFERS_RECEIVED, INT, lambda r: _wrapped(r.of("buffers_received", 0))),
+    attr(C.MQIACH_BUFFERS_SENT, INT, lambda r: _wrapped(r.of("buffers_sent", 0))),
+    attr(C.MQIACH_BYTES_RECEIVED, INT, lambda r: _wrapped(r.of("bytes_received", 0))),
+    attr(C.MQIACH_BYTES_SENT, INT, lambda r: _wrapped(r.of("bytes_sent", 0))),
+    attr(C.MQIA_MONITORING_CHANNEL, INT, lambda r: r.monitoring),
     attr(C.MQCACH_CHANNEL_START_DATE, STR, _date, pad=C.MQ_CHANNEL_DATE_LENGTH),
     attr(C.MQCACH_CHANNEL_START_TIME, STR, _time, pad=C.MQ_CHANNEL_TIME_LENGTH),
-    attr(C.MQCACH_MCA_USER_ID, STR, lambda r: r.of("mca_user", ""), pad=64),
-    attr(C.MQCACH_REMOTE_APPL_TAG, STR, lambda r: r.of("remote_appl", ""), pad=C.MQ_APPL_TAG_LENGTH),
-    attr(C.MQIACH_MSGS, INT, lambda r: r.of("msgs", 0)),
-    attr(C.MQIACH_BYTES_SENT, INT, lambda r: r.of("bytes_sent", 0)),
-    attr(C.MQIACH_BYTES_RECEIVED, INT, lambda r: r.of("bytes_received", 0)),
+    attr(C.MQIACH_COMPRESSION_RATE, INT_LIST, _indicator),
+    attr(C.MQIACH_COMPRESSION_TIME, INT_LIST, _indicator),
+    attr(C.MQIACH_CURRENT_SHARING_CONVS, INT, lambda r: r.of("conversations", 0)),
+    attr(C.MQIACH_EXIT_TIME_INDICATOR, INT_LIST, _indicator),
+    attr(C.MQIACH_HDR_COMPRESSION, INT_LIST, _compression),
+    attr(C.MQIACH_HB_INTERVAL, INT, lambda r: r.of("heartbeat_interval", 0) or r.channel.heartbeat_interval),
+    attr(C.MQIACH_KEEP_ALIVE_INTERVAL, INT, lambda r: r.channel.keep_alive_interval),
     attr(C.MQCACH_LAST_MSG_DATE, STR, _last(mq_date), pad=C.MQ_CHANNEL_DATE_LENGTH),
     attr(C.MQCACH_LAST_MSG_TIME, STR, _last(mq_time), pad=C.MQ_CHANNEL_TIME_LENGTH),
-    attr(C.MQIACH_CURRENT_SHARING_CONVS, INT, lambda r: r.of("conversations", 0)),
+    attr(C.MQCACH_LOCAL_ADDRESS, STR, lambda r: r.of("local_address", ""), pad=C.MQ_LOCAL_ADDRESS_LENGTH),
+    attr(C.MQIACH_MAX_MSG_LENGTH, INT, lambda r: r.of("max_msg_length", 0) or r.channel.max_msg_length),
     attr(C.MQIACH_MAX_SHARING_CONVS, INT, lambda r: r.of("max_sharing", 0)),
-    attr(C.MQIACH_HB_INTERVAL, INT, lambda r: r.channel.heartbeat_interval),
-    attr(C.MQIACH_MAX_MSG_LENGTH, INT, lambda r: r.channel.max_msg_length),
-    attr(C.MQIACH_KEEP_ALIVE_INTERVAL, INT, lambda r: r.channel.keep_alive_interval),
-    # TLS: the CipherSpec in use (the one negotiated when the client connected with TLS), the client
-    # certificate's subject (SSLPEER) and issuer (SSLCERTI), when the secret key was agreed (SSLKEYDA/TI).
+    attr(C.MQCACH_MCA_JOB_NAME, STR, lambda r: r.instance.job_name if r.instance else "",
+         pad=C.MQ_MCA_JOB_NAME_LENGTH),
+    attr(C.MQIACH_MCA_STATUS, INT, lambda r: C.MQMCAS_RUNNING if r.instance else C.MQMCAS_STOPPED),
+    attr(C.MQCACH_MCA_USER_ID, STR, lambda r: r.of("mca_user", ""), pad=64),
+    attr(C.MQIACH_MSG_COMPRESSION, INT_LIST, _compression),
+    attr(C.MQIACH_MSGS, INT, lambda r: _wrapped(r.of("msgs", 0))),
+    attr(C.MQCACH_REMOTE_PRODUCT, STR, lambda r: r.of("remote_product", ""), pad=C.MQ_REMOTE_PRODUCT_LENGTH),
+    attr(C.MQCACH_REMOTE_VERSION, STR, lambda r: r.of("remote_version", ""), pad=C.MQ_REMOTE_VERSION_LENGTH),
+    attr(C.MQIACH_SECURITY_PROTOCOL, INT, lambda r: _SECPROT.get(r.of("ssl_protocol", ""), C.MQSECPROT_NONE)),
+    # TLS (server/tls.py): the CipherSpec negotiated, the client certificate's subject (SSLPEER) and issuer
+    # (SSLCERTI) DNs as IBM shows them, when the secret key was agreed (SSLKEYDA/SSLKEYTI).
+    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: r.of("ssl_cert_issuer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
+    attr(C.MQCACH_SSL_CERT_USER_ID, STR, lambda r: "", pad=C.MQ_USER_ID_LENGTH),
     attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.of("ssl_cipher", "") or r.channel.ssl_cipher_spec,
          pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
-    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SSL_SHORT_PEER_NAME_LENGTH),
-    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: r.of("ssl_cert_issuer", ""), pad=C.MQ_SSL_SHORT_PEER_NAME_LENGTH),
-    attr(C.MQCACH_SSL_CERT_USER_ID, STR, lambda r: "", pad=C.MQ_USER_ID_LENGTH),
     attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: mq_date(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
-         pad=C.MQ_CHANNEL_DATE_LENGTH),
+         pad=C.MQ_DATE_LENGTH),
+    attr(C.MQIACH_SSL_KEY_RESETS, INT, lambda r: r.of("ssl_key_resets", 0)),
     attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
-         pad=C.MQ_CHANNEL_TIME_LENGTH),
-    attr(C.MQIACH_SSL_KEY_RESETS, INT, lambda r: 0),
-    attr(C.MQIACH_MCA_STATUS, INT, lambda r: C.MQMCAS_RUNNING if r.instance else C.MQMCAS_STOPPED),
-    attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
-         else V.MQCHSR_STOP_NOT_REQUESTED),
-    attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: V.MQCHSSTATE_RECEIVING if r.instance else V.MQCHSSTATE_OTHER),
+         pad=C.MQ_TIME_LENGTH),
+    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
 ])
+
+
+def _wrapped(count: int) -> int:
+    """IBM (9.2.2 and later): a counter past 999 999 999 wraps."""
+    return count % 1_000_000_000
+
 
 _INQUIRE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_CHANNEL_INSTANCE_TYPE),
             p_int_list(C.MQIACH_CHANNEL_INSTANCE_ATTRS), p_str(C.MQCACH_CONNECTION_NAME, _CONN),
@@ -116,9 +173,10 @@ _INQUIRE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_CHANNEL_IN
 
 def _rows(reg, channel: M.Channel, instance_type: int) -> list[Row]:
     running = reg.running
-    rows = [Row(channel, i, instance_type) for i in running.instances_of(channel.name)]
+    level = _monitoring(reg, channel)
+    rows = [Row(channel, i, instance_type, level) for i in running.instances_of(channel.name)]
     if not rows and channel.name in running.stopped:
-        rows.append(Row(channel, None, instance_type))
+        rows.append(Row(channel, None, instance_type, level))
     return rows
 
 
@@ -181,6 +239,8 @@ def stop_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                        or channel.name in running.stopped):
         raise CommandError(C.MQRCCF_CHANNEL_NOT_ACTIVE)
     running.stop(channel.name, conn_name=conn_name, to_status=to_status)
+    if ctx.qm is not None:
+        ctx.qm.events.channel_stopped_by_user(channel)  # CHLEV: Channel Stopped By User
     return R.ok(ctx.command)
 
 
@@ -196,6 +256,8 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if reg.running.instances_of(channel.name) and channel.channel_type != M.SVRCONN:
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
     reg.running.start(channel.name)
+    if ctx.qm is not None:
+        ctx.qm.events.channel_started(channel)  # CHLEV: "when a command is used to start a channel"
     return R.ok(ctx.command)
 
 

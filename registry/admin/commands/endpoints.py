@@ -70,6 +70,7 @@ AUTHINFO_SPECS = (
     Spec(p_str(C.MQCA_LDAP_BASE_DN_GROUPS, C.MQ_LDAP_BASE_DN_LENGTH), "base_dn_group", None, frozenset({_LDAP})),
     Spec(p_str(C.MQCA_LDAP_GROUP_OBJECT_CLASS, _CLASS), "class_group", _CLASS, frozenset({_LDAP})),
     Spec(p_str(C.MQCA_LDAP_GROUP_ATTR_FIELD, _FIELD), "group_field", _FIELD, frozenset({_LDAP})),
+    Spec(p_str(C.MQCA_LDAP_FIND_GROUP_FIELD, _FIELD), "find_group", _FIELD, frozenset({_LDAP})),
     Spec(p_int(C.MQIA_LDAP_NESTGRP, V.MQLDAP_NESTGRP_NO, V.MQLDAP_NESTGRP_YES), "nested_groups",
          types=frozenset({_LDAP})),
 )
@@ -128,12 +129,19 @@ def inquire_auth_info_names(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
 _CONTROL = (C.MQSVC_CONTROL_Q_MGR, C.MQSVC_CONTROL_Q_MGR_START, C.MQSVC_CONTROL_MANUAL)
 LISTENER_DEFINITION = (
     (p_str(C.MQCACH_LISTENER_DESC, C.MQ_LISTENER_DESC_LENGTH), "description"),
-    (p_int(C.MQIACH_XMIT_PROTOCOL_TYPE, C.MQXPT_TCP, C.MQXPT_LU62), "transport_type"),
+    (p_int(C.MQIACH_XMIT_PROTOCOL_TYPE, C.MQXPT_TCP, C.MQXPT_LU62, C.MQXPT_NETBIOS, C.MQXPT_SPX), "transport_type"),
     (p_int(C.MQIACH_PORT, low=0, high=65535), "port"),
     (p_str(C.MQCACH_IP_ADDRESS, C.MQ_IP_ADDRESS_LENGTH), "ip_address"),
     (p_int(C.MQIACH_BACKLOG, low=0, high=999_999_999), "backlog"),
     (p_int(C.MQIACH_LISTENER_CONTROL, *_CONTROL), "start_mode"),
     (p_str(C.MQCACH_TP_NAME, C.MQ_TP_NAME_LENGTH), "tp_name"),
+    # Windows NetBIOS and SPX (no range documented: any count from 0, docs/decisions.md O3)
+    (p_int(C.MQIACH_ADAPTER, low=0, high=999_999_999), "adapter"),
+    (p_int(C.MQIACH_COMMAND_COUNT, low=0, high=999_999_999), "command_count"),
+    (p_str(C.MQCACH_LOCAL_NAME, C.MQ_CONN_NAME_LENGTH), "local_name"),
+    (p_int(C.MQIACH_NAME_COUNT, low=0, high=999_999_999), "name_count"),
+    (p_int(C.MQIACH_SESSION_COUNT, low=0, high=999_999_999), "session_count"),
+    (p_int(C.MQIACH_SOCKET, low=0, high=65535), "socket"),
 )
 LISTENER_TABLE = AttrTable([
     attr(C.MQCACH_LISTENER_NAME, STR, "name", pad=C.MQ_LISTENER_NAME_LENGTH, always=True),
@@ -144,6 +152,12 @@ LISTENER_TABLE = AttrTable([
     attr(C.MQIACH_BACKLOG, INT, "backlog"),
     attr(C.MQIACH_LISTENER_CONTROL, INT, "start_mode"),
     attr(C.MQCACH_TP_NAME, STR, "tp_name", pad=C.MQ_TP_NAME_LENGTH),
+    attr(C.MQIACH_ADAPTER, INT, "adapter"),
+    attr(C.MQIACH_COMMAND_COUNT, INT, "command_count"),
+    attr(C.MQCACH_LOCAL_NAME, STR, "local_name", pad=C.MQ_CONN_NAME_LENGTH),
+    attr(C.MQIACH_NAME_COUNT, INT, "name_count"),
+    attr(C.MQIACH_SESSION_COUNT, INT, "session_count"),
+    attr(C.MQIACH_SOCKET, INT, "socket"),
     *_dates(),
 ])
 LISTENER = DefinitionKind(

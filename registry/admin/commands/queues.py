@@ -1,6 +1,6 @@
 """Queue commands: Create/Copy/Change/Delete/Clear Queue, Inquire Queue and Inquire Queue Names.
 
-Local, model and alias queues (docs/compat.md (part 2)).  Which attributes a command accepts and an
+Local, model, alias and remote queues (docs/compat.md (part 2)).  Which attributes a command accepts and an
 Inquire returns depends on the queue type, as on a real queue manager: an attribute of another queue
 type is refused with the parameter-id error of the structure it came in (MQCFIN 3014, MQCFST 3015).
 Every check runs before the first change, so a failed command changes nothing.
@@ -15,9 +15,10 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.objects import defaults
+from qmlite.registry.objects import values as V
 from qmlite.registry.security import authrecs
 from qmlite.registry.admin import responses as R
-from qmlite.registry.admin.attributes import AttrTable, attr, fixed, with_filter
+from qmlite.registry.admin.attributes import AttrTable, attr, with_filter
 from qmlite.registry.objects.definitions import Queue, mq_date as _date, mq_time as _time, stamp_definition
 from qmlite.registry.admin.params import (INT, STR, CommandError, Param, filter_matches, p_int,
                       p_int_list, p_str, parse, pick)
@@ -30,10 +31,10 @@ MAX_MSG_LENGTH = 104_857_600  # 100 MB: the Multiplatforms limit for a queue's M
 # MQ object names: 1-48 characters of A-Z a-z 0-9 . / _ %
 _NAME = re.compile(r"[A-Za-z0-9._/%]+")
 
-SUPPORTED_TYPES = (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS)
-UNSERVED_TYPES = (C.MQQT_REMOTE, C.MQQT_CLUSTER)
+SUPPORTED_TYPES = (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE)
+UNSERVED_TYPES = (C.MQQT_CLUSTER,)  # cluster queues are defined by clustering, never by these commands
 _TEMPLATES = {C.MQQT_LOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", C.MQQT_MODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
-              C.MQQT_ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE"}
+              C.MQQT_ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE", C.MQQT_REMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE"}
 
 
 # ---- shared helpers (also used by topics.py and qmgr.py) -------------------------------------------
@@ -60,20 +61,24 @@ def wrong_id(param: Param) -> CommandError:
 
 
 # ---- parameters ----------------------------------------------------------------------------------
-_L, _M, _A = C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS
+_L, _M, _A, _R = C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE
 _LMA, _LM, _LA = (_L, _M, _A), (_L, _M), (_L, _A)
+_LMAR, _LAR = (_L, _M, _A, _R), (_L, _A, _R)
 _MONITOR_VALUES = (C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_LOW, C.MQMON_MEDIUM, C.MQMON_HIGH)  # MONQ
 _EVENT = (C.MQEVR_DISABLED, C.MQEVR_ENABLED)
 _NAME_VALUED = frozenset({C.MQCA_BASE_Q_NAME, C.MQCA_BACKOUT_REQ_Q_NAME, C.MQCA_INITIATION_Q_NAME,
-                          C.MQCA_PROCESS_NAME, C.MQCA_CLUSTER_NAME, C.MQCA_CLUSTER_NAMELIST})
+                          C.MQCA_PROCESS_NAME, C.MQCA_CLUSTER_NAME, C.MQCA_CLUSTER_NAMELIST,
+                          C.MQCA_REMOTE_Q_NAME, C.MQCA_REMOTE_Q_MGR_NAME, C.MQCA_XMIT_Q_NAME,
+                          C.MQCA_STREAM_QUEUE_NAME})
 
 # (parameter, Queue field, queue types that have it) for every attribute a command may set; the
-# values and ranges are those of IBM's Change, Copy, Create Queue page (Multiplatforms).
+# values and ranges are those of IBM's Change, Copy, Create Queue page and the queue types those of
+# its ALTER queue parameter table (MQ 9.4, Multiplatforms).
 DEFINITION = (
-    (p_str(C.MQCA_Q_DESC, Q_DESC_LENGTH), "description", _LMA),
-    (p_int(C.MQIA_DEF_PERSISTENCE, C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT), "def_persistence", _LMA),
-    (p_int(C.MQIA_DEF_PRIORITY, low=0, high=9), "def_priority", _LMA),
-    (p_int(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED), "inhibit_put", _LMA),
+    (p_str(C.MQCA_Q_DESC, Q_DESC_LENGTH), "description", _LMAR),
+    (p_int(C.MQIA_DEF_PERSISTENCE, C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT), "def_persistence", _LMAR),
+    (p_int(C.MQIA_DEF_PRIORITY, low=0, high=9), "def_priority", _LMAR),
+    (p_int(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED), "inhibit_put", _LMAR),
     (p_int(C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED, C.MQQA_GET_INHIBITED), "inhibit_get", _LMA),
     (p_int(C.MQIA_MAX_Q_DEPTH, low=0, high=MAX_Q_DEPTH), "max_depth", _LM),
     (p_int(C.MQIA_MAX_MSG_LENGTH, low=0, high=MAX_MSG_LENGTH), "max_msg_length", _LM),
@@ -110,7 +115,7 @@ DEFINITION = (
      "q_service_interval_event", _LM),
     (p_int(C.MQIA_NPM_CLASS, C.MQNPM_CLASS_NORMAL, C.MQNPM_CLASS_HIGH), "npm_class", _LM),
     (p_int(C.MQIA_DEF_PUT_RESPONSE_TYPE, C.MQPRT_SYNC_RESPONSE, C.MQPRT_ASYNC_RESPONSE), "def_put_response",
-     _LMA),
+     _LMAR),
     (p_int(C.MQIA_DEF_READ_AHEAD, C.MQREADA_NO, C.MQREADA_YES, C.MQREADA_DISABLED), "def_read_ahead", _LMA),
     (p_int(C.MQIA_DEF_BIND, C.MQBND_BIND_ON_OPEN, C.MQBND_BIND_NOT_FIXED, C.MQBND_BIND_ON_GROUP), "def_bind",
      _LMA),
@@ -120,14 +125,24 @@ DEFINITION = (
     (p_int(C.MQIA_CLWL_Q_RANK, low=0, high=9), "clwl_q_rank", _LA),
     (p_int(C.MQIA_CLWL_USEQ, C.MQCLWL_USEQ_AS_Q_MGR, C.MQCLWL_USEQ_ANY, C.MQCLWL_USEQ_LOCAL), "clwl_use_q",
      (_L,)),
-    (p_int(C.MQIA_SCOPE, C.MQSCO_Q_MGR), "scope", _LA),  # SCOPE(CELL) needs a cell directory: none here
+    (p_int(C.MQIA_SCOPE, C.MQSCO_Q_MGR), "scope", _LAR),  # SCOPE(CELL) needs a cell directory: none here
     (p_int(C.MQIA_ACCOUNTING_Q, C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_ON), "accounting_q", _LM),
     (p_int(C.MQIA_MONITORING_Q, *_MONITOR_VALUES), "monitoring_q", _LM),
     (p_int(C.MQIA_STATISTICS_Q, C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_ON), "statistics_q", _LM),
-    (p_str(C.MQCA_CUSTOM, C.MQ_CUSTOM_LENGTH), "custom", _LMA),
+    (p_str(C.MQCA_CUSTOM, C.MQ_CUSTOM_LENGTH), "custom", _LMAR),
+    (p_str(C.MQCA_REMOTE_Q_NAME, Q_NAME_LENGTH), "remote_q_name", (_R,)),
+    (p_str(C.MQCA_REMOTE_Q_MGR_NAME, C.MQ_Q_MGR_NAME_LENGTH), "remote_qmgr_name", (_R,)),
+    (p_str(C.MQCA_XMIT_Q_NAME, Q_NAME_LENGTH), "xmit_q_name", (_R,)),
+    (p_int(C.MQIA_CAP_EXPIRY, low=V.MQCEX_NOLIMIT, high=999_999_999), "cap_expiry", _LMAR),  # 0: _check_values
+    (p_int(C.MQIA_MAX_Q_FILE_SIZE, low=V.MQQFS_DEFAULT, high=V.MQQFS_MAX), "max_q_file_size", _LM),
+    (p_int(C.MQIA_MEDIA_IMAGE_RECOVER_Q, V.MQIMGRCOV_NO, V.MQIMGRCOV_YES, V.MQIMGRCOV_AS_Q_MGR),
+     "image_recover_q", _LM),
+    (p_str(C.MQCA_STREAM_QUEUE_NAME, Q_NAME_LENGTH), "stream_q", _LM),
+    (p_int(C.MQIA_STREAM_QUEUE_QOS, V.MQST_BEST_EFFORT, V.MQST_MUST_DUP), "stream_qos", _LM),
+    (p_str(C.MQCA_CLUS_CHL_NAME, C.MQ_CHANNEL_NAME_LENGTH), "cluster_channel_name", (_L,)),
 )
 FIELDS = {param.id: field for param, field, _ in DEFINITION}
-SETTABLE = {qtype: tuple(param for param, _, types in DEFINITION if qtype in types) for qtype in _LMA}
+SETTABLE = {qtype: tuple(param for param, _, types in DEFINITION if qtype in types) for qtype in _LMAR}
 _ALL_SETTABLE = tuple(param for param, _, _ in DEFINITION)
 
 _P_QNAME = p_str(C.MQCA_Q_NAME, Q_NAME_LENGTH)
@@ -153,6 +168,7 @@ def _queue_type(values: dict) -> int:
 
 def _attributes_for(qtype: int, values: dict) -> dict[str, object]:
     """The settable attributes given, checked against what this queue type has."""
+    _check_values(values)
     allowed = {p.id for p in SETTABLE[qtype]}
     changes: dict[str, object] = {}
     for pid, value in values.items():
@@ -166,12 +182,40 @@ def _attributes_for(qtype: int, values: dict) -> dict[str, object]:
     return changes
 
 
+def _check_values(values: dict) -> None:
+    """Ranges with a hole, which a Param's low/high cannot say: CAPEXPRY is NOLIMIT (-1) or 1 to
+    999 999 999; MAXFSIZE is DEFAULT (-1) or 20 to 267 386 880 megabytes."""
+    cap = values.get(C.MQIA_CAP_EXPIRY)
+    if cap == 0:
+        raise CommandError(C.MQRCCF_PARM_VALUE_ERROR, parameter=C.MQIA_CAP_EXPIRY)
+    size = values.get(C.MQIA_MAX_Q_FILE_SIZE)
+    if size is not None and size != V.MQQFS_DEFAULT and size < V.MQQFS_MIN:
+        raise CommandError(C.MQRCCF_PARM_VALUE_ERROR, parameter=C.MQIA_MAX_Q_FILE_SIZE)
+
+
 def _template(registry, qtype: int, name: str) -> Queue:
     """A new queue takes its defaults from SYSTEM.DEFAULT.<type>.QUEUE, like MQ."""
     base = registry.queues.get(_TEMPLATES[qtype])
     if base is None or base.qtype != qtype:
         return Queue(name, qtype=qtype)
     return dataclasses.replace(base, name=name, description="", definition_type=C.MQQDT_PREDEFINED)
+
+
+# ---- cluster attributes ---------------------------------------------------------------------------
+# Queues IBM never lets join a cluster (MQRCCF_CLUSTER_Q_USAGE_ERROR's list of reserved queues).
+_NOT_CLUSTERABLE = frozenset({"SYSTEM.CHANNEL.INITQ", "SYSTEM.CHANNEL.SYNCQ", "SYSTEM.CLUSTER.COMMAND.QUEUE",
+                              "SYSTEM.CLUSTER.REPOSITORY.QUEUE", "SYSTEM.COMMAND.INPUT",
+                              "SYSTEM.QSG.CHANNEL.SYNCQ", "SYSTEM.QSG.TRANSMIT.QUEUE"})
+
+
+def check_cluster(queue: Queue) -> None:
+    """A queue in a cluster names it by CLUSTER or CLUSNL, not both (MQRCCF_CLUSTER_NAME_CONFLICT),
+    and is neither a transmission queue nor a reserved queue (MQRCCF_CLUSTER_Q_USAGE_ERROR)."""
+    if queue.cluster_name and queue.cluster_namelist:
+        raise CommandError(C.MQRCCF_CLUSTER_NAME_CONFLICT, parameter=C.MQCA_CLUSTER_NAME)
+    if (queue.cluster_name or queue.cluster_namelist) and (
+            queue.usage == C.MQUS_TRANSMISSION or queue.name in _NOT_CLUSTERABLE):
+        raise CommandError(C.MQRCCF_CLUSTER_Q_USAGE_ERROR)
 
 
 # ---- Create / Copy / Change ----------------------------------------------------------------------
@@ -201,6 +245,7 @@ def create_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, name, qtype, replace, C.MQCA_Q_NAME)  # type: ignore[arg-type]
     queue = dataclasses.replace(_template(reg, qtype, name), **changes)  # type: ignore[arg-type]
+    check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
@@ -223,6 +268,7 @@ def copy_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, target_name, qtype, replace, C.MQCACF_TO_Q_NAME)  # type: ignore[arg-type]
     queue = dataclasses.replace(source, name=target_name, definition_type=C.MQQDT_PREDEFINED, **changes)
+    check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
@@ -241,6 +287,7 @@ def change_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if queue.qtype != qtype:  # a queue's type never changes: delete and re-create instead
         raise CommandError(C.MQRCCF_OBJECT_WRONG_TYPE, parameter=C.MQIA_Q_TYPE)
     updated = dataclasses.replace(queue, **changes)  # type: ignore[arg-type]
+    check_cluster(updated)
     updated.altered = reg.now()
     reg.put_queue(updated)
     return R.ok(ctx.command)
@@ -332,22 +379,16 @@ def _field(name: str):
 
 
 _Q = Q_NAME_LENGTH
-# Attributes IBM's Inquire Queue reports (MQ 9.4 Multiplatforms) that qmlite does not model: the
-# value of SYSTEM.DEFAULT.<type>.QUEUE on a new queue manager, with the queue types that have it.
-_MQCEX_NOLIMIT, _MQQFS_DEFAULT, _MQST_BEST_EFFORT, _MQIMGRCOV_AS_Q_MGR = -1, -1, 0, 2
-UNMODELLED = (
-    (fixed(C.MQIA_CAP_EXPIRY, INT, _MQCEX_NOLIMIT), _LMA),  # CAPEXPRY(NOLIMIT)
-    (fixed(C.MQCA_CLUS_CHL_NAME, STR, "", pad=C.MQ_CHANNEL_NAME_LENGTH), (_L,)),  # CLCHNAME: transmission queues
-    (fixed(C.MQIA_MAX_Q_FILE_SIZE, INT, _MQQFS_DEFAULT), (_L, _M)),  # MAXFSIZE(DEFAULT)
-    (fixed(C.MQIA_MEDIA_IMAGE_RECOVER_Q, INT, _MQIMGRCOV_AS_Q_MGR), (_L, _M)),  # IMGRCOVQ(QMGR)
-    (fixed(C.MQCA_STREAM_QUEUE_NAME, STR, "", pad=_Q), (_L, _M)),  # STREAMQ: none
-    (fixed(C.MQIA_STREAM_QUEUE_QOS, INT, _MQST_BEST_EFFORT), (_L, _M)),  # STRMQOS(BESTEF)
-)
+# Every attribute IBM's Inquire Queue reports on Multiplatforms is modelled now (schema 8); the
+# list stays for an attribute a later release adds: its default value, with the queue types that have it.
+UNMODELLED: tuple = ()
 _CHAR_LENGTHS = {  # the MQ_*_LENGTH of each character attribute (PCF pads to it, MQINQ returns it)
     C.MQCA_Q_DESC: Q_DESC_LENGTH, C.MQCA_BASE_Q_NAME: _Q, C.MQCA_BACKOUT_REQ_Q_NAME: _Q,
     C.MQCA_TRIGGER_DATA: C.MQ_TRIGGER_DATA_LENGTH, C.MQCA_INITIATION_Q_NAME: _Q,
     C.MQCA_PROCESS_NAME: C.MQ_PROCESS_NAME_LENGTH, C.MQCA_CLUSTER_NAME: C.MQ_CLUSTER_NAME_LENGTH,
     C.MQCA_CLUSTER_NAMELIST: C.MQ_NAMELIST_NAME_LENGTH, C.MQCA_CUSTOM: C.MQ_CUSTOM_LENGTH,
+    C.MQCA_REMOTE_Q_NAME: _Q, C.MQCA_REMOTE_Q_MGR_NAME: C.MQ_Q_MGR_NAME_LENGTH, C.MQCA_XMIT_Q_NAME: _Q,
+    C.MQCA_STREAM_QUEUE_NAME: _Q, C.MQCA_CLUS_CHL_NAME: C.MQ_CHANNEL_NAME_LENGTH,
 }
 TABLE = AttrTable([
     attr(C.MQCA_Q_NAME, STR, lambda v: v.queue.name, pad=_Q, always=True),
@@ -360,10 +401,6 @@ TABLE = AttrTable([
     attr(C.MQCA_CREATION_TIME, STR, lambda v: _time(v.queue.created), pad=C.MQ_CREATION_TIME_LENGTH),
     attr(C.MQCA_ALTERATION_DATE, STR, lambda v: _date(v.queue.altered), pad=C.MQ_DATE_LENGTH),
     attr(C.MQCA_ALTERATION_TIME, STR, lambda v: _time(v.queue.altered), pad=C.MQ_TIME_LENGTH),
-    # Remote queue definitions: qmlite serves none, so these never apply (MQINQ: MQRC_SELECTOR_NOT_FOR_TYPE).
-    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda v: "", pad=C.MQ_Q_MGR_NAME_LENGTH),
-    attr(C.MQCA_REMOTE_Q_NAME, STR, lambda v: "", pad=_Q),
-    attr(C.MQCA_XMIT_Q_NAME, STR, lambda v: "", pad=_Q),
     *(attr(param.id, param.kind, _field(field), pad=_CHAR_LENGTHS.get(param.id))
       for param, field, _ in DEFINITION if param.id != C.MQIA_DEFINITION_TYPE),
     *(a for a, _ in UNMODELLED),
@@ -372,15 +409,13 @@ TABLE = AttrTable([
 # Which queue types have each attribute: what a command may set (DEFINITION) plus the read-only ones.
 _TYPES: dict[int, tuple[int, ...]] = {param.id: types for param, _, types in DEFINITION}
 _TYPES.update({
-    C.MQCA_Q_NAME: _LMA, C.MQIA_Q_TYPE: _LMA, C.MQCA_ALTERATION_DATE: _LMA, C.MQCA_ALTERATION_TIME: _LMA,
+    C.MQCA_Q_NAME: _LMAR, C.MQIA_Q_TYPE: _LMAR, C.MQCA_ALTERATION_DATE: _LMAR, C.MQCA_ALTERATION_TIME: _LMAR,
     C.MQIA_DEFINITION_TYPE: _LM, C.MQCA_CREATION_DATE: (_L,), C.MQCA_CREATION_TIME: (_L,),
     C.MQIA_CURRENT_Q_DEPTH: (_L,), C.MQIA_OPEN_INPUT_COUNT: (_L,), C.MQIA_OPEN_OUTPUT_COUNT: (_L,),
-    C.MQCA_REMOTE_Q_MGR_NAME: (C.MQQT_REMOTE,), C.MQCA_REMOTE_Q_NAME: (C.MQQT_REMOTE,),
-    C.MQCA_XMIT_Q_NAME: (C.MQQT_REMOTE,),
     **{a.id: types for a, types in UNMODELLED},
 })
-APPLIES = {qtype: frozenset(a.id for a in TABLE.attrs if qtype in _TYPES[a.id]) for qtype in _LMA}
-_EVERY_TYPE = APPLIES[_L] & APPLIES[_M] & APPLIES[_A]
+APPLIES = {qtype: frozenset(a.id for a in TABLE.attrs if qtype in _TYPES[a.id]) for qtype in _LMAR}
+_EVERY_TYPE = APPLIES[_L] & APPLIES[_M] & APPLIES[_A] & APPLIES[_R]
 _Q_TYPE_FILTER = p_int(C.MQIA_Q_TYPE, *SUPPORTED_TYPES, *UNSERVED_TYPES, C.MQQT_ALL)
 _INQUIRE = (_P_QNAME, _Q_TYPE_FILTER, _P_ATTRS)
 _INQUIRE_NAMES = (_P_QNAME, _Q_TYPE_FILTER)

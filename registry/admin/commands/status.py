@@ -36,6 +36,9 @@ MQUOWST_NONE, MQUOWST_ACTIVE = 0, 1
 MQUOWT_Q_MGR = 0
 MQLDAPC_INACTIVE = 0
 MQMON_NOT_AVAILABLE = -1
+MAX_MONITOR_VALUE = 999_999_999  # IBM: a larger age or time is reported as 999 999 999
+# Every queue type IBM names (cmqc.h MQQT_*): QType is accepted with any of them (decisions.md N2).
+_Q_TYPES = (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE, C.MQQT_CLUSTER, C.MQQT_ALL)
 
 PID = os.getpid()  # a client's handles are held by the server process, as by IBM's channel agent
 COMMAND_SERVER_TAG = "amqpcsea"  # the tag IBM's command server shows in Display QStatus / Conn
@@ -157,6 +160,7 @@ def _yes(bit: int):
 _APPL_TAG = C.MQ_APPL_TAG_LENGTH
 HANDLE_TABLE = AttrTable([
     attr(C.MQCA_Q_NAME, STR, lambda v: v.queue, pad=Q_NAME_LENGTH, always=True),
+    attr(C.MQIACF_Q_STATUS_TYPE, INT, lambda v: C.MQIACF_Q_HANDLE, always=True),  # IBM: always returned
     attr(C.MQCACF_APPL_DESC, STR, lambda v: "", pad=C.MQ_APPL_DESC_LENGTH),
     attr(C.MQCACF_APPL_TAG, STR, lambda v: v.tag(), pad=_APPL_TAG),
     attr(C.MQIA_APPL_TYPE, INT, lambda v: v.appl_type()),
@@ -181,13 +185,23 @@ HANDLE_TABLE = AttrTable([
 
 @dataclasses.dataclass(slots=True)
 class QueueStatusView:
-    """A local queue's live status (Inquire Queue Status, StatusType QUEUE)."""
+    """A local queue's live status (Inquire Queue Status, StatusType QUEUE).
+
+    ``monitoring`` is the queue's effective MONQ level (its own, or the queue manager's for
+    MONQ(QMGR)).  IBM collects the monitoring values -- OldestMsgAge, OnQTime, LastGet/LastPut date
+    and time -- only while it is not OFF; otherwise they are "not available": MQMON_NOT_AVAILABLE for
+    the numbers, blanks for the dates and times (docs/decisions.md N1).
+    """
 
     name: str
     contents: object  # QueueContents or None (nothing ever put or opened)
     uncommitted: int
-    monitored: bool
+    monitoring: int
     now: float
+
+    @property
+    def monitored(self) -> bool:
+        return self.monitoring != C.MQMON_OFF
 
     def count(self, field: str, default=0):
         c = self.contents
@@ -197,32 +211,39 @@ class QueueStatusView:
         c = self.contents
         return len(c) + c.uncommitted if c is not None else 0
 
+    def stamp(self, field: str, fmt) -> str:
+        """LastGet/LastPut date or time: blank before the first one, and while MONQ is OFF."""
+        at = self.count(field, 0.0)
+        return fmt(at) if at and self.monitored else ""
+
     def oldest_age(self) -> int:
         if not self.monitored:
             return MQMON_NOT_AVAILABLE
         c = self.contents
         if c is None or not len(c):
-            return 0
-        return max(0, int(self.now - min(m.put_time for m in c)))
+            return 0  # IBM: an empty queue's oldest message is 0 seconds old
+        return min(MAX_MONITOR_VALUE, max(0, int(self.now - min(m.put_time for m in c))))
 
     def on_q_time(self) -> tuple[int, int]:
-        if not self.monitored:
-            return (MQMON_NOT_AVAILABLE, MQMON_NOT_AVAILABLE)
+        """OnQTime (QTIME): short- and long-period averages of the time gotten messages spent on the
+        queue, in microseconds; "not available" until a message has been got (and while MONQ is OFF)."""
         short, long_ = self.count("on_q_short", -1.0), self.count("on_q_long", -1.0)
-        if short < 0:
-            return (0, 0)  # monitored, but nothing got since: no time to report yet
-        return (int(short * 1_000_000), int(long_ * 1_000_000))
+        if not self.monitored or short < 0:
+            return (MQMON_NOT_AVAILABLE, MQMON_NOT_AVAILABLE)
+        return (min(MAX_MONITOR_VALUE, int(short * 1_000_000)), min(MAX_MONITOR_VALUE, int(long_ * 1_000_000)))
 
 
 QUEUE_TABLE = AttrTable([
     attr(C.MQCA_Q_NAME, STR, lambda v: v.name, pad=Q_NAME_LENGTH, always=True),
+    attr(C.MQIACF_Q_STATUS_TYPE, INT, lambda v: C.MQIACF_Q_STATUS, always=True),  # IBM: always returned
     attr(C.MQIA_CURRENT_Q_DEPTH, INT, lambda v: v.depth()),
-    attr(C.MQCACF_LAST_GET_DATE, STR, lambda v: _date(v.count("last_get", 0.0)), pad=C.MQ_DATE_LENGTH),
-    attr(C.MQCACF_LAST_GET_TIME, STR, lambda v: _time(v.count("last_get", 0.0)), pad=C.MQ_TIME_LENGTH),
-    attr(C.MQCACF_LAST_PUT_DATE, STR, lambda v: _date(v.count("last_put", 0.0)), pad=C.MQ_DATE_LENGTH),
-    attr(C.MQCACF_LAST_PUT_TIME, STR, lambda v: _time(v.count("last_put", 0.0)), pad=C.MQ_TIME_LENGTH),
+    attr(C.MQCACF_LAST_GET_DATE, STR, lambda v: v.stamp("last_get", mq_date), pad=C.MQ_DATE_LENGTH),
+    attr(C.MQCACF_LAST_GET_TIME, STR, lambda v: v.stamp("last_get", mq_time), pad=C.MQ_TIME_LENGTH),
+    attr(C.MQCACF_LAST_PUT_DATE, STR, lambda v: v.stamp("last_put", mq_date), pad=C.MQ_DATE_LENGTH),
+    attr(C.MQCACF_LAST_PUT_TIME, STR, lambda v: v.stamp("last_put", mq_time), pad=C.MQ_TIME_LENGTH),
     # Linear logging only; qmlite's journal is circular in IBM's terms: blank, as IBM reports it then.
     attr(C.MQCACF_MEDIA_LOG_EXTENT_NAME, STR, lambda v: "", pad=C.MQ_LOG_EXTENT_NAME_LENGTH),
+    attr(C.MQIA_MONITORING_Q, INT, lambda v: v.monitoring),
     attr(C.MQIACF_OLDEST_MSG_AGE, INT, lambda v: v.oldest_age()),
     attr(C.MQIACF_Q_TIME_INDICATOR, INT_LIST, lambda v: v.on_q_time()),
     attr(C.MQIA_OPEN_INPUT_COUNT, INT, lambda v: v.count("open_input")),
@@ -232,6 +253,9 @@ QUEUE_TABLE = AttrTable([
     attr(C.MQIACF_CUR_Q_FILE_SIZE, INT, lambda v: 0),
     attr(C.MQIACF_CUR_MAX_FILE_SIZE, INT, lambda v: 2_088_960),
 ])
+# QStatusAttrs MQIACF_MONITORING (MQSC DISPLAY QSTATUS MONITOR): the values MONQ governs.
+MONITOR_ATTRS = (C.MQCACF_LAST_GET_DATE, C.MQCACF_LAST_GET_TIME, C.MQCACF_LAST_PUT_DATE, C.MQCACF_LAST_PUT_TIME,
+                 C.MQIA_MONITORING_Q, C.MQIACF_OLDEST_MSG_AGE, C.MQIACF_Q_TIME_INDICATOR)
 
 _P_QNAME = p_str(C.MQCA_Q_NAME, Q_NAME_LENGTH)
 _INQUIRE_Q_STATUS = (
@@ -240,14 +264,23 @@ _INQUIRE_Q_STATUS = (
     p_int(C.MQIACF_OPEN_TYPE, MQQSOT_ALL, MQQSOT_INPUT, MQQSOT_OUTPUT),
     p_int_list(C.MQIACF_Q_STATUS_ATTRS),
     p_str(C.MQCACF_COMMAND_SCOPE, C.MQ_Q_MGR_NAME_LENGTH),  # z/OS only; accepted and ignored
+    # Not in IBM's list for this command, but sent by monitoring agents that work against IBM MQ
+    # (Datadog's ibm_mq check: MQQT_ALL, earlier MQQT_MODEL): accepted and ignored, as only local
+    # queues have status (docs/decisions.md N2).
+    p_int(C.MQIA_Q_TYPE, *_Q_TYPES),
 )
 
 
-def _monitored(reg, queue) -> bool:
-    level = queue.monitoring_q
+def monitoring_level(reg, queue) -> int:
+    """A queue's effective MONQ: its own level, the queue manager's for MONQ(QMGR); the queue
+    manager's MONQ(NONE) turns it off whatever the queue says (IBM's MONQ rule)."""
+    qmgr_level = reg.qmgr.monitoring_q
+    level = getattr(queue, "monitoring_q", C.MQMON_Q_MGR)
+    if qmgr_level == C.MQMON_NONE:
+        return C.MQMON_OFF
     if level == C.MQMON_Q_MGR:
-        level = reg.qmgr.monitoring_q
-    return level not in (C.MQMON_OFF, C.MQMON_NONE, C.MQMON_Q_MGR)
+        level = qmgr_level
+    return C.MQMON_OFF if level in (C.MQMON_NONE, C.MQMON_Q_MGR) else level
 
 
 def _queue_handles(ctx) -> dict[str, list[HandleView]]:
@@ -285,7 +318,10 @@ def inquire_q_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     pattern = required(values, C.MQCA_Q_NAME)
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
     open_type = values.get(C.MQIACF_OPEN_TYPE, MQQSOT_ALL)
-    selected = _selected(table, values.get(C.MQIACF_Q_STATUS_ATTRS), flt)
+    requested = values.get(C.MQIACF_Q_STATUS_ATTRS)
+    if requested is not None and C.MQIACF_MONITORING in requested and status_type == C.MQIACF_Q_STATUS:
+        requested = (*requested, *MONITOR_ATTRS)  # type: ignore[misc]
+    selected = _selected(table, requested, flt)
     reg = ctx.registry
     matched = pick(reg.queues, pattern)  # type: ignore[arg-type]
     local = [q for q in matched if q.qtype == C.MQQT_LOCAL]
@@ -310,7 +346,7 @@ def inquire_q_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                     _open_type_matches(open_type, v.options) for v in handles.get(queue.name, ())):  # type: ignore[arg-type]
                 continue
             uncommitted = (contents.uncommitted if contents is not None else 0) + pending.get(queue.name, 0)
-            view = QueueStatusView(queue.name, contents, uncommitted, _monitored(reg, queue), now)
+            view = QueueStatusView(queue.name, contents, uncommitted, monitoring_level(reg, queue), now)
             if flt is not None and not filter_matches(flt, table.value(view, flt.parameter)):
                 continue
             objects.append(table.render(view, selected))

@@ -285,3 +285,117 @@ def test_ping_reset_resolve_follow_the_channel_type(h):
                   C.MQRCCF_CHANNEL_TYPE_ERROR, NAME)
     assert failed(h.run(command(C.MQCMD_STOP_CHANNEL, st(NAME, "SYSTEM.DEF.CLNTCONN"))),
                   C.MQRCCF_CHANNEL_TYPE_ERROR, NAME)
+
+
+# IBM's Inquire Channel Status (Response) fields that apply to a running server-connection channel:
+# the always-returned set, then every one a SVRCONN instance answers when asked (docs/decisions.md N5).
+SVRCONN_ALWAYS = {NAME, TYPE, C.MQCACH_CONNECTION_NAME, C.MQCACH_XMIT_Q_NAME, C.MQIACH_CHANNEL_INSTANCE_TYPE,
+                  C.MQIACH_CHANNEL_STATUS, C.MQCACH_REMOTE_APPL_TAG, C.MQCA_REMOTE_Q_MGR_NAME,
+                  C.MQIACH_STOP_REQUESTED, C.MQIACH_CHANNEL_SUBSTATE}
+SVRCONN_FIELDS = SVRCONN_ALWAYS | {
+    C.MQIACH_BUFFERS_RECEIVED, C.MQIACH_BUFFERS_SENT, C.MQIACH_BYTES_RECEIVED, C.MQIACH_BYTES_SENT,
+    C.MQIA_MONITORING_CHANNEL, C.MQCACH_CHANNEL_START_DATE, C.MQCACH_CHANNEL_START_TIME, C.MQIACH_COMPRESSION_RATE,
+    C.MQIACH_COMPRESSION_TIME, C.MQIACH_CURRENT_SHARING_CONVS, C.MQIACH_EXIT_TIME_INDICATOR,
+    C.MQIACH_HDR_COMPRESSION, C.MQIACH_HB_INTERVAL, C.MQIACH_KEEP_ALIVE_INTERVAL, C.MQCACH_LAST_MSG_DATE,
+    C.MQCACH_LAST_MSG_TIME, C.MQCACH_LOCAL_ADDRESS, C.MQIACH_MAX_MSG_LENGTH, C.MQIACH_MAX_SHARING_CONVS,
+    C.MQCACH_MCA_JOB_NAME, C.MQIACH_MCA_STATUS, C.MQCACH_MCA_USER_ID, C.MQIACH_MSG_COMPRESSION, C.MQIACH_MSGS,
+    C.MQCACH_REMOTE_PRODUCT, C.MQCACH_REMOTE_VERSION, C.MQIACH_SECURITY_PROTOCOL, C.MQCACH_SSL_CERT_ISSUER_NAME,
+    C.MQCACH_SSL_CERT_USER_ID, C.MQCACH_SSL_CIPHER_SPEC, C.MQCACH_SSL_KEY_RESET_DATE, C.MQIACH_SSL_KEY_RESETS,
+    C.MQCACH_SSL_KEY_RESET_TIME, C.MQCACH_SSL_SHORT_PEER_NAME}
+# Message-channel fields IBM does not return for a SVRCONN: asked for, they are skipped, never refused.
+MESSAGE_CHANNEL_ONLY = (C.MQIACH_BATCHES, C.MQIACH_BATCH_SIZE_INDICATOR, C.MQIACH_NETWORK_TIME_INDICATOR,
+                        C.MQIACH_XMITQ_TIME_INDICATOR, C.MQCACH_CURRENT_LUWID, C.MQIACH_CURRENT_SEQ_NUMBER,
+                        C.MQIACH_XMITQ_MSGS_AVAILABLE)
+
+
+def _running(h, **fields):
+    channel = h.registry.objects(M.KIND)["DEV.APP.SVRCONN"]
+    instance = h.registry.running.start_instance(channel, "10.0.0.1", 1_700_000_000.0)
+    for k, v in fields.items():
+        setattr(instance, k, v)
+    return instance
+
+
+def test_a_running_svrconn_answers_every_field_ibm_returns_for_one(h):
+    _running(h, bytes_sent=1234, bytes_received=567, buffers_sent=9, buffers_received=8, msgs=7,
+             remote_product="MQCC", remote_version="09030000", local_address="127.0.0.1(1414)", process_id=0x42,
+             heartbeat_interval=5, max_msg_length=4096, remote_appl="app.py", last_msg=1_700_000_010.0)
+    row = status(h, "DEV.APP.SVRCONN", il(C.MQIACH_CHANNEL_INSTANCE_ATTRS, C.MQIACF_ALL)).objects[0]
+    assert set(row) == SVRCONN_FIELDS
+    assert (row[C.MQIACH_BYTES_SENT], row[C.MQIACH_BYTES_RECEIVED]) == (1234, 567)
+    assert (row[C.MQIACH_BUFFERS_SENT], row[C.MQIACH_BUFFERS_RECEIVED], row[C.MQIACH_MSGS]) == (9, 8, 7)
+    assert (row[C.MQCACH_REMOTE_PRODUCT], row[C.MQCACH_REMOTE_VERSION]) == ("MQCC", "09030000")
+    assert row[C.MQCACH_LOCAL_ADDRESS].rstrip() == "127.0.0.1(1414)"
+    assert row[C.MQCACH_MCA_JOB_NAME].rstrip() == "0000004200000001"
+    assert (row[C.MQIACH_HB_INTERVAL], row[C.MQIACH_MAX_MSG_LENGTH]) == (5, 4096)  # as negotiated
+    assert row[C.MQCACH_REMOTE_APPL_TAG].rstrip() == "app.py" and row[C.MQCA_REMOTE_Q_MGR_NAME].strip() == ""
+    assert (row[C.MQIACH_SSL_KEY_RESETS], row[C.MQCACH_SSL_KEY_RESET_DATE].strip()) == (0, "")
+    assert row[C.MQIACH_SECURITY_PROTOCOL] == C.MQSECPROT_NONE
+    assert row[C.MQIACH_HDR_COMPRESSION] == row[C.MQIACH_MSG_COMPRESSION] == (V.MQCOMPRESS_NONE, V.MQCOMPRESS_NONE)
+    # a default queue manager has MONCHL(OFF): the monitoring values are not available
+    assert row[C.MQIA_MONITORING_CHANNEL] == C.MQMON_OFF
+    assert row[C.MQIACH_EXIT_TIME_INDICATOR] == row[C.MQIACH_COMPRESSION_RATE] == (-1, -1)
+    asked = status(h, "DEV.APP.SVRCONN", il(C.MQIACH_CHANNEL_INSTANCE_ATTRS, C.MQIACH_BUFFERS_SENT,
+                                            *MESSAGE_CHANNEL_ONLY)).objects[0]
+    assert set(asked) == SVRCONN_ALWAYS | {C.MQIACH_BUFFERS_SENT}
+
+
+def test_counters_past_999999999_wrap_as_ibm_reports_them(h):
+    _running(h, bytes_sent=1_000_000_005, buffers_received=999_999_999)
+    row = status(h, "DEV.APP.SVRCONN", il(C.MQIACH_CHANNEL_INSTANCE_ATTRS, C.MQIACF_ALL)).objects[0]
+    assert (row[C.MQIACH_BYTES_SENT], row[C.MQIACH_BUFFERS_RECEIVED]) == (5, 999_999_999)
+
+
+@pytest.mark.parametrize("channel_level, qmgr_level, effective", [
+    (C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_OFF), (C.MQMON_Q_MGR, C.MQMON_MEDIUM, C.MQMON_MEDIUM),
+    (C.MQMON_HIGH, C.MQMON_OFF, C.MQMON_HIGH), (C.MQMON_OFF, C.MQMON_HIGH, C.MQMON_OFF),
+    (C.MQMON_LOW, C.MQMON_NONE, C.MQMON_OFF)])
+def test_channel_monitoring_follows_ibms_monchl_rule(h, channel_level, qmgr_level, effective):
+    h.registry.qmgr.monitoring_channel = qmgr_level
+    h.registry.objects(M.KIND)["DEV.APP.SVRCONN"].monitoring = channel_level
+    _running(h)
+    row = status(h, "DEV.APP.SVRCONN", il(C.MQIACH_CHANNEL_INSTANCE_ATTRS, C.MQIACF_ALL)).objects[0]
+    assert row[C.MQIA_MONITORING_CHANNEL] == effective
+    expected = (-1, -1) if effective == C.MQMON_OFF else (0, 0)
+    for indicator in (C.MQIACH_EXIT_TIME_INDICATOR, C.MQIACH_COMPRESSION_RATE, C.MQIACH_COMPRESSION_TIME):
+        assert row[indicator] == expected
+
+
+# ---- Inquire Pub/Sub Status ------------------------------------------------------------------------------
+def pubsub(h, *params):
+    return h.run(command(C.MQCMD_INQUIRE_PUBSUB_STATUS, *params))
+
+
+def test_pubsub_status_is_one_local_entry_with_the_tree_counts(h):
+    from qmlite.registry.admin.commands import pubsub_status as PS
+    from qmlite.registry.admin.commands.topics import topic_tree
+
+    before = pubsub(h).objects
+    assert len(before) == 1
+    o = before[0]
+    assert o[C.MQCA_Q_MGR_NAME].strip() == "QM1" and o[C.MQIACF_PS_STATUS_TYPE] == C.MQPSST_LOCAL
+    assert o[C.MQIACF_PUBSUB_STATUS] == PS.MQPS_STATUS_ACTIVE
+    assert o[C.MQIA_SUB_COUNT] == len(h.registry.subs)
+    assert o[C.MQIA_TOPIC_NODE_COUNT] == len(topic_tree(h.registry)[0]) + 1
+    assert h.run(command(C.MQCMD_CREATE_SUBSCRIPTION, st(C.MQCACF_SUB_NAME, "PS.COUNT"),
+                         st(C.MQCA_TOPIC_STRING, "ps/count/new/levels"),
+                         i(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED))).ok
+    after = pubsub(h, i(C.MQIACF_PS_STATUS_TYPE, C.MQPSST_LOCAL)).objects[0]
+    assert after[C.MQIA_SUB_COUNT] == o[C.MQIA_SUB_COUNT] + 1
+    assert after[C.MQIA_TOPIC_NODE_COUNT] == o[C.MQIA_TOPIC_NODE_COUNT] + 4  # ps, ps/count, .../new, .../levels
+    only = pubsub(h, il(C.MQIACF_PUBSUB_STATUS_ATTRS, C.MQIA_SUB_COUNT)).objects[0]
+    assert set(only) == {C.MQCA_Q_MGR_NAME, C.MQIACF_PS_STATUS_TYPE, C.MQIACF_PUBSUB_STATUS, C.MQIA_SUB_COUNT}
+
+
+@pytest.mark.parametrize("mode, expected", [(C.MQPSM_ENABLED, 3), (C.MQPSM_COMPAT, 4), (C.MQPSM_DISABLED, 0)])
+def test_pubsub_status_follows_psmode(h, mode, expected):
+    h.registry.qmgr.pubsub_mode = mode
+    assert pubsub(h).objects[0][C.MQIACF_PUBSUB_STATUS] == expected
+
+
+def test_pubsub_status_has_no_parent_or_children_and_checks_its_type(h):
+    for kind in (C.MQPSST_PARENT, C.MQPSST_CHILD):
+        reply = pubsub(h, i(C.MQIACF_PS_STATUS_TYPE, kind))
+        assert reply.ok and [m.parameters for m in reply.messages] == [[]]  # one OK response, no entry
+    assert failed(pubsub(h, i(C.MQIACF_PS_STATUS_TYPE, 9)), C.MQRCCF_PARM_VALUE_ERROR, C.MQIACF_PS_STATUS_TYPE)
+    assert failed(pubsub(h, st(C.MQCA_Q_NAME, "X")), C.MQRCCF_CFST_PARM_ID_ERROR, C.MQCA_Q_NAME)

@@ -199,7 +199,6 @@ def test_create_replace_keeps_messages_and_creation_time(h, clock):
     ((qtype(C.MQQT_LOCAL),), C.MQRCCF_PARM_MISSING, C.MQCA_Q_NAME),
     ((qname("Q9"),), C.MQRCCF_PARM_MISSING, C.MQIA_Q_TYPE),
     ((qname(""), qtype(C.MQQT_LOCAL)), C.MQRCCF_PARM_MISSING, C.MQCA_Q_NAME),
-    ((qname("Q9"), qtype(C.MQQT_REMOTE)), C.MQRC_FUNCTION_NOT_SUPPORTED, C.MQIA_Q_TYPE),
     ((qname("Q9"), qtype(C.MQQT_CLUSTER)), C.MQRC_FUNCTION_NOT_SUPPORTED, C.MQIA_Q_TYPE),
     ((qname("Q9"), qtype(99)), C.MQRCCF_Q_TYPE_ERROR, C.MQIA_Q_TYPE),
     ((qname("Q9"), qtype(C.MQQT_ALL)), C.MQRCCF_Q_TYPE_ERROR, C.MQIA_Q_TYPE),
@@ -403,7 +402,8 @@ def test_inquire_type_filter(h):
         "DEV.APP.MODEL.QUEUE"}
     assert {o[C.MQCA_Q_NAME] for o in inquire(h, "*", qtype(C.MQQT_ALIAS)).objects} == {"SYSTEM.DEFAULT.ALIAS.QUEUE"}
     assert len(inquire(h, "*", qtype(C.MQQT_ALL)).objects) == len(h.registry.queues)
-    assert failed(inquire(h, "*", qtype(C.MQQT_REMOTE)), C.MQRC_UNKNOWN_OBJECT_NAME)
+    assert {o[C.MQCA_Q_NAME] for o in inquire(h, "*", qtype(C.MQQT_REMOTE)).objects} == {"SYSTEM.DEFAULT.REMOTE.QUEUE"}
+    assert failed(inquire(h, "*", qtype(C.MQQT_CLUSTER)), C.MQRC_UNKNOWN_OBJECT_NAME)
     assert failed(inquire(h, "DEV.QUEUE.1", qtype(C.MQQT_MODEL)), C.MQRC_UNKNOWN_OBJECT_NAME)
 
 

@@ -78,10 +78,11 @@ def test_queue_status_type_queue_reports_live_counts(qm, clock, enc):
     assert o[C.MQIA_CURRENT_Q_DEPTH] == 1  # the uncommitted put counts in the depth
     assert o[C.MQIA_OPEN_INPUT_COUNT] == 1 and o[C.MQIA_OPEN_OUTPUT_COUNT] == 1
     assert o[C.MQIACF_UNCOMMITTED_MSGS] == 2  # one put and one get pending
-    assert o[C.MQCACF_LAST_PUT_DATE] == mq_date(T0) and o[C.MQCACF_LAST_PUT_TIME] == mq_time(T0)
-    assert o[C.MQCACF_LAST_GET_DATE] == mq_date(T0 + 12) and o[C.MQCACF_LAST_GET_TIME] == mq_time(T0 + 12)
-    # A default queue manager has MONQ(OFF): the monitoring values are "not available".
+    # A default queue manager has MONQ(OFF): the monitoring values are "not available" (blank dates).
+    assert [o[p] for p in (C.MQCACF_LAST_PUT_DATE, C.MQCACF_LAST_PUT_TIME, C.MQCACF_LAST_GET_DATE,
+                           C.MQCACF_LAST_GET_TIME)] == ["", "", "", ""]
     assert o[C.MQIACF_OLDEST_MSG_AGE] == -1 and o[C.MQIACF_Q_TIME_INDICATOR] == (-1, -1)
+    assert o[C.MQIA_MONITORING_Q] == C.MQMON_OFF and o[C.MQIACF_Q_STATUS_TYPE] == C.MQIACF_Q_STATUS
     assert o[C.MQCACF_MEDIA_LOG_EXTENT_NAME] == ""
 
 
@@ -90,6 +91,9 @@ def test_queue_status_monitoring_on_reports_ages(qm, clock):
     s = connect(qm)
     h = open_q(qm, s, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
     put(qm, s, h)
+    o = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q)).objects[0]
+    assert o[C.MQIACF_Q_TIME_INDICATOR] == (-1, -1)  # nothing got yet: no measurement
+    assert o[C.MQCACF_LAST_GET_DATE] == "" and o[C.MQCACF_LAST_PUT_TIME] == mq_time(T0)
     put(qm, s, h)
     clock.t += 3
     assert get(qm, s, h) is not None
@@ -97,6 +101,56 @@ def test_queue_status_monitoring_on_reports_ages(qm, clock):
     o = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q)).objects[0]
     assert o[C.MQIACF_OLDEST_MSG_AGE] == 7
     assert o[C.MQIACF_Q_TIME_INDICATOR] == (3_000_000, 3_000_000)
+    assert o[C.MQIA_MONITORING_Q] == C.MQMON_MEDIUM  # the queue's MONQ(QMGR) resolved
+    assert o[C.MQCACF_LAST_PUT_DATE] == mq_date(T0) and o[C.MQCACF_LAST_PUT_TIME] == mq_time(T0)
+    assert o[C.MQCACF_LAST_GET_DATE] == mq_date(T0 + 3) and o[C.MQCACF_LAST_GET_TIME] == mq_time(T0 + 3)
+
+
+@pytest.mark.parametrize("queue_level, qmgr_level, effective", [
+    (C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_OFF), (C.MQMON_Q_MGR, C.MQMON_LOW, C.MQMON_LOW),
+    (C.MQMON_Q_MGR, C.MQMON_HIGH, C.MQMON_HIGH), (C.MQMON_HIGH, C.MQMON_OFF, C.MQMON_HIGH),
+    (C.MQMON_OFF, C.MQMON_HIGH, C.MQMON_OFF), (C.MQMON_LOW, C.MQMON_NONE, C.MQMON_OFF),
+    (C.MQMON_Q_MGR, C.MQMON_NONE, C.MQMON_OFF)])
+def test_queue_status_follows_ibms_monq_rule(qm, clock, queue_level, qmgr_level, effective):
+    """MONQ(QMGR) takes the queue manager's level; the queue manager's MONQ(NONE) turns every queue off."""
+    qm.registry.qmgr.monitoring_q = qmgr_level
+    qm.registry.queues[Q].monitoring_q = queue_level
+    s = connect(qm)
+    h = open_q(qm, s, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    put(qm, s, h)
+    put(qm, s, h)
+    clock.t += 2
+    assert get(qm, s, h) is not None
+    o = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q)).objects[0]
+    assert o[C.MQIA_MONITORING_Q] == effective
+    if effective == C.MQMON_OFF:
+        assert (o[C.MQIACF_OLDEST_MSG_AGE], o[C.MQIACF_Q_TIME_INDICATOR], o[C.MQCACF_LAST_GET_TIME]) == (-1, (-1, -1), "")
+    else:
+        assert (o[C.MQIACF_OLDEST_MSG_AGE], o[C.MQIACF_Q_TIME_INDICATOR]) == (2, (2_000_000, 2_000_000))
+        assert o[C.MQCACF_LAST_GET_TIME] == mq_time(T0 + 2)
+
+
+@pytest.mark.parametrize("qtype", [C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE, C.MQQT_CLUSTER,
+                                   C.MQQT_ALL])
+def test_queue_status_accepts_every_qtype_and_a_single_selector(qm, qtype):
+    """QType is sent by monitoring agents (Datadog's ibm_mq check) though IBM does not list it; QStatusAttrs
+    as one MQCFIN (MQIACF_ALL) is what pymqi sends for an int."""
+    r = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q), i(C.MQIA_Q_TYPE, qtype),
+            i(C.MQIACF_Q_STATUS_ATTRS, C.MQIACF_ALL))
+    assert r.ok and [o[C.MQCA_Q_NAME] for o in r.objects] == [Q]
+    assert set(r.objects[0]) == {a.id for a in status.QUEUE_TABLE.attrs}
+    r = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q), i(C.MQIACF_Q_STATUS_ATTRS, C.MQIA_CURRENT_Q_DEPTH))
+    assert r.objects == [{C.MQCA_Q_NAME: Q, C.MQIACF_Q_STATUS_TYPE: C.MQIACF_Q_STATUS, C.MQIA_CURRENT_Q_DEPTH: 0}]
+
+
+def test_queue_status_rejects_a_qtype_that_is_no_queue_type(qm):
+    r = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q), i(C.MQIA_Q_TYPE, 99))
+    assert not r.ok and r.reason == C.MQRCCF_PARM_VALUE_ERROR
+
+
+def test_queue_status_monitor_selector_is_the_monq_values(qm):
+    r = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q), il(C.MQIACF_Q_STATUS_ATTRS, C.MQIACF_MONITORING))
+    assert set(r.objects[0]) == {C.MQCA_Q_NAME, C.MQIACF_Q_STATUS_TYPE, *status.MONITOR_ATTRS}
 
 
 @ENCODINGS
@@ -121,7 +175,7 @@ def test_queue_status_handles_are_the_open_handles(qm, enc):
     # OpenType restricts the handles: OUTPUT shows only the putter's
     r = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q), i(C.MQIACF_Q_STATUS_TYPE, C.MQIACF_Q_HANDLE),
             i(C.MQIACF_OPEN_TYPE, status.MQQSOT_OUTPUT), il(C.MQIACF_Q_STATUS_ATTRS, C.MQCACF_APPL_TAG), enc=enc)
-    assert r.objects == [{C.MQCA_Q_NAME: Q, C.MQCACF_APPL_TAG: "putter"}]
+    assert r.objects == [{C.MQCA_Q_NAME: Q, C.MQIACF_Q_STATUS_TYPE: C.MQIACF_Q_HANDLE, C.MQCACF_APPL_TAG: "putter"}]
 
 
 def test_queue_status_generic_names_and_the_command_server(qm):
@@ -155,7 +209,8 @@ def test_status_filter_attribute_is_returned_though_not_selected(qm, enc):
     r = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, "DEV.*"),
             il(C.MQIACF_Q_STATUS_ATTRS, C.MQIA_OPEN_OUTPUT_COUNT),
             P.CFIF(C.MQIA_CURRENT_Q_DEPTH, C.MQCFOP_GREATER, 0), enc=enc)
-    assert r.objects == [{C.MQCA_Q_NAME: Q, C.MQIA_CURRENT_Q_DEPTH: 1, C.MQIA_OPEN_OUTPUT_COUNT: 1}]
+    assert r.objects == [{C.MQCA_Q_NAME: Q, C.MQIACF_Q_STATUS_TYPE: C.MQIACF_Q_STATUS, C.MQIA_CURRENT_Q_DEPTH: 1,
+                          C.MQIA_OPEN_OUTPUT_COUNT: 1}]
 
 
 @ENCODINGS

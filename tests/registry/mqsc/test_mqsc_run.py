@@ -295,6 +295,34 @@ def test_reset_clears_queues_and_deletes_every_non_default_object(qm):
     assert one(qm, "DIS SUB(SYSTEM.DEFAULT.SUB)").completion_code == C.MQCC_OK
 
 
+def test_reset_gives_the_queue_manager_its_initial_attributes_back(qm, tmp_path, clock):
+    fresh = _shown(qm, "DIS QMGR ALL")
+    result = one(qm, "ALTER QMGR DESCR('changed') MAXUMSGS(5) PSMODE(DISABLED) MAXHANDS(7) DEADQ(OTHER.DLQ) "
+                     "STATMQI(ON) STATINT(60) AUTHOREV(ENABLED) SUITEB(128_BIT,192_BIT) CERTLABL('mine')")
+    assert result.completion_code == C.MQCC_OK, result.text
+    assert _shown(qm, "DIS QMGR ALL") != fresh
+    assert one(qm, "RESET QMLITE").completion_code == C.MQCC_OK
+    assert _shown(qm, "DIS QMGR ALL") == fresh  # but the alteration stamp, which records the reset
+    qm.registry.commit()
+    qm.shutdown()
+    again = QueueManager.open(tmp_path / "qm", synchronous="NORMAL", clock=clock)  # and durably so
+    try:
+        assert _shown(again, "DIS QMGR ALL") == fresh
+    finally:
+        again.shutdown()
+
+
+def test_reset_gives_maxhands_the_servers_configured_value(tmp_path, clock):
+    qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL", clock=clock, max_handles=40)
+    try:
+        assert one(qm, "ALTER QMGR MAXHANDS(7)").completion_code == C.MQCC_OK
+        assert qm.registry.qmgr.max_handles == 7
+        one(qm, "RESET QMLITE")
+        assert qm.registry.qmgr.max_handles == 40
+    finally:
+        qm.shutdown()
+
+
 def test_reset_takes_milliseconds(qm):
     from qmlite.registry.storage import reset
 
@@ -331,7 +359,14 @@ def test_display_qstatus_shows_the_status_type_and_lists_as_runmqsc_does(qm):
     status = one(qm, "DIS QSTATUS(DEV.QUEUE.1)")
     assert status.text[:2] == ["AMQ8450I: Display queue status details.",
                                "   QUEUE(DEV.QUEUE.1)                      TYPE(QUEUE)"]
-    assert status.objects[0]["QTIME"] == "0, 0"  # IBM: QTIME(10404, 8223)
+    assert status.objects[0]["QTIME"] == " , "  # nothing got yet: IBM's QTIME( , ); later QTIME(10404, 8223)
+    assert "   MONQ(MEDIUM)                            MSGAGE(0)" in status.text
+    monitor = one(qm, "DIS QSTATUS(DEV.QUEUE.1) MONITOR")
+    assert set(monitor.objects[0]) == {"QUEUE", "TYPE", "LGETDATE", "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ",
+                                       "MSGAGE", "QTIME"}
+    run_mqsc(qm, "ALTER QLOCAL(DEV.QUEUE.1) MONQ(OFF)")
+    off = one(qm, "DIS QSTATUS(DEV.QUEUE.1) MSGAGE QTIME LPUTDATE")
+    assert "   LPUTDATE( )                             MSGAGE( )" in off.text and "   QTIME( , )" in off.text
     handles = one(qm, "DIS QSTATUS(SYSTEM.ADMIN.COMMAND.QUEUE) TYPE(HANDLE) APPLTAG INPUT")
     assert handles.objects == [{"QUEUE": "SYSTEM.ADMIN.COMMAND.QUEUE", "TYPE": "HANDLE", "APPLTAG": "amqpcsea",
                                 "INPUT": "SHARED"}]
@@ -381,3 +416,31 @@ def test_generated_commands_always_get_an_amq_answer(qm, text):
     for result in run_mqsc(qm, text):
         assert result.text and result.text[0][:3] in ("AMQ", "QML"), (text, result.text)
         assert result.reason_code != C.MQRC_UNEXPECTED_ERROR, (text, result.text)
+
+
+def test_display_pubsub_as_ibm_answers_a_queue_manager_in_no_hierarchy(qm):
+    shown = one(qm, "DISPLAY PUBSUB")
+    assert shown.text[0] == "AMQ8723I: Display pub/sub status details."
+    assert shown.text[1] == "   QMNAME(QM1)                             TYPE(LOCAL)"
+    (o,) = shown.objects
+    assert o["STATUS"] == "ACTIVE" and int(o["SUBCOUNT"]) == len(qm.registry.subs) and int(o["TPCOUNT"]) >= 1
+    assert one(qm, "DIS PUBSUB TYPE(LOCAL) SUBCOUNT").objects == [{"QMNAME": "QM1", "TYPE": "LOCAL",
+                                                                   "STATUS": "ACTIVE", "SUBCOUNT": o["SUBCOUNT"]}]
+    assert one(qm, "DIS PUBSUB TYPE(PARENT)").objects == []  # no parent: nothing to display
+    qm.registry.qmgr.pubsub_mode = C.MQPSM_COMPAT  # PSMODE is not alterable yet (the qmgr-attrs work)
+    assert one(qm, "DIS PUBSUB ALL").objects[0]["STATUS"] == "COMPAT"
+    assert one(qm, "DIS PUBSUB TYPE(NEIGHBOUR)").syntax_error
+
+
+def test_display_chstatus_shows_the_svrconn_fields(qm):
+    from qmlite.registry.objects import channels as M
+
+    channel = qm.registry.objects(M.KIND)["DEV.APP.SVRCONN"]
+    instance = qm.registry.running.start_instance(channel, "10.0.0.9", qm.now())
+    instance.buffers_sent, instance.buffers_received, instance.local_address = 12, 11, "10.0.0.1(1414)"
+    shown = one(qm, "DIS CHSTATUS(DEV.APP.SVRCONN) ALL")
+    (o,) = shown.objects
+    assert (o["BUFSSENT"], o["BUFSRCVD"], o["LOCLADDR"], o["SSLRKEYS"]) == ("12", "11", "10.0.0.1(1414)", "0")
+    assert (o["COMPHDR"], o["COMPMSG"], o["SECPROT"], o["MONCHL"]) == ("NONE, ", "NONE, ", "NONE", "OFF")
+    assert (o["EXITTIME"], o["COMPRATE"], o["COMPTIME"]) == (" , ", " , ", " , ")  # MONCHL(OFF): blanks
+    assert o["RAPPLTAG"] == "" and o["STOPREQ"] == "NO" and o["SUBSTATE"] == "RECEIVE"

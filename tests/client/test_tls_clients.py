@@ -199,6 +199,7 @@ def test_mutual_tls_and_what_channel_status_shows(client, server, made):
         assert status["SSLPEER"].startswith("SERIALNUMBER=")
         assert status["SSLCERTI"] == CA_DN
         assert status["SSLKEYDA"] and status["SSLKEYTI"]
+        assert status["SECPROT"] in ("TLSV12", "TLSV13")
     finally:
         qm.disconnect()
 

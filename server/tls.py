@@ -26,6 +26,8 @@ import trio
 
 from qmlite.pcf import cipherspecs, dn
 from qmlite.pcf import fap
+from qmlite.registry.objects import channels as M
+from qmlite.registry.objects import values as V
 
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
 TLS_RECORD_HANDSHAKE = 0x16
@@ -86,8 +88,6 @@ def check(definition, negotiated: Negotiated | None) -> Refusal | None:
         return Refusal(fap.CIPHER_SPEC, f"AMQ9631E: The CipherSpec negotiated during the TLS handshake "
                                         f"({negotiated.cipher_spec}, {negotiated.protocol}) does not match the "
                                         f"required CipherSpec {wanted!r} for channel '{definition.name}'.")
-    from qmlite.registry.objects import values as V
-
     if negotiated.subject is None and definition.ssl_client_auth == V.MQSCA_REQUIRED:
         return Refusal(fap.SSL_CLIENT_CERTIFICATE, f"AMQ9637E: Channel '{definition.name}' is lacking a certificate.")
     peer = (definition.ssl_peer_name or "").strip()
@@ -196,8 +196,6 @@ class ServerTLS:
                 return None, None, "the client closed before its ClientHello"
             sni = client_hello_sni(record)
             channel = cipherspecs.channel_for_sni(sni)
-            from qmlite.registry.objects import channels as M
-
             definition = self.registry.objects(M.KIND).get(channel) if channel else None
             ctx = self.context(definition)
             tls = TLSStream(stream, ctx, record)

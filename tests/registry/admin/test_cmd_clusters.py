@@ -59,6 +59,10 @@ def _valid(spec, default):
     p = spec.param
     if spec.field in ("cluster_name", "cluster_namelist"):
         return "CL.SWEEP"
+    if spec.field == "ssl_cipher_spec":
+        return "ANY_TLS12_OR_HIGHER"  # SSLCIPH takes IBM's CipherSpec names only (docs/tls.md)
+    if spec.field == "ssl_peer_name":
+        return "CN=SWEEP"  # SSLPEER takes a DN pattern only
     if spec.field == "header_compression":
         return (V.MQCOMPRESS_SYSTEM,)
     if spec.field == "message_compression":

@@ -32,7 +32,10 @@ import pytest
 
 from ._thread import TrioThread
 
-__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset"]
+__all__ = ["QmliteServer", "QmliteTLS", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
+           "qmlite_tls_server"]
+
+TLS_CHANNEL = "QMLITE.TLS.SVRCONN"  # the TLS channel qmlite_tls_server defines
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -147,3 +150,55 @@ def qmlite_reset(qmlite_server_session) -> Iterator[QmliteServer]:
     object but the defaults, every queue empty (connections from earlier tests are not closed)."""
     qmlite_server_session.reset()
     yield qmlite_server_session
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QmliteTLS:
+    """A TLS-enabled queue manager and the client's side of the test PKI (docs/tls.md)."""
+
+    server: QmliteServer
+    pki: object  # qmlite.pki.TestPKI: the CA, the queue manager's and the client's certificates
+    channel: str = TLS_CHANNEL  # SVRCONN, SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL) MCAUSER('app')
+    cipher_spec: str = "ANY_TLS12_OR_HIGHER"
+
+    @property
+    def key_repository(self) -> str:
+        """The client's key repository, as MQSCO KeyRepository or MQSSLKEYR take it (a stem: .p12 beside it)."""
+        return self.pki.client_stem
+
+    @property
+    def password(self) -> str:
+        return self.pki.password
+
+    @property
+    def cert_label(self) -> str:
+        return self.pki.client_label
+
+    def connect(self, **kw):
+        """A :class:`qmlite.client.sync.QueueManager` over TLS on the TLS channel."""
+        from .sync import QueueManager
+        from .tls import client_tls
+
+        tls = client_tls(channel=kw.pop("channel", self.channel), cipher_spec=kw.pop("cipher_spec", self.cipher_spec),
+                         key_repository=self.key_repository, password=self.password, cert_label=self.cert_label)
+        return QueueManager.connect(self.server.host, self.server.port, tls.channel, self.server.qmgr, tls=tls, **kw)
+
+
+@pytest.fixture
+def qmlite_tls_server(tmp_path_factory) -> Iterator[QmliteTLS]:
+    """A fresh queue manager serving TLS on its port: a test PKI (``qmlite tls init``) mounted as IBM's
+    container mounts /etc/mqm/pki, and the channel QMLITE.TLS.SVRCONN requiring TLS 1.2 or higher."""
+    from qmlite import pki as test_pki
+
+    made = test_pki.init(tmp_path_factory.mktemp("qmlite-pki"))
+    with running_qmlite(tmp_path_factory.mktemp("qmlite"), pki_dir=str(made.pki_dir)) as server:
+        # As DEV.APP.SVRCONN: a channel authentication record lets clients in (the back-stop rule
+        # blocks every channel that has none), running as the channel's MCAUSER.
+        for result in server.mqsc(f"DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) TRPTYPE(TCP) "
+                                  "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL) MCAUSER('app') REPLACE\n"
+                                  f"SET CHLAUTH({TLS_CHANNEL}) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) "
+                                  "CHCKCLNT(ASQMGR) ACTION(REPLACE)"):
+            if result.completion_code != 0:
+                raise RuntimeError(f"cannot set up {TLS_CHANNEL}: {result.text}")
+        yield QmliteTLS(server, made)
+

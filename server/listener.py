@@ -21,6 +21,7 @@ from .connection import Connection
 from .durability import GroupCommitter
 from .mqi import MQI
 from .negotiation import ServerIdentity
+from .tls import ServerTLS, sniff
 
 
 class QueueManagerServer:
@@ -40,6 +41,9 @@ class QueueManagerServer:
         self.mqsc_runner = None  # the REST mqsc endpoint's runner; None: qmlite.registry.mqsc.run_mqsc
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
+        self.tls = ServerTLS(cfg, self.registry, qlog.get(component="tls"))
+        self.tls.reload()
+        self.registry.running.refresh_ssl = self.tls.reload  # REFRESH SECURITY TYPE(SSL)
 
     @property
     def quiescing(self) -> bool:
@@ -97,9 +101,26 @@ class QueueManagerServer:
             conn = Connection(self, stream, conn_no, logger)
             await conn.refuse(quiescing=self.quiescing)
             return
-        conn = Connection(self, stream, conn_no, logger)
+        # Plain or TLS, told by the first byte; the wait and any handshake are this connection's own
+        # (server/tls.py), so a silent or half-finished client never delays another.
+        kind = await sniff(stream, self.cfg.tls_handshake_timeout)
+        if not kind:
+            logger.info("connection_dropped", reason="nothing sent")
+            await stream.aclose()
+            return
+        negotiated = None
+        raw = stream
+        if kind == "tls":
+            tls_stream, negotiated, why = await self.tls.handshake(stream, self.cfg.tls_handshake_timeout)
+            if tls_stream is None:
+                logger.warning("tls_handshake_failed", reason="MQRC_SSL_INITIALIZATION_ERROR", why=why)
+                with trio.CancelScope(shield=True):
+                    await stream.aclose()
+                return
+            stream = tls_stream
+        conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated)
         self.connections.add(conn)
-        logger.info("connect")
+        logger.info("connect", tls=negotiated.cipher_spec if negotiated else None)
         try:
             await conn.run()
         finally:

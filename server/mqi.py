@@ -427,7 +427,7 @@ class MQI:
 def _conname(conn: Connection) -> str:
     """The client's address as IBM shows CONNAME for a client connection: its IP address."""
     try:
-        peer = conn.stream.socket.getpeername()
+        peer = conn.raw.socket.getpeername()
     except (AttributeError, OSError):
         return ""
     return str(peer[0]) if isinstance(peer, tuple) else str(peer)

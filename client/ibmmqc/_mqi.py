@@ -140,12 +140,10 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
         else:
             cd_s = _mqserver()
         csp_s = N.MQCSP.decode(csp) if csp else None
+        sco_s = N.MQSCO.decode(sco) if sco else None
     except NativeError as exc:
         log.debug("MQCONNX: %s", exc)
         return 0, FAILED, exc.reason
-    # TLS is not offered by qmlite: a cipher spec fails; an MQSCO alone (key repository...) is ignored.
-    if cd_s is not None and cd_s.Version >= 7 and cd_s.SSLCipherSpec:
-        return 0, FAILED, C.MQRC_SSL_INITIALIZATION_ERROR
     if cd_s is None or not cd_s.ConnectionName or cd_s.Version < 2:
         # No client channel definition: a real client would look for a local queue manager or a CCDT.
         return 0, FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE
@@ -159,12 +157,22 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
     if qmgr.startswith("*"):
         qmgr = qmgr[1:]
     user, password = _credentials(csp_s, cd_s)
+    tls = None
+    if cd_s.Version >= 7 and cd_s.SSLCipherSpec.strip():
+        try:
+            tls = _tls(cd_s, sco_s)
+        except Exception as exc:  # TLSSetupError: the reason IBM's client gives for its TLS set-up
+            reason = getattr(exc, "reason", None)
+            if reason is None:
+                raise
+            log.warning("MQCONNX: TLS set-up for channel %s failed: %s", cd_s.ChannelName, exc)
+            return 0, FAILED, reason
     sync, errors = _client()
     reason = C.MQRC_HOST_NOT_AVAILABLE
     for host, port in addresses:
         try:
             qm = sync.QueueManager.connect(host, port, cd_s.ChannelName, qmgr, user=user, password=password,
-                                           appl_name=_appl_name(cno_s))
+                                           appl_name=_appl_name(cno_s), tls=tls)
         except errors.MQIError as exc:
             if exc.reason in (C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN):
                 reason = exc.reason
@@ -178,6 +186,25 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
             _connections[hconn] = _Connection(qm)
         return hconn, OK, C.MQRC_NONE
     return 0, FAILED, reason
+
+
+def _tls(cd: N.CD, sco: N.SCO | None):
+    """The client's TLS set-up from the MQCD (SSLCipherSpec, SSLPeerName, CertificateLabel), the MQSCO
+    (KeyRepository, KeyRepoPassword, CertificateLabel; FipsRequired accepted) and the environment
+    (MQSSLKEYR, MQKEYRPWD, MQCERTLABL), each overriding the next as on IBM's client (docs/tls.md)."""
+    from qmlite.client import tls  # noqa: PLC0415
+
+    key_repository = (sco.KeyRepository.strip() if sco is not None else "") or os.environ.get("MQSSLKEYR", "")
+    password = None
+    if sco is not None and sco.Version >= 6 and sco.KeyRepoPasswordPtr and sco.KeyRepoPasswordLength:
+        password = _pointer_text(sco.KeyRepoPasswordPtr, sco.KeyRepoPasswordLength)
+    if password is None:
+        password = os.environ.get("MQKEYRPWD") or None
+    label = (cd.CertificateLabel.strip() if cd.Version >= 11 else "") or (
+        sco.CertificateLabel.strip() if sco is not None and sco.Version >= 5 else "") or os.environ.get("MQCERTLABL", "")
+    peer = _pointer_text(cd.SSLPeerNamePtr, cd.SSLPeerNameLength) if cd.SSLPeerNameLength else None
+    return tls.client_tls(channel=cd.ChannelName, cipher_spec=cd.SSLCipherSpec, key_repository=key_repository,
+                          password=password, cert_label=label or None, peer_name=(peer or "").rstrip("\0 "))
 
 
 def _read_cd_at(ptr: int) -> N.CD:

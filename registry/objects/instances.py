@@ -62,6 +62,12 @@ class ChannelInstance:
     stop_requested: bool = False
     ssl_key_resets: int = 0  # no TLS here: never reset
     on_stop: Callable[[], None] = _nothing  # the server ends the instance when this is called
+    # TLS, when the client connected with it (server/tls.py): the CipherSpec negotiated (IBM's name),
+    # the client certificate's subject and issuer DNs as IBM shows them, when its secret key was agreed.
+    ssl_cipher: str = ""
+    ssl_peer: str = ""
+    ssl_cert_issuer: str = ""
+    ssl_key_time: float = 0.0
 
 
     @property
@@ -92,6 +98,9 @@ class Running:
         self.served_port = 0  # and the port that socket listens on
         self.served_pid = 0  # the server's process (what a listener's status calls its process)
         self.services: dict[str, float] = {}  # running services: start time (qmlite starts none)
+        # REFRESH SECURITY TYPE(SSL): the server sets this to reload its key repository (server/tls.py);
+        # it returns "" or why the new repository cannot be used (the old one then stays in use).
+        self.refresh_ssl: Callable[[], str] = lambda: ""
         self._ids = itertools.count(1)
 
     # ---- channel instances -----------------------------------------------------------------------

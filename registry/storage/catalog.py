@@ -16,6 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
 
 from qmlite.registry.objects import defaults
+from qmlite.registry.objects import values as V
 from qmlite.registry.objects import generic
 from qmlite.registry.objects import instances
 from qmlite.registry.pubsub import topics
@@ -25,9 +26,10 @@ from qmlite.registry.objects.definitions import BASE_TOPIC_VALUES, Namelist, Pro
 from qmlite.registry.storage.sqlite import ReadOnlyStore, Store
 
 
-# Queue-manager fields that never come from the meta table: its identity, what this software is, and
-# MaxHandles, which the server sets from its configuration at every start.
-NOT_PERSISTED = frozenset({"name", "created", "platform", "command_level", "max_handles"})
+# Queue-manager fields that never come from the meta table: its identity and what this software is.
+# MaxHandles is kept like any other attribute (ALTER QMGR MAXHANDS persists, as on MQ); a server
+# configured with max_handles applies it over the stored value at start (docs/decisions.md G3).
+NOT_PERSISTED = frozenset({"name", "created", "platform", "command_level"})
 
 
 @dataclasses.dataclass(slots=True)
@@ -40,7 +42,7 @@ class QueueManager:
     ccsid: int = 819
     platform: int = C.MQPL_UNIX
     command_level: int = C.MQCMDL_LEVEL_912  # consistent with the FAP 13 / MQMM09010200 we claim
-    max_handles: int = 256  # MAXHANDS: the server sets it from its configuration
+    max_handles: int = 256  # MAXHANDS (a configured max_handles overrides it at start, decision G3)
     max_msg_length: int = 4_194_304
     pubsub_mode: int = C.MQPSM_ENABLED
     # What DISPLAY QMGR shows on a new Linux queue manager (IBM's initial values).  Attributes an
@@ -102,6 +104,33 @@ class QueueManager:
     trace_route_recording: int = C.MQRECORDING_MSG
     tree_life_time: int = 1800
     trigger_interval: int = 999_999_999
+    # Attributes Inquire Q Mgr reported as constants until Change Q Mgr could set them (IBM's initial
+    # values on Multiplatforms).
+    authority_event_scope: int = V.MQAUSC_FAILURES  # AUTHEVSC(FAILURES)
+    cert_val_policy: int = C.MQ_CERT_VAL_POLICY_ANY
+    chinit_control: int = C.MQSVC_CONTROL_Q_MGR
+    cmd_server_control: int = C.MQSVC_CONTROL_Q_MGR
+    ip_address_version: int = V.MQIPADDR_IPV4
+    reverse_dns_lookup: int = V.MQRDNS_ENABLED
+    suite_b_strength: tuple[int, ...] = (C.MQ_SUITE_B_NONE,)
+    media_image_interval: int = 0  # IMGINTVL: 0 (OFF) as reported before; only linear logging uses it
+    media_image_log_length: int = 0  # IMGLOGLN(OFF)
+    media_image_recover_obj: int = V.MQIMGRCOV_YES
+    media_image_recover_q: int = V.MQIMGRCOV_YES
+    media_image_scheduling: int = V.MQMEDIMGSCHED_MANUAL
+    pubsub_cluster: int = C.MQPSCLUS_ENABLED
+    # SSLKEYR and CERTLABL: IBM's initial values derive from the queue manager's name (filled in by
+    # __post_init__ when left blank at construction); once changed they are stored like the rest.
+    ssl_key_repository: str = ""
+    cert_label: str = ""
+    ssl_key_repo_password: str = ""  # KEYRPWD: stored, never shown (Inquire gives asterisks)
+    initial_key: str = ""  # INITKEY: likewise
+
+    def __post_init__(self) -> None:
+        if not self.ssl_key_repository:
+            self.ssl_key_repository = f"/var/mqm/qmgrs/{self.name}/ssl/key"
+        if not self.cert_label:
+            self.cert_label = "ibmwebspheremq" + self.name.lower()
 
     @classmethod
     def from_meta(cls, name: str, meta: dict[str, object]) -> QueueManager:
@@ -110,21 +139,24 @@ class QueueManager:
         qmgr = cls(name, created, "", altered=created)
         for f in dataclasses.fields(cls):
             if f.name not in NOT_PERSISTED and f.name in meta:
-                setattr(qmgr, f.name, type(f.default if f.default is not dataclasses.MISSING else "")(meta[f.name]))
+                default = f.default if f.default is not dataclasses.MISSING else ""
+                value = meta[f.name]
+                if isinstance(default, tuple):  # an integer list, kept as "2,4"
+                    setattr(qmgr, f.name, tuple(int(v) for v in str(value).split(",") if v))
+                else:
+                    setattr(qmgr, f.name, type(default)(value))
         return qmgr
+
+    def meta_value(self, field: str) -> object:
+        """A field as the meta table keeps it (an integer list as comma-separated text)."""
+        value = getattr(self, field)
+        return ",".join(str(v) for v in value) if isinstance(value, tuple) else value
 
     @property
     def identifier(self) -> str:
         stamp = time.strftime("%Y-%m-%d_%H.%M.%S", time.localtime(self.created))
         return f"{self.name}_{stamp}"
 
-    @property
-    def ssl_key_repository(self) -> str:  # SSLKEYR of a new queue manager
-        return f"/var/mqm/qmgrs/{self.name}/ssl/key"
-
-    @property
-    def cert_label(self) -> str:  # CERTLABL of a new queue manager
-        return "ibmwebspheremq" + self.name.lower()
 
 
 @dataclasses.dataclass(slots=True)

@@ -143,13 +143,18 @@ TABLE = AttrTable([
     attr(C.MQCACH_REMOTE_PRODUCT, STR, lambda r: r.of("remote_product", ""), pad=C.MQ_REMOTE_PRODUCT_LENGTH),
     attr(C.MQCACH_REMOTE_VERSION, STR, lambda r: r.of("remote_version", ""), pad=C.MQ_REMOTE_VERSION_LENGTH),
     attr(C.MQIACH_SECURITY_PROTOCOL, INT, lambda r: C.MQSECPROT_NONE),  # no TLS on qmlite's channels
-    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: "", pad=C.MQ_SHORT_DNAME_LENGTH),
+    # TLS (merged from the tls branch): the CipherSpec negotiated, the client certificate's subject
+    # (SSLPEER) and issuer (SSLCERTI), when the secret key was agreed (SSLKEYDA/TI).
+    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: r.of("ssl_cert_issuer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
     attr(C.MQCACH_SSL_CERT_USER_ID, STR, lambda r: "", pad=C.MQ_USER_ID_LENGTH),
-    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.channel.ssl_cipher_spec, pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
-    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: "", pad=C.MQ_DATE_LENGTH),
+    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.of("ssl_cipher", "") or r.channel.ssl_cipher_spec,
+         pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
+    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: mq_date(r.instance.ssl_key_time) if r.of("ssl_key_time", 0)
+         else "", pad=C.MQ_DATE_LENGTH),
     attr(C.MQIACH_SSL_KEY_RESETS, INT, lambda r: r.of("ssl_key_resets", 0)),
-    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: "", pad=C.MQ_TIME_LENGTH),
-    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: "", pad=C.MQ_SHORT_DNAME_LENGTH),
+    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0)
+         else "", pad=C.MQ_TIME_LENGTH),
+    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
 ])
 
 

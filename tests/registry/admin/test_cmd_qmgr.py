@@ -108,8 +108,10 @@ def test_change_q_mgr_errors(h):
     assert failed(r, C.MQRCCF_OBJECT_NAME_ERROR, C.MQCA_DEAD_LETTER_Q_NAME)
     r = h.run(command(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_Q_MGR_DESC, "d" * 65)))
     assert failed(r, C.MQRCCF_CFST_STRING_LENGTH_ERR, C.MQCA_Q_MGR_DESC)
-    r = h.run(command(C.MQCMD_CHANGE_Q_MGR, i(C.MQIA_MAX_HANDLES, 10)))  # not modelled: refused, never ignored
-    assert failed(r, C.MQRCCF_CFIN_PARM_ID_ERROR, C.MQIA_MAX_HANDLES)
+    r = h.run(command(C.MQCMD_CHANGE_Q_MGR, i(C.MQIA_MAX_HANDLES, -1)))
+    assert failed(r, C.MQRCCF_PARM_VALUE_ERROR, C.MQIA_MAX_HANDLES)
+    r = h.run(command(C.MQCMD_CHANGE_Q_MGR, i(C.MQIA_PLATFORM, C.MQPL_UNIX)))  # read-only: refused, never ignored
+    assert failed(r, C.MQRCCF_CFIN_PARM_ID_ERROR, C.MQIA_PLATFORM)
     assert h.registry.qmgr.dead_letter_queue == "DEV.DEAD.LETTER.QUEUE"
 
 

@@ -448,6 +448,7 @@ class CD:
     SSLPeerNamePtr: int = 0
     SSLPeerNameLength: int = 0
     SharingConversations: int = 10
+    DefReconnect: int = 0  # MQRCN_NO (MQCD version 10): the reconnect settings read it
     CertificateLabel: str = ""
 
 

@@ -72,7 +72,9 @@ def candidates(channels: list[ccdt.ClientChannel], qmgr_name: str, *, source: st
     weighted = [ch for ch in ordered if ch.client_weight > 0]
     if not weighted:
         return fixed, rule
-    preferred = ordered[0].affinity == MQCAFTY_PREFERRED
+    # AFFINITY is a per-channel attribute but orders the group as a whole: PREFERRED unless every
+    # weighted candidate says NONE (docs/decisions.md Y4)
+    preferred = any(ch.affinity == MQCAFTY_PREFERRED for ch in weighted)
     if not preferred:
         return fixed + _weighted_order(weighted, rng or random.Random()), rule
     key = (source, rule.group)

@@ -339,3 +339,64 @@ def test_rest_resource_for_an_unknown_qmgr_or_no_user(server):
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(url.replace("QM9", "QM1"))
     assert info.value.code == 401
+
+
+# --------------------------------------------------------------------------------------------------
+# What the CCDT and the configuration file hand on: TLS set-up and reconnect settings
+# --------------------------------------------------------------------------------------------------
+
+def test_transmission_security_and_the_ssl_stanza_make_a_tls_connection(client_env, monkeypatch, qmlite_tls_server):
+    tls = qmlite_tls_server
+    where = ("127.0.0.1", tls.server.port)
+    security = {"transmissionSecurity": {"cipherSpecification": "ANY_TLS12_OR_HIGHER",
+                                         "certificateLabel": tls.cert_label}}
+    table = write_ccdt(client_env / "tls.json", channel(tls.channel, "QM1", where, **security))
+    ini = client_env / "tls.ini"
+    monkeypatch.setenv("MQCLNTCF", str(write_ini(ini, CHANNELS={"ChannelDefinitionDirectory": str(client_env),
+                                                                "ChannelDefinitionFile": "tls.json"},
+                                                 SSL={"SSLKeyRepository": tls.key_repository,
+                                                      "SSLKeyRepositoryPassword": tls.password,
+                                                      "OutboundSNI": "CHANNEL"})))
+    assert connects("QM1") == "QM1"
+    # the queue manager saw a TLS channel: the CipherSpec it negotiated is in the channel status
+    qm = connect("QM1")
+    try:
+        (shown,) = tls.server.mqsc(f"DISPLAY CHSTATUS({tls.channel}) SSLCIPH")
+        assert "SSLCIPH(TLS" in " ".join(shown.text), shown.text
+    finally:
+        qm.disconnect()
+    # the same table without a key repository anywhere: IBM's reason for it
+    write_ini(ini, CHANNELS={"ChannelDefinitionDirectory": str(client_env), "ChannelDefinitionFile": "tls.json"})
+    raises(2381, connect, "QM1")  # MQRC_KEY_REPOSITORY_ERROR
+    # the queue manager's certificate must match certificatePeerName
+    monkeypatch.setenv("MQSSLKEYR", tls.key_repository)
+    monkeypatch.setenv("MQKEYRPWD", tls.password)
+    security["transmissionSecurity"]["certificatePeerName"] = "CN=someone.else"
+    write_ccdt(table, channel(tls.channel, "QM1", where, **security))
+    raises(2398, connect, "QM1")  # MQRC_SSL_PEER_NAME_MISMATCH
+
+
+def test_reconnect_settings_handed_to_the_reconnect_code(client_env, live, monkeypatch):
+    import ibmmqc
+
+    from qmlite.client import clientconf as CF
+
+    manage = {"connectionManagement": {"defaultReconnect": "yes"}}
+    write_ccdt(client_env / "r.json", channel(ADMIN, "QM1", live, **manage))
+    ini = {"ChannelDefinitionDirectory": str(client_env), "ChannelDefinitionFile": "r.json"}
+    monkeypatch.setenv("MQCLNTCF", str(write_ini(client_env / "r.ini", CHANNELS={
+        **ini, "MQReconnectTimeout": "45", "ReconDelay": "(500,100)(1000)"})))
+    qm = connect("QM1")
+    try:
+        conn = ibmmqc._mqi._connections[qm.get_handle()]
+        assert conn.reconnect == CF.ReconnectSettings(CF.MQRCN_YES, 45, ((500, 100), (1000, 0)))
+        assert conn.channel.name == ADMIN and [c.name for c in conn.plan.channels] == [ADMIN]
+    finally:
+        qm.disconnect()
+    # the file's DefRecon=DISABLED wins over the channel's and the application's MQCNO_RECONNECT
+    monkeypatch.setenv("MQCLNTCF", str(write_ini(client_env / "r.ini", CHANNELS={**ini, "DefRecon": "DISABLED"})))
+    qm = connect("QM1", cno=ibmmq.CNO(Options=CMQC.MQCNO_RECONNECT))
+    try:
+        assert ibmmqc._mqi._connections[qm.get_handle()].reconnect.mode == CF.MQRCN_DISABLED
+    finally:
+        qm.disconnect()

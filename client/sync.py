@@ -150,6 +150,8 @@ class QueueManager:
                 event = qm._next_event()
                 if isinstance(event, Connected):
                     break
+            if tls is not None:
+                tls.remember(sock, host)
         except MQIError as exc:
             qm._close_socket()
             if getattr(exc, "status_code", None) in _TLS_REFUSALS:

@@ -114,13 +114,16 @@ class Connection:
         self.nursery: trio.Nursery | None = None
 
     # ---- life cycle ------------------------------------------------------------------------------
-    async def run(self) -> None:
+    async def run(self, first: bytes = b"") -> None:
+        """Serve the connection; ``first``: bytes the listener already read from it."""
         # The end of a connection arrives bare from the read loop or grouped from a nursery task
         # (trio groups what escapes a nursery); except* treats both alike, anything else is a bug.
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
                 try:
+                    if first:
+                        await self._received(first)
                     await self._read_loop()
                 finally:
                     nursery.cancel_scope.cancel()

@@ -1,9 +1,9 @@
 """TLS on the MQ listener: one port serves plain and TLS clients.
 
-* ``sniff``: the first byte a client sends tells them apart (a TLS record starts 0x16, a TSH "T"); it is
-  peeked (MSG_PEEK), so the bytes stay for whoever reads next.  Waiting for it, and the handshake, run
-  in the connection's own task under ``tls_handshake_timeout``: a silent or half-finished client never
-  holds up another accept.
+* ``first_bytes``/``is_tls``: the first byte a client sends tells them apart (a TLS record starts 0x16,
+  a TSH "T"); what was read goes on to the TLS handshake or to the FAP connection.  Waiting for it, and
+  the handshake, run in the connection's own task under ``tls_handshake_timeout``: a silent or
+  half-finished client never holds up another accept.
 * ``ServerTLS`` holds the queue manager's key repository (SSLKEYR with KEYRPWD or its stash, plus a
   directory laid out like IBM's container's /etc/mqm/pki).  Before the handshake it reads the client's
   ClientHello record itself (then replays it into the TLS stream) for the SNI IBM's clients send -- the
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-import socket
 import ssl
 import time
 
@@ -31,17 +30,19 @@ from qmlite.pcf import fap
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
 TLS_RECORD_HANDSHAKE = 0x16
 
-async def sniff(stream: trio.SocketStream, timeout: float) -> str:
-    """"tls", "plain", or "" (the client closed, or sent nothing in time)."""
+async def first_bytes(stream: trio.SocketStream, timeout: float) -> bytes:
+    """What the client sends first (b"": it closed, or sent nothing within ``timeout``).  Its first byte
+    tells TLS (0x16, a handshake record) from FAP ("T" of TSH); the bytes go on to whichever serves it."""
     with trio.move_on_after(timeout):
         try:
-            head = await stream.socket.recv(1, socket.MSG_PEEK)
-        except OSError:
-            return ""
-        if not head:
-            return ""
-        return "tls" if head[0] == TLS_RECORD_HANDSHAKE else "plain"
-    return ""
+            return await stream.receive_some(65536)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return b""
+    return b""
+
+
+def is_tls(first: bytes) -> bool:
+    return bool(first) and first[0] == TLS_RECORD_HANDSHAKE
 
 
 @dataclasses.dataclass(slots=True)
@@ -111,6 +112,7 @@ class ServerTLS:
         self.repo = None  # qmlite.keyrepo.KeyRepository once loaded
         self._contexts: dict[tuple[str, str], ssl.SSLContext] = {}  # (label, SSLCIPH) -> context
         self.problem = "not loaded"  # why TLS clients are refused; "" when a repository is loaded
+        self._names: dict[bytes, tuple] = {}  # a client certificate (DER) -> its subject and issuer DNs
         self.loaded_at = 0.0
 
     # ---- reading the repository ------------------------------------------------------------------------
@@ -167,6 +169,7 @@ class ServerTLS:
             entry = self.repo.entries[0]
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # IBM's list starts at TLS 1.2 (TLS 1.0/1.1 are off)
+        ctx.num_tickets = 1  # a client resumes with its latest session; one ticket is enough
         trusted = self.repo.trusted_pem()
         if trusted:
             ctx.load_verify_locations(cadata=trusted)
@@ -181,12 +184,13 @@ class ServerTLS:
         return ctx
 
     # ---- a handshake -----------------------------------------------------------------------------------
-    async def handshake(self, stream: trio.SocketStream, timeout: float) -> tuple[trio.SSLStream | None, Negotiated | None, str]:
-        """(the TLS stream, what was negotiated, "") or (None, None, why)."""
+    async def handshake(self, stream: trio.SocketStream, first: bytes,
+                        timeout: float) -> tuple[TLSStream | None, Negotiated | None, str]:
+        """(the TLS stream, what was negotiated, "") or (None, None, why).  ``first``: the bytes already read."""
         if self.repo is None:
             return None, None, self.problem or "no key repository"
         with trio.move_on_after(timeout) as scope:
-            record = await _read_record(stream)
+            record = await _read_record(stream, first)
             if record is None:
                 return None, None, "the client closed before its ClientHello"
             sni = client_hello_sni(record)
@@ -195,7 +199,7 @@ class ServerTLS:
 
             definition = self.registry.objects(M.KIND).get(channel) if channel else None
             ctx = self.context(definition)
-            tls = trio.SSLStream(_Replay(stream, record), ctx, server_side=True, https_compatible=True)
+            tls = TLSStream(stream, ctx, record)
             try:
                 await tls.do_handshake()
             except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
@@ -207,8 +211,13 @@ class ServerTLS:
         der = tls.getpeercert(binary_form=True)
         subject = issuer = None
         if der:
-            cert = keyrepo.from_der(der)
-            subject, issuer = keyrepo.subject_pairs(cert), keyrepo.name_pairs(cert.issuer)
+            names = self._names.get(der)
+            if names is None:  # a certificate seen before (a resumed session's) is not parsed again
+                cert = keyrepo.from_der(der)
+                names = self._names[der] = (keyrepo.subject_pairs(cert), keyrepo.name_pairs(cert.issuer))
+                if len(self._names) > 1024:
+                    self._names.clear()
+            subject, issuer = names
         cipher = tls.cipher()
         return tls, Negotiated(tls.version() or "", cipher[0] if cipher else "", subject, issuer, channel,
                                time.time()), ""
@@ -217,18 +226,17 @@ class ServerTLS:
 _MAX_RECORD = 16384 + 2048  # a TLS record's largest length (RFC 8446 section 5.2)
 
 
-async def _read_record(stream) -> bytes | None:
-    """The client's first TLS record, whole (header and body); None when it closes first."""
-    buf = bytearray()
-    need = 5
-    while len(buf) < need:
-        chunk = await stream.receive_some(need - len(buf))
+async def _read_record(stream, first: bytes) -> bytes | None:
+    """``first`` completed to hold the client's first TLS record whole (and whatever followed it);
+    None when the client closes first."""
+    buf = bytearray(first)
+    while True:
+        if len(buf) >= 5 and len(buf) >= 5 + min(int.from_bytes(buf[3:5], "big"), _MAX_RECORD):
+            return bytes(buf)
+        chunk = await stream.receive_some(65536)
         if not chunk:
             return None
         buf += chunk
-        if need == 5 and len(buf) >= 5:
-            need = 5 + min(int.from_bytes(buf[3:5], "big"), _MAX_RECORD)
-    return bytes(buf)
 
 
 def client_hello_sni(record: bytes) -> str | None:
@@ -265,29 +273,113 @@ def client_hello_sni(record: bytes) -> str | None:
     return None
 
 
-class _Replay(trio.abc.Stream):
-    """A stream that gives back bytes already read (the ClientHello) before reading on."""
+class TLSStream(trio.abc.Stream):
+    """TLS over a socket stream, lean: an SSLObject over memory BIOs driven directly, which costs a
+    fraction of trio.SSLStream per message (docs/benchmarks.md, issue 22).  It serves what a channel
+    needs and no more: one reader (the connection's read loop) and senders that the connection already
+    serialises; data OpenSSL produces while reading (a TLS 1.3 KeyUpdate answer) goes out with the next
+    send, or at once when no send is in progress."""
 
-    def __init__(self, inner, head: bytes) -> None:
-        self.inner = inner
-        self.head = head
+    def __init__(self, transport: trio.SocketStream, ctx: ssl.SSLContext, head: bytes = b"") -> None:
+        self.transport = transport
+        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self._obj = ctx.wrap_bio(self._in, self._out, server_side=True)
+        if head:
+            self._in.write(head)  # the ClientHello already read for its SNI
+        self._sending = False
+        self._send_turn = trio.lowlevel.ParkingLot()
+        self._hold = False  # output held back to go with the next send
 
     @property
     def socket(self):
-        return self.inner.socket
+        return self.transport.socket
 
-    async def receive_some(self, max_bytes=None):
-        if self.head:
-            n = len(self.head) if max_bytes is None else max_bytes
-            out, self.head = self.head[:n], self.head[n:]
-            return out
-        return await self.inner.receive_some(max_bytes)
+    def getpeercert(self, binary_form: bool = False):
+        return self._obj.getpeercert(binary_form)
+
+    def cipher(self):
+        return self._obj.cipher()
+
+    def version(self):
+        return self._obj.version()
+
+    async def _fill(self) -> None:
+        if not self._hold:
+            await self._flush()
+        chunk = await self.transport.receive_some(65536)
+        if not chunk:
+            raise trio.BrokenResourceError("the client closed the connection")
+        self._in.write(chunk)
+
+    async def _flush(self) -> None:
+        if self._out.pending and not self._sending:
+            self._sending = True
+            try:
+                await self.transport.send_all(self._out.read())
+            finally:
+                self._sending = False
+                self._send_turn.unpark()
+
+    async def do_handshake(self) -> None:
+        while True:
+            try:
+                self._obj.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                await self._fill()
+        if self._obj.version() == "TLSv1.3":
+            # What the handshake left to send -- TLS 1.3 session tickets, which the client does not wait
+            # for -- goes out with the first reply (the INITIAL_DATA answer): one send and one client
+            # wake-up fewer per connection.
+            self._hold = bool(self._out.pending)
+        else:
+            await self._flush()  # TLS 1.2: the server's Finished, which the client waits for
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        while True:
+            try:
+                data = self._obj.read(max_bytes or 65536)
+            except ssl.SSLWantReadError:
+                try:
+                    await self._fill()
+                except trio.BrokenResourceError:
+                    return b""  # closed without close_notify: an end of stream all the same
+                continue
+            except ssl.SSLZeroReturnError:
+                return b""
+            except ssl.SSLError as exc:
+                raise trio.BrokenResourceError(f"TLS error: {exc}") from exc
+            if self._out.pending:
+                await self._flush()
+            return data
 
     async def send_all(self, data) -> None:
-        await self.inner.send_all(data)
+        while self._sending:  # the reader is flushing what OpenSSL produced while reading
+            await self._send_turn.park()
+        try:
+            self._obj.write(data)
+        except ssl.SSLError as exc:
+            raise trio.BrokenResourceError(f"TLS error: {exc}") from exc
+        self._hold = False
+        self._sending = True
+        try:
+            await self.transport.send_all(self._out.read())
+        finally:
+            self._sending = False
+            self._send_turn.unpark()
 
     async def wait_send_all_might_not_block(self) -> None:
-        await self.inner.wait_send_all_might_not_block()
+        await self.transport.wait_send_all_might_not_block()
 
     async def aclose(self) -> None:
-        await self.inner.aclose()
+        try:
+            self._obj.unwrap()  # close_notify, best effort: the client may be gone
+        except (ssl.SSLError, ValueError):
+            pass
+        try:
+            if self._out.pending:
+                with trio.move_on_after(1):
+                    await self.transport.send_all(self._out.read())
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        await self.transport.aclose()

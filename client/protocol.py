@@ -108,6 +108,8 @@ class ConnectOptions:
     heartbeat_interval: int = 300
     max_message_length: int = 4194304
     ccsid: int = 819
+    # MQCNO Options, sent in the MQCONN XOptions field (the server honours ACCOUNTING_* when ACCTCONO is ENABLED)
+    cno_options: int = 0
 
     def validate(self) -> None:
         def fits(name: str, value: str, n: int) -> None:
@@ -316,7 +318,7 @@ def mqconn_body(opts: ConnectOptions, fap_level: int) -> bytes:
     else:
         fcno_version = 4
     body = fap.MQConnBody(QMgrName=opts.qmgr, ApplName=opts.appl_name, ApplType=opts.appl_type,
-                          AccountingToken=bytes(32), Options=3, XOptions=0,
+                          AccountingToken=bytes(32), Options=3, XOptions=opts.cno_options,
                           Fcno=fap.Fcno(Version=fcno_version, CapabilityFlags=0, ConnTag=bytes(128)))
     if fap_level >= 12:
         body.ReconnectionId = bytes(24)

@@ -41,7 +41,9 @@ from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.monitoring.resource import Monitor
 from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
-from qmlite.registry.monitoring.counters import MQIStats
+from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
+from qmlite.registry.monitoring.accounting import Accounting
+from qmlite.registry.monitoring.statistics import Statistics
 
 ZERO24 = bytes(24)
 PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
@@ -62,6 +64,8 @@ _PUT1_CONTEXT = ((C.MQPMO_SET_IDENTITY_CONTEXT, C.MQOO_SET_IDENTITY_CONTEXT),
 _OBJECT_KINDS = {C.MQOT_NAMELIST: ("namelist", "namelists"), C.MQOT_PROCESS: ("process", "processes")}
 _KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "namelist": C.MQOT_NAMELIST,
                "process": C.MQOT_PROCESS}
+# The object-type index a handle's MQCLOSE counts under (IBM's arrays stop at 13: a subscription's is its topic's)
+_CLOSE_TYPES = {**_KIND_TYPES, "sub": C.MQOT_TOPIC}
 
 
 def _ignore(queue: str) -> None:
@@ -90,6 +94,7 @@ class QueueManager:
         self.registry = registry
         if max_handles is not None:
             registry.qmgr.max_handles = max_handles  # MaxHandles has one home: the queue manager's attributes
+        self.configured_max_handles = max_handles  # what RESET QMLITE gives MAXHANDS back (decision G3)
         self.sessions: dict[bytes, Session] = {}
         self.engine = Engine(registry)
         self.command_server = CommandServer(self)
@@ -97,8 +102,11 @@ class QueueManager:
         self.publish_exit = None  # a registry.publishexit.PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False
-        self.stats = MQIStats()  # MQI activity for the resource-usage publications
+        self.stats = MQIStats()  # MQI activity for the resource-usage publications and the statistics messages
+        self.typed = ByObjectType()  # MQOPEN/MQCLOSE/MQINQ/MQSET per object type, for the statistics messages
         self.monitor = Monitor(self)
+        self.statistics = Statistics(self)  # STATMQI/STATQ/STATCHL messages (registry/monitoring/statistics.py)
+        self.accounting = Accounting(self)  # ACCTMQI/ACCTQ messages (registry/monitoring/accounting.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
 
@@ -138,7 +146,8 @@ class QueueManager:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
 
     def connect(self, qmgr_name: str, *, user: str, admin: bool, appl_name: str = "", appl_type: int = 0,
-                channel: str = "", conname: str = "") -> Session:
+                channel: str = "", conname: str = "", options: int = 0) -> Session:
+        """MQCONN(X); ``options`` are the MQCNO Options (their ACCOUNTING_* flags count when ACCTCONO is ENABLED)."""
         stats = self.stats
         try:
             self.check_connect(qmgr_name)
@@ -149,9 +158,12 @@ class QueueManager:
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
                           conname=conname, started=self.now())
         self.sessions[session.connection_id] = session
+        session.acct = self.accounting.start(session, options)  # None unless accounting is on for it
         stats.conns += 1
         if len(self.sessions) > stats.conn_hwm:
             stats.conn_hwm = len(self.sessions)
+        if len(self.sessions) > stats.conns_max:  # the statistics interval's ConnsMax
+            stats.conns_max = len(self.sessions)
         return session
 
     def disconnect(self, session: Session, *, commit: bool) -> None:
@@ -159,6 +171,8 @@ class QueueManager:
         if not session.connected:
             return
         self.stats.discs += 1
+        if not commit:
+            self.stats.discs_implicit += 1  # the connection ended without MQDISC
         if commit:
             self.commit(session)
         else:
@@ -168,6 +182,16 @@ class QueueManager:
         session.handles.clear()
         session.connected = False
         self.sessions.pop(session.connection_id, None)
+        if session.acct is not None:  # IBM writes a connection's accounting when it ends
+            self.accounting.finish(session, implicit=not commit)
+
+    # ---- statistics and accounting ------------------------------------------------------------------
+    def monitoring_tick(self, now: float | None = None) -> int:
+        """The server's clock, every second or so: the statistics interval ends when STATINT has
+        passed, and each long-running connection writes an intermediate accounting record every
+        ACCTINT (registry/monitoring/); returns the messages written."""
+        now = self.now() if now is None else now
+        return self.statistics.tick(now) + self.accounting.tick(now)
 
     # ---- MQOPEN / MQCLOSE ------------------------------------------------------------------------
     def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
@@ -175,10 +199,18 @@ class QueueManager:
             handle, od = self._open_object(session, od, options)
         except MQIError:
             self.stats.open_fails += 1
+            index = od.ObjectType if 0 <= od.ObjectType < len(self.typed.opens) else 0
+            self.typed.open_fails[index] += 1
+            if session.acct is not None:
+                session.acct.counts.open_fails[index] += 1
             raise
         self.stats.opens += 1
+        index = _KIND_TYPES[handle.kind]
+        self.typed.opens[index] += 1
         if handle.kind == "queue":
             handle.stats.opens += 1
+        if session.acct is not None:
+            session.acct.opened(handle, index, self.now())
         return handle, od
 
     def _open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
@@ -205,6 +237,8 @@ class QueueManager:
         if handle.kind == "queue":
             contents = reg.messages.contents(handle.name)
             handle.stats = contents.stats  # the contents live as long as the queue, which outlives the handle
+            if session.acct is not None:  # counted for the queue and for this connection's accounting
+                handle.stats = session.acct.tee(handle.name, contents.stats)
             if options & INPUT:
                 contents.open_input += 1
             if options & C.MQOO_INPUT_EXCLUSIVE:
@@ -276,6 +310,7 @@ class QueueManager:
 
     def _open_topic(self, session: Session, od: S.MQOD, options: int) -> Handle:
         reg = self.registry
+        _check_pubsub_enabled(reg)
         string = subscribe.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         node = next(reg.topic_nodes(string), None)
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
@@ -306,13 +341,36 @@ class QueueManager:
         handle = session.handles.pop(hobj, None)
         if handle is None:
             self.stats.close_fails += 1
+            self.typed.close_fails[0] += 1  # an unknown handle has no object type: IBM's unused index 0
+            if session.acct is not None:
+                session.acct.counts.close_fails[0] += 1
             raise MQIError(C.MQRC_HOBJ_ERROR)
         self.stats.closes += 1
+        index = _CLOSE_TYPES[handle.kind]
+        self.typed.closes[index] += 1
         if handle.kind == "queue":
             contents = self.registry.messages.peek(handle.name)
             if contents is not None:
                 contents.stats.closes += 1
+        elif handle.kind == "sub":
+            self._count_unsub(handle, options, self.stats)
+            if session.acct is not None:
+                self._count_unsub(handle, options, session.acct.counts)
+        if session.acct is not None:
+            session.acct.closed(handle, index, self.now())
         self._release(session, handle, options)
+
+    def _count_unsub(self, handle: Handle, options: int, stats) -> None:
+        """MQCLOSE of a subscription handle: an unsubscribe when it removes a durable subscription
+        (MQCO_REMOVE_SUB) or ends a non-durable one, as IBM's UnsubCountDur/UnsubCountNDur count."""
+        sub = self.registry.subs_by_id.get(handle.sub_id)
+        if sub is None:
+            return
+        if sub.durable == C.MQSUB_DURABLE_YES:
+            if options & C.MQCO_REMOVE_SUB:
+                stats.unsubs_dur += 1
+        else:
+            stats.unsubs_ndur += 1
 
     def _release(self, session: Session, handle: Handle, options: int) -> None:
         if handle.kind == "sub":
@@ -352,8 +410,14 @@ class QueueManager:
         except MQIError:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
+                if session.acct is not None:
+                    session.acct.counts.topic_put_fails += 1
             else:
                 self.stats.put_fails += 1
+                if handle.stats is not None:
+                    handle.stats.put_fails += 1
+                elif session.acct is not None:
+                    session.acct.counts.put_fails += 1
             raise
 
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
@@ -366,14 +430,21 @@ class QueueManager:
             handle, od = self._open_object(session, od, options)
         except MQIError:
             self.stats.put1_fails += 1
+            if session.acct is not None:
+                session.acct.counts.put1_fails += 1
             raise
         try:
             md, pmo, reason = self._put_handle(session, handle, md, pmo, data, one=True)
         except MQIError:
             if handle.kind == "topic":
                 self.stats.topic_put_fails += 1
+                self.stats.topic_put1_fails += 1
+                if session.acct is not None:
+                    session.acct.counts.topic_put1_fails += 1
             else:
                 self.stats.put1_fails += 1
+                if handle.stats is not None:
+                    handle.stats.put1_fails += 1
             raise
         finally:
             session.handles.pop(handle.hobj, None)
@@ -412,23 +483,36 @@ class QueueManager:
             raise MQIError(C.MQRC_PERSISTENCE_ERROR)
         if stored.Expiry == 0 or stored.Expiry < C.MQEI_UNLIMITED:
             raise MQIError(C.MQRC_EXPIRY_ERROR)
+        limit = reg.qmgr.max_properties_length  # MAXPROPL; NOLIMIT costs nothing
+        if limit != C.MQPROP_UNRESTRICTED_LENGTH and properties.properties_length(stored, data) > limit:
+            raise MQIError(C.MQRC_PROPERTIES_TOO_BIG)
         pmo.ResolvedQMgrName = reg.qmgr.name
         syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
+        if syncpoint:
+            _check_uow_room(reg, session)
         if handle.kind == "topic":
+            _check_pubsub_enabled(reg)  # a handle opened before ALTER QMGR PSMODE(DISABLED)
             if pmo.Options & C.MQPMO_SUPPRESS_REPLYTO and stored.Report & _REPORTS_TO_REPLY_Q:
                 raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)  # IBM: a report needs the reply-to it removes
             pmo.ResolvedQName = ""
             pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
             delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
                                      publisher=session.connection_id, uow=session.uow if syncpoint else None)
-            stats = self.stats
-            if stored.Persistence == C.MQPER_PERSISTENT:
-                stats.topic_put_p += 1
-            else:
-                stats.topic_put_np += 1
-            stats.topic_put_bytes += len(data)
-            stats.published += delivered
-            stats.published_bytes += delivered * len(data)
+            persistent = stored.Persistence == C.MQPER_PERSISTENT
+            for stats in (self.stats, session.acct.counts) if session.acct is not None else (self.stats,):
+                if persistent:
+                    stats.topic_put_p += 1
+                    if one:
+                        stats.topic_put1_p += 1
+                    stats.published_p += delivered
+                    stats.published_bytes_p += delivered * len(data)
+                else:
+                    stats.topic_put_np += 1
+                    if one:
+                        stats.topic_put1_np += 1
+                stats.topic_put_bytes += len(data)
+                stats.published += delivered
+                stats.published_bytes += delivered * len(data)
             if not delivered and pmo.Options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
                 return stored, pmo, C.MQRC_NO_SUBS_MATCHED
             return stored, pmo, 0
@@ -532,6 +616,8 @@ class QueueManager:
         Under syncpoint (``uow``) the copies are uncommitted puts of that unit of work.
         """
         reg = self.registry
+        if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
+            return 0  # the queue manager's own publications ($SYS monitoring) stop with the engine
         reg.expire_subscriptions()
         pub = routing.publication(reg, topic, md, data, pub_level, options, publisher)
         subs = routing.receivers(reg, pub)
@@ -701,12 +787,14 @@ class QueueManager:
         reg = self.registry
         options = gmo.Options
         if options & C.MQGMO_SYNCPOINT and options & C.MQGMO_NO_SYNCPOINT:
+            self.get_failed(handle, options)
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         base = reg.queues.get(handle.name)
         alias = reg.queues.get(handle.queue_name) if handle.queue_name != handle.name else None
         for queue in (base, alias if alias is not None and alias.qtype == C.MQQT_ALIAS else None):
             # the base queue, and an alias the handle was opened through, must both allow gets
             if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
+                self.get_failed(handle, options)
                 raise MQIError(C.MQRC_GET_INHIBITED)
         match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
         msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
@@ -720,6 +808,7 @@ class QueueManager:
         if under_cursor:
             msg = contents.at(handle.cursor)
             if msg is None:
+                self.get_failed(handle, options)
                 raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
         elif options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT) or handle.selector is not None:
             # A selector looks at each message in delivery order: what it selects has no index.
@@ -754,9 +843,11 @@ class QueueManager:
             data = data[:buffer_length]
         durable_after = msg.durable_after
         browsing = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+        stats = handle.stats  # the queue's counters (through this connection's accounting when it has any)
+        if stats is None:
+            stats = handle.stats = contents.stats
         if browsing:
             handle.cursor = msg.key
-            stats = contents.stats
             if out_md.Persistence == C.MQPER_PERSISTENT:
                 stats.browse_p += 1
                 stats.browse_bytes_p += full
@@ -764,16 +855,19 @@ class QueueManager:
                 stats.browse_np += 1
                 stats.browse_bytes_np += full
         elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
-            stats = contents.stats
+            waited = now - msg.put_time
             if out_md.Persistence == C.MQPER_PERSISTENT:
                 stats.get_p += 1
                 stats.get_bytes_p += full
+                stats.queue_time_p += waited
             else:
                 stats.get_np += 1
                 stats.get_bytes_np += full
-            stats.queue_time += now - msg.put_time
+            stats.queue_time += waited
             syncpoint = options & C.MQGMO_SYNCPOINT or (
                 options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
+            if syncpoint:
+                _check_uow_room(reg, session)  # before the message leaves the queue
             self.take_message(handle.name, contents, msg, write=not syncpoint)
             if syncpoint:
                 if not session.uow:
@@ -784,6 +878,20 @@ class QueueManager:
         gmo.ResolvedQName = handle.queue_name or handle.name  # the request's own GMO, echoed back
         gmo.ReturnedLength = len(data)
         return Got(out_md, gmo, data, full, comp, reason, durable_after, handle.queue_name or handle.name)
+
+    def get_failed(self, handle: Handle, options: int) -> None:
+        """An MQGET that failed (no message within its wait included): IBM's GetFailCount, or
+        BrowseFailCount for a browse, of the queue and of the connection's accounting."""
+        stats = handle.stats
+        if stats is None:
+            contents = self.registry.messages.peek(handle.name)
+            if contents is None:
+                return
+            stats = contents.stats
+        if options & BROWSE:
+            stats.browse_fails += 1
+        else:
+            stats.get_fails += 1
 
     def take_message(self, name: str, contents: QueueContents, msg: Message, *, write: bool = True) -> None:
         """A destructive get: the message leaves the queue (and the disk, unless a unit of work holds it)."""
@@ -799,6 +907,8 @@ class QueueManager:
         puts, gets, retains = session.uow.take()
         if puts or gets or retains:
             self.stats.commits += 1
+            if session.acct is not None:
+                session.acct.counts.commits += 1
         session.uow_started = 0.0
         reg = self.registry
         store = reg.store
@@ -820,6 +930,8 @@ class QueueManager:
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
         if puts or gets or _retains:
             self.stats.backouts += 1
+            if session.acct is not None:
+                session.acct.counts.backouts += 1
         session.uow_started = 0.0
         reg = self.registry
         for item in puts:
@@ -856,8 +968,10 @@ class QueueManager:
             answer = inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
         except MQIError:
             self.stats.inq_fails += 1
+            self._typed(session, "inq_fails", hobj)
             raise
         self.stats.inqs += 1
+        self._typed(session, "inqs", hobj)
         if obj_type == C.MQOT_Q:
             contents = self.registry.messages.peek(name)
             if contents is not None:
@@ -872,12 +986,22 @@ class QueueManager:
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
         except MQIError:
             self.stats.set_fails += 1
+            self._typed(session, "set_fails", hobj)
             raise
         self.stats.sets += 1
+        self._typed(session, "sets", hobj)
         if obj_type == C.MQOT_Q:
             contents = self.registry.messages.peek(name)
             if contents is not None:
                 contents.stats.sets += 1
+
+    def _typed(self, session: Session, counter: str, hobj: int) -> None:
+        """Count an MQINQ/MQSET by the object type of its handle (index 0 for an unknown handle)."""
+        handle = session.handles.get(hobj)
+        index = _CLOSE_TYPES[handle.kind] if handle is not None else 0
+        getattr(self.typed, counter)[index] += 1
+        if session.acct is not None:
+            getattr(session.acct.counts, counter)[index] += 1
 
     # ---- MQSUB / MQSUBRQ -------------------------------------------------------------------------
     def subscribe(self, session: Session, sd: S.MQSD, hobj: int) -> tuple[Handle, S.MQSD, int]:
@@ -885,28 +1009,41 @@ class QueueManager:
         name = sd.SubName.VSString
         existed = bool(name) and name in self.registry.subs
         try:
+            _check_pubsub_enabled(self.registry)
             answer = subscribe.subscribe(self, session, sd, hobj)
         except MQIError:
             stats.sub_fails += 1
+            if session.acct is not None:
+                session.acct.counts.sub_fails += 1
             raise
+        if session.acct is not None:
+            self._count_sub(session.acct.counts, existed, answer[0].options)
+        self._count_sub(stats, existed, answer[0].options)
+        return answer
+
+    @staticmethod
+    def _count_sub(stats, existed: bool, options: int) -> None:
         if not existed:
-            if answer[0].options & C.MQSO_DURABLE:
+            if options & C.MQSO_DURABLE:
                 stats.subs_durable_created += 1
             else:
                 stats.subs_nondurable_created += 1
-        elif answer[0].options & C.MQSO_ALTER:
+        elif options & C.MQSO_ALTER:
             stats.subs_altered += 1
         else:
             stats.subs_resumed += 1
-        return answer
 
     def subscription_request(self, session: Session, hsub: int, action: int) -> int:
         try:
             sent = subscribe.subscription_request(self, session, hsub, action)
         except MQIError:
             self.stats.subrq_fails += 1
+            if session.acct is not None:
+                session.acct.counts.subrq_fails += 1
             raise
         self.stats.subrqs += 1
+        if session.acct is not None:
+            session.acct.counts.subrqs += 1
         return sent
 
 
@@ -918,11 +1055,16 @@ def _counted_put(contents: QueueContents, *, uncommitted: bool = False) -> None:
     depth = len(contents) + contents.uncommitted
     if depth > contents.high_depth:
         contents.high_depth = depth
+    if depth > contents.depth_hi:  # the statistics interval's QMaxDepth
+        contents.depth_hi = depth
 
 
 def _counted_get(contents: QueueContents, on_queue: float) -> None:
     """One destructive get: MsgDeqCount, and OnQTime's short- and long-period averages."""
     contents.deq_count += 1
+    depth = len(contents) + contents.uncommitted
+    if depth < contents.depth_lo:  # the statistics interval's QMinDepth
+        contents.depth_lo = depth
     on_queue = max(on_queue, 0.0)
     short, long_ = contents.on_q_short, contents.on_q_long
     contents.on_q_short = on_queue if short < 0 else short + (on_queue - short) / 8
@@ -946,3 +1088,18 @@ def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:
         except CodecError:
             return data, md
     return data, md
+
+
+def _check_pubsub_enabled(reg: Registry) -> None:
+    """ALTER QMGR PSMODE(DISABLED): MQOPEN of a topic, MQPUT/MQPUT1 to one and MQSUB fail with
+    MQRC_PUBSUB_INHIBITED (IBM's 2531).  COMPAT stops only the queued interface, which qmlite lacks."""
+    if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
+        raise MQIError(C.MQRC_PUBSUB_INHIBITED)
+
+
+def _check_uow_room(reg: Registry, session: Session) -> None:
+    """MAXUMSGS: a unit of work holds at most that many messages, put and got (IBM's
+    MQRC_SYNCPOINT_LIMIT_REACHED 2024 for the call that would exceed it)."""
+    uow = session.uow
+    if len(uow.puts) + len(uow.gets) >= reg.qmgr.max_uncommitted_msgs:
+        raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)

@@ -58,6 +58,7 @@ class QueueManagerServer:
             await nursery.start(self.committer.run)
             await nursery.start(command_server.run, self)
             await nursery.start(monitor.run, self)
+            await nursery.start(monitor.run_statistics, self)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for

@@ -1,6 +1,8 @@
-"""The resource-usage clock: publish the monitoring metadata (retained) when the server starts,
-then let the domain publish one interval's figures every ``monitor_interval`` seconds
-(registry/monitoring/resource.py holds every rule; this task only keeps time)."""
+"""The monitoring clocks: publish the monitoring metadata (retained) when the server starts, then let
+the domain publish one interval's figures every ``monitor_interval`` seconds
+(registry/monitoring/resource.py holds every rule); and once a second let the domain decide whether a
+statistics interval or a connection's accounting interval has ended (registry/monitoring/statistics.py,
+accounting.py).  These tasks only keep time."""
 
 from __future__ import annotations
 
@@ -26,3 +28,17 @@ async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORE
         await trio.sleep(monitor.interval)
         monitor.publish_resource_usage()
         await trio.lowlevel.checkpoint()
+
+
+STATISTICS_TICK = 1.0  # seconds: STATINT and ACCTINT are whole seconds
+
+
+async def run_statistics(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    qm = server.qm
+    task_status.started()
+    while True:
+        await trio.sleep(STATISTICS_TICK)
+        written = qm.monitoring_tick()
+        if written:
+            server.committer.after(qm.position)  # persistent statistics messages: a write to commit
+            qlog.get().debug("statistics_written", messages=written)

@@ -166,7 +166,7 @@ class MQI:
                 return reason
             conv.session = self.qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
                                            appl_type=body.ApplType, channel=conn.channel.name,
-                                           conname=_conname(conn))
+                                           conname=_conname(conn), options=body.XOptions)
             if conn.instance is not None:
                 conn.instance.mca_user, conn.instance.remote_appl = user, body.ApplName
         except MQIError as exc:
@@ -246,6 +246,7 @@ class MQI:
 
         def expired() -> list[bytes]:
             reason = C.MQRC_CONNECTION_BROKEN if session.stopped else C.MQRC_NO_MSG_AVAILABLE
+            self.qm.get_failed(handle, gmo.Options)
             return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=reason, hobj=handle.hobj)
 
         return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)

@@ -156,7 +156,7 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
                     host, port, channel.name, plan.send_name, user=user, password=password,
                     appl_name=_appl_name(cno_s), sharing_conversations=channel.sharing_conversations,
                     heartbeat_interval=channel.heartbeat_interval, max_message_length=channel.max_message_length,
-                    tls=tls)
+                    tls=tls, cno_options=cno_s.Options if cno_s is not None else 0)
             except errors.MQIError as exc:
                 if exc.reason in _TRY_NEXT:
                     log.debug("MQCONNX %s(%d) channel %s: reason %d", host, port, channel.name, exc.reason)

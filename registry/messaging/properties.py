@@ -48,6 +48,15 @@ def split_message(md, data: bytes, *, as_sent: bool = False):
     return md, split.properties, body
 
 
+def properties_length(md, data: bytes) -> int:
+    """How many bytes a message's properties take: its MQRFH2 headers in front of the body, when they
+    carry properties (what MAXPROPL limits; 0 for a message without).  Only asked when a limit is set."""
+    if md.Format.rstrip() != RFH2:
+        return 0
+    split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
+    return len(data) - len(split.body) if split.properties else 0
+
+
 def _carried(md, data: bytes):
     """The Split of a message kept as sent (its MQRFH2 chain still carries its properties), else None."""
     if md.Format.rstrip() != RFH2:

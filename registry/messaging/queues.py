@@ -105,7 +105,8 @@ class QueueContents:
 
     __slots__ = ("_order", "_by_msg_id", "_by_correl_id", "_expiry", "open_input", "open_output",
                  "exclusive", "uncommitted", "last_put", "last_get", "stats", "enq_count", "deq_count",
-                 "high_depth", "stats_reset", "on_q_short", "on_q_long", "__weakref__")
+                 "high_depth", "stats_reset", "on_q_short", "on_q_long", "depth_hi", "depth_lo",
+                 "__weakref__")
 
     def __init__(self) -> None:
         self._order: SortedDict = SortedDict()  # (-priority, seq) -> Message
@@ -130,6 +131,10 @@ class QueueContents:
         # over a short and a long period (exponential averages: no history kept).
         self.on_q_short = -1.0
         self.on_q_long = -1.0
+        # The statistics interval's highest and lowest depth (QMaxDepth, QMinDepth of IBM's queue
+        # statistics; registry/monitoring/statistics.py sets both to the depth when an interval starts).
+        self.depth_hi = 0
+        self.depth_lo = 0
 
     # ---- size and order --------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -277,6 +282,10 @@ class MessageStore:
 
     def peek(self, queue: str) -> QueueContents | None:
         return self._queues.get(queue)
+
+    def items(self):
+        """(queue name, contents) of every local queue that has held or been asked for a message."""
+        return self._queues.items()
 
     def next_seq(self) -> int:
         return next(self._seq)

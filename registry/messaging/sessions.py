@@ -89,6 +89,9 @@ class Session:
     # Set by Stop Connection: the server ends the connection, and its next MQI call fails with
     # MQRC_CONNECTION_STOPPED; the domain only marks it (no sockets here).
     stopped: bool = False
+    # This connection's accounting record (registry/monitoring/accounting.py), None while accounting is
+    # off for it: every count it takes hangs off this one attribute.
+    acct: object = None
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

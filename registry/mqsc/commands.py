@@ -23,7 +23,8 @@ from qmlite.registry.mqsc.keywords import Keyword, ObjectType, e, flag, i, s
 VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", "DELETE": "DELETE",
          "DEL": "DELETE", "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "START": "START",
          "STA": "START", "STOP": "STOP", "PING": "PING", "SET": "SET", "REFRESH": "REFRESH", "REF": "REFRESH",
-         "RESET": "RESET", "RESOLVE": "RESOLVE", "RES": "RESOLVE", "END": "END"}
+         "RESET": "RESET", "RESOLVE": "RESOLVE", "RES": "RESOLVE", "SUSPEND": "SUSPEND", "RESUME": "RESUME",
+         "END": "END"}
 NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL", "QALIAS": "QALIAS",
          "QA": "QALIAS", "QREMOTE": "QREMOTE", "QR": "QREMOTE", "QUEUE": "QUEUE", "Q": "QUEUE",
          "QCLUSTER": "QCLUSTER", "QC": "QCLUSTER", "CHANNEL": "CHANNEL", "CHL": "CHANNEL",
@@ -34,7 +35,7 @@ NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL",
          "TOPICSTR": "TOPICSTR", "TPSTATUS": "TPSTATUS", "QMGR": "QMGR", "QMSTATUS": "QMSTATUS",
          "CONN": "CONN", "AUTHINFO": "AUTHINFO", "AUTHREC": "AUTHREC", "AUTHSERV": "AUTHSERV",
          "ENTAUTH": "ENTAUTH", "CHLAUTH": "CHLAUTH", "COMMINFO": "COMMINFO", "SECURITY": "SECURITY",
-         "CLUSQMGR": "CLUSQMGR", "QSTATS": "QSTATS", "QMLITE": "QMLITE", "PUBSUB": "PUBSUB"}
+         "CLUSQMGR": "CLUSQMGR", "CLUSTER": "CLUSTER", "QSTATS": "QSTATS", "QMLITE": "QMLITE", "PUBSUB": "PUBSUB"}
 
 NAME_REQUIRED, NAME_OPTIONAL, NAME_NONE = "required", "optional", "none"
 
@@ -155,6 +156,13 @@ def _table() -> dict[tuple[str, str], Command]:
                 display="AMQ8723I: Display pub/sub status details."),
         Command("PING", "QMGR", C.MQCMD_PING_Q_MGR, K.EMPTY, name=NAME_NONE,
                 message="AMQ8415I: Ping IBM MQ Queue Manager command complete."),
+        # RESET QMGR TYPE(STATISTICS): Reset Queue Manager with Action MQACT_COLLECT_STATISTICS
+        Command("RESET", "QMGR", C.MQCMD_RESET_Q_MGR, K.EMPTY, name=NAME_NONE,
+                message="AMQ8079I: IBM MQ queue manager reset.",
+                extra=(e("TYPE", C.MQIACF_ACTION, {"ADVANCELOG": C.MQACT_ADVANCE_LOG,
+                                                   "STATISTICS": C.MQACT_COLLECT_STATISTICS,
+                                                   "PUBSUB": C.MQACT_PUBSUB, "REDUCELOG": C.MQACT_REDUCE_LOG}),
+                       s("CHILD", C.MQCA_CHILD), s("PARENT", C.MQCA_PARENT))),
         Command("DISPLAY", "CONN", C.MQCMD_INQUIRE_CONNECTION, K.CONN, C.MQBACF_GENERIC_CONNECTION_ID,
                 attrs_pid=C.MQIACF_CONNECTION_ATTRS, display="AMQ8276I: Display Connection details.", generic=True),
         Command("STOP", "CONN", C.MQCMD_STOP_CONNECTION, K.CONN, C.MQBACF_CONNECTION_ID,
@@ -189,6 +197,23 @@ def _table() -> dict[tuple[str, str], Command]:
         Command("DISPLAY", "CLUSQMGR", C.MQCMD_INQUIRE_CLUSTER_Q_MGR, K.CLUSQMGR, C.MQCA_CLUSTER_Q_MGR_NAME,
                 attrs_pid=C.MQIACF_CLUSTER_Q_MGR_ATTRS, display="AMQ8441I: Display Cluster Queue Manager details.",
                 generic=True),
+    ]
+    # ---- clusters (docs/decisions.md L6: the messages)
+    clusters = (s("CLUSTER", C.MQCA_CLUSTER_NAME), s("CLUSNL", C.MQCA_CLUSTER_NAMELIST), CMDSCOPE)
+    rows += [
+        Command("SUSPEND", "QMGR", C.MQCMD_SUSPEND_Q_MGR_CLUSTER, K.EMPTY, name=NAME_NONE,
+                message="AMQ8559I: Suspend Queue Manager Cluster command accepted.",
+                extra=clusters + (e("MODE", C.MQIACF_MODE, {"QUIESCE": 1, "FORCE": 0}),)),
+        Command("RESUME", "QMGR", C.MQCMD_RESUME_Q_MGR_CLUSTER, K.EMPTY, name=NAME_NONE,
+                message="AMQ8558I: Resume Queue Manager Cluster command accepted.", extra=clusters),
+        Command("REFRESH", "CLUSTER", C.MQCMD_REFRESH_CLUSTER, K.EMPTY, C.MQCA_CLUSTER_NAME,
+                message="AMQ8557I: Refresh Cluster command accepted.",
+                extra=(e("REPOS", C.MQIACF_REFRESH_REPOSITORY, {"YES": 1, "NO": 0}), CMDSCOPE)),
+        Command("RESET", "CLUSTER", C.MQCMD_RESET_CLUSTER, K.EMPTY, C.MQCA_CLUSTER_NAME,
+                message="AMQ8556I: Reset Cluster command accepted.",
+                extra=(e("ACTION", C.MQIACF_ACTION, {"FORCEREMOVE": C.MQACT_FORCE_REMOVE}),
+                       s("QMNAME", C.MQCA_Q_MGR_NAME), s("QMID", C.MQCA_Q_MGR_IDENTIFIER),
+                       e("QUEUES", C.MQIACF_REMOVE_QUEUES, {"YES": 1, "NO": 0}), CMDSCOPE)),
     ]
     # ---- definitions with one name
     simple = (
@@ -297,6 +322,7 @@ SUMMARY = {"QUEUE": _Q_SUMMARY, "QLOCAL": _Q_SUMMARY, "QMODEL": _Q_SUMMARY, "QAL
            "TOPIC": ("TOPIC", "TYPE"), "CHANNEL": ("CHANNEL", "CHLTYPE"), "NAMELIST": ("NAMELIST",),
            "PROCESS": ("PROCESS",), "AUTHINFO": ("AUTHINFO", "AUTHTYPE"), "LISTENER": ("LISTENER",),
            "SERVICE": ("SERVICE",), "COMMINFO": ("COMMINFO",), "CONN": ("CONN",),
+           "CLUSQMGR": ("CLUSQMGR", "CHANNEL", "CLUSTER"),
            "CHSTATUS": ("CHANNEL", "CHLTYPE", "CONNAME", "CURRENT", "STATUS", "SUBSTATE", "XMITQ")}
 
 

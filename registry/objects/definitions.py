@@ -202,6 +202,10 @@ class Topic:
     topic_type: int = C.MQTOPT_LOCAL
     created: float = 0.0
     altered: float = 0.0
+    # Schema 7: clustered topics (registry/objects/clusters.py).  A blank cluster is "as parent": the
+    # nearest topic object above with a cluster makes the topic clustered.
+    cluster_name: str = ""
+    cluster_pub_route: int = C.MQCLROUTE_DIRECT
 
 
 # SYSTEM.BASE.TOPIC holds concrete values; everything AS_PARENT resolves up to it.

@@ -26,6 +26,7 @@ from typing import Any
 # Modules declaring generic kinds (imported by ``all_kinds``): one line per module.
 MODULES: list[str] = [
     "qmlite.registry.objects.channels",
+    "qmlite.registry.objects.clusters",
     "qmlite.registry.objects.endpoints",
     "qmlite.registry.security.authrecs",
     "qmlite.registry.security.chlauth",

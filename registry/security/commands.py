@@ -127,7 +127,10 @@ _object_type(C.MQOT_COMM_INFO, C.MQCA_COMM_INFO_NAME, {
     default="SYSTEM.DEFAULT.COMMINFO")
 # The queue manager itself, and the security commands (which change what others may do: chg on it).
 _QMGR_AUTHORITY = {C.MQCMD_CHANGE_Q_MGR: CHG, C.MQCMD_SET_AUTH_REC: CHG, C.MQCMD_DELETE_AUTH_REC: CHG,
-                   C.MQCMD_SET_CHLAUTH_REC: CHG, C.MQCMD_REFRESH_SECURITY: CHG}
+                   C.MQCMD_SET_CHLAUTH_REC: CHG, C.MQCMD_REFRESH_SECURITY: CHG,
+                   # The cluster commands change what this queue manager is in its clusters.
+                   C.MQCMD_SUSPEND_Q_MGR_CLUSTER: CHG, C.MQCMD_RESUME_Q_MGR_CLUSTER: CHG,
+                   C.MQCMD_REFRESH_CLUSTER: CHG, C.MQCMD_RESET_CLUSTER: CHG}
 
 
 def _string(request: P.PCFMessage, pid: int) -> str | None:

@@ -113,7 +113,7 @@ class QueueManager:
     ip_address_version: int = V.MQIPADDR_IPV4
     reverse_dns_lookup: int = V.MQRDNS_ENABLED
     suite_b_strength: tuple[int, ...] = (C.MQ_SUITE_B_NONE,)
-    media_image_interval: int = 0  # IMGINTVL: 0 (OFF) as reported before; only linear logging uses it
+    media_image_interval: int = 60  # IMGINTVL(60), IBM's default ("Automatic media imaging")
     media_image_log_length: int = 0  # IMGLOGLN(OFF)
     media_image_recover_obj: int = V.MQIMGRCOV_YES
     media_image_recover_q: int = V.MQIMGRCOV_YES
@@ -211,6 +211,7 @@ class Registry:
         self.on_new_subscription: Callable[[Subscription], None] = _ignore_subscription
         self._expiring: set[bytes] = set()
         self.ids = IdGenerator(qmgr.name)
+        self.dev_objects = False  # whether this queue manager has the developer container's DEV objects
         self.messages = MessageStore()  # contents of local queues; definitions live above
 
     # ---- opening -------------------------------------------------------------------------------
@@ -234,8 +235,13 @@ class Registry:
             reg = cls(store, qmgr, clock=clock)
             reg._load()
         reg.seed_system_queues()
-        reg.seed_generic(dev_objects if "qmgr_name" not in meta
-                         else qmgr.dead_letter_queue == defaults.DEV_DEAD_LETTER_QUEUE)
+        if "qmgr_name" in meta:
+            # Recorded at the first start since issue 21; a data directory from before tells by its DEADQ.
+            dev_objects = (bool(int(meta["dev_objects"])) if "dev_objects" in meta  # type: ignore[arg-type]
+                           else qmgr.dead_letter_queue == defaults.DEV_DEAD_LETTER_QUEUE)
+        reg.dev_objects = dev_objects
+        store.set_meta("dev_objects", int(dev_objects))
+        reg.seed_generic(dev_objects)
         # A restarted queue manager must never reissue an identifier: start after the newest seen.
         reg.ids.start_time = max(int(now), int(meta.get("id_epoch", 0)) + 1)
         store.set_meta("id_epoch", reg.ids.start_time)

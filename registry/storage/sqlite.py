@@ -170,6 +170,10 @@ MIGRATIONS.append([  # 6: every later object type, one JSON record per object (r
     "CREATE TABLE definitions (kind TEXT NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL,"
     " PRIMARY KEY (kind, name))",
 ])
+MIGRATIONS.append([  # 7: clustered topics (CLUSTER, CLROUTE); model.Topic's defaults
+    "ALTER TABLE topics ADD COLUMN cluster_name TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE topics ADD COLUMN cluster_pub_route INTEGER NOT NULL DEFAULT 0",  # MQCLROUTE_DIRECT
+])
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _TABLES = {Subscription: ("subscriptions", "sub_id"), Queue: ("queues", "name"), Topic: ("topics", "name"),

@@ -24,7 +24,7 @@ class Swept:
     value: object  # a valid value a new queue manager does not have
     shown: str  # how DISPLAY QMGR shows it (and how ALTER QMGR writes it, quoted when a string)
     bad: int | None = None  # an integer IBM refuses (MQRCCF_PARM_VALUE_ERROR)
-    hidden: bool = False  # a secret: Inquire gives asterisks, never the value
+    hidden: bool = False  # a secret (KEYRPWD, INITKEY): write-only, no Inquire or DISPLAY gives it back
 
     @property
     def mqsc(self) -> str:
@@ -42,7 +42,7 @@ def _n(keyword: str, pid: int, value: int, bad: int) -> Swept:
 
 
 def _s(keyword: str, pid: int, value: str, hidden: bool = False) -> Swept:
-    return Swept(keyword, pid, value, "********" if hidden else value, hidden=hidden)
+    return Swept(keyword, pid, value, value, hidden=hidden)
 
 
 SWEEP = (

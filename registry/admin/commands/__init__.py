@@ -20,10 +20,11 @@ def register_all(engine) -> None:
     from qmlite.registry.admin.commands import pubsub_status
     from qmlite.registry.admin.commands import qmgr
     from qmlite.registry.admin.commands import queues
+    from qmlite.registry.admin.commands import reset_qmgr
     from qmlite.registry.admin.commands import status
     from qmlite.registry.admin.commands import subscriptions
     from qmlite.registry.admin.commands import topics
 
     for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
-                   authority, chlauth, status, pubsub_status, clusters, escape):
+                   authority, chlauth, status, pubsub_status, clusters, escape, reset_qmgr):
         module.register(engine)

@@ -30,6 +30,7 @@ from qmlite.registry.objects.definitions import mq_date, mq_time
 from qmlite.registry.admin.params import INT, STR, STR_LIST, CommandError, Param, filter_matches, p_int, p_int_list, p_str, parse
 from qmlite.registry.admin.commands import definitions
 from qmlite.registry.admin.commands.definitions import CommandIds, DefinitionKind, matching, object_name
+from qmlite.registry.admin.commands.queues import check_name
 from qmlite.registry.admin.commands import typed
 from qmlite.registry.admin.commands.typed import Spec, Subtyped, TypedTable, attrs, definition
 
@@ -204,6 +205,13 @@ def _complete(ch: M.Channel) -> M.Channel:
         raise CommandError(C.MQRCCF_XMIT_Q_NAME_ERROR, parameter=C.MQCACH_XMIT_Q_NAME)
     if ch.channel_type in (_SDR, _RQSTR, _CLNT, _CSDR) and not ch.conn_name:
         raise CommandError(C.MQRCCF_MISSING_CONN_NAME, parameter=C.MQCACH_CONNECTION_NAME)
+    if ch.channel_type in _CLUSTER:
+        # A cluster channel is in the clusters CLUSTER or CLUSNL names, never both.
+        if ch.cluster_name and ch.cluster_namelist:
+            raise CommandError(C.MQRCCF_CLUSTER_NAME_CONFLICT, parameter=C.MQCA_CLUSTER_NAME)
+        for pid, value in ((C.MQCA_CLUSTER_NAME, ch.cluster_name), (C.MQCA_CLUSTER_NAMELIST, ch.cluster_namelist)):
+            if value:
+                check_name(value, pid)
     return ch
 
 

@@ -179,16 +179,9 @@ TABLE = AttrTable([
     attr(C.MQIA_MEDIA_IMAGE_RECOVER_Q, INT, _q("media_image_recover_q")),
     attr(C.MQIA_MEDIA_IMAGE_SCHEDULING, INT, _q("media_image_scheduling")),
     attr(C.MQIA_PUBSUB_CLUSTER, INT, _q("pubsub_cluster")),
-    attr(C.MQCA_SSL_KEY_REPO_PASSWORD, STR, lambda v: _secret(v.qmgr.ssl_key_repo_password),
-         pad=_KEY_PASSPHRASE_LENGTH),
-    attr(C.MQCA_INITIAL_KEY, STR, lambda v: _secret(v.qmgr.initial_key), pad=C.MQ_INITIAL_KEY_LENGTH),
     *UNMODELLED,
+    # KEYRPWD and INITKEY are write-only: Change Q Mgr stores them, no Inquire gives them back (decision G5).
 ])
-
-
-def _secret(value: str) -> str:
-    """KEYRPWD and INITKEY are never given back: asterisks when set, blank when not (decision G5)."""
-    return "********" if value else ""
 
 
 _INQUIRE = (p_int_list(C.MQIACF_Q_MGR_ATTRS),)

@@ -174,6 +174,23 @@ def _template(registry, qtype: int, name: str) -> Queue:
     return dataclasses.replace(base, name=name, description="", definition_type=C.MQQDT_PREDEFINED)
 
 
+# ---- cluster attributes ---------------------------------------------------------------------------
+# Queues IBM never lets join a cluster (MQRCCF_CLUSTER_Q_USAGE_ERROR's list of reserved queues).
+_NOT_CLUSTERABLE = frozenset({"SYSTEM.CHANNEL.INITQ", "SYSTEM.CHANNEL.SYNCQ", "SYSTEM.CLUSTER.COMMAND.QUEUE",
+                              "SYSTEM.CLUSTER.REPOSITORY.QUEUE", "SYSTEM.COMMAND.INPUT",
+                              "SYSTEM.QSG.CHANNEL.SYNCQ", "SYSTEM.QSG.TRANSMIT.QUEUE"})
+
+
+def check_cluster(queue: Queue) -> None:
+    """A queue in a cluster names it by CLUSTER or CLUSNL, not both (MQRCCF_CLUSTER_NAME_CONFLICT),
+    and is neither a transmission queue nor a reserved queue (MQRCCF_CLUSTER_Q_USAGE_ERROR)."""
+    if queue.cluster_name and queue.cluster_namelist:
+        raise CommandError(C.MQRCCF_CLUSTER_NAME_CONFLICT, parameter=C.MQCA_CLUSTER_NAME)
+    if (queue.cluster_name or queue.cluster_namelist) and (
+            queue.usage == C.MQUS_TRANSMISSION or queue.name in _NOT_CLUSTERABLE):
+        raise CommandError(C.MQRCCF_CLUSTER_Q_USAGE_ERROR)
+
+
 # ---- Create / Copy / Change ----------------------------------------------------------------------
 _CREATE = (_P_QNAME, _P_QTYPE, _P_REPLACE) + _ALL_SETTABLE
 _COPY = (_P_FROM, _P_TO, _P_QTYPE, _P_REPLACE) + _ALL_SETTABLE
@@ -201,6 +218,7 @@ def create_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, name, qtype, replace, C.MQCA_Q_NAME)  # type: ignore[arg-type]
     queue = dataclasses.replace(_template(reg, qtype, name), **changes)  # type: ignore[arg-type]
+    check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
@@ -223,6 +241,7 @@ def copy_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, target_name, qtype, replace, C.MQCACF_TO_Q_NAME)  # type: ignore[arg-type]
     queue = dataclasses.replace(source, name=target_name, definition_type=C.MQQDT_PREDEFINED, **changes)
+    check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
     return R.ok(ctx.command)
@@ -241,6 +260,7 @@ def change_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if queue.qtype != qtype:  # a queue's type never changes: delete and re-create instead
         raise CommandError(C.MQRCCF_OBJECT_WRONG_TYPE, parameter=C.MQIA_Q_TYPE)
     updated = dataclasses.replace(queue, **changes)  # type: ignore[arg-type]
+    check_cluster(updated)
     updated.altered = reg.now()
     reg.put_queue(updated)
     return R.ok(ctx.command)

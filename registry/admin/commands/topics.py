@@ -58,6 +58,9 @@ DEFINITION = (
     (p_int(C.MQIA_WILDCARD_OPERATION, C.MQTA_BLOCK, C.MQTA_PASSTHRU), "wildcard_operation"),
     (p_int(C.MQIA_USE_DEAD_LETTER_Q, C.MQUSEDLQ_AS_PARENT, C.MQUSEDLQ_NO, C.MQUSEDLQ_YES), "use_dlq"),
     (p_int(C.MQIA_MULTICAST, C.MQMC_AS_PARENT, C.MQMC_ENABLED, C.MQMC_DISABLED, C.MQMC_ONLY), "multicast"),
+    # Clustered topics (registry/objects/clusters.py): the cluster and how publications route in it.
+    (p_str(C.MQCA_CLUSTER_NAME, C.MQ_CLUSTER_NAME_LENGTH), "cluster_name"),
+    (p_int(C.MQIA_CLUSTER_PUB_ROUTE, C.MQCLROUTE_DIRECT, C.MQCLROUTE_TOPIC_HOST), "cluster_pub_route"),
 )
 FIELDS = {p.id: f for p, f in DEFINITION}
 _DEFINITION_PARAMS = tuple(p for p, _ in DEFINITION)
@@ -83,7 +86,7 @@ def _changes(values: dict) -> dict[str, object]:
         field = FIELDS.get(pid)
         if field is None:
             continue
-        if pid in (C.MQCA_MODEL_DURABLE_Q, C.MQCA_MODEL_NON_DURABLE_Q) and value:
+        if pid in (C.MQCA_MODEL_DURABLE_Q, C.MQCA_MODEL_NON_DURABLE_Q, C.MQCA_CLUSTER_NAME) and value:
             check_name(value, pid)  # type: ignore[arg-type]
         changes[field] = value
     return changes
@@ -175,6 +178,10 @@ def change_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME)
     if TOPIC_STRING in values:
         _fixed_string(topic, values[TOPIC_STRING])  # type: ignore[arg-type]
+    route = changes.get("cluster_pub_route", topic.cluster_pub_route)
+    if route != topic.cluster_pub_route and topic.cluster_name and changes.get("cluster_name", topic.cluster_name):
+        # IBM: CLROUTE cannot be altered while the topic is in a cluster; take it out first.
+        raise CommandError(C.MQRCCF_CLROUTE_NOT_ALTERABLE, parameter=C.MQIA_CLUSTER_PUB_ROUTE)
     updated = dataclasses.replace(topic, **changes)  # type: ignore[arg-type]
     updated.altered = reg.now()
     reg.put_topic(updated)
@@ -202,8 +209,11 @@ TOPIC_TABLE = AttrTable([
     attr(C.MQIA_TOPIC_TYPE, INT, "topic_type", always=True),
     attr(TOPIC_STRING, STR, "topic_string"),
     attr(C.MQCA_TOPIC_DESC, STR, "description", pad=DESC_LENGTH),
-    attr(C.MQCA_CLUSTER_NAME, STR, lambda t: "", pad=48),
-    attr(C.MQIA_CLUSTER_PUB_ROUTE, INT, lambda t: C.MQCLROUTE_DIRECT),
+    attr(C.MQCA_CLUSTER_NAME, STR, "cluster_name", pad=C.MQ_CLUSTER_NAME_LENGTH),
+    attr(C.MQIA_CLUSTER_PUB_ROUTE, INT, "cluster_pub_route"),
+    # CLSTATE: the state of the topic's cluster definition; a one-queue-manager cluster has no peer
+    # to wait for, so a clustered topic is ACTIVE at once (a blank one reports ACTIVE too, as IBM's).
+    attr(C.MQIA_CLUSTER_OBJECT_STATE, INT, lambda t: C.MQCLST_ACTIVE),
     attr(C.MQCA_COMM_INFO_NAME, STR, lambda t: COMM_INFO if t.topic_string == "" else "", pad=48),
     attr(C.MQCA_CUSTOM, STR, lambda t: "", pad=C.MQ_CUSTOM_LENGTH),
     attr(C.MQIA_DURABLE_SUB, INT, "durable_subscriptions"),
@@ -238,6 +248,10 @@ def _matching(ctx, values: dict) -> list[Topic]:
     check_name(pattern, TOPIC_NAME, generic=True)  # type: ignore[arg-type]
     wanted = values.get(C.MQIA_TOPIC_TYPE, C.MQTOPT_ALL)
     candidates = pick(ctx.registry.topics, pattern)  # type: ignore[arg-type]
+    if wanted == C.MQTOPT_CLUSTER:
+        # The cluster's view of this queue manager's clustered topics (DISPLAY TOPIC TYPE(CLUSTER)):
+        # in a one-queue-manager cluster, its own clustered topic objects, reported as cluster topics.
+        return [dataclasses.replace(t, topic_type=C.MQTOPT_CLUSTER) for t in candidates if t.cluster_name]
     return [t for t in candidates if wanted == C.MQTOPT_ALL or t.topic_type == wanted]
 
 
@@ -279,11 +293,19 @@ def _resolved(field: str):
     return get
 
 
+def _cluster_route(node: _Node) -> int:
+    """CLROUTE as it applies: that of the topic object that puts the node in its cluster."""
+    for obj in node.registry.topic_nodes(node.string):  # type: ignore[attr-defined]
+        if obj.cluster_name:
+            return obj.cluster_pub_route
+    return C.MQCLROUTE_DIRECT
+
+
 STATUS_TABLE = AttrTable([
     attr(TOPIC_STRING, STR, lambda n: n.string, always=True),
     attr(C.MQCA_ADMIN_TOPIC_NAME, STR, lambda n: n.admin_topic, pad=NAME_LENGTH),
-    attr(C.MQCA_CLUSTER_NAME, STR, lambda n: "", pad=48),
-    attr(C.MQIA_CLUSTER_PUB_ROUTE, INT, lambda n: C.MQCLROUTE_DIRECT),
+    attr(C.MQCA_CLUSTER_NAME, STR, _resolved("cluster_name"), pad=C.MQ_CLUSTER_NAME_LENGTH),
+    attr(C.MQIA_CLUSTER_PUB_ROUTE, INT, lambda n: _cluster_route(n)),
     attr(C.MQCA_COMM_INFO_NAME, STR, lambda n: COMM_INFO, pad=48),
     attr(C.MQIA_DEF_PRIORITY, INT, _resolved("def_priority")),
     attr(C.MQIA_DEF_PUT_RESPONSE_TYPE, INT, _resolved("def_put_response")),

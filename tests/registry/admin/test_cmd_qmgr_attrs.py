@@ -38,9 +38,7 @@ def _inquire(h) -> dict[int, object]:
 
 
 def _expected(s: Swept) -> object:
-    if s.hidden:
-        return "********"
-    return tuple(s.value) if isinstance(s.value, tuple) else s.value
+    return None if s.hidden else tuple(s.value) if isinstance(s.value, tuple) else s.value  # a secret: absent
 
 
 FINAL = list({s.pid: s for s in SWEEP + REPOS_STEP}.values())  # what the queue manager has after both steps
@@ -56,12 +54,12 @@ def test_every_attribute_changes_reads_back_and_survives_a_restart(tmp_path, clo
     h = Harness(tmp_path, clock=clock)
     before = _inquire(h)
     for s in EVERY:
-        assert before[s.pid] != _expected(s) or s.hidden, s.keyword  # the sweep really changes each one
+        assert before.get(s.pid) != _expected(s) or s.hidden, s.keyword  # the sweep really changes each one
     clock.t = T0 + 60
     assert h.run(command(C.MQCMD_CHANGE_Q_MGR, *(_param(s) for s in SWEEP), i(C.MQIACF_FORCE, 1))).ok
     after = _inquire(h)
     for s in SWEEP:
-        assert after[s.pid] == _expected(s), s.keyword
+        assert after.get(s.pid) == _expected(s), s.keyword
     assert after[C.MQCA_ALTERATION_TIME] == mq_time(T0 + 60)
     assert h.run(command(C.MQCMD_CHANGE_Q_MGR, *(_param(s) for s in REPOS_STEP))).ok
     assert h.registry.qmgr.ssl_key_repo_password == "a key repository passphrase"  # kept, never shown
@@ -70,7 +68,7 @@ def test_every_attribute_changes_reads_back_and_survives_a_restart(tmp_path, clo
     h = Harness(tmp_path, clock=clock)
     again = _inquire(h)
     for s in FINAL:
-        assert again[s.pid] == _expected(s), s.keyword
+        assert again.get(s.pid) == _expected(s), s.keyword
     assert h.registry.qmgr.initial_key == "an initial key"
     assert h.registry.qmgr.suite_b_strength == (C.MQ_SUITE_B_128_BIT, C.MQ_SUITE_B_192_BIT)
     h.close()
@@ -87,7 +85,7 @@ def test_an_integer_ibm_refuses_is_refused_and_changes_nothing(h, s):
 
 @pytest.mark.parametrize("s", STRINGS, ids=[s.keyword for s in STRINGS])
 def test_a_string_too_long_is_refused(h, s):
-    width = Q.TABLE.by_id[s.pid].pad
+    width = {param.id: param.max_length for param, _ in Q.ATTRIBUTES}[s.pid]
     assert width
     r = h.run(command(C.MQCMD_CHANGE_Q_MGR, st(s.pid, "x" * (width + 1))))
     assert failed(r, C.MQRCCF_CFST_STRING_LENGTH_ERR, s.pid)
@@ -142,7 +140,9 @@ def test_new_queue_manager_keeps_ibm_initial_values_for_ssl(h):
     obj = _inquire(h)
     assert obj[C.MQCA_SSL_KEY_REPOSITORY] == "/var/mqm/qmgrs/QM1/ssl/key"
     assert obj[C.MQCA_CERT_LABEL] == "ibmwebspheremqqm1"
-    assert obj[C.MQCA_SSL_KEY_REPO_PASSWORD] == "" and obj[C.MQCA_INITIAL_KEY] == ""
+    assert C.MQCA_SSL_KEY_REPO_PASSWORD not in obj and C.MQCA_INITIAL_KEY not in obj  # write-only
+    asked = h.run(command(C.MQCMD_INQUIRE_Q_MGR, il(C.MQIACF_Q_MGR_ATTRS, C.MQCA_SSL_KEY_REPO_PASSWORD)))
+    assert asked.objects == [{C.MQCA_Q_MGR_NAME: "QM1"}]  # asked for by name: still not given
     assert obj[C.MQIA_SUITE_B_STRENGTH] == (C.MQ_SUITE_B_NONE,)
     assert obj[C.MQIA_REVERSE_DNS_LOOKUP] == 0 and obj[C.MQIA_PUBSUB_CLUSTER] == C.MQPSCLUS_ENABLED
 
@@ -168,7 +168,7 @@ def test_alter_qmgr_takes_every_keyword_and_display_qmgr_shows_it(tmp_path, cloc
             (C.MQCC_OK, ["AMQ8005I: IBM MQ queue manager changed."])] * len(results)
         shown = run_mqsc(qm, "DISPLAY QMGR ALL")[0].objects[0]
         for s in FINAL:
-            assert shown[s.keyword] == s.shown.strip(), s.keyword
+            assert shown.get(s.keyword) == (None if s.hidden else s.shown.strip()), s.keyword
         # one keyword at a time, as DISPLAY QMGR names them
         assert run_mqsc(qm, "DISPLAY QMGR MONQ STATINT")[0].objects == [
             {"QMNAME": "QM1", "MONQ": "MEDIUM", "STATINT": "60"}]
@@ -186,5 +186,19 @@ def test_alter_qmgr_refuses_what_pcf_refuses(tmp_path, clock):
         r = run_mqsc(qm, "ALTER QMGR REVDNS(SOMETIMES)")[0]
         assert r.syntax_error
         assert qm.registry.qmgr.tree_life_time == 1800
+    finally:
+        qm.shutdown()
+
+
+def test_psmode_disabled_stops_the_queue_managers_own_publications(tmp_path, clock):
+    from qmlite.pcf import mqi as S
+
+    qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL", clock=clock)
+    try:
+        run_mqsc(qm, "DEFINE QLOCAL(PSMODE.SUB.Q)\nDEFINE SUB(PSMODE.SUB) TOPICSTR('psmode/x') DEST(PSMODE.SUB.Q)")
+        assert qm.publish("psmode/x", S.MQMD(), b"one") == 1
+        assert run_mqsc(qm, "ALTER QMGR PSMODE(DISABLED)")[0].completion_code == C.MQCC_OK
+        assert qm.publish("psmode/x", S.MQMD(), b"two") == 0  # the engine is not running
+        assert qm.registry.messages.depth("PSMODE.SUB.Q") == 1
     finally:
         qm.shutdown()

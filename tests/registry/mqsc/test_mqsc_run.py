@@ -295,6 +295,34 @@ def test_reset_clears_queues_and_deletes_every_non_default_object(qm):
     assert one(qm, "DIS SUB(SYSTEM.DEFAULT.SUB)").completion_code == C.MQCC_OK
 
 
+def test_reset_gives_the_queue_manager_its_initial_attributes_back(qm, tmp_path, clock):
+    fresh = _shown(qm, "DIS QMGR ALL")
+    result = one(qm, "ALTER QMGR DESCR('changed') MAXUMSGS(5) PSMODE(DISABLED) MAXHANDS(7) DEADQ(OTHER.DLQ) "
+                     "STATMQI(ON) STATINT(60) AUTHOREV(ENABLED) SUITEB(128_BIT,192_BIT) CERTLABL('mine')")
+    assert result.completion_code == C.MQCC_OK, result.text
+    assert _shown(qm, "DIS QMGR ALL") != fresh
+    assert one(qm, "RESET QMLITE").completion_code == C.MQCC_OK
+    assert _shown(qm, "DIS QMGR ALL") == fresh  # but the alteration stamp, which records the reset
+    qm.registry.commit()
+    qm.shutdown()
+    again = QueueManager.open(tmp_path / "qm", synchronous="NORMAL", clock=clock)  # and durably so
+    try:
+        assert _shown(again, "DIS QMGR ALL") == fresh
+    finally:
+        again.shutdown()
+
+
+def test_reset_gives_maxhands_the_servers_configured_value(tmp_path, clock):
+    qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL", clock=clock, max_handles=40)
+    try:
+        assert one(qm, "ALTER QMGR MAXHANDS(7)").completion_code == C.MQCC_OK
+        assert qm.registry.qmgr.max_handles == 7
+        one(qm, "RESET QMLITE")
+        assert qm.registry.qmgr.max_handles == 40
+    finally:
+        qm.shutdown()
+
+
 def test_reset_takes_milliseconds(qm):
     from qmlite.registry.storage import reset
 

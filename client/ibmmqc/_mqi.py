@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import re
 import struct
 import sys
 import threading

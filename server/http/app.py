@@ -106,6 +106,15 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
             raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
         return _json(await admin.run_pcf(server, admin.pcf_command(body), principal.user))
 
+    @endpoint(None)
+    async def ccdt(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        q = request.query_params
+        text = admin.ccdt_text(server, host=q.get("host"), request_host=request.url.hostname or "127.0.0.1",
+                               port=q.get("port"), names=q.getlist("channel"))
+        return Response(text, status_code=200, media_type=_JSON)
+
     @endpoint(auth.ADMIN_ROLE)
     async def reset(request: Request, principal) -> Response:
         _version(request)
@@ -205,6 +214,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     routes = [
         Route(BASE + "/admin/qmgr", qmgr_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}", qmgr_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/ccdt", ccdt, methods=["GET"]),
         Route(BASE + "/admin/installation", installation, methods=["GET"]),
         Route(BASE + "/admin/installation/{name}", installation, methods=["GET"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),

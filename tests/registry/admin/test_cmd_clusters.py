@@ -67,6 +67,11 @@ def _valid(spec, default):
         return (V.MQCOMPRESS_SYSTEM,)
     if spec.field == "message_compression":
         return (V.MQCOMPRESS_RLE, V.MQCOMPRESS_ZLIBFAST)
+    # SSLCIPH and SSLPEER are checked at define (the tls branch): a CipherSpec IBM lists, a DN pattern
+    if spec.field == "ssl_cipher_spec":
+        return "ANY_TLS12_OR_HIGHER"
+    if spec.field == "ssl_peer_name":
+        return "CN=SWEEP"
     if p.kind == INT:
         if p.values is not None:
             return min(v for v in p.values if v != default)

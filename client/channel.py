@@ -386,8 +386,21 @@ class ClientChannel:
             return AsyncMessage(seg)
         if t == fap.NOTIFICATION:
             return Notification(seg)
-        # SOCKET_ACTION and the rest: nothing this client asked for
+        if t == fap.SOCKET_ACTION and self._reconnect_requested(seg):
+            # the queue manager is ending and asks reconnectable clients to reconnect (endmqm -r):
+            # the connection is over now, and no STATUS said "do not come back" (docs/reconnect.md)
+            self._break(C.MQRC_CONNECTION_BROKEN, "the queue manager asked clients to reconnect")
+            return None
+        # other SOCKET_ACTIONs and the rest: nothing this client asked for
         return None
+
+    @staticmethod
+    def _reconnect_requested(seg: fap.Segment) -> bool:
+        try:
+            action = fap.SocketAction.unpack(seg.body, 0, seg.order)[0]
+        except CodecError:
+            return False
+        return action.Type == fap.SA_RECONNECT_CLIENTS
 
     def _status(self, seg: fap.Segment) -> Optional[Event]:
         code = 0

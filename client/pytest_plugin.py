@@ -13,7 +13,8 @@ Both yield a :class:`QmliteServer` with ``host``, ``port``, ``qmgr``, ``admin_ch
 ``app_channel``, ``admin_user``, ``admin_password``, ``app_user``, ``conn_name``
 (``"127.0.0.1(port)"``, the form pymqi/ibmmq take) and ``data_dir``, plus ``connect()`` for a
 ready :class:`qmlite.client.sync.QueueManager`, ``mqsc(text)`` (MQSC over PCF Escape, a list of
-:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``.  The server runs in a background thread (its own
+:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``, and ``stop()`` / ``start()`` / ``restart()`` to end the queue manager and start it again
+in place (same port, same data; docs/reconnect.md).  The server runs in a background thread (its own
 ``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
 variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, registry closed) when
 the fixture ends.
@@ -47,6 +48,7 @@ class QmliteServer:
     app_user: str
     data_dir: pathlib.Path
     http_port: Optional[int] = None  # the REST API's port, when started with http_port=0 (or a port)
+    _runner: object = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def conn_name(self) -> str:
@@ -82,6 +84,37 @@ class QmliteServer:
         finally:
             target.close()
 
+    # -- restarting in place (docs/reconnect.md) ---------------------------------------------------
+
+    def stop(self, *, reconnect: bool = True) -> None:
+        """End the queue manager, as ``endmqm -r`` does (``reconnect``: reconnectable clients are asked
+        to reconnect) or as ``endmqm`` does; returns once it has stopped and its port is closed."""
+        self._runner.stop(reconnect=reconnect)
+
+    def start(self, **overrides) -> "QmliteServer":
+        """Start it again on the same port (and, unless ``overrides`` say otherwise -- ``data_dir``,
+        ``qmgr_name`` ... -- the same data); returns once it accepts connections, having told this
+        process's reconnecting clients to try now instead of waiting out their backoff."""
+        import pathlib as _pathlib
+
+        from qmlite.client import reconnect as _reconnect
+
+        runner = self._runner
+        if runner.server is not None:
+            raise RuntimeError("the queue manager is running: stop() it first, or restart()")
+        runner.cfg = dataclasses.replace(runner.cfg, port=self.port,
+                                         **{k: (_pathlib.Path(v) if k == "data_dir" else v) for k, v in overrides.items()})
+        server = runner.start()
+        _reconnect.kick()
+        return dataclasses.replace(self, qmgr=runner.cfg.qmgr_name, data_dir=_pathlib.Path(runner.cfg.data_dir),
+                                   http_port=server.http_port)
+
+    def restart(self, *, reconnect: bool = True, **overrides) -> "QmliteServer":
+        """:meth:`stop` then :meth:`start`: the same port and data, so a test can prove its application
+        survives a queue manager restart.  Returns once the queue manager accepts again."""
+        self.stop(reconnect=reconnect)
+        return self.start(**overrides)
+
     def reset(self) -> None:
         """Every queue cleared, every non-default object deleted (MQSC ``RESET QMLITE``)."""
         result = self.mqsc("RESET QMLITE")[0]
@@ -89,39 +122,69 @@ class QmliteServer:
             raise RuntimeError(f"RESET QMLITE failed: {result.text}")
 
 
+class _Runner:
+    """One queue manager in a background trio thread that can be stopped and started again on the same
+    port (``QmliteServer.restart``)."""
+
+    def __init__(self, loop, cfg) -> None:
+        self.loop = loop
+        self.cfg = cfg
+        self.server = None
+        self._stop = self._done = None
+
+    def start(self):
+        import trio
+
+        from qmlite.server.listener import running
+
+        cfg = self.cfg
+        stop, done = trio.Event(), trio.Event()
+
+        async def _serve(task_status=trio.TASK_STATUS_IGNORED):
+            # One task enters and leaves the server's context (its nursery), so it runs here, not per call.
+            try:
+                async with running(cfg, synchronous="NORMAL") as server:
+                    task_status.started(server)
+                    await stop.wait()
+            finally:
+                done.set()
+
+        self._stop, self._done = stop, done
+        self.server = self.loop.run(lambda: self.loop.nursery.start(_serve))
+        return self.server
+
+    def stop(self, *, reconnect: bool = False) -> None:
+        if self.server is None:
+            return
+        server, self.server = self.server, None
+
+        def _end():
+            server.reconnect_clients = reconnect
+            self._stop.set()
+
+        self.loop.run_sync(_end)
+        self.loop.run(self._done.wait)
+
+
 @contextlib.contextmanager
 def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer]:
     """Run a queue manager in a background thread for the duration of the block.  ``overrides``
     are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...)."""
-    import trio
-
     from qmlite.server import config
-    from qmlite.server.listener import running
 
     data_dir = pathlib.Path(data_dir)
     cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": data_dir, **overrides})
     loop = TrioThread(name="qmlite-server").start()
-    stop, done = trio.Event(), trio.Event()
-
-    async def _serve(task_status=trio.TASK_STATUS_IGNORED):
-        # One task enters and leaves the server's context (its nursery), so it runs here, not per call.
-        try:
-            async with running(cfg, synchronous="NORMAL") as server:
-                task_status.started(server)
-                await stop.wait()
-        finally:
-            done.set()
-
+    runner = _Runner(loop, cfg)
     try:
-        server = loop.run(lambda: loop.nursery.start(_serve))
+        server = runner.start()
         try:
             yield QmliteServer(host="127.0.0.1", port=server.port, qmgr=cfg.qmgr_name,
                                admin_channel=config.ADMIN_CHANNEL, app_channel=config.APP_CHANNEL,
                                admin_user="admin", admin_password=cfg.admin_password, app_user="app",
-                               data_dir=data_dir, http_port=server.http_port)
+                               data_dir=data_dir, http_port=server.http_port, _runner=runner)
         finally:
-            loop.run_sync(stop.set)
-            loop.run(done.wait)
+            runner.stop()
     finally:
         loop.stop()
 

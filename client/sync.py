@@ -289,6 +289,39 @@ class QueueManager:
         except StopIteration as stop:
             return stop.value
 
+    def poll(self) -> None:
+        """Take in, without waiting, whatever the server sent while no call was running -- a heartbeat
+        request, a STATUS, a request to reconnect, the end of the socket -- so that a connection that
+        broke while idle is known to be broken *before* a call is sent on it (a reconnecting client
+        then reconnects first instead of losing the call's outcome)."""
+        if not self._acquire():
+            return
+        try:
+            ch = self._ch
+            if ch.closed or self._pending or self._disconnected:
+                return
+            try:
+                data = self._sock.recv(_RECV, socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                ch.abort(f"receive failed: {exc!r}")
+                self._close_socket()
+                return
+            ch.receive_data(data)
+            while True:
+                try:
+                    event = ch.next_event()
+                except MQIError:
+                    self._close_socket()
+                    return
+                if event is NEED_DATA:
+                    break
+            if ch._out:
+                self._sendall(ch.data_to_send())
+        finally:
+            self._release()
+
     # -- asynchronous puts --------------------------------------------------------------------
 
     def put_nowait(self, hobj: int, body: bytes) -> None:

@@ -633,6 +633,7 @@ class QueueManager:
         if made is None:
             return
         initq, header, body, changed = made
+        self.registry.messages.contents(queue.name).last_trigger = now  # TRIGINT counts from here
         header.MsgId = self.registry.ids.msg_id()
         if changed is not None:  # TRIGTYPE(DEPTH): triggering off until an administrator turns it on again
             changed.altered = now

@@ -17,6 +17,7 @@ from .listener import open_queue_manager, running
 # IBM's container refuses to start without LICENSE=accept; qmlite is Apache-2.0 and needs no
 # acceptance, so it accepts and ignores the variable (LICENSE=view prints the licence and exits, as
 # IBM's does).  docs/rest.md "Container conventions".
+RECONNECT_SIGNAL = signal.SIGUSR1  # endmqm -r: end, asking reconnectable clients to reconnect
 LICENSE_TEXT = "qmlite is licensed under the Apache License 2.0; it contains no IBM code and needs no LICENSE=accept."
 
 
@@ -76,12 +77,17 @@ def _first(group: BaseException) -> BaseException:
 async def _main(cfg: ServerConfig, qm, started: float) -> None:
     # The signal receiver is in place before the ready line: a SIGTERM sent the moment a supervisor
     # reads that line must quiesce the queue manager, not kill the process.
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+    # SIGTERM / SIGINT end the queue manager as ``endmqm`` does (clients told it is ending; reconnectable
+    # ones do not come back); SIGUSR1 as ``endmqm -r`` does (reconnectable clients are asked to
+    # reconnect, to this queue manager once it is back or to another of their list).
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, RECONNECT_SIGNAL) as signals:
         async with running(cfg, qm=qm) as server:
             elapsed = (time.perf_counter() - started) * 1000
             for line in ready_lines(cfg, server.port, server.http_port, elapsed):
                 print(line, flush=True)
             async for signum in signals:
-                qlog.get().info("quiescing", signal=signal.Signals(signum).name)
+                server.reconnect_clients = signum == RECONNECT_SIGNAL
+                qlog.get().info("quiescing", signal=signal.Signals(signum).name,
+                                reconnect_clients=server.reconnect_clients)
                 break
     qlog.get().info("stopped")

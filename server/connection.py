@@ -186,15 +186,35 @@ class Connection:
             pass
         await self.stream.aclose()
 
-    async def quiesce(self) -> None:
-        """The queue manager is ending: tell the client, as a real one does, before we go."""
+    async def quiesce(self, *, reconnect: bool = False) -> None:
+        """The queue manager is ending: tell the client, as a real one does, before we go.  Without
+        ``reconnect`` a STATUS QM_TERMINATING (reconnectable clients do not come back, as after
+        ``endmqm``); with it (``endmqm -r``) a SOCKET_ACTION RECONNECT_CLIENTS on each conversation,
+        naming this queue manager, and no STATUS: reconnectable clients connect again, the others see
+        the connection broken (docs/reconnect.md, decision Z4)."""
         if self._closed:
             return
         try:
-            await self.send(self._status(fap.QM_TERMINATING))
+            if reconnect:
+                await self.send(self._reconnect_request())
+            else:
+                await self.send(self._status(fap.QM_TERMINATING))
         except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
             pass
         self._closed = True
+        self.log.info("quiesce", reconnect=reconnect, channel=self._channel_name())
+
+    def _reconnect_request(self) -> bytes:
+        if not self.multiplexed:
+            return b""  # a conversation in TSH has no SOCKET_ACTION: the socket just closes
+        me = self.server.identity
+        out = []
+        for conv_id in sorted(self.conversations) or [1]:
+            body = fap.SocketAction(conv_id, 0, fap.SA_RECONNECT_CLIENTS, 0, 0, QMgrName=me.qmgr_name,
+                                    QMgrId=me.qmgr_id).pack(fap.LITTLE)
+            out.append(fap.encode_segment(fap.SOCKET_ACTION, body, struct_id=fap.TSHM, conversation_id=conv_id,
+                                          control_flags1=0, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+        return b"".join(out)
 
     # ---- sending ---------------------------------------------------------------------------------
     async def send(self, data: bytes) -> None:

@@ -38,6 +38,7 @@ class QueueManagerServer:
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set
         self.stopping = trio.Event()  # set by quiesce: the REST API's shutdown trigger
         self.mqsc_runner = None  # the REST mqsc endpoint's runner; None: qmlite.registry.mqsc.run_mqsc
+        self.reconnect_clients = False  # how quiesce ends client connections (endmqm -r when True)
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
 
@@ -107,16 +108,22 @@ class QueueManagerServer:
             self.connections.discard(conn)
             logger.info("disconnect", **conn.summary())
 
-    async def quiesce(self) -> None:
-        """Tell every client the queue manager is ending, then let the caller cancel the tasks."""
+    async def quiesce(self, *, reconnect: bool | None = None) -> None:
+        """Tell every client the queue manager is ending, then let the caller cancel the tasks.
+        ``reconnect`` (default: ``self.reconnect_clients``) asks reconnectable clients to connect
+        again, as ``endmqm -r`` does; without it they are told the queue manager is ending, as after
+        ``endmqm`` (docs/reconnect.md)."""
+        if reconnect is None:
+            reconnect = self.reconnect_clients
         if not self.qm.quiescing:
             self.qm.events.qmgr_not_active(quiescing=True)  # STRSTPEV: Queue Manager Not Active, once
             with trio.move_on_after(5):  # a persistent event is on disk before the queue manager ends
                 await self.mqi.durable(self.qm.position)
         self.qm.quiescing = True
         self.stopping.set()
+        qlog.get().info("ending", reconnect_clients=reconnect, connections=len(self.connections))
         for conn in list(self.connections):
-            await conn.quiesce()
+            await conn.quiesce(reconnect=reconnect)
 
 
 def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> QueueManager:

@@ -160,25 +160,43 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
         qmgr = qmgr[1:]
     user, password = _credentials(csp_s, cd_s)
     sync, errors = _client()
-    reason = C.MQRC_HOST_NOT_AVAILABLE
-    for host, port in addresses:
-        try:
-            qm = sync.QueueManager.connect(host, port, cd_s.ChannelName, qmgr, user=user, password=password,
-                                           appl_name=_appl_name(cno_s),
-                                           cno_options=cno_s.Options if cno_s is not None else 0)
-        except errors.MQIError as exc:
-            if exc.reason in (C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN):
-                reason = exc.reason
-                continue  # try the next address, as a real client does with a list
-            return 0, exc.comp, exc.reason
-        except OSError as exc:
-            log.debug("MQCONNX %s(%d): %s", host, port, exc)
-            continue
-        hconn = next(_hconns)
-        with _table_lock:
-            _connections[hconn] = _Connection(qm)
-        return hconn, OK, C.MQRC_NONE
-    return 0, FAILED, reason
+    from qmlite.client import reconnect  # noqa: PLC0415 - loaded with the client, on first use
+    try:
+        settings = reconnect.resolve(cno_s.Options if cno_s is not None else 0,
+                                     cd_s.DefReconnect if cd_s.Version >= 10 else reconnect.MQRCN_NO)
+    except reconnect.OptionsError:
+        return 0, FAILED, C.MQRC_OPTIONS_ERROR
+    appl_name = _appl_name(cno_s)
+    cno_options = cno_s.Options if cno_s is not None else 0  # ACCTCONO's MQCNO options reach the server
+
+    def connect():
+        """The connection list in order, as a real client tries it (MQCONNX, and each reconnection)."""
+        reason = C.MQRC_HOST_NOT_AVAILABLE
+        for host, port in addresses:
+            try:
+                return sync.QueueManager.connect(host, port, cd_s.ChannelName, qmgr, user=user, password=password,
+                                                 appl_name=appl_name, cno_options=cno_options)
+            except errors.MQIError as exc:
+                if exc.reason in (C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_NOT_AVAILABLE):
+                    reason = exc.reason
+                    continue  # try the next address
+                raise
+            except OSError as exc:
+                log.debug("MQCONNX %s(%d): %s", host, port, exc)
+                continue
+        raise errors.MQIError(FAILED, reason, "no address of the connection list answered")
+
+    try:
+        qm = connect()
+    except errors.MQIError as exc:
+        return 0, exc.comp, exc.reason
+    hconn = next(_hconns)
+    if settings.reconnects:
+        qm = reconnect.ReconnectingQueueManager(
+            qm, connect, settings, on_event=lambda cc, rc, h=hconn: _consume.notify_event(h, cc, rc))
+    with _table_lock:
+        _connections[hconn] = _Connection(qm)
+    return hconn, OK, C.MQRC_NONE
 
 
 def _read_cd_at(ptr: int) -> N.CD:
@@ -713,7 +731,7 @@ def MQSTAT(hconn, status_type, sts):
     except NativeError as exc:
         return sts, FAILED, exc.reason
     if status_type in (MQSTAT_TYPE_RECONNECTION, MQSTAT_TYPE_RECONNECTION_ERROR):
-        return sts, FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED  # qmlite's client does not reconnect
+        return _reconnection_status(conn, status_type, sts, sts_s)
     if status_type != MQSTAT_TYPE_ASYNC_ERROR:
         return sts, FAILED, C.MQRC_STAT_TYPE_ERROR
     res, cc, rc, _exc = _call(conn, lambda qm: qm.async_status())
@@ -724,6 +742,25 @@ def MQSTAT(hconn, status_type, sts):
                   PutWarningCount=res.warning, PutFailureCount=res.failure,
                   ObjectType=obj.type if obj else sts_s.ObjectType,
                   ObjectName=obj.name if obj else "", ObjectQMgrName="", ResolvedObjectName=obj.name if obj else "",
+                  ResolvedQMgrName="")
+    return _encode_out(N.MQSTS, out, sts), OK, C.MQRC_NONE
+
+
+def _reconnection_status(conn: _Connection, status_type: int, sts, sts_s):
+    """MQSTS for the reconnection types (IBM, MQSTS CompCode/Reason/ObjectName): RECONNECTION gives
+    the failure that started a reconnection in progress or failed, with the queue manager's name as
+    ObjectName while reconnecting; RECONNECTION_ERROR the failure that ended a reconnection, with
+    the object that caused it.  A connection that is not reconnectable is simply connected."""
+    status = getattr(conn.qm, "status", None)
+    cc, rc, name = OK, C.MQRC_NONE, ""
+    if status is not None:
+        if status_type == MQSTAT_TYPE_RECONNECTION and status.state != "connected":
+            cc, rc = status.cause
+            name = status.qmgr_name if status.state == "reconnecting" else ""
+        elif status_type == MQSTAT_TYPE_RECONNECTION_ERROR and status.state == "failed":
+            (cc, rc), name = status.error, status.error_object
+    out = replace(sts_s, CompCode=cc, Reason=rc, PutSuccessCount=0, PutWarningCount=0, PutFailureCount=0,
+                  ObjectType=sts_s.ObjectType, ObjectName=name, ObjectQMgrName="", ResolvedObjectName="",
                   ResolvedQMgrName="")
     return _encode_out(N.MQSTS, out, sts), OK, C.MQRC_NONE
 

@@ -126,6 +126,18 @@ def drop_connection(hconn: int) -> None:
             ctl.wake.notify_all()
 
 
+def notify_event(hconn: int, cc: int, rc: int) -> None:
+    """A connection event (reconnection: MQRC_RECONNECTING, RECONNECTED, RECONNECT_FAILED) for the
+    connection's event handler, called on the thread that noticed it; nothing when none is registered
+    or it is suspended."""
+    ctl = _controls.get(hconn)
+    if ctl is None:
+        return
+    handler = ctl.event_handler
+    if handler is not None and not handler.suspended:
+        _invoke(ctl, handler, MQCBCT_EVENT_CALL, cc, rc)
+
+
 def forget(hconn: int, hobj: int) -> None:
     """MQCLOSE deregisters the handle's consumer (IBM: "if the handle is closed, the callback is
     deregistered automatically")."""
@@ -352,9 +364,10 @@ def _consume_one(ctl: _Control, cons: _Consumer, wait_s: float) -> str:
             _invoke(ctl, cons, MQCBCT_EVENT_CALL, FAILED, C.MQRC_NO_MSG_AVAILABLE)
         return "empty"
     if rc in (C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR, C.MQRC_Q_MGR_STOPPING, C.MQRC_Q_MGR_QUIESCING,
-              C.MQRC_CONNECTION_QUIESCING, C.MQRC_CONNECTION_STOPPING):
+              C.MQRC_CONNECTION_QUIESCING, C.MQRC_CONNECTION_STOPPING, C.MQRC_RECONNECT_FAILED):
         handler = ctl.event_handler
-        if handler is not None and not handler.suspended:
+        # a failed reconnection has told the event handler already (notify_event)
+        if handler is not None and not handler.suspended and rc != C.MQRC_RECONNECT_FAILED:
             _invoke(ctl, handler, MQCBCT_EVENT_CALL, FAILED, rc)
         return "broken"
     # specific to this consumer (2016 GET_INHIBITED, 2019 HOBJ_ERROR, ...): tell it, and suspend it

@@ -446,6 +446,7 @@ class CD:
     HeartbeatInterval: int = 300
     SSLCipherSpec: str = ""
     SharingConversations: int = 10
+    DefReconnect: int = 0  # MQRCN_NO; MQCD v10+ (the client channel's DEFRECON)
 
 
 @dataclass(slots=True)

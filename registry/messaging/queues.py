@@ -106,7 +106,7 @@ class QueueContents:
     __slots__ = ("_order", "_by_msg_id", "_by_correl_id", "_expiry", "open_input", "open_output",
                  "exclusive", "uncommitted", "last_put", "last_get", "stats", "enq_count", "deq_count",
                  "high_depth", "stats_reset", "on_q_short", "on_q_long", "depth_hi", "depth_lo",
-                 "service_timer", "__weakref__")
+                 "service_timer", "last_trigger", "__weakref__")
 
     def __init__(self) -> None:
         self._order: SortedDict = SortedDict()  # (-priority, seq) -> Message
@@ -138,6 +138,9 @@ class QueueContents:
         # Queue service interval events (registry/monitoring/events.py): when the service timer last
         # started (a put to an empty queue, a get leaving messages), None while it is off.
         self.service_timer: float | None = None
+        # When the last trigger message for this queue was made (registry/messaging/triggers.py: TRIGINT's
+        # repeated FIRST trigger), None until one is.
+        self.last_trigger: float | None = None
 
     # ---- size and order --------------------------------------------------------------------------
     def __len__(self) -> int:

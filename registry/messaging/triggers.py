@@ -7,9 +7,12 @@ committed and uncommitted, was before the put 0 (FIRST), anything (EVERY) or TRI
 FIRST and DEPTH no application has the queue open for input; the process definition PROCESS names
 exists; the initiation queue INITQ exists, is local, and an application (the trigger monitor) has it
 open for input.  After a DEPTH trigger the queue's TRIGGER is turned off, as IBM does, until set again.
-What qmlite does not do (docs/compat.md Part 7): trigger events other than a put (a trigger monitor
-opening the initiation queue, TRIGGER set on with messages waiting), and TRIGINT's repeated FIRST
-triggers.
+TRIGINT (the queue manager's TriggerInterval): with TRIGTYPE(FIRST), a put to a queue that is not empty
+makes another trigger message when TRIGINT milliseconds have passed since the last one for that queue
+(IBM's TriggerInterval: "an additional trigger message can be generated with MQTT_FIRST triggering even if
+the queue was not empty ... not more often than every TriggerInterval milliseconds"), the other conditions
+holding.  What qmlite does not do (docs/compat.md Part 7): trigger events other than a put (a trigger
+monitor opening the initiation queue, TRIGGER set on with messages waiting).
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ def trigger_for(registry, queue: Queue, md: S.MQMD, depth_before: int, now: floa
     if queue.trigger_control != C.MQTC_ON or ttype == C.MQTT_NONE or md.Priority < queue.trigger_msg_priority:
         return None
     if ttype == C.MQTT_FIRST and depth_before != 0:
-        return None
+        contents = registry.messages.peek(queue.name)
+        last = contents.last_trigger if contents is not None else None
+        if last is None or (now - last) * 1000 < registry.qmgr.trigger_interval:
+            return None
     if ttype == C.MQTT_DEPTH and depth_before != queue.trigger_depth - 1:
         return None
     if ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and registry.messages.open_counts(queue.name)[0]:

@@ -182,9 +182,9 @@ class QueueManager:
         if not commit:
             self.stats.discs_implicit += 1  # the connection ended without MQDISC
         if commit:
-            self.commit(session)
+            self.commit(session, explicit=False)
         else:
-            self.backout(session)
+            self.backout(session, explicit=False)
         for handle in list(session.handles.values()):
             self._release(session, handle, C.MQCO_NONE)
         session.handles.clear()
@@ -1040,10 +1040,13 @@ class QueueManager:
                 self.events.after_get(queue, contents)
 
     # ---- units of work ---------------------------------------------------------------------------
-    def commit(self, session: Session) -> None:
-        """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
+    def commit(self, session: Session, *, explicit: bool = True) -> None:
+        """MQCMIT: the unit's puts appear (persistent ones written), its gets become final.
+
+        CommitCount counts every MQCMIT, one with no outstanding work too, and the commit MQDISC
+        makes of a unit with work in it (``explicit=False``), as IBM's statistics pages say."""
         puts, gets, retains = session.uow.take()
-        if puts or gets or retains:
+        if explicit or puts or gets or retains:
             self.stats.commits += 1
             if session.acct is not None:
                 session.acct.counts.commits += 1
@@ -1063,10 +1066,13 @@ class QueueManager:
             else:  # deleted in the meantime: what a queue manager cannot deliver goes to the dead-letter queue
                 self.dead_letter(item.message.md, item.message.data)
 
-    def backout(self, session: Session) -> None:
-        """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
+    def backout(self, session: Session, *, explicit: bool = True) -> None:
+        """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1.
+
+        BackCount counts every MQBACK, and the backout of a unit with work in it when a connection
+        ends without MQDISC (``explicit=False``)."""
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
-        if puts or gets or _retains:
+        if explicit or puts or gets or _retains:
             self.stats.backouts += 1
             if session.acct is not None:
                 session.acct.counts.backouts += 1

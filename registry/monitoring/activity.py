@@ -69,7 +69,7 @@ def option_names(family: str, value: int) -> str:
     table = _FLAG_TABLES.get(family)
     if table is None:
         seen: dict[int, str] = {}
-        for name in C.__all__:
+        for name in dir(C):
             if not name.startswith(family + "_") or any(part in name for part in _NOT_OPTIONS):
                 continue
             bit = getattr(C, name)

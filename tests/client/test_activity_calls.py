@@ -14,6 +14,8 @@ from ibmmq import CMQC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
 
+pytest_plugins = ["pytester"]  # the failing-test report is checked in a pytest run of its own
+
 Q = "DEV.QUEUE.1"
 ADMIN = ("admin", "passw0rd")
 HEADERS = {"ibm-mq-rest-csrf-token": "x"}
@@ -146,3 +148,25 @@ def test_failing_test_report_shows_its_calls(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*qmlite calls*", "*MQOPEN NOT.THERE*MQRC_UNKNOWN_OBJECT_NAME*"])
+
+
+def test_qmlite_trace_cli_prints_the_calls(server, capsys):
+    """``qmlite trace --once --all`` prints one readable line per recorded call."""
+    from qmlite import cli
+
+    start = server.last_call_seq()
+    _app_calls(server)
+    wanted = server.calls(after=start)
+    assert cli.main(["trace", "--http-port", str(server.http_port), "--once", "--all"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-len(wanted):] == [c["line"] for c in wanted]  # the same line as DISPLAY QMLTRACE
+    put = next(line for line in out if " MQPUT " in line)
+    assert Q in put and "MQPMO_NO_SYNCPOINT" in put and "msgid=" in put and "len=5" in put
+    assert any("MQGET" in line and "MQRC_NO_MSG_AVAILABLE" in line for line in out)
+
+
+def test_qmlite_trace_cli_without_rest_says_so(capsys):
+    from qmlite import cli
+
+    assert cli.main(["trace", "--http-port", "1", "--once"]) == 20
+    assert "no qmlite REST API" in capsys.readouterr().err

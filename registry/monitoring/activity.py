@@ -228,10 +228,17 @@ class ConnTrace:
 
 
 # ---- filling a Call from a verb's arguments and answer ----------------------------------------------------
+def _text(value) -> str:
+    """A name field, or an MQCHARV's string (ObjectString, SubName)."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else getattr(value, "VSString", "") or ""
+
+
 def _od(call: Call, od) -> None:
     call.object_type = od.ObjectType
-    call.object_name = od.ObjectName if od.ObjectType != C.MQOT_TOPIC or not getattr(od, "ObjectString", "") \
-        else od.ObjectString
+    topic = _text(getattr(od, "ObjectString", None)) if od.ObjectType == C.MQOT_TOPIC else ""
+    call.object_name = topic or od.ObjectName
     call.object_qmgr = od.ObjectQMgrName
 
 
@@ -298,8 +305,8 @@ def _fill(call: Call, qm: QueueManager, args: tuple, result) -> None:
     elif verb == "MQSUB":
         session, sd, hobj = args[:3]
         call.options = sd.Options
-        call.object_name = sd.ObjectString or sd.ObjectName
-        call.sub_name = sd.SubName if isinstance(sd.SubName, str) else ""
+        call.object_name = _text(sd.ObjectString) or sd.ObjectName
+        call.sub_name = _text(sd.SubName)
         if result is not None:
             call.hobj = result[0].hobj
     elif verb == "MQSUBRQ":
@@ -319,6 +326,8 @@ class ActivityTrace:
         self.closing = None  # the handle an MQCLOSE in progress closes
         self._depth = 0  # a verb inside a verb (MQDISC's commit) is not a call of its own
         self.listeners: list = []  # callables given each Call (the server's log stream)
+        self.interval = ACTIVITY_INTERVAL  # ActivityInterval, seconds (tests may move it away)
+        self.count = ACTIVITY_COUNT  # ActivityCount
         self.host = socket.gethostname()
 
     @property
@@ -351,8 +360,16 @@ class ActivityTrace:
         return out
 
     def _subscribed(self, session: Session) -> bool:
-        prefix = f"$SYS/MQ/INFO/QMGR/{self.qm.registry.qmgr.name}/ActivityTrace/"
-        return any(sub.resolved_topic.startswith(prefix) for sub in self.qm.registry.subs.values())
+        """A subscription names this connection's ActivityTrace topics (one index lookup per topic;
+        a subscription to ``#`` alone does not count: it did not ask for activity trace)."""
+        reg = self.qm.registry
+        prefix = f"$SYS/MQ/INFO/QMGR/{reg.qmgr.name}/ActivityTrace"
+        for topic in self.topics(session):
+            for key in reg.routes.match(topic):
+                sub = reg.subs_by_id.get(key)
+                if sub is not None and sub.resolved_topic.startswith(prefix):
+                    return True
+        return False
 
     # ---- a verb ----------------------------------------------------------------------------------------
     def call(self, verb: str, fn, qm: QueueManager, args: tuple, kwargs: dict):
@@ -379,7 +396,8 @@ class ActivityTrace:
         if verb == "MQCONNX":
             self._record(verb, (result,), result, 0, 0, started, session=result)
         elif verb == "MQDISC":
-            self._record(verb, args, result, 0, 0, started)
+            if kwargs.get("commit", True):  # a connection that broke made no MQDISC: nothing to record
+                self._record(verb, args, result, 0, 0, started)
             if args[0].trace is not None:
                 self.finish(args[0])
         else:
@@ -420,7 +438,7 @@ class ActivityTrace:
                 listener(call)
         if trace is not None:
             trace.calls.append(call)
-            if len(trace.calls) >= ACTIVITY_COUNT:
+            if len(trace.calls) >= self.count:
                 self.write(session)
 
     # ---- the messages -----------------------------------------------------------------------------------
@@ -478,7 +496,7 @@ class ActivityTrace:
         written = 0
         for session in list(self.qm.sessions.values()):
             trace = session.trace
-            if trace is not None and trace.calls and now - trace.start >= ACTIVITY_INTERVAL:
+            if trace is not None and trace.calls and now - trace.start >= self.interval:
                 written += self.write(session, now)
         return written
 

@@ -28,6 +28,8 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
+import structlog
+
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
@@ -37,6 +39,8 @@ from qmlite.registry.monitoring import records
 if TYPE_CHECKING:
     from qmlite.registry.messaging.sessions import Session
     from qmlite.registry.qmgr import QueueManager
+
+log = structlog.get_logger("qmlite.activity")
 
 TRACE_QUEUE = "SYSTEM.ADMIN.TRACE.ACTIVITY.QUEUE"
 LOG_SIZE = 10_000  # calls the log keeps (the oldest go first)
@@ -325,7 +329,6 @@ class ActivityTrace:
         self.collecting = 0  # sessions with a ConnTrace
         self.closing = None  # the handle an MQCLOSE in progress closes
         self._depth = 0  # a verb inside a verb (MQDISC's commit) is not a call of its own
-        self.listeners: list = []  # callables given each Call (the server's log stream)
         self.interval = ACTIVITY_INTERVAL  # ActivityInterval, seconds (tests may move it away)
         self.count = ACTIVITY_COUNT  # ActivityCount
         self.host = socket.gethostname()
@@ -434,8 +437,6 @@ class ActivityTrace:
             self.seq += 1
             call.seq = self.seq
             self.log.append(call)
-            for listener in self.listeners:
-                listener(call)
         if trace is not None:
             trace.calls.append(call)
             if len(trace.calls) >= self.count:
@@ -501,6 +502,10 @@ class ActivityTrace:
         return written
 
     # ---- the call log -----------------------------------------------------------------------------------
+    def record(self, on: bool, *, user: str = "", via: str = "") -> None:
+        """Start or stop the call log (MQSC ALTER QMLTRACE, REST, the pytest plugin), logged."""
+        self.recording = on
+        log.info("call_trace_recording", on=on, user=user, command=via, last=self.seq)
     def calls(self, *, after: int = 0, connection: str = "", appl: str = "", limit: int = 0) -> list[Call]:
         out = [c for c in self.log if c.seq > after
                and (not connection or c.connection_id.hex().upper().endswith(connection.upper()))

@@ -52,11 +52,11 @@ def parse(text: str, verb: str, noun_token: Token, rest: list[Token]) -> dict:
     return args
 
 
-def run(qm, verb: str, args: dict) -> tuple[list[str], list[dict]]:
+def run(qm, verb: str, args: dict, user: str = "") -> tuple[list[str], list[dict]]:
     """Run a parsed command on the queue manager's activity trace: (runmqsc lines, objects)."""
     tracer = qm.activity
     if verb == "ALTER":
-        tracer.recording = args["RECORD"] == "ON"
+        tracer.record(args["RECORD"] == "ON", user=user, via="ALTER QMLTRACE")
         return [f"QML0101I: qmlite call trace recording {args['RECORD']}."], []
     if verb == "CLEAR":
         gone = tracer.clear()

@@ -127,7 +127,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
                 raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
             if not isinstance(body, dict) or set(body) != {"record"} or not isinstance(body["record"], bool):
                 raise errors.bad_request('The request body must be {"record": true} or {"record": false}.')
-            tracer.recording = body["record"]
+            tracer.record(body["record"], user=principal.user, via="POST qmlite/calls")
             return _json({"recording": tracer.recording, "last": tracer.seq})
         query = request.query_params
         unknown = set(query) - {"after", "connectionId", "applName", "limit"}

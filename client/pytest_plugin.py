@@ -124,6 +124,32 @@ class QmliteServer:
         if result.completion_code != 0:
             raise RuntimeError(f"RESET QMLITE failed: {result.text}")
 
+    # -- the calls the applications made (qmlite's call trace, registry/monitoring/activity.py) -----
+
+    def calls(self, *, after: int = 0, connection: str = "", appl: str = "", limit: int = 0) -> list:
+        """The MQI calls recorded (every connection's, oldest first), as dicts: ``seq``, ``verb``,
+        ``object``, ``optionNames``, ``reason``/``reasonName``, ``msgId``, ``micros``, ``line`` ...
+        ``after`` a sequence number (``calls()[-1]["seq"]``), ``connection`` the ConnectionId (hex, or
+        its end), ``appl`` the application name.  The same call log as DISPLAY QMLTRACE and REST."""
+        server = self._runner.server
+
+        def read():
+            return [dict(c.to_dict(), line=c.line()) for c in server.qm.activity.calls(
+                after=after, connection=connection, appl=appl, limit=limit)]
+        return self._runner.loop.run_sync(read)
+
+    def record_calls(self, on: bool = True) -> None:
+        """Start (or stop) recording MQI calls; the plugin's servers record from the start."""
+        server = self._runner.server
+
+        def switch():
+            server.qm.activity.recording = on
+        self._runner.loop.run_sync(switch)
+
+    def last_call_seq(self) -> int:
+        server = self._runner.server
+        return self._runner.loop.run_sync(lambda: server.qm.activity.seq)
+
 
 class _Runner:
     """One queue manager in a background trio thread that can be stopped and started again on the same
@@ -170,9 +196,10 @@ class _Runner:
 
 
 @contextlib.contextmanager
-def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer]:
+def running_qmlite(data_dir: pathlib.Path, *, record_calls: bool = True, **overrides) -> Iterator[QmliteServer]:
     """Run a queue manager in a background thread for the duration of the block.  ``overrides``
-    are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...)."""
+    are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...); ``record_calls``
+    keeps qmlite's call log (``server.calls()``)."""
     from qmlite.server import config
 
     data_dir = pathlib.Path(data_dir)
@@ -181,6 +208,8 @@ def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer
     runner = _Runner(loop, cfg)
     try:
         server = runner.start()
+        if record_calls:  # the call log on from the start: a failing test shows what it did
+            loop.run_sync(lambda: setattr(server.qm.activity, "recording", True))
         try:
             yield QmliteServer(host="127.0.0.1", port=server.port, qmgr=cfg.qmgr_name,
                                admin_channel=config.ADMIN_CHANNEL, app_channel=config.APP_CHANNEL,
@@ -197,6 +226,7 @@ def qmlite_server(tmp_path_factory) -> Iterator[QmliteServer]:
     """A fresh in-process qmlite queue manager (QM1, DEV.ADMIN.SVRCONN admin/passw0rd,
     DEV.APP.SVRCONN without password)."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite")) as server:
+        _CALLS_FROM[server] = 0
         yield server
 
 
@@ -212,6 +242,7 @@ def qmlite_reset(qmlite_server_session) -> Iterator[QmliteServer]:
     """The session's queue manager, reset before this test: no queue, topic, subscription or other
     object but the defaults, every queue empty (connections from earlier tests are not closed)."""
     qmlite_server_session.reset()
+    _CALLS_FROM[qmlite_server_session] = qmlite_server_session.last_call_seq()
     yield qmlite_server_session
 
 
@@ -265,3 +296,24 @@ def qmlite_tls_server(tmp_path_factory) -> Iterator[QmliteTLS]:
                 raise RuntimeError(f"cannot set up {TLS_CHANNEL}: {result.text}")
         yield QmliteTLS(server, made)
 
+
+# ---- a failing test shows the MQI calls it made -----------------------------------------------------
+_CALLS_FROM: dict = {}  # a server the running test uses -> the call log's sequence number when it began
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    for name in ("qmlite_server", "qmlite_reset"):
+        server = getattr(item, "funcargs", {}).get(name)
+        if server is None or server not in _CALLS_FROM:
+            continue
+        try:
+            calls = server.calls(after=_CALLS_FROM[server])
+        except Exception:  # the server is gone (stopped by the test): nothing to show
+            continue
+        lines = [c["line"] for c in calls[-200:]]
+        report.sections.append(("qmlite calls", "\n".join(lines) or "(no MQI calls)"))

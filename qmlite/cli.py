@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     from qmlite import control
 
     control.add_parsers(sub)
+    from qmlite import trace
+
+    trace.add_parser(sub)  # qmlite trace: a live tail of the MQI calls (qmlite/trace.py)
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work

@@ -246,7 +246,7 @@ class MQI:
 
         def expired() -> list[bytes]:
             reason = C.MQRC_CONNECTION_BROKEN if session.stopped else C.MQRC_NO_MSG_AVAILABLE
-            self.qm.get_failed(handle, gmo.Options)
+            self.qm.get_ended(session, handle, gmo, reason)  # counted and traced (registry/monitoring/activity.py)
             return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=reason, hobj=handle.hobj)
 
         return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)

@@ -177,5 +177,10 @@ def _extension(engine: Engine, source: Source, tr: Translated, requester: Reques
     if qm is None:
         return MqscResult(source.text, C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED,
                           [messages.failure(C.MQRC_FUNCTION_NOT_SUPPORTED, "")], [], _echo(source))
+    if tr.extension is not None:  # DISPLAY/ALTER/CLEAR QMLTRACE (registry/mqsc/calltrace.py)
+        from qmlite.registry.mqsc import calltrace
+
+        lines, objects = calltrace.run(qm, tr.verb, tr.extension, requester.user)
+        return MqscResult(source.text, C.MQCC_OK, 0, lines, objects, _echo(source))
     summary = reset.reset(qm)
     return MqscResult(source.text, C.MQCC_OK, 0, [summary.message()], [], _echo(source))

@@ -16,6 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.security import vocab as A
+from qmlite.registry.mqsc import calltrace
 from qmlite.registry.mqsc import commands as T
 from qmlite.registry.mqsc.keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token, tokenize
@@ -38,6 +39,7 @@ class Translated:
     row: T.Command | None
     name: str = ""
     message: P.PCFMessage | None = None
+    extension: dict | None = None  # a qmlite extension's parsed keywords (DISPLAY QMLTRACE ...)
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
     qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
 
@@ -60,6 +62,8 @@ def translate(text: str) -> Translated:
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
+    if noun == calltrace.NOUN:  # qmlite's call trace commands (registry/mqsc/calltrace.py)
+        return Translated(verb, noun, None, extension=calltrace.parse(text, verb, noun_token, tokens[2:]))
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])

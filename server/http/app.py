@@ -121,6 +121,34 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         admin.check_qmgr(server, request.path_params["qmgr"])
         return _json(await admin.reset_qmgr(server))
 
+    # ---- qmlite's call trace (registry/monitoring/activity.py; docs/rest.md) --------------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def call_trace(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        tracer = server.qm.activity
+        if request.method == "DELETE":
+            return _json({"cleared": tracer.clear()})
+        if request.method == "POST":
+            try:
+                body = json.loads(await request.body() or b"null")
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+            if not isinstance(body, dict) or set(body) != {"record"} or not isinstance(body["record"], bool):
+                raise errors.bad_request('The request body must be {"record": true} or {"record": false}.')
+            tracer.record(body["record"], user=principal.user, via="POST qmlite/calls")
+            return _json({"recording": tracer.recording, "last": tracer.seq})
+        query = request.query_params
+        unknown = set(query) - {"after", "connectionId", "applName", "limit"}
+        if unknown:
+            raise errors.bad_request(f"The query parameter '{sorted(unknown)[0]}' is not valid here.")
+        conn = query.get("connectionId", "")
+        if conn and (len(conn) > 48 or any(ch not in "0123456789abcdefABCDEF" for ch in conn)):
+            raise errors.bad_request(f"The value '{conn}' of connectionId is not hexadecimal.")
+        calls = tracer.calls(after=_int_param(request, "after", 0, 2**62), connection=conn,
+                             appl=query.get("applName", ""), limit=_int_param(request, "limit", 0, 1_000_000))
+        return _json({"recording": tracer.recording, "last": tracer.seq, "calls": [c.to_dict() for c in calls]})
+
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
         qmgr = request.path_params["qmgr"]
@@ -220,6 +248,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/calls", call_trace, methods=["GET", "POST", "DELETE"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

@@ -349,3 +349,23 @@ def test_mqsc_box_shows_every_queue_manager_attribute(browser, server):
         assert pair in output
     assert text_of(browser, "#qmgr-badge") == "QM1 running"
     assert text_of(browser, "#qmgr-name") == "QM1"
+
+
+# ---- the MQI calls panel (qmlite's call trace, issue 23) --------------------------------------------
+def test_calls_panel_shows_an_mqi_put_and_its_failure(browser, server):
+    logged_in(browser, server)
+    wait(browser, lambda d: text_of(d, "#calls-state") == "recording")
+    qm = server.connect()
+    try:
+        hobj, _ = qm.open(MQOD(ObjectName="DEV.QUEUE.1"), C.MQOO_OUTPUT)
+        qm.put(hobj, MQMD(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"traced")
+        qm.close(hobj)
+    finally:
+        qm.disc()
+    [put] = [c for c in server.calls() if c["verb"] == "MQPUT" and c["object"] == "DEV.QUEUE.1"][-1:]
+    wait(browser, lambda d: str(put["seq"]) in rows(d, "calls"))
+    assert cell(browser, "calls", str(put["seq"]), "verb") == "MQPUT"
+    assert cell(browser, "calls", str(put["seq"]), "name") == "DEV.QUEUE.1"
+    assert cell(browser, "calls", str(put["seq"]), "options") == "MQPMO_NO_SYNCPOINT"
+    assert cell(browser, "calls", str(put["seq"]), "reason") == "OK"
+    assert cell(browser, "calls", str(put["seq"]), "msgid") == put["msgId"]

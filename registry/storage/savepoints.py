@@ -34,6 +34,7 @@ import structlog
 from qmlite.pcf import constants as C
 
 from qmlite.registry.messaging.queues import Message
+from qmlite.registry.objects.defaults import COMMAND_QUEUE
 from qmlite.registry.objects.definitions import Subscription
 from qmlite.registry.storage.catalog import NOT_PERSISTED, QueueManager, Retained
 from qmlite.registry.storage.sqlite import props_from_record, props_record
@@ -183,6 +184,18 @@ def _copies(objs: dict) -> dict:
     return {name: copy.copy(obj) for name, obj in objs.items()}
 
 
+def _connection_owned(queue) -> bool:
+    """A temporary dynamic queue belongs to the connection that made it (it goes when that closes it,
+    and no restart keeps it): never saved, never touched by a restore (SN3)."""
+    return queue.definition_type == C.MQQDT_TEMPORARY_DYNAMIC
+
+
+def _untouched(reg) -> set[str]:
+    """Queues whose contents a snapshot leaves alone: the command queue (the command server reads it:
+    the restore's own request may be waiting behind others) and the temporary dynamic queues."""
+    return {COMMAND_QUEUE} | {name for name, q in reg.queues.items() if _connection_owned(q)}
+
+
 class Savepoints:
     """The snapshots of one queue manager, by name: the one domain object MQSC, REST and the pytest
     plugin reach (``of(qm)``)."""
@@ -198,10 +211,11 @@ class Savepoints:
         started = time.perf_counter()
         reg = self.qm.registry
         held = self._held_queues()
+        untouched = _untouched(reg)
         messages: dict[str, list[_SavedMessage]] = {}
         live: dict[str, list] = {}
         for queue_name, contents in reg.messages.items():
-            if queue_name not in reg.queues:
+            if queue_name not in reg.queues or queue_name in untouched:
                 continue
             msgs = list(contents)  # committed messages, delivery order (uncommitted ones are not on it)
             messages[queue_name] = [_saved(m) for m in msgs]
@@ -213,7 +227,8 @@ class Savepoints:
                 subs[sub.name] = dataclasses.replace(sub, active_connection=_NO_CONNECTION)
         retained = {topic: Retained(r.md.copy(), copy.deepcopy(r.props), r.body, r.put_time)
                     for topic, r in reg.retained.items()}
-        snap = Snapshot(name, reg.clock(), dataclasses.replace(reg.qmgr), _copies(reg.queues), _copies(reg.topics),
+        queues = {n: copy.copy(q) for n, q in reg.queues.items() if not _connection_owned(q)}
+        snap = Snapshot(name, reg.clock(), dataclasses.replace(reg.qmgr), queues, _copies(reg.topics),
                         _copies(reg.namelists), _copies(reg.processes),
                         {kind: _copies(objs) for kind, objs in reg.definitions.items()}, subs, retained, messages,
                         live, dict(reg.retained))
@@ -239,7 +254,7 @@ class Savepoints:
         reg = qm.registry
         out = RestoreSummary(name)
         now = reg.clock()
-        held = self._held_queues()
+        held = self._held_queues() | _untouched(reg)  # the untouched ones count as held, contents and all
         out.restored += self._restore_qmgr(snap)
 
         # Subscriptions first: deleting one may delete its managed queue (which the queues put back).
@@ -276,7 +291,7 @@ class Savepoints:
 
         # Queues: definitions, then contents.
         for queue_name, queue in list(reg.queues.items()):
-            if queue_name in snap.queues:
+            if queue_name in snap.queues or _connection_owned(queue):
                 continue
             if queue_name in held:
                 out.kept += 1
@@ -287,7 +302,7 @@ class Savepoints:
                 reg.remove_queue(queue)
                 out.deleted += 1
         for queue_name, saved in snap.queues.items():
-            if queue_name in held:
+            if queue_name in held and queue_name != COMMAND_QUEUE:
                 out.kept += 1
                 continue
             current = reg.queues.get(queue_name)

@@ -13,7 +13,8 @@ Both yield a :class:`QmliteServer` with ``host``, ``port``, ``qmgr``, ``admin_ch
 ``app_channel``, ``admin_user``, ``admin_password``, ``app_user``, ``conn_name``
 (``"127.0.0.1(port)"``, the form pymqi/ibmmq take) and ``data_dir``, plus ``connect()`` for a
 ready :class:`qmlite.client.sync.QueueManager`, ``mqsc(text)`` (MQSC over PCF Escape, a list of
-:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``, and ``stop()`` / ``start()`` / ``restart()`` to end the queue manager and start it again
+:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``, ``snapshot(name)`` / ``restore(name)`` /
+``snapshots()`` / ``delete_snapshot(name)`` (docs/mqsc.md "Snapshots"), and ``stop()`` / ``start()`` / ``restart()`` to end the queue manager and start it again
 in place (same port, same data; docs/reconnect.md).  The server runs in a background thread (its own
 ``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
 variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, registry closed) when
@@ -34,7 +35,7 @@ import pytest
 from ._thread import TrioThread
 
 __all__ = ["QmliteServer", "QmliteTLS", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
-           "qmlite_tls_server"]
+           "qmlite_tls_server", "SnapshotFailed"]
 
 TLS_CHANNEL = "QMLITE.TLS.SVRCONN"  # the TLS channel qmlite_tls_server defines
 
@@ -149,6 +150,50 @@ class QmliteServer:
     def last_call_seq(self) -> int:
         server = self._runner.server
         return self._runner.loop.run_sync(lambda: server.qm.activity.seq)
+
+    # -- snapshots (MQSC SET/RESET/DISPLAY/DELETE QMLITE SNAPSHOT, docs/mqsc.md "Snapshots") -----------
+
+    def _snapshot_command(self, verb: str, name: str):
+        quoted = "'" + name.replace("'", "''") + "'"  # quoted: the name keeps its case
+        result = self.mqsc(f"{verb} QMLITE SNAPSHOT({quoted})")[0]
+        if result.completion_code != 0:
+            raise SnapshotFailed(result.reason_code, " ".join(result.text).strip())
+        return result
+
+    def snapshot(self, name: str) -> None:
+        """Save the queue manager's whole state (definitions, messages, subscriptions, retained
+        publications, authority) as ``name``, replacing a snapshot of that name."""
+        self._snapshot_command("SET", name)
+
+    def restore(self, name: str) -> None:
+        """Put the queue manager back to snapshot ``name`` (only what changed is touched); returns
+        once the restore is on disk.  SnapshotFailed(2085) when there is no such snapshot."""
+        self._snapshot_command("RESET", name)
+
+    def snapshots(self, pattern: str = "*") -> list:
+        """The saved snapshots matching ``pattern`` (a name or generic name): one dict each (SNAPSHOT,
+        SAVEDATE, SAVETIME, OBJECTS, MESSAGES, SUBS, RETAINED, as DISPLAY QMLITE SNAPSHOT shows them)."""
+        import re as _re
+
+        shown: list = []
+        for line in self._snapshot_command("DISPLAY", pattern).text:  # runmqsc's text, as Escape carries it
+            if line.startswith("QML0004I"):
+                shown.append({})
+            elif shown:
+                shown[-1].update(_re.findall(r"([A-Z]+)\(([^)]*)\)", line))
+        return shown
+
+    def delete_snapshot(self, name: str) -> None:
+        self._snapshot_command("DELETE", name)
+
+
+class SnapshotFailed(RuntimeError):
+    """A snapshot command refused: ``reason`` is its MQRC/MQRCCF (MQRCCF_OBJECT_NAME_ERROR for a bad
+    name, MQRC_UNKNOWN_OBJECT_NAME for one never saved)."""
+
+    def __init__(self, reason: int, text: str) -> None:
+        super().__init__(f"{reason}: {text}")
+        self.reason = reason
 
 
 class _Runner:

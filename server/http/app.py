@@ -17,6 +17,7 @@ from qmlite.pcf import constants as C
 
 from .. import log as qlog
 from . import admin, auth, console, errors, messaging
+from . import snapshots  # qmlite's snapshot resources
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -148,6 +149,34 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         calls = tracer.calls(after=_int_param(request, "after", 0, 2**62), connection=conn,
                              appl=query.get("applName", ""), limit=_int_param(request, "limit", 0, 1_000_000))
         return _json({"recording": tracer.recording, "last": tracer.seq, "calls": [c.to_dict() for c in calls]})
+    # ---- snapshots (qmlite extension; server/http/snapshots.py, docs/rest.md) -------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def snapshot_list(request: Request, principal) -> Response:
+        _version(request)
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        name = request.path_params.get("name") or request.query_params.get("name", "*")
+        return _json(snapshots.listing(server, qmgr, name))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def snapshot_action(request: Request, principal) -> Response:
+        _version(request)
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        name, action = request.path_params["name"], request.path_params["action"]
+        if action == "save":
+            return _json(await snapshots.save(server, qmgr, name))
+        if action == "restore":
+            return _json(await snapshots.restore(server, qmgr, name))
+        raise errors.not_found(request.url.path)
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def snapshot_delete(request: Request, principal) -> Response:
+        _version(request)
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        snapshots.delete(server, qmgr, request.path_params["name"])
+        return Response(status_code=204)
 
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
@@ -249,6 +278,10 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
         Route(BASE + "/admin/qmgr/{qmgr}/qmlite/calls", call_trace, methods=["GET", "POST", "DELETE"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/snapshot", snapshot_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_delete, methods=["DELETE"]),
+        Route(BASE + "/admin/action/qmgr/{qmgr}/snapshot/{name:path}/{action}", snapshot_action, methods=["POST"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

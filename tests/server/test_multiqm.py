@@ -454,3 +454,21 @@ def test_a_worker_takes_its_queue_manager_on_the_shared_server(tmp_path):
                              QMLITE_SHARED=f"{shared.host}:{shared.port}")
         assert done.returncode == 0, done.stdout[-3000:]
         assert "QM_GW3" in shared.qmgrs()
+
+
+def test_rest_snapshots_and_call_trace_act_on_the_queue_manager_named(server):
+    with _rest(server) as http:
+        saved = http.post("/admin/action/qmgr/QM2/snapshot/MQ.ISO/save")
+        assert saved.status_code == 200, saved.text
+        on_qm2 = [s["name"] for s in http.get("/admin/qmgr/QM2/snapshot").json()["snapshot"]]
+        on_qm1 = [s["name"] for s in http.get("/admin/qmgr/QM1/snapshot").json()["snapshot"]]
+        assert "MQ.ISO" in on_qm2 and "MQ.ISO" not in on_qm1
+        assert http.post("/admin/qmgr/QM2/qmlite/calls", json={"record": True}).json()["recording"] is True
+    qm = _connect(server, "QM2")
+    try:
+        _name(qm)
+    finally:
+        qm.disconnect()
+    with _rest(server) as http:
+        verbs2 = {c["verb"] for c in http.get("/admin/qmgr/QM2/qmlite/calls").json()["calls"]}
+        assert "MQCONN" in verbs2 or "MQCONNX" in verbs2

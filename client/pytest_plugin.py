@@ -33,7 +33,8 @@ import pytest
 
 from ._thread import TrioThread
 
-__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset"]
+__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
+           "QmliteClock", "qmlite_virtual"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -115,11 +116,71 @@ class QmliteServer:
         self.stop(reconnect=reconnect)
         return self.start(**overrides)
 
+    @property
+    def clock(self) -> "QmliteClock":
+        """The queue manager's clock (:class:`QmliteClock`); movable when the server was started with
+        ``clock="virtual"`` (the ``qmlite_virtual`` fixture), as ``SET QMLITE CLOCK`` moves it."""
+        return QmliteClock(self._runner)
+
     def reset(self) -> None:
         """Every queue cleared, every non-default object deleted (MQSC ``RESET QMLITE``)."""
         result = self.mqsc("RESET QMLITE")[0]
         if result.completion_code != 0:
             raise RuntimeError(f"RESET QMLITE failed: {result.text}")
+
+
+class QmliteClock:
+    """The test's handle on the queue manager's clock (issue 23; docs/mqsc.md "Clock").  Each call runs
+    ``registry/testing/clock.py``'s ClockControl on the server's own thread -- the object MQSC's
+    ``SET QMLITE CLOCK`` and REST's ``.../clock`` call -- and raises its ``ClockError`` (a ValueError
+    with the MQ ``reason``) for a step it refuses."""
+
+    def __init__(self, runner) -> None:
+        self._runner = runner
+
+    def _control(self):
+        server = self._runner.server
+        if server is None:
+            raise RuntimeError("the queue manager is not running")
+        return server
+
+    def _move(self, step) -> dict:
+        server = self._control()
+
+        async def _run():
+            state = step(server.qm.clock_control)
+            await server.mqi.durable(server.qm.position)  # what the step wrote (statistics ...) is on disk
+            return state
+
+        return self._runner.loop.run(_run)
+
+    def advance(self, seconds: float) -> dict:
+        """Move a virtual clock ``seconds`` on: expiries, waits and intervals that have passed happen
+        now; returns the clock's state (``mode``, ``now``, ``date``, ``time``, ``advanced``, ``waits``)."""
+        return self._move(lambda control: control.advance(seconds))
+
+    def set(self, date: str, time: str = "00.00.00") -> dict:
+        """Move a virtual clock to ``date`` (yyyy-mm-dd) ``time`` (hh.mm.ss) GMT, never back."""
+        from qmlite.registry.testing.clock import parse_datetime
+
+        return self._move(lambda control: control.set_time(parse_datetime(date, time)))
+
+    def status(self) -> dict:
+        server = self._control()
+        return self._runner.loop.run_sync(server.qm.clock_control.status)
+
+    def now(self) -> float:
+        return self.status()["now"]
+
+    def wait_for_waits(self, count: int = 1, timeout: float = 30.0) -> None:
+        """Return once ``count`` MQGET waits (or MQCB consumers' waits) follow the virtual clock: the
+        application's call has reached the queue manager, so a step now ends it.  An event, not a poll;
+        TimeoutError after ``timeout`` real seconds."""
+        virtual = self._control().qm.clock_control.virtual
+        if virtual is None:
+            raise RuntimeError("the queue manager's clock is real: start it with clock='virtual'")
+        if not virtual.wait_for_waits(count, timeout):
+            raise TimeoutError(f"fewer than {count} waits on the virtual clock after {timeout} s")
 
 
 class _Runner:
@@ -194,6 +255,14 @@ def qmlite_server(tmp_path_factory) -> Iterator[QmliteServer]:
     """A fresh in-process qmlite queue manager (QM1, DEV.ADMIN.SVRCONN admin/passw0rd,
     DEV.APP.SVRCONN without password)."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite")) as server:
+        yield server
+
+
+@pytest.fixture
+def qmlite_virtual(tmp_path_factory) -> Iterator[QmliteServer]:
+    """A fresh queue manager whose clock only the test moves (``server.clock.advance(seconds)``;
+    ``qmlite serve --clock virtual``): expiry, MQGET waits and intervals with no sleeping."""
+    with running_qmlite(tmp_path_factory.mktemp("qmlite-virtual"), clock="virtual") as server:
         yield server
 
 

@@ -60,6 +60,10 @@ def translate(text: str) -> Translated:
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
+    from qmlite.registry.mqsc import qmliteclock  # SET/DISPLAY QMLITE CLOCK (issue 23): its own grammar
+
+    if qmliteclock.is_clock(verb, noun, tokens):
+        return qmliteclock.translate(text, verb, tokens)
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])

@@ -17,6 +17,7 @@ from qmlite.pcf import constants as C
 
 from .. import log as qlog
 from . import admin, auth, console, errors, messaging
+from . import clock as http_clock  # qmlite's clock resource (issue 23)
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -111,6 +112,23 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         _version(request)
         admin.check_qmgr(server, request.path_params["qmgr"])
         return _json(await admin.reset_qmgr(server))
+
+    # ---- the test's clock (qmlite extension, issue 23: server/http/clock.py) --------------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def clock_state(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        return _json(http_clock.state(server))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def clock_move(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        return _json(await http_clock.move(server, body))
 
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
@@ -210,6 +228,8 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/clock", clock_state, methods=["GET"]),  # qmlite's clock (issue 23)
+        Route(BASE + "/admin/action/qmgr/{qmgr}/clock", clock_move, methods=["POST"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

@@ -410,3 +410,36 @@ def test_a_real_clock_cannot_be_moved_from_any_surface(real_server):
     answer = httpx.post(f"{base}/action/qmgr/QM1/clock", auth=AUTH, headers=CSRF, json={"advance": 1})
     assert answer.status_code == 400 and answer.json()["error"][0]["reasonCode"] == CMQC.MQRC_ENVIRONMENT_ERROR
     assert httpx.get(f"{base}/qmgr/QM1/clock", auth=AUTH, headers=CSRF).json()["clock"]["mode"] == "REAL"
+
+
+def test_qmlite_serve_clock_virtual(tmp_path):
+    """The command line's --clock virtual: a separate process whose clock only MQSC (or REST) moves."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
+    proc = subprocess.Popen([sys.executable, "-m", "qmlite", "serve", "--port", "0", "--clock", "virtual",
+                             "--data-dir", str(tmp_path / "data"), "--log-level", "warning"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        ready = proc.stdout.readline()
+        port = int(ready.split("listening on 127.0.0.1:")[1].split()[0])
+        qm = ibmmq.connect("QM1", ADMIN, f"127.0.0.1({port})", *AUTH)
+        pcf = ibmmq.PCFExecute(qm)
+        try:
+            [before] = _escape(pcf, "DISPLAY QMLITE CLOCK SECONDS")
+            assert "CLOCK(VIRTUAL)" in _text(before)
+            seconds = float(_text(before).split("SECONDS(")[1].split(")")[0])
+            _escape(pcf, "SET QMLITE CLOCK(ADVANCE) SECONDS(86400)")
+            [after] = _escape(pcf, "DISPLAY QMLITE CLOCK SECONDS ADVANCED")
+            assert f"SECONDS({seconds + 86400:.3f})" in _text(after) and "ADVANCED(86400.000)" in _text(after)
+        finally:
+            pcf.disconnect()
+            qm.disconnect()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        proc.wait()

@@ -5,6 +5,10 @@ available everywhere:
 
 * ``qmlite_server`` (function scope): a fresh queue manager with its own data directory.
 * ``qmlite_server_session`` (session scope): one queue manager shared by the whole session.
+* ``qmlite_virtual`` (function scope): a fresh queue manager on a virtual clock (``clock="virtual"``):
+  ``server.clock.advance(seconds)`` expires messages and subscriptions, ends MQGET waits and
+  statistics/monitoring intervals with no sleeping (docs/mqsc.md "Clock"); ``server.clock`` is a
+  :class:`QmliteClock` on every server.
 * ``qmlite_reset`` (function scope): the session's queue manager, reset before the test (every queue
   cleared, every object that is not a default deleted: MQSC ``RESET QMLITE``, docs/mqsc.md), so each
   test starts from a fresh queue manager without paying for a new one.

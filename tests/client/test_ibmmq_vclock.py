@@ -443,3 +443,17 @@ def test_qmlite_serve_clock_virtual(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_qmlite_virtual_fixture(qmlite_virtual):
+    """The plugin's fixture: a fresh queue manager on a virtual clock, moved from Python."""
+    assert qmlite_virtual.clock.status()["mode"] == "VIRTUAL"
+    conn = _connect(qmlite_virtual)
+    try:
+        q = ibmmq.Queue(conn, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+        q.put(b"five seconds", ibmmq.MD(Expiry=50))
+        qmlite_virtual.clock.advance(5)
+        _nothing(q)
+        q.close()
+    finally:
+        conn.disconnect()

@@ -31,10 +31,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import structlog
+
 from qmlite.pcf import constants as C
 
 if TYPE_CHECKING:
     from qmlite.registry.qmgr import QueueManager
+
+log = structlog.get_logger("qmlite.clock")
 
 REAL = "REAL"
 VIRTUAL = "VIRTUAL"
@@ -206,10 +210,13 @@ class ClockControl:
 
     def _move(self, clock: VirtualClock, when: float) -> None:
         qm = self.qm
+        step = when - clock()
         clock.move_to(when)
-        qm.registry.expire_subscriptions()
-        qm.monitoring_tick(when)  # statistics and accounting intervals that have passed end now
-        if qm.monitor.due(when):
-            qm.monitor.publish_resource_usage(when)
+        expired = qm.registry.expire_subscriptions()
+        written = qm.monitoring_tick(when)  # statistics and accounting intervals that have passed end now
+        published = qm.monitor.publish_resource_usage(when) if qm.monitor.due(when) else 0
+        log.info("clock_moved", step=round(step, 3), now=round(when, 3), advanced=round(clock.advanced, 3),
+                 waits=clock.waits, subscriptions_expired=len(expired), statistics_written=written,
+                 monitor_published=published)
         for listener in list(self.on_moved):
             listener()

@@ -25,7 +25,7 @@ CSRF = {"ibm-mq-rest-csrf-token": "x"}
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     with running_qmlite(tmp_path_factory.mktemp("ibmmq-vclock"), clock="virtual", http_port=0,
-                        monitor_interval=10) as srv:
+                        monitor_interval=10, app_password="app-pw") as srv:
         yield srv
 
 
@@ -457,3 +457,16 @@ def test_the_qmlite_virtual_fixture(qmlite_virtual):
         q.close()
     finally:
         conn.disconnect()
+
+
+def test_a_rest_get_wait_ends_when_the_clock_passes_it(server):
+    """The REST messaging API's ?wait= is an MQGET wait: it follows the clock as the MQI's does."""
+    url = f"http://127.0.0.1:{server.http_port}/ibmmq/rest/v2/messaging/qmgr/QM1/queue/DEV.QUEUE.3/message"
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(
+        httpx.delete(url, params={"wait": 600_000}, auth=("app", "app-pw"), headers=CSRF, timeout=60)), daemon=True)
+    thread.start()
+    server.clock.wait_for_waits(1)
+    server.clock.advance(600)
+    thread.join(30)
+    assert not thread.is_alive() and answers[0].status_code == 204

@@ -17,7 +17,8 @@ Both yield a :class:`QmliteServer` with ``host``, ``port``, ``qmgr``, ``admin_ch
 ``app_channel``, ``admin_user``, ``admin_password``, ``app_user``, ``conn_name``
 (``"127.0.0.1(port)"``, the form pymqi/ibmmq take) and ``data_dir``, plus ``connect()`` for a
 ready :class:`qmlite.client.sync.QueueManager`, ``mqsc(text)`` (MQSC over PCF Escape, a list of
-:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``, and ``stop()`` / ``start()`` / ``restart()`` to end the queue manager and start it again
+:class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``, ``snapshot(name)`` / ``restore(name)`` /
+``snapshots()`` / ``delete_snapshot(name)`` (docs/mqsc.md "Snapshots"), and ``stop()`` / ``start()`` / ``restart()`` to end the queue manager and start it again
 in place (same port, same data; docs/reconnect.md).  The server runs in a background thread (its own
 ``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
 variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, registry closed) when
@@ -37,8 +38,10 @@ import pytest
 
 from ._thread import TrioThread
 
-__all__ = ["QmliteServer", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
-           "QmliteClock", "qmlite_virtual"]
+__all__ = ["QmliteServer", "QmliteTLS", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
+           "qmlite_tls_server", "SnapshotFailed", "QmliteClock", "qmlite_virtual"]
+
+TLS_CHANNEL = "QMLITE.TLS.SVRCONN"  # the TLS channel qmlite_tls_server defines
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -131,6 +134,76 @@ class QmliteServer:
         result = self.mqsc("RESET QMLITE")[0]
         if result.completion_code != 0:
             raise RuntimeError(f"RESET QMLITE failed: {result.text}")
+
+    # -- the calls the applications made (qmlite's call trace, registry/monitoring/activity.py) -----
+
+    def calls(self, *, after: int = 0, connection: str = "", appl: str = "", limit: int = 0) -> list:
+        """The MQI calls recorded (every connection's, oldest first), as dicts: ``seq``, ``verb``,
+        ``object``, ``optionNames``, ``reason``/``reasonName``, ``msgId``, ``micros``, ``line`` ...
+        ``after`` a sequence number (``calls()[-1]["seq"]``), ``connection`` the ConnectionId (hex, or
+        its end), ``appl`` the application name.  The same call log as DISPLAY QMLTRACE and REST."""
+        server = self._runner.server
+
+        def read():
+            return [dict(c.to_dict(), line=c.line()) for c in server.qm.activity.calls(
+                after=after, connection=connection, appl=appl, limit=limit)]
+        return self._runner.loop.run_sync(read)
+
+    def record_calls(self, on: bool = True) -> None:
+        """Start (or stop) recording MQI calls; the plugin's servers record from the start."""
+        server = self._runner.server
+
+        def switch():
+            server.qm.activity.recording = on
+        self._runner.loop.run_sync(switch)
+
+    def last_call_seq(self) -> int:
+        server = self._runner.server
+        return self._runner.loop.run_sync(lambda: server.qm.activity.seq)
+
+    # -- snapshots (MQSC SET/RESET/DISPLAY/DELETE QMLITE SNAPSHOT, docs/mqsc.md "Snapshots") -----------
+
+    def _snapshot_command(self, verb: str, name: str):
+        quoted = "'" + name.replace("'", "''") + "'"  # quoted: the name keeps its case
+        result = self.mqsc(f"{verb} QMLITE SNAPSHOT({quoted})")[0]
+        if result.completion_code != 0:
+            raise SnapshotFailed(result.reason_code, " ".join(result.text).strip())
+        return result
+
+    def snapshot(self, name: str) -> None:
+        """Save the queue manager's whole state (definitions, messages, subscriptions, retained
+        publications, authority) as ``name``, replacing a snapshot of that name."""
+        self._snapshot_command("SET", name)
+
+    def restore(self, name: str) -> None:
+        """Put the queue manager back to snapshot ``name`` (only what changed is touched); returns
+        once the restore is on disk.  SnapshotFailed(2085) when there is no such snapshot."""
+        self._snapshot_command("RESET", name)
+
+    def snapshots(self, pattern: str = "*") -> list:
+        """The saved snapshots matching ``pattern`` (a name or generic name): one dict each (SNAPSHOT,
+        SAVEDATE, SAVETIME, OBJECTS, MESSAGES, SUBS, RETAINED, as DISPLAY QMLITE SNAPSHOT shows them)."""
+        import re as _re
+
+        shown: list = []
+        for line in self._snapshot_command("DISPLAY", pattern).text:  # runmqsc's text, as Escape carries it
+            if line.startswith("QML0004I"):
+                shown.append({})
+            elif shown:
+                shown[-1].update(_re.findall(r"([A-Z]+)\(([^)]*)\)", line))
+        return shown
+
+    def delete_snapshot(self, name: str) -> None:
+        self._snapshot_command("DELETE", name)
+
+
+class SnapshotFailed(RuntimeError):
+    """A snapshot command refused: ``reason`` is its MQRC/MQRCCF (MQRCCF_OBJECT_NAME_ERROR for a bad
+    name, MQRC_UNKNOWN_OBJECT_NAME for one never saved)."""
+
+    def __init__(self, reason: int, text: str) -> None:
+        super().__init__(f"{reason}: {text}")
+        self.reason = reason
 
 
 class QmliteClock:
@@ -232,9 +305,10 @@ class _Runner:
 
 
 @contextlib.contextmanager
-def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer]:
+def running_qmlite(data_dir: pathlib.Path, *, record_calls: bool = True, **overrides) -> Iterator[QmliteServer]:
     """Run a queue manager in a background thread for the duration of the block.  ``overrides``
-    are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...)."""
+    are server settings (``qmgr_name``, ``admin_password``, ``app_password``, ...); ``record_calls``
+    keeps qmlite's call log (``server.calls()``)."""
     from qmlite.server import config
 
     data_dir = pathlib.Path(data_dir)
@@ -243,6 +317,8 @@ def running_qmlite(data_dir: pathlib.Path, **overrides) -> Iterator[QmliteServer
     runner = _Runner(loop, cfg)
     try:
         server = runner.start()
+        if record_calls:  # the call log on from the start: a failing test shows what it did
+            loop.run_sync(lambda: setattr(server.qm.activity, "recording", True))
         try:
             yield QmliteServer(host="127.0.0.1", port=server.port, qmgr=cfg.qmgr_name,
                                admin_channel=config.ADMIN_CHANNEL, app_channel=config.APP_CHANNEL,
@@ -259,6 +335,7 @@ def qmlite_server(tmp_path_factory) -> Iterator[QmliteServer]:
     """A fresh in-process qmlite queue manager (QM1, DEV.ADMIN.SVRCONN admin/passw0rd,
     DEV.APP.SVRCONN without password)."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite")) as server:
+        _CALLS_FROM[server] = 0
         yield server
 
 
@@ -282,4 +359,78 @@ def qmlite_reset(qmlite_server_session) -> Iterator[QmliteServer]:
     """The session's queue manager, reset before this test: no queue, topic, subscription or other
     object but the defaults, every queue empty (connections from earlier tests are not closed)."""
     qmlite_server_session.reset()
+    _CALLS_FROM[qmlite_server_session] = qmlite_server_session.last_call_seq()
     yield qmlite_server_session
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QmliteTLS:
+    """A TLS-enabled queue manager and the client's side of the test PKI (docs/tls.md)."""
+
+    server: QmliteServer
+    pki: object  # qmlite.pki.TestPKI: the CA, the queue manager's and the client's certificates
+    channel: str = TLS_CHANNEL  # SVRCONN, SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL) MCAUSER('app')
+    cipher_spec: str = "ANY_TLS12_OR_HIGHER"
+
+    @property
+    def key_repository(self) -> str:
+        """The client's key repository, as MQSCO KeyRepository or MQSSLKEYR take it (a stem: .p12 beside it)."""
+        return self.pki.client_stem
+
+    @property
+    def password(self) -> str:
+        return self.pki.password
+
+    @property
+    def cert_label(self) -> str:
+        return self.pki.client_label
+
+    def connect(self, **kw):
+        """A :class:`qmlite.client.sync.QueueManager` over TLS on the TLS channel."""
+        from .sync import QueueManager
+        from .tls import client_tls
+
+        tls = client_tls(channel=kw.pop("channel", self.channel), cipher_spec=kw.pop("cipher_spec", self.cipher_spec),
+                         key_repository=self.key_repository, password=self.password, cert_label=self.cert_label)
+        return QueueManager.connect(self.server.host, self.server.port, tls.channel, self.server.qmgr, tls=tls, **kw)
+
+
+@pytest.fixture
+def qmlite_tls_server(tmp_path_factory) -> Iterator[QmliteTLS]:
+    """A fresh queue manager serving TLS on its port: a test PKI (``qmlite tls init``) mounted as IBM's
+    container mounts /etc/mqm/pki, and the channel QMLITE.TLS.SVRCONN requiring TLS 1.2 or higher."""
+    from qmlite import pki as test_pki
+
+    made = test_pki.init(tmp_path_factory.mktemp("qmlite-pki"))
+    with running_qmlite(tmp_path_factory.mktemp("qmlite"), pki_dir=str(made.pki_dir)) as server:
+        # As DEV.APP.SVRCONN: a channel authentication record lets clients in (the back-stop rule
+        # blocks every channel that has none), running as the channel's MCAUSER.
+        for result in server.mqsc(f"DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) TRPTYPE(TCP) "
+                                  "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL) MCAUSER('app') REPLACE\n"
+                                  f"SET CHLAUTH({TLS_CHANNEL}) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) "
+                                  "CHCKCLNT(ASQMGR) ACTION(REPLACE)"):
+            if result.completion_code != 0:
+                raise RuntimeError(f"cannot set up {TLS_CHANNEL}: {result.text}")
+        yield QmliteTLS(server, made)
+
+
+# ---- a failing test shows the MQI calls it made -----------------------------------------------------
+_CALLS_FROM: dict = {}  # a server the running test uses -> the call log's sequence number when it began
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    for name in ("qmlite_server", "qmlite_reset"):
+        server = getattr(item, "funcargs", {}).get(name)
+        if server is None or server not in _CALLS_FROM:
+            continue
+        try:
+            calls = server.calls(after=_CALLS_FROM[server])
+        except Exception:  # the server is gone (stopped by the test): nothing to show
+            continue
+        lines = [c["line"] for c in calls[-200:]]
+        report.sections.append(("qmlite calls", "\n".join(lines) or "(no MQI calls)"))

@@ -24,6 +24,7 @@ them all and returns the counts (MQSTAT's).
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -82,6 +83,10 @@ def _in_finalizer() -> bool:
     return False
 
 
+# STATUS codes by which a queue manager refuses a channel's TLS set-up (fap.md section 9).
+_TLS_REFUSALS = frozenset({fap.CIPHER_SPEC, fap.PEER_NAME, fap.SSL_CLIENT_CERTIFICATE})
+
+
 class QueueManager:
     """A connected conversation.  Create with :meth:`connect`."""
 
@@ -111,10 +116,11 @@ class QueueManager:
                 sharing_conversations: int = 10, heartbeat_interval: int = 300,
                 max_message_length: int = 4194304, ccsid: int = 819,
                 reply_timeout: float = DEFAULT_REPLY_TIMEOUT, keepalive: bool = True,
-                cno_options: int = 0) -> "QueueManager":
+                cno_options: int = 0, tls=None) -> "QueueManager":
         """Open a TCP connection and run ID negotiation, UID, CAUT (when ``user`` or ``password`` is
         given) and MQCONN.  Raises MQIError: 2538 HOST_NOT_AVAILABLE when the TCP connect fails,
-        2540 UNKNOWN_CHANNEL_NAME, 2035 NOT_AUTHORIZED, 2058 Q_MGR_NAME_ERROR, ... as the server says."""
+        2540 UNKNOWN_CHANNEL_NAME, 2035 NOT_AUTHORIZED, 2058 Q_MGR_NAME_ERROR, ... as the server says.
+        ``tls``: a :class:`qmlite.client.tls.ClientTLS` (``client_tls``) to run the channel over TLS."""
         opts = proto.ConnectOptions(channel=channel, qmgr=qmgr, user=user, password=password,
                                     appl_name=appl_name, appl_type=appl_type, fap_level=fap_level,
                                     sharing_conversations=sharing_conversations,
@@ -126,6 +132,13 @@ class QueueManager:
         except OSError as exc:
             raise MQIError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, f"{host}({port}): {exc}") from exc
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls is not None:
+            from .tls import TLSSetupError
+
+            try:
+                sock = tls.wrap(sock, host, reply_timeout)
+            except TLSSetupError as exc:
+                raise MQIError(C.MQCC_FAILED, exc.reason, exc.detail) from None
         # A blocking socket (no Python timeout, which costs a poll() per call) with the kernel's own
         # receive timeout set to the channel's next deadline; sends may take at most reply_timeout.
         sock.settimeout(None)
@@ -137,6 +150,17 @@ class QueueManager:
                 event = qm._next_event()
                 if isinstance(event, Connected):
                     break
+            if tls is not None:
+                tls.remember(sock, host)
+        except MQIError as exc:
+            qm._close_socket()
+            if getattr(exc, "status_code", None) in _TLS_REFUSALS:
+                # The queue manager refused the channel's TLS (a TLS client on a plain channel, a
+                # CipherSpec mismatch, SSLPEER, a missing client certificate): IBM's C client reports
+                # 2393 when it asked for TLS, 2059 when it did not (docs/decisions.md X6).
+                reason = C.MQRC_SSL_INITIALIZATION_ERROR if tls is not None else C.MQRC_Q_MGR_NOT_AVAILABLE
+                raise MQIError(C.MQCC_FAILED, reason, str(exc)) from None
+            raise
         except BaseException:
             qm._close_socket()
             raise
@@ -187,7 +211,7 @@ class QueueManager:
             self._receive_timeout(timeout)
             try:
                 data = sock.recv(_RECV)
-            except BlockingIOError:  # SO_RCVTIMEO ran out: a deadline may have come
+            except (BlockingIOError, TimeoutError):  # the receive timeout ran out: a deadline may have come
                 ch.on_timer()
                 continue
             except OSError as exc:
@@ -199,6 +223,14 @@ class QueueManager:
         """Keep SO_RCVTIMEO at most ``seconds`` (0: no deadline) without a system call per receive: it
         is set again only when it would outlast the deadline or wake far too early."""
         current = self._rcvtimeo
+        if isinstance(self._sock, ssl.SSLSocket):
+            # OpenSSL retries a read that SO_RCVTIMEO interrupted, so a TLS socket keeps its deadline
+            # as Python's socket timeout (a poll per receive).
+            wanted = None if seconds <= 0 or seconds == float("inf") else seconds
+            if wanted != current and not (wanted and current and wanted / 2 <= current <= wanted):
+                self._sock.settimeout(wanted)
+                self._rcvtimeo = wanted
+            return
         if seconds <= 0 or seconds == float("inf"):
             if current == 0.0:
                 return

@@ -19,12 +19,24 @@ def _serve(args: argparse.Namespace) -> int:
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
-                       "mqsc_strict": args.strict or None, "clock": args.clock},
+                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
     return app.run(cfg, log_json=args.log_json, log_level=args.log_level)
+
+
+def _tls_init(args: argparse.Namespace) -> int:
+    from qmlite import pki
+
+    made = pki.init(args.dir, qmgr=args.qmgr, user=args.user, password=args.password,
+                    extra_labels=tuple(args.label))
+    print(json.dumps({"ca": str(made.ca_crt), "qmgr_key_repository": made.qmgr_stem, "qmgr_label": made.qmgr_label,
+                      "client_key_repository": made.client_stem, "client_label": made.client_label,
+                      "pki_dir": str(made.pki_dir), "qmgr_dn": made.qmgr_dn, "client_dn": made.client_dn,
+                      "extra_labels": {k: str(v[0]) for k, v in made.extra.items()}}, indent=2))
+    return 0
 
 
 def _decode(args: argparse.Namespace) -> int:
@@ -175,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--http-host", help="address for the REST API (default: --host)")
     serve.add_argument("--tls-cert", metavar="PEM", help="certificate for https on --http-port (with --tls-key)")
     serve.add_argument("--tls-key", metavar="PEM", help="private key for https on --http-port")
+    serve.add_argument("--pki-dir", metavar="DIR",
+                       help="TLS keys laid out like IBM's container's /etc/mqm/pki (keys/<label>/, trust/<n>/); "
+                            "default /etc/mqm/pki when it exists (docs/tls.md)")
     serve.add_argument("--mqsc", nargs="+", metavar="FILE", type=pathlib.Path,
                        help="MQSC scripts to run at start, after the default objects, in this order")
     serve.add_argument("--mqsc-dir", type=pathlib.Path, metavar="DIR",
@@ -184,6 +199,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-json", action="store_true", help="log JSON lines instead of key=value")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)
+
+    tls = sub.add_parser("tls", help="TLS helpers (docs/tls.md)")
+    tls_cmds = tls.add_subparsers(dest="tls_command", required=True)
+    init = tls_cmds.add_parser("init", help="make a test PKI: a CA, a queue-manager and a client certificate")
+    init.add_argument("dir", type=pathlib.Path, help="directory to write into (created if missing)")
+    init.add_argument("--qmgr", default="QM1", help="queue manager name (its label: ibmwebspheremq<qmgr>)")
+    init.add_argument("--user", default="app", help="client user (its label: ibmwebspheremq<user>; its CN)")
+    init.add_argument("--password", default="passw0rd", help="the PKCS#12 password (stashed beside each .p12)")
+    init.add_argument("--label", action="append", default=[], metavar="LABEL",
+                      help="an extra certificate under LABEL (for a channel's CERTLABL); repeatable")
+    init.set_defaults(func=_tls_init)
 
     dec = sub.add_parser("decode", help="print MQ bytes (FAP segments, PCF, MQMD + message) as JSON lines")
     dec.add_argument("file", help="file to read, or - for standard input")
@@ -213,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     from qmlite import control
 
     control.add_parsers(sub)
+    from qmlite import trace
+
+    trace.add_parser(sub)  # qmlite trace: a live tail of the MQI calls (qmlite/trace.py)
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work

@@ -344,6 +344,81 @@ def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+# ---- ccdt ----------------------------------------------------------------------------------------
+def ccdt(args: argparse.Namespace) -> int:
+    """``qmlite ccdt``: the JSON CCDT for the queue manager's SVRCONN channels (registry/objects/ccdt.py),
+    from a running server (Inquire Channel over the client) or the data directory."""
+    from qmlite.registry.objects import ccdt as CC
+
+    _quiet()
+    password = _password(args, sys.stdin.readline)
+    cfg = _settings(args)
+    try:
+        target = open_target(args, args.user, password, client=args.client)
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    try:
+        if isinstance(target, ServerTarget):
+            defined = _inquire_svrconn(target)
+        else:
+            from qmlite.registry.objects import channels as CH
+
+            defined = list(target.qm.registry.objects(CH.KIND).values())
+        host = args.conn_host or (cfg.host if cfg.host not in ("0.0.0.0", "", "::") else "127.0.0.1")
+        text = CC.render(defined, qmgr_name=target.qmgr_name or cfg.qmgr_name, host=host,
+                         port=args.conn_port or cfg.port, names=args.channels or ())
+    except CC.UnknownChannel as exc:
+        print(f"AMQ8147E: IBM MQ object not found. ({exc})", file=sys.stderr)
+        return RC_SOME_FAILED
+    except Unreachable as exc:
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+        return RC_ERROR
+    finally:
+        target.close()
+    if args.output and args.output != "-":
+        pathlib.Path(args.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return RC_OK
+
+
+# The SVRCONN attributes a CCDT entry carries, as Inquire Channel returns them -> the Channel field.
+_CCDT_ATTRS = {C.MQCACH_DESC: "description", C.MQIACH_SHARING_CONVERSATIONS: "sharing_conversations",
+               C.MQIACH_HB_INTERVAL: "heartbeat_interval", C.MQIACH_MAX_MSG_LENGTH: "max_msg_length",
+               C.MQCACH_SSL_CIPHER_SPEC: "ssl_cipher_spec", C.MQIACH_HDR_COMPRESSION: "header_compression",
+               C.MQIACH_MSG_COMPRESSION: "message_compression"}
+
+
+def _inquire_svrconn(target: "ServerTarget") -> list:
+    """The queue manager's SVRCONN channels, by Inquire Channel (the same command runmqsc's DISPLAY
+    CHANNEL sends), as registry Channel values."""
+    from qmlite.client.errors import MQIError
+    from qmlite.pcf import pcf as P
+    from qmlite.registry.objects import channels as CH
+
+    params = [P.CFST(C.MQCACH_CHANNEL_NAME, "*"), P.CFIN(C.MQIACH_CHANNEL_TYPE, C.MQCHT_SVRCONN),
+              P.CFIL(C.MQIACF_CHANNEL_ATTRS, (C.MQIACF_ALL,))]
+    try:
+        responses = target.qm.pcf(C.MQCMD_INQUIRE_CHANNEL, params, wait_ms=target.wait_ms)
+    except MQIError as exc:
+        raise Unreachable(f"Inquire Channel failed (reason {exc.reason})") from exc
+    out = []
+    for response in responses:
+        values = {p.parameter: p.value for p in response.parameters}
+        name = str(values.get(C.MQCACH_CHANNEL_NAME, "")).strip()
+        if not name or values.get(C.MQIACH_CHANNEL_TYPE) != C.MQCHT_SVRCONN:
+            continue
+        fields = {}
+        for param, attr in _CCDT_ATTRS.items():
+            if param in values:
+                value = values[param]
+                fields[attr] = (tuple(value) if isinstance(value, (list, tuple)) else
+                                str(value).strip() if isinstance(value, str) else value)
+        out.append(CH.new(name, CH.SVRCONN, **fields))
+    return out
+
+
 # ---- arguments -----------------------------------------------------------------------------------
 def _connection_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-c", dest="client", action="store_true",
@@ -380,6 +455,15 @@ def add_parsers(sub) -> None:
     dsp.add_argument("--port", type=int)
     dsp.add_argument("--data-dir", type=pathlib.Path)
     dsp.set_defaults(func=dspmq, qmgr=None)
+    cc = sub.add_parser("ccdt", help="write the JSON CCDT for the queue manager's SVRCONN channels (docs/ccdt.md)")
+    _connection_args(cc)
+    cc.add_argument("-o", dest="output", help="write to FILE (default standard output)")
+    cc.add_argument("--conn-host", help="the host name written in each connection (default the server's address)")
+    cc.add_argument("--conn-port", type=int, help="the port written (default the server's port)")
+    cc.add_argument("--for-channel", dest="channels", action="append", metavar="NAME",
+                    help="only this SVRCONN channel (repeatable; default all but SYSTEM.DEF/AUTO.SVRCONN)")
+    cc.add_argument("qmgr", nargs="?", default="", help="queue manager name (default QM1 or MQ_QMGR_NAME)")
+    cc.set_defaults(func=ccdt)
     aut = sub.add_parser("setmqaut", help="grant or revoke authorities, like IBM's setmqaut", add_help=False,
                          prefix_chars="\x00")
     aut.add_argument("rest", nargs=argparse.REMAINDER)

@@ -47,6 +47,7 @@ from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, S
 from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
 from qmlite.registry.monitoring.accounting import Accounting
+from qmlite.registry.monitoring.activity import ActivityTrace, traced
 from qmlite.registry.monitoring.statistics import Statistics
 
 ZERO24 = bytes(24)
@@ -113,6 +114,7 @@ class QueueManager:
         self.statistics = Statistics(self)  # STATMQI/STATQ/STATCHL messages (registry/monitoring/statistics.py)
         self.accounting = Accounting(self)  # ACCTMQI/ACCTQ messages (registry/monitoring/accounting.py)
         self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
+        self.activity = ActivityTrace(self)  # activity trace and the call log (registry/monitoring/activity.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
@@ -152,6 +154,7 @@ class QueueManager:
         if self.quiescing:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
 
+    @traced("MQCONNX")
     def connect(self, qmgr_name: str, *, user: str, admin: bool, appl_name: str = "", appl_type: int = 0,
                 channel: str = "", conname: str = "", options: int = 0) -> Session:
         """MQCONN(X); ``options`` are the MQCNO Options (their ACCOUNTING_* flags count when ACCTCONO is ENABLED)."""
@@ -169,6 +172,8 @@ class QueueManager:
                           conname=conname, started=self.now())
         self.sessions[session.connection_id] = session
         session.acct = self.accounting.start(session, options)  # None unless accounting is on for it
+        session.cno_options = options
+        session.trace = self.activity.start(session, options)  # None unless activity trace is on for it
         stats.conns += 1
         if len(self.sessions) > stats.conn_hwm:
             stats.conn_hwm = len(self.sessions)
@@ -176,6 +181,7 @@ class QueueManager:
             stats.conns_max = len(self.sessions)
         return session
 
+    @traced("MQDISC")
     def disconnect(self, session: Session, *, commit: bool) -> None:
         """MQDISC commits the unit of work; a connection that ends without MQDISC backs it out."""
         if not session.connected:
@@ -184,9 +190,9 @@ class QueueManager:
         if not commit:
             self.stats.discs_implicit += 1  # the connection ended without MQDISC
         if commit:
-            self.commit(session)
+            self.commit(session, explicit=False)
         else:
-            self.backout(session)
+            self.backout(session, explicit=False)
         for handle in list(session.handles.values()):
             self._release(session, handle, C.MQCO_NONE)
         session.handles.clear()
@@ -201,9 +207,10 @@ class QueueManager:
         passed, and each long-running connection writes an intermediate accounting record every
         ACCTINT (registry/monitoring/); returns the messages written."""
         now = self.now() if now is None else now
-        return self.statistics.tick(now) + self.accounting.tick(now)
+        return self.statistics.tick(now) + self.accounting.tick(now) + self.activity.tick(now)
 
     # ---- MQOPEN / MQCLOSE ------------------------------------------------------------------------
+    @traced("MQOPEN")
     def open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
         try:
             handle, od = self._open_object(session, od, options)
@@ -385,6 +392,7 @@ class QueueManager:
         authority.check_object(self.registry, session, od.ObjectType, od.ObjectName, options, od.AlternateUserId)
         return Handle(0, kind, od.ObjectName, options, object_name=od.ObjectName)
 
+    @traced("MQCLOSE")
     def close_object(self, session: Session, hobj: int, options: int) -> None:
         handle = session.handles.pop(hobj, None)
         if handle is None:
@@ -448,6 +456,7 @@ class QueueManager:
             reg.remove_queue(queue)
 
     # ---- MQPUT / MQPUT1 --------------------------------------------------------------------------
+    @traced("MQPUT")
     def put(self, session: Session, hobj: int, md: S.MQMD, pmo: S.MQPMO, data: bytes) -> tuple[S.MQMD, S.MQPMO, int]:
         handle = session.handles.get(hobj)
         if handle is None:
@@ -469,6 +478,7 @@ class QueueManager:
             self._put_failed(session, handle, exc.reason)
             raise
 
+    @traced("MQPUT1")
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
              data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
         options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
@@ -916,6 +926,7 @@ class QueueManager:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
         return handle
 
+    @traced("MQGET")
     def get(self, session: Session, handle: Handle, md: S.MQMD, gmo: S.MQGMO, buffer_length: int) -> Got | None:
         """Take (or browse) the first matching message; None when there is none (yet)."""
         reg = self.registry
@@ -1014,6 +1025,11 @@ class QueueManager:
         gmo.ReturnedLength = len(data)
         return Got(out_md, gmo, data, full, comp, reason, durable_after, handle.queue_name or handle.name)
 
+    def get_ended(self, session: Session, handle: Handle, gmo: S.MQGMO, reason: int) -> None:
+        """An MQGET (or its wait) ended with no message (``reason``): counted, and traced."""
+        self.get_failed(handle, gmo.Options)
+        self.activity.ended(session, handle, gmo, reason)
+
     def get_failed(self, handle: Handle, options: int) -> None:
         """An MQGET that failed (no message within its wait included): IBM's GetFailCount, or
         BrowseFailCount for a browse, of the queue and of the connection's accounting."""
@@ -1042,10 +1058,14 @@ class QueueManager:
                 self.events.after_get(queue, contents)
 
     # ---- units of work ---------------------------------------------------------------------------
-    def commit(self, session: Session) -> None:
-        """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
+    @traced("MQCMIT")
+    def commit(self, session: Session, *, explicit: bool = True) -> None:
+        """MQCMIT: the unit's puts appear (persistent ones written), its gets become final.
+
+        CommitCount counts every MQCMIT, one with no outstanding work too, and the commit MQDISC
+        makes of a unit with work in it (``explicit=False``), as IBM's statistics pages say."""
         puts, gets, retains = session.uow.take()
-        if puts or gets or retains:
+        if explicit or puts or gets or retains:
             self.stats.commits += 1
             if session.acct is not None:
                 session.acct.counts.commits += 1
@@ -1065,10 +1085,14 @@ class QueueManager:
             else:  # deleted in the meantime: what a queue manager cannot deliver goes to the dead-letter queue
                 self.dead_letter(item.message.md, item.message.data)
 
-    def backout(self, session: Session) -> None:
-        """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
+    @traced("MQBACK")
+    def backout(self, session: Session, *, explicit: bool = True) -> None:
+        """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1.
+
+        BackCount counts every MQBACK, and the backout of a unit with work in it when a connection
+        ends without MQDISC (``explicit=False``)."""
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
-        if puts or gets or _retains:
+        if explicit or puts or gets or _retains:
             self.stats.backouts += 1
             if session.acct is not None:
                 session.acct.counts.backouts += 1
@@ -1099,6 +1123,7 @@ class QueueManager:
             raise MQIError(refusal)
         return _KIND_TYPES[handle.kind], handle.object_name or handle.name
 
+    @traced("MQINQ")
     def inquire(self, session: Session, hobj: int, selectors: list[int], int_count: int,
                 char_length: int) -> tuple[list[int], str, int, int]:
         from qmlite.registry.messaging import inquire
@@ -1118,6 +1143,7 @@ class QueueManager:
                 contents.stats.inqs += 1
         return answer
 
+    @traced("MQSET")
     def set(self, session: Session, hobj: int, selectors: list[int], ints: list[int], chars: str) -> None:
         from qmlite.registry.messaging import inquire
 
@@ -1152,6 +1178,7 @@ class QueueManager:
             getattr(session.acct.counts, counter)[index] += 1
 
     # ---- MQSUB / MQSUBRQ -------------------------------------------------------------------------
+    @traced("MQSUB")
     def subscribe(self, session: Session, sd: S.MQSD, hobj: int) -> tuple[Handle, S.MQSD, int]:
         stats = self.stats
         name = sd.SubName.VSString
@@ -1187,6 +1214,7 @@ class QueueManager:
         else:
             stats.subs_resumed += 1
 
+    @traced("MQSUBRQ")
     def subscription_request(self, session: Session, hsub: int, action: int) -> int:
         try:
             sent = subscribe.subscription_request(self, session, hsub, action)

@@ -61,6 +61,11 @@ class ServerConfig:
     http_host: str = ""  # address for the REST API; "" = the same as host
     tls_cert: str = ""  # PEM certificate and key: the REST API speaks https when both are given
     tls_key: str = ""
+    # The MQ listener's TLS (server/tls.py, docs/tls.md): a directory laid out like IBM's container's
+    # /etc/mqm/pki (keys/<label>/, trust/<n>/), read beside the queue manager's SSLKEYR.  "" = /etc/mqm/pki
+    # when it exists (QMLITE_PKI_DIR sets it too).
+    pki_dir: str = ""
+    tls_handshake_timeout: float = 10.0  # seconds a client may take over its TLS handshake
     channels: tuple[ChannelConfig, ...] = ()
     # Start-up MQSC (server/startup.py): these files in order, then every *.mqsc of mqsc_dir by name.
     mqsc_files: tuple[pathlib.Path, ...] = ()
@@ -110,6 +115,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         values["admin_password"] = env["MQ_ADMIN_PASSWORD"]
     if env.get("MQ_APP_PASSWORD"):
         values["app_password"] = env["MQ_APP_PASSWORD"]
+    if env.get("QMLITE_PKI_DIR"):
+        values["pki_dir"] = env["QMLITE_PKI_DIR"]
     if "MQ_DEV" in env:
         values["dev_objects"] = _truthy(env["MQ_DEV"])
     for key, value in (overrides or {}).items():

@@ -30,7 +30,10 @@ from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 from qmlite.registry.messaging.sessions import Session
 
+from qmlite.pcf import dn
+
 from . import negotiation, svrconn
+from .tls import check as tls_check
 from .config import ChannelConfig
 
 if TYPE_CHECKING:
@@ -82,10 +85,13 @@ def segment_count(data: bytes) -> int:
 
 
 class Connection:
-    def __init__(self, server: QueueManagerServer, stream: trio.SocketStream, conn_no: int, logger) -> None:
+    def __init__(self, server: QueueManagerServer, stream, conn_no: int, logger, *, raw: trio.SocketStream | None = None,
+                 tls=None) -> None:
         self.server = server
         self.cfg = server.cfg
-        self.stream = stream
+        self.stream = stream  # the socket stream, or the TLS stream over it
+        self.raw = raw if raw is not None else stream  # the socket itself (addresses)
+        self.tls = tls  # server.tls.Negotiated when the client connected with TLS
         self.conn_no = conn_no
         self.log = logger
         self.framer = Framer()
@@ -109,13 +115,16 @@ class Connection:
         self.nursery: trio.Nursery | None = None
 
     # ---- life cycle ------------------------------------------------------------------------------
-    async def run(self) -> None:
+    async def run(self, first: bytes = b"") -> None:
+        """Serve the connection; ``first``: bytes the listener already read from it."""
         # The end of a connection arrives bare from the read loop or grouped from a nursery task
         # (trio groups what escapes a nursery); except* treats both alike, anything else is a bug.
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
                 try:
+                    if first:
+                        await self._received(first)
                     await self._read_loop()
                 finally:
                     nursery.cancel_scope.cancel()
@@ -343,6 +352,11 @@ class Connection:
         reg = self.server.registry
         try:
             self.channel, self.definition = svrconn.resolve(self.cfg, reg, name)
+            refusal = tls_check(self.definition, self.tls)
+            if refusal is not None:
+                self.log.warning("channel_tls_refused", channel=name, reason=fap.status_code_name(refusal.code),
+                                 message=refusal.message)
+                await self.fail(refusal.code, detail=refusal.message)
             self.instance = reg.running.start_instance(self.definition, self.peer_address, reg.now())
             self._instance_started(self.instance)
         except svrconn.Refused as exc:
@@ -352,6 +366,12 @@ class Connection:
             self.log.warning("channel_refused", channel=name, reason=exc.why)
             await self.fail(fap.CHANNEL_UNAVAILABLE, detail=exc.why)  # the client's MQRC_CHANNEL_NOT_AVAILABLE
         self.instance.on_stop = self._stop_requested
+        if self.tls is not None:
+            self.instance.ssl_cipher = self.tls.cipher_spec
+            self.instance.ssl_protocol = self.tls.protocol
+            self.instance.ssl_peer = dn.render(self.tls.subject) if self.tls.subject else ""
+            self.instance.ssl_cert_issuer = dn.render(self.tls.issuer) if self.tls.issuer else ""
+            self.instance.ssl_key_time = self.tls.at
 
     def _count_conversations(self) -> None:
         if self.instance is not None:
@@ -396,7 +416,7 @@ class Connection:
     def peer_address(self) -> str:
         """The client's network address, as channel status reports ConnectionName."""
         try:
-            return str(self.stream.socket.getpeername()[0])
+            return str(self.raw.socket.getpeername()[0])
         except (OSError, AttributeError, IndexError):
             return ""
 
@@ -540,7 +560,9 @@ class Connection:
         verdict = chlauth.check(registry, channel=channel.name, address=self._peer_host(), client_user=user or "",
                                 channel_mcauser="" if as_admin else (mca_user or APP_USER),
                                 password_given=authenticated is not None or not connauth,
-                                authenticated_user=authenticated)
+                                authenticated_user=authenticated,
+                                ssl_peer=self.tls.subject if self.tls else None,
+                                ssl_issuer=self.tls.issuer if self.tls else None)
         registry_events = self.server.qm.events
         for qualifier, blocked_user in verdict.warnings:  # WARN(YES) records: logged, let in, reported
             registry_events.channel_blocked(qualifier=qualifier, warning=True, channel=channel.name,
@@ -558,7 +580,7 @@ class Connection:
 
     def _peer_host(self) -> str:
         try:
-            return str(self.stream.socket.getpeername()[0])
+            return str(self.raw.socket.getpeername()[0])
         except (AttributeError, OSError, IndexError, TypeError):
             return ""  # not a socket (tests' memory streams): only "*" address rules match it
 

@@ -22,6 +22,7 @@ from .connection import Connection
 from .durability import GroupCommitter
 from .mqi import MQI
 from .negotiation import ServerIdentity
+from .tls import ServerTLS, first_bytes, is_tls
 
 
 class QueueManagerServer:
@@ -42,6 +43,9 @@ class QueueManagerServer:
         self.reconnect_clients = False  # how quiesce ends client connections (endmqm -r when True)
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
+        self.tls = ServerTLS(cfg, self.registry, qlog.get(component="tls"))
+        self.tls.reload()
+        self.registry.running.refresh_ssl = self.tls.reload  # REFRESH SECURITY TYPE(SSL)
 
     @property
     def quiescing(self) -> bool:
@@ -100,11 +104,28 @@ class QueueManagerServer:
             conn = Connection(self, stream, conn_no, logger)
             await conn.refuse(quiescing=self.quiescing)
             return
-        conn = Connection(self, stream, conn_no, logger)
+        # Plain or TLS, told by the first byte; the wait and any handshake are this connection's own
+        # (server/tls.py), so a silent or half-finished client never delays another.
+        first = await first_bytes(stream, self.cfg.tls_handshake_timeout)
+        if not first:
+            logger.info("connection_dropped", reason="nothing sent")
+            await stream.aclose()
+            return
+        negotiated = None
+        raw = stream
+        if is_tls(first):
+            tls_stream, negotiated, why = await self.tls.handshake(stream, first, self.cfg.tls_handshake_timeout)
+            if tls_stream is None:
+                logger.warning("tls_handshake_failed", reason="MQRC_SSL_INITIALIZATION_ERROR", why=why)
+                with trio.CancelScope(shield=True):
+                    await stream.aclose()
+                return
+            stream, first = tls_stream, b""
+        conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated)
         self.connections.add(conn)
-        logger.info("connect")
+        logger.info("connect", tls=negotiated.cipher_spec if negotiated else None)
         try:
-            await conn.run()
+            await conn.run(first)
         finally:
             self.connections.discard(conn)
             logger.info("disconnect", **conn.summary())

@@ -253,7 +253,7 @@ class MQI:
 
         def expired() -> list[bytes]:
             reason = C.MQRC_CONNECTION_BROKEN if session.stopped else C.MQRC_NO_MSG_AVAILABLE
-            self.qm.get_failed(handle, gmo.Options)
+            self.qm.get_ended(session, handle, gmo, reason)  # counted and traced (registry/monitoring/activity.py)
             return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=reason, hobj=handle.hobj)
 
         return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)
@@ -459,7 +459,7 @@ class MQI:
 def _conname(conn: Connection) -> str:
     """The client's address as IBM shows CONNAME for a client connection: its IP address."""
     try:
-        peer = conn.stream.socket.getpeername()
+        peer = conn.raw.socket.getpeername()
     except (AttributeError, OSError):
         return ""
     return str(peer[0]) if isinstance(peer, tuple) else str(peer)

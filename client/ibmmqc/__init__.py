@@ -4,7 +4,8 @@
 library; only when that import fails does it fall back to a top-level module named ``ibmmqc`` -- this
 one.  So on a machine with IBM's library nothing here is ever imported, and on a machine without it
 ``import ibmmq`` works and its MQI verbs travel over qmlite's pure-Python MQ client (client
-connections only: a channel and a ``host(port)`` connection name, or MQSERVER).
+connections only: a channel and a ``host(port)`` connection name, MQSERVER, a JSON CCDT or the client
+configuration file, found as IBM's client finds them: docs/ccdt.md).
 
 See ``docs/ibmmq.md`` for what each verb does and what is refused.
 """

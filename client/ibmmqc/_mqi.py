@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import re
 import struct
 import sys
 import threading
@@ -24,6 +23,7 @@ from qmlite.pcf.errors import CodecError
 from . import consume as _consume
 from . import msghandles as _msghandles
 from . import native as N
+from . import resolve as _resolve
 from . import structs as S
 from .native import NativeError
 
@@ -35,8 +35,6 @@ MQSTAT_TYPE_ASYNC_ERROR = 0  # cmqc.h; absent from the generated constants
 MQSTAT_TYPE_RECONNECTION = 1
 MQSTAT_TYPE_RECONNECTION_ERROR = 2
 _UNSUPPORTED = (FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED)
-_DEFAULT_PORT = 1414
-_CONN = re.compile(r"^\s*(?P<host>[^()]+?)\s*(?:\(\s*(?P<port>\d+)\s*\))?\s*$")
 
 
 @dataclass(slots=True)
@@ -49,6 +47,11 @@ class _Object:
 class _Connection:
     qm: object  # qmlite.client.sync.QueueManager (it serialises the connection's calls itself)
     objects: dict = field(default_factory=dict)  # hobj -> _Object, for MQSTAT's error fields
+    # How the connection was made, for automatic reconnect: the plan (the channels to try again, in
+    # order), the channel that connected, and the reconnect settings (client/reconnect.py Settings).
+    plan: object = None
+    channel: object = None
+    reconnect: object = None
 
 
 _connections: dict[int, _Connection] = {}
@@ -76,30 +79,6 @@ def _get_wait_s(options: int, wait_interval: int) -> float:
 # --------------------------------------------------------------------------------------------------
 # Connection
 # --------------------------------------------------------------------------------------------------
-
-def parse_conn_name(text: str) -> list[tuple[str, int]]:
-    """``host(port)[,host(port)...]`` → [(host, port)]; the port defaults to 1414."""
-    out = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        m = _CONN.match(part)
-        if m is None:
-            raise ValueError(f"bad connection name {part!r}")
-        out.append((m.group("host"), int(m.group("port") or _DEFAULT_PORT)))
-    return out
-
-
-def _mqserver() -> N.CD | None:
-    """The MQSERVER environment variable (``CHANNEL/TCP/host(port)``), as a real client reads it."""
-    value = os.environ.get("MQSERVER")
-    if not value:
-        return None
-    parts = value.split("/", 2)
-    if len(parts) != 3 or parts[1].strip().upper() != "TCP":
-        return None
-    return N.CD(ChannelName=parts[0].strip(), Version=2, ConnectionName=parts[2].strip())
-
 
 def _appl_name(cno: N.CNO | None) -> str:
     if cno is not None and cno.Version >= 7 and cno.ApplName:
@@ -130,7 +109,10 @@ def MQCONN(name):
 
 
 def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
-    """MQCONNX → (hconn, CompCode, Reason)."""
+    """MQCONNX → (hconn, CompCode, Reason).  The channel comes from the first place IBM's client looks
+    (an MQCD, the MQCNO's CCDT URL, MQSERVER, the client configuration file, MQCCDTURL,
+    MQCHLLIB/MQCHLTAB ...: ``resolve.py``); a CCDT's candidates are tried in IBM's order, each
+    channel's connection list in order, until one connects."""
     try:
         cno_s = N.MQCNO.decode(cno) if cno else None
         if cd:
@@ -138,65 +120,118 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
         elif cno_s is not None and cno_s.ClientConnPtr:
             cd_s = _read_cd_at(cno_s.ClientConnPtr)
         else:
-            cd_s = _mqserver()
+            cd_s = None
         csp_s = N.MQCSP.decode(csp) if csp else None
+        sco_s = N.MQSCO.decode(sco) if sco else None
     except NativeError as exc:
         log.debug("MQCONNX: %s", exc)
         return 0, FAILED, exc.reason
-    # TLS is not offered by qmlite: a cipher spec fails; an MQSCO alone (key repository...) is ignored.
-    if cd_s is not None and cd_s.Version >= 7 and cd_s.SSLCipherSpec:
-        return 0, FAILED, C.MQRC_SSL_INITIALIZATION_ERROR
-    if cd_s is None or not cd_s.ConnectionName or cd_s.Version < 2:
-        # No client channel definition: a real client would look for a local queue manager or a CCDT.
-        return 0, FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE
-    if cd_s.TransportType != C.MQXPT_TCP:
-        return 0, FAILED, C.MQRC_HOST_NOT_AVAILABLE
-    try:
-        addresses = parse_conn_name(cd_s.ConnectionName)
-    except ValueError:
-        return 0, FAILED, C.MQRC_HOST_NOT_AVAILABLE
     qmgr = _text(name)
-    if qmgr.startswith("*"):
-        qmgr = qmgr[1:]
+    try:
+        plan = _resolve.plan(qmgr, cno_s, cd_s)
+    except _resolve.PlanError as exc:
+        log.debug("MQCONNX %r: %s", qmgr, exc.detail)
+        return 0, FAILED, exc.reason
     user, password = _credentials(csp_s, cd_s)
     sync, errors = _client()
     from qmlite.client import reconnect  # noqa: PLC0415 - loaded with the client, on first use
-    try:
-        settings = reconnect.resolve(cno_s.Options if cno_s is not None else 0,
-                                     cd_s.DefReconnect if cd_s.Version >= 10 else reconnect.MQRCN_NO)
+    cno_options = cno_s.Options if cno_s is not None else 0  # reconnect options; ACCTCONO's reach the server
+    client_settings = _clientconf().reconnect_client_settings(plan.config)
+    try:  # more than one MQCNO_RECONNECT option: refused before anything connects
+        reconnect.resolve(cno_options, client=client_settings)
     except reconnect.OptionsError:
         return 0, FAILED, C.MQRC_OPTIONS_ERROR
     appl_name = _appl_name(cno_s)
-    cno_options = cno_s.Options if cno_s is not None else 0  # ACCTCONO's MQCNO options reach the server
+    made: dict = {}  # the channel that connected, for the connection's record
 
     def connect():
-        """The connection list in order, as a real client tries it (MQCONNX, and each reconnection)."""
+        """The plan's channels in IBM's order, each one's connection list in order, as IBM's client tries
+        them: at MQCONNX and at each automatic reconnection."""
         reason = C.MQRC_HOST_NOT_AVAILABLE
-        for host, port in addresses:
-            try:
-                return sync.QueueManager.connect(host, port, cd_s.ChannelName, qmgr, user=user, password=password,
-                                                 appl_name=appl_name, cno_options=cno_options)
-            except errors.MQIError as exc:
-                if exc.reason in (C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_NOT_AVAILABLE):
-                    reason = exc.reason
-                    continue  # try the next address
-                raise
-            except OSError as exc:
-                log.debug("MQCONNX %s(%d): %s", host, port, exc)
-                continue
-        raise errors.MQIError(FAILED, reason, "no address of the connection list answered")
+        for channel in plan.channels:
+            tls = None
+            if channel.cipher_spec:
+                try:
+                    tls = _tls(channel, sco_s, plan.config)
+                except Exception as exc:  # TLSSetupError: the reason IBM's client gives for its TLS set-up
+                    tls_reason = getattr(exc, "reason", None)
+                    if tls_reason is None:
+                        raise
+                    log.warning("MQCONNX: TLS set-up for channel %s failed, reason %d: %s", channel.name,
+                                tls_reason, exc)
+                    raise errors.MQIError(FAILED, tls_reason, str(exc)) from exc
+            if channel.exits:
+                log.warning("MQCONNX: channel %s names exits %s, which qmlite's client does not run",
+                            channel.name, ", ".join(channel.exits))
+            for host, port in channel.connections:
+                try:
+                    qm = sync.QueueManager.connect(
+                        host, port, channel.name, plan.send_name, user=user, password=password,
+                        appl_name=appl_name, sharing_conversations=channel.sharing_conversations,
+                        heartbeat_interval=channel.heartbeat_interval, max_message_length=channel.max_message_length,
+                        tls=tls, cno_options=cno_options)
+                except errors.MQIError as exc:
+                    if exc.reason in _TRY_NEXT:
+                        log.debug("MQCONNX %s(%d) channel %s: reason %d", host, port, channel.name, exc.reason)
+                        reason = exc.reason
+                        continue  # the next address, then the next channel, as IBM's client does
+                    raise
+                except OSError as exc:
+                    log.debug("MQCONNX %s(%d): %s", host, port, exc)
+                    continue
+                made["channel"] = channel
+                return qm
+            plan.demote(channel)
+        raise errors.MQIError(FAILED, reason, "no channel of the connection plan answered")
 
     try:
         qm = connect()
     except errors.MQIError as exc:
         return 0, exc.comp, exc.reason
+    channel = made["channel"]
+    settings = reconnect.resolve(cno_options, channel.default_reconnect, client=client_settings)
     hconn = next(_hconns)
     if settings.reconnects:
         qm = reconnect.ReconnectingQueueManager(
             qm, connect, settings, on_event=lambda cc, rc, h=hconn: _consume.notify_event(h, cc, rc))
     with _table_lock:
-        _connections[hconn] = _Connection(qm)
+        _connections[hconn] = _Connection(qm, plan=plan, channel=channel, reconnect=settings)
     return hconn, OK, C.MQRC_NONE
+
+
+# Why one address or channel failing sends the connect on to the next (a queue manager that is not
+# there), rather than ending it (a refusal by the queue manager that answered).
+_TRY_NEXT = frozenset({C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_NOT_AVAILABLE})
+
+
+def _clientconf():
+    from qmlite.client import clientconf  # noqa: PLC0415
+
+    return clientconf
+
+
+def _tls(channel, sco: N.SCO | None, config):
+    """The client's TLS set-up for a channel (its CipherSpec, certificate label and peer name, from an
+    MQCD or a CCDT's transmissionSecurity), the MQSCO (KeyRepository, KeyRepoPassword,
+    CertificateLabel; FipsRequired accepted), the environment (MQSSLKEYR, MQKEYRPWD, MQCERTLABL) and
+    the client configuration file's SSL stanza (SSLKeyRepository, SSLKeyRepositoryPassword,
+    CertificateLabel, OutboundSNI), each overriding the next as on IBM's client (docs/tls.md,
+    docs/ccdt.md)."""
+    from qmlite.client import tls  # noqa: PLC0415
+
+    ssl = config.ssl
+    key_repository = ((sco.KeyRepository.strip() if sco is not None else "") or os.environ.get("MQSSLKEYR", "")
+                      or ssl.key_repository or "")
+    password = None
+    if sco is not None and sco.Version >= 6 and sco.KeyRepoPasswordPtr and sco.KeyRepoPasswordLength:
+        password = _pointer_text(sco.KeyRepoPasswordPtr, sco.KeyRepoPasswordLength)
+    if password is None:
+        password = os.environ.get("MQKEYRPWD") or ssl.key_repository_password or None
+    label = (channel.certificate_label or (sco.CertificateLabel.strip() if sco is not None and sco.Version >= 5
+                                           else "") or os.environ.get("MQCERTLABL", "") or ssl.certificate_label or "")
+    return tls.client_tls(channel=channel.name, cipher_spec=channel.cipher_spec, key_repository=key_repository,
+                          password=password, cert_label=label or None, peer_name=channel.peer_name,
+                          outbound_sni=ssl.outbound_sni or "CHANNEL")
 
 
 def _read_cd_at(ptr: int) -> N.CD:

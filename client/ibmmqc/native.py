@@ -445,8 +445,24 @@ class CD:
     ConnectionName: str = ""
     HeartbeatInterval: int = 300
     SSLCipherSpec: str = ""
+    SSLPeerNamePtr: int = 0
+    SSLPeerNameLength: int = 0
     SharingConversations: int = 10
     DefReconnect: int = 0  # MQRCN_NO; MQCD v10+ (the client channel's DEFRECON)
+    CertificateLabel: str = ""
+
+
+@dataclass(slots=True)
+class SCO:
+    """MQSCO: the client's TLS configuration (cmqc.h), as far as qmlite's client uses it."""
+
+    Version: int = 1
+    KeyRepository: str = ""
+    FipsRequired: int = 0  # accepted: Python's ssl uses what the OpenSSL build provides
+    CertificateLabel: str = ""
+    KeyRepoPasswordPtr: int = 0
+    KeyRepoPasswordOffset: int = 0
+    KeyRepoPasswordLength: int = 0
 
 
 @dataclass(slots=True)
@@ -516,6 +532,15 @@ MQCD = Layout("MQCD", None, [
     I("QuantumSafeAlgorithm", 13), I("QuantumSafeRequired", 13),
 ], reason=C.MQRC_CD_ERROR, model=CD, keep_pointers=True)
 
+MQSCO = Layout("MQSCO", b"SCO ", [
+    S("StrucId", 4), I("Version"), S("KeyRepository", 256), S("CryptoHardware", 256), I("AuthInfoRecCount"),
+    I("AuthInfoRecOffset"), P("AuthInfoRecPtr"), I("KeyResetCount", 2), I("FipsRequired", 2),
+    Field("EncryptionPolicySuiteB", "ints", 4, 3), I("CertificateValPolicy", 4), S("CertificateLabel", 64, 5),
+    P("KeyRepoPasswordPtr", 6), I("KeyRepoPasswordOffset", 6), I("KeyRepoPasswordLength", 6),
+    I("HTTPSCertValidation", 7), I("HTTPSCertRevocation", 7), P("HTTPSKeyStorePtr", 7),
+    I("HTTPSKeyStoreOffset", 7), I("HTTPSKeyStoreLength", 7),
+], reason=C.MQRC_SCO_ERROR, model=SCO, keep_pointers=True)
+
 MQSTS = Layout("MQSTS", b"STAT", [
     S("StrucId", 4), I("Version"), I("CompCode"), I("Reason"), I("PutSuccessCount"), I("PutWarningCount"),
     I("PutFailureCount"), I("ObjectType"), S("ObjectName", 48), S("ObjectQMgrName", 48),
@@ -523,4 +548,4 @@ MQSTS = Layout("MQSTS", b"STAT", [
     V("ObjectString", 2), V("SubName", 2), I("OpenOptions", 2), I("SubOptions", 2),
 ], reason=C.MQRC_STS_ERROR, model=STS, keep_pointers=True)
 
-LAYOUTS = {lay.name: lay for lay in (MQMD, MQOD, MQPMO, MQGMO, MQSD, MQSRO, MQCNO, MQCSP, MQCD, MQSTS)}
+LAYOUTS = {lay.name: lay for lay in (MQMD, MQOD, MQPMO, MQGMO, MQSD, MQSRO, MQCNO, MQCSP, MQCD, MQSCO, MQSTS)}

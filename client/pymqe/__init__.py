@@ -148,16 +148,17 @@ def _text_arg(value, what: str):
 # --------------------------------------------------------------------------------------------------
 
 def MQCONN(name):
-    """MQCONN(name) → (hconn, CompCode, Reason).  A client connection configured by MQSERVER."""
+    """MQCONN(name) → (hconn, CompCode, Reason).  A client connection configured by MQSERVER, a CCDT or
+    the client configuration file (docs/ccdt.md)."""
     return _mqi.MQCONN(_text_arg(name, "name") or b"")
 
 
 def MQCONNX(name, options, cd, user_password, sco=None):
     """MQCONNX(name, options, cd, {'user', 'password'}, sco) → (hconn, CompCode, Reason).
 
-    As pymqe.c: an MQCNO v5 is built here with ``options``, ``ClientConnPtr`` = the MQCD (``None``: the
-    MQSERVER variable), ``SecurityParmsPtr`` = an MQCSP with the user and password when the dictionary
-    is not empty, ``SSLConfigPtr`` = the MQSCO (its size is checked; its contents are ignored, qmlite
+    As pymqe.c: an MQCNO v5 is built here with ``options``, ``ClientConnPtr`` = the MQCD (``None``:
+    the channel IBM's client would find: MQSERVER, a CCDT, the client configuration file; docs/ccdt.md),
+    ``SecurityParmsPtr`` = an MQCSP with the user and password when the dictionary is not empty, ``SSLConfigPtr`` = the MQSCO (its size is checked; its contents are ignored, qmlite
     offers no TLS)."""
     qmgr = _bytes(name, "MQCONNX() argument 1")
     opts = _mq(options, "MQCONNX() argument 2")

@@ -95,6 +95,10 @@ class Session:
     # This connection's accounting record (registry/monitoring/accounting.py), None while accounting is
     # off for it: every count it takes hangs off this one attribute.
     acct: object = None
+    # This connection's activity trace (registry/monitoring/activity.py), None while it does not collect,
+    # and the MQCNO Options of its MQCONNX (the trace's ConnectOptions).
+    trace: object = None
+    cno_options: int = 0
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

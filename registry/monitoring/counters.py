@@ -7,6 +7,8 @@ Counters only grow; a publication reports the change since the one before (IBM's
 
 from __future__ import annotations
 
+from qmlite.pcf import constants as C
+
 
 class _Counters:
     __slots__ = ()
@@ -64,3 +66,47 @@ class ByObjectType:
 
     def snapshot(self) -> dict[str, list[int]]:
         return {name: list(getattr(self, name)) for name in self.__slots__}
+
+
+# The index of IBM's SubCount(N)Dur High/LowWater arrays, by subscription type
+_SUB_TYPE_INDEX = {C.MQSUBTYPE_API: 0, C.MQSUBTYPE_ADMIN: 1, C.MQSUBTYPE_PROXY: 2}
+
+
+class SubscriptionMarks:
+    """How many durable and non-durable subscriptions exist, by subscription type (API, ADMIN,
+    PROXY), and the highest and lowest counts since the statistics interval began (IBM's
+    SubCountDurHighWater ... SubCountNDurLowWater).  The catalogue calls ``added``/``removed`` where
+    it adds or removes a subscription: two list updates, no scan; the statistics interval
+    ``restart``s the marks from the subscriptions there are."""
+
+    __slots__ = ("now", "high", "low")
+
+    def __init__(self) -> None:
+        self.restart(())
+
+    @staticmethod
+    def _index(sub) -> tuple[int, int]:
+        return (0 if sub.durable == C.MQSUB_DURABLE_YES else 1), _SUB_TYPE_INDEX.get(sub.sub_type, 0)
+
+    def added(self, sub) -> None:
+        kind, index = self._index(sub)
+        count = self.now[kind]
+        count[index] += 1
+        if count[index] > self.high[kind][index]:
+            self.high[kind][index] = count[index]
+
+    def removed(self, sub) -> None:
+        kind, index = self._index(sub)
+        count = self.now[kind]
+        count[index] -= 1
+        if count[index] < self.low[kind][index]:
+            self.low[kind][index] = count[index]
+
+    def restart(self, subs) -> None:
+        """A new interval: the marks start at the subscriptions there are now."""
+        self.now = [[0, 0, 0], [0, 0, 0]]
+        for sub in subs:
+            kind, index = self._index(sub)
+            self.now[kind][index] += 1
+        self.high = [list(row) for row in self.now]
+        self.low = [list(row) for row in self.now]

@@ -72,7 +72,21 @@ def messages(kind: int, command: int, head: list, groups: list[P.CFGR] | None = 
     return out
 
 
-def write(qm: QueueManager, queue_name: str, bodies: list[bytes]) -> int:
+def system_md(qm: QueueManager, *, correl_id: bytes | None = None) -> S.MQMD:
+    """The MQMD of a message the queue manager writes about itself (a new MsgId each call)."""
+    reg = qm.registry
+    put_date, put_time = put_stamp(qm.now())
+    md = S.MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_DATAGRAM, Encoding=ENCODING,
+                CodedCharSetId=reg.qmgr.ccsid, Persistence=C.MQPER_PERSISTENCE_AS_Q_DEF,
+                Priority=C.MQPRI_PRIORITY_AS_Q_DEF, PutApplType=C.MQAT_QMGR,
+                PutApplName=reg.qmgr.name[:28], PutDate=put_date, PutTime=put_time,
+                MsgId=reg.ids.msg_id())
+    if correl_id is not None:
+        md.CorrelId = correl_id  # an activity trace message: the connection's ConnectionId (IBM)
+    return md
+
+
+def write(qm: QueueManager, queue_name: str, bodies: list[bytes], *, correl_id: bytes | None = None) -> int:
     """Put each body on the system queue; returns how many were put.  A missing, full or
     put-inhibited queue loses them, as IBM's does (it reports an error in its log)."""
     reg = qm.registry
@@ -80,13 +94,8 @@ def write(qm: QueueManager, queue_name: str, bodies: list[bytes]) -> int:
     if queue is None or queue.qtype != C.MQQT_LOCAL:
         return 0
     written = 0
-    put_date, put_time = put_stamp(qm.now())
     for body in bodies:
-        md = S.MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_DATAGRAM, Encoding=ENCODING,
-                    CodedCharSetId=reg.qmgr.ccsid, Persistence=C.MQPER_PERSISTENCE_AS_Q_DEF,
-                    Priority=C.MQPRI_PRIORITY_AS_Q_DEF, PutApplType=C.MQAT_QMGR,
-                    PutApplName=reg.qmgr.name[:28], PutDate=put_date, PutTime=put_time,
-                    MsgId=reg.ids.msg_id())
+        md = system_md(qm, correl_id=correl_id)
         try:
             qm.put_message(queue, md, body, application=False)
         except MQIError:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 _MESSAGE_CHANNELS = frozenset({C.MQCHT_SENDER, C.MQCHT_SERVER, C.MQCHT_RECEIVER, C.MQCHT_REQUESTER,
                                C.MQCHT_CLUSSDR, C.MQCHT_CLUSRCVR})
-_SUB_TYPES = (C.MQSUBTYPE_API, C.MQSUBTYPE_ADMIN, C.MQSUBTYPE_PROXY)  # the high/low-water arrays' indexes
 
 
 def resolve(own: int, qmgr: int) -> bool:
@@ -69,6 +68,7 @@ class Statistics:
         self._mqi = self._mqi_now()
         self._typed = qm.typed.snapshot()
         qm.stats.conns_max = len(qm.sessions)  # the interval's high-water mark starts from now
+        qm.registry.sub_marks.restart(qm.registry.subs_by_id.values())  # and the subscriptions'
         self._queues = {}
         for name, contents in qm.registry.messages.items():
             self._queues[name] = contents.stats.snapshot()
@@ -114,7 +114,7 @@ class Statistics:
 
         discs = _d(n, b, "discs")
         implicit = _d(n, b, "discs_implicit")
-        subs = self._sub_counts()
+        marks = self.qm.registry.sub_marks
         put_np, put_p = _pair(n, b, "topic_put_np", "topic_put_p")
         put1_np, put1_p = _pair(n, b, "topic_put1_np", "topic_put1_p")
         published, published_p = _pair(n, b, "published", "published_p")
@@ -139,10 +139,10 @@ class Statistics:
             P.CFIN(C.MQIAMO_MSGS_EXPIRED, _d(n, b, "expired")),
             P.CFIN(C.MQIAMO_MSGS_PURGED, _d(n, b, "purged")),
             *subscription_counts(n, b),
-            P.CFIL(C.MQIAMO_SUB_DUR_HIGHWATER, subs[0]),
-            P.CFIL(C.MQIAMO_SUB_DUR_LOWWATER, subs[0]),
-            P.CFIL(C.MQIAMO_SUB_NDUR_HIGHWATER, subs[1]),
-            P.CFIL(C.MQIAMO_SUB_NDUR_LOWWATER, subs[1]),
+            P.CFIL(C.MQIAMO_SUB_DUR_HIGHWATER, tuple(marks.high[0])),
+            P.CFIL(C.MQIAMO_SUB_DUR_LOWWATER, tuple(marks.low[0])),
+            P.CFIL(C.MQIAMO_SUB_NDUR_HIGHWATER, tuple(marks.high[1])),
+            P.CFIL(C.MQIAMO_SUB_NDUR_LOWWATER, tuple(marks.low[1])),
             P.CFIL(C.MQIAMO_TOPIC_PUTS, (put_np - put1_np, put_p - put1_p)),
             P.CFIN(C.MQIAMO_TOPIC_PUTS_FAILED, _d(n, b, "topic_put_fails") - _d(n, b, "topic_put1_fails")),
             P.CFIL(C.MQIAMO_TOPIC_PUT1S, (put1_np, put1_p)),
@@ -152,15 +152,6 @@ class Statistics:
             P.CFIL64(C.MQIAMO64_PUBLISH_MSG_BYTES, (pub_bytes - pub_bytes_p, pub_bytes_p)),
         ]
         return records.messages(C.MQCFT_STATISTICS, C.MQCMD_STATISTICS_MQI, params)
-
-    def _sub_counts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Durable and non-durable subscriptions now, by subscription type (API, ADMIN, PROXY)."""
-        durable = [0, 0, 0]
-        other = [0, 0, 0]
-        for sub in self.qm.registry.subs_by_id.values():
-            index = _SUB_TYPES.index(sub.sub_type) if sub.sub_type in _SUB_TYPES else 0
-            (durable if sub.durable == C.MQSUB_DURABLE_YES else other)[index] += 1
-        return tuple(durable), tuple(other)
 
     # ---- queue statistics -------------------------------------------------------------------------
     def queue_messages(self, now: float) -> list[bytes]:

@@ -78,7 +78,7 @@ def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[Mqs
     for source, tr, failed in _translated(text):
         if failed is not None:
             results.append(failed)
-        elif tr.row is None:
+        elif tr.row is None:  # RESET QMLITE, and the snapshot commands (translate.SNAPSHOT_EXTENSIONS)
             results.append(_extension(engine, source, tr, requester))
         else:
             responses = engine.run_batch([(tr.message, requester)])[0]
@@ -182,5 +182,15 @@ def _extension(engine: Engine, source: Source, tr: Translated, requester: Reques
     if isinstance(tr, qmliteclock.ClockCommand):
         comp, reason, text, objects = qmliteclock.run(qm, tr)
         return MqscResult(source.text, comp, reason, text, objects, _echo(source))
+    if tr.extension is not None:  # DISPLAY/ALTER/CLEAR QMLTRACE (registry/mqsc/calltrace.py)
+        from qmlite.registry.mqsc import calltrace
+
+        lines, objects = calltrace.run(qm, tr.verb, tr.extension, requester.user)
+        return MqscResult(source.text, C.MQCC_OK, 0, lines, objects, _echo(source))
+    if tr.snapshot is not None:  # SET/RESET/DISPLAY/DELETE QMLITE SNAPSHOT(name): registry/mqsc/snapshots.py
+        from qmlite.registry.mqsc import snapshots
+
+        cc, reason, text, objects = snapshots.run(qm, tr.verb, tr.snapshot)
+        return MqscResult(source.text, cc, reason, text, objects, _echo(source))
     summary = reset.reset(qm)
     return MqscResult(source.text, C.MQCC_OK, 0, [summary.message()], [], _echo(source))

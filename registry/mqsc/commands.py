@@ -36,6 +36,7 @@ NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL",
          "CONN": "CONN", "AUTHINFO": "AUTHINFO", "AUTHREC": "AUTHREC", "AUTHSERV": "AUTHSERV",
          "ENTAUTH": "ENTAUTH", "CHLAUTH": "CHLAUTH", "COMMINFO": "COMMINFO", "SECURITY": "SECURITY",
          "CLUSQMGR": "CLUSQMGR", "CLUSTER": "CLUSTER", "QSTATS": "QSTATS", "QMLITE": "QMLITE", "PUBSUB": "PUBSUB"}
+NOUNS["QMLTRACE"] = "QMLTRACE"  # qmlite's call trace (registry/mqsc/calltrace.py)
 
 NAME_REQUIRED, NAME_OPTIONAL, NAME_NONE = "required", "optional", "none"
 

@@ -16,6 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.security import vocab as A
+from qmlite.registry.mqsc import calltrace
 from qmlite.registry.mqsc import commands as T
 from qmlite.registry.mqsc.keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token, tokenize
@@ -27,6 +28,10 @@ OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, 
 
 # qmlite's own commands (not IBM's): no PCF; the queue manager runs them (docs/mqsc.md).
 EXTENSIONS = frozenset({("RESET", "QMLITE")})
+# qmlite's snapshots (registry/storage/savepoints.py): VERB QMLITE SNAPSHOT(name); RESET QMLITE alone
+# stays the reset.  SNAPSHOT is required but for RESET; DISPLAY's name may be generic.
+SNAPSHOT_EXTENSIONS = frozenset({("SET", "QMLITE"), ("RESET", "QMLITE"), ("DISPLAY", "QMLITE"),
+                                 ("DELETE", "QMLITE")})
 
 
 @dataclasses.dataclass
@@ -38,8 +43,10 @@ class Translated:
     row: T.Command | None
     name: str = ""
     message: P.PCFMessage | None = None
+    extension: dict | None = None  # a qmlite extension's parsed keywords (DISPLAY QMLTRACE ...)
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
     qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
+    snapshot: str | None = None  # VERB QMLITE SNAPSHOT(name): the snapshot's name as given
 
 
 def translate(text: str) -> Translated:
@@ -64,6 +71,10 @@ def translate(text: str) -> Translated:
 
     if qmliteclock.is_clock(verb, noun, tokens):
         return qmliteclock.translate(text, verb, tokens)
+    if noun == calltrace.NOUN:  # qmlite's call trace commands (registry/mqsc/calltrace.py)
+        return Translated(verb, noun, None, extension=calltrace.parse(text, verb, noun_token, tokens[2:]))
+    if (verb, noun) in SNAPSHOT_EXTENSIONS and (len(tokens) > 2 or verb != "RESET"):
+        return _snapshot_command(text, verb, noun, noun_token, tokens[2:])
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])
@@ -72,6 +83,23 @@ def translate(text: str) -> Translated:
     if row is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
     return _build(text, row, noun_token, tokens[2:])
+
+
+def _snapshot_command(text: str, verb: str, noun: str, noun_token: Token, rest: list[Token]) -> Translated:
+    """SET / RESET / DISPLAY / DELETE QMLITE SNAPSHOT(name): one keyword, one value (its validity as a
+    name is the snapshot domain's to judge, with MQRCCF_OBJECT_NAME_ERROR)."""
+    if noun_token.items is not None:
+        raise MqscSyntaxError(text[:noun_token.end])
+    if not rest:
+        raise MqscSyntaxError(text, "SNAPSHOT(name) missing")
+    token = rest[0]
+    if token.word != "SNAPSHOT":
+        raise MqscSyntaxError(text[:token.word_end], "unknown keyword")
+    if token.items is None or len(token.items) != 1 or token.items[0].text == "":
+        raise MqscSyntaxError(text[:token.end], "value missing")
+    if len(rest) > 1:
+        raise MqscSyntaxError(text[:rest[1].word_end], "unknown keyword")
+    return Translated(verb, noun, None, snapshot=token.items[0].text)
 
 
 def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> Translated:

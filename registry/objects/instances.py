@@ -60,8 +60,15 @@ class ChannelInstance:
     local_address: str = ""  # LOCLADDR: the server's end of the socket, host(port)
     process_id: int = 0  # the server's process, for the MCA job name
     stop_requested: bool = False
-    ssl_key_resets: int = 0  # no TLS here: never reset
+    ssl_key_resets: int = 0  # qmlite does no TLS secret key reset (docs/tls.md)
     on_stop: Callable[[], None] = _nothing  # the server ends the instance when this is called
+    # TLS, when the client connected with it (server/tls.py): the CipherSpec negotiated (IBM's name),
+    # the client certificate's subject and issuer DNs as IBM shows them, when its secret key was agreed.
+    ssl_cipher: str = ""
+    ssl_protocol: str = ""  # "TLSv1.2" / "TLSv1.3" (SECPROT)
+    ssl_peer: str = ""
+    ssl_cert_issuer: str = ""
+    ssl_key_time: float = 0.0
 
 
     @property
@@ -92,6 +99,9 @@ class Running:
         self.served_port = 0  # and the port that socket listens on
         self.served_pid = 0  # the server's process (what a listener's status calls its process)
         self.services: dict[str, float] = {}  # running services: start time (qmlite starts none)
+        # REFRESH SECURITY TYPE(SSL): the server sets this to reload its key repository (server/tls.py);
+        # it returns "" or why the new repository cannot be used (the old one then stays in use).
+        self.refresh_ssl: Callable[[], str] = lambda: ""
         self._ids = itertools.count(1)
 
     # ---- channel instances -----------------------------------------------------------------------

@@ -23,6 +23,7 @@ import re
 
 import structlog
 from qmlite.pcf import constants as C
+from qmlite.pcf import dn
 
 from qmlite.registry.security import authrecs
 from qmlite.registry.security import vocab as A
@@ -184,21 +185,39 @@ def _records(reg) -> list[ChlauthRecord]:
     return list(reg.definitions.get(KIND, {}).values())
 
 
-def _mapping(reg, channel: str, address: str, client_user: str) -> ChlauthRecord | None:
+def _mapping(reg, channel: str, address: str, client_user: str, ssl_peer: list | None = None,
+             ssl_issuer: list | None = None) -> ChlauthRecord | None:
     best, best_key = None, None
     for rec in _records(reg):
         if rec.type not in _MAP_RANK or not channel_matches(rec.profile, channel):
             continue
-        if rec.type in (A.MQCAUT_SSLPEERMAP, A.MQCAUT_QMGRMAP):
-            continue  # no TLS, and a client is no queue manager: these never match a client
+        if rec.type == A.MQCAUT_QMGRMAP:
+            continue  # a client is no queue manager: these never match a client
+        if rec.type == A.MQCAUT_SSLPEERMAP and not _peer_matches(rec, ssl_peer, ssl_issuer):
+            continue  # only a TLS client's certificate (subject SSLPEER, issuer SSLCERTI) matches
         if rec.type == A.MQCAUT_USERMAP and rec.clnt_user != client_user:
             continue
         if not address_matches(rec.address, address):
             continue
-        key = (channel_specificity(rec.profile), _MAP_RANK[rec.type], _address_specificity(rec.address or "*"))
+        # Among SSLPEERMAP records the more specific SSLPEER wins (fewer wildcards, then the longer).
+        peer = (rec.ssl_peer.count("*"), -len(rec.ssl_peer)) if rec.type == A.MQCAUT_SSLPEERMAP else (0, 0)
+        key = (channel_specificity(rec.profile), _MAP_RANK[rec.type], peer, _address_specificity(rec.address or "*"))
         if best_key is None or key < best_key:
             best, best_key = rec, key
     return best
+
+
+def _peer_matches(rec: ChlauthRecord, subject: list | None, issuer: list | None) -> bool:
+    """IBM's SSLPEER rules (pcf/dn.py) on the client certificate's subject, and SSLCERTI, when given,
+    on its issuer."""
+    if not subject:
+        return False
+    try:
+        if not dn.matches(rec.ssl_peer or "CN=*", subject):
+            return False
+        return not rec.ssl_cert_issuer.strip() or dn.matches(rec.ssl_cert_issuer, issuer or [])
+    except dn.DNError:
+        return False
 
 
 def _blockuser(reg, channel: str) -> ChlauthRecord | None:
@@ -221,10 +240,13 @@ def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str, qualifier: in
 
 def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser: str = "",
           password_given: bool = False, authenticated_user: str | None = None,
-          qmgr_check_client: int = C.MQCHK_REQUIRED_ADMIN) -> Verdict:
+          qmgr_check_client: int = C.MQCHK_REQUIRED_ADMIN, ssl_peer: list | None = None,
+          ssl_issuer: list | None = None) -> Verdict:
     """May a client at ``address`` asserting ``client_user`` use server-connection ``channel``, and as
     whom?  ``authenticated_user``: the user connection authentication verified and adopts
-    (ADOPTCTX(YES)), if any; ``qmgr_check_client``: the AUTHINFO's CHCKCLNT, for CHCKCLNT(ASQMGR)."""
+    (ADOPTCTX(YES)), if any; ``qmgr_check_client``: the AUTHINFO's CHCKCLNT, for CHCKCLNT(ASQMGR);
+    ``ssl_peer``/``ssl_issuer``: a TLS client's certificate subject and issuer DNs (attribute pairs, as
+    pcf/dn.py matches them), which SSLPEERMAP records are matched against."""
     default_user = channel_mcauser or client_user
     if reg.qmgr.chlauth_records != A.MQCHLA_ENABLED:
         return Verdict(True, authenticated_user or default_user)
@@ -235,7 +257,7 @@ def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser:
             if refusal is not None:
                 return refusal
     user = default_user
-    mapping = _mapping(reg, channel, address, client_user)
+    mapping = _mapping(reg, channel, address, client_user, ssl_peer, ssl_issuer)
     if mapping is not None:
         if mapping.user_source == A.MQUSRC_NOACCESS:
             refusal = _refuse(mapping, client_user, "USERSRC(NOACCESS)", channel, BLOCKED_NOACCESS, warned)

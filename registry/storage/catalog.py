@@ -22,6 +22,7 @@ from qmlite.registry.objects import instances
 from qmlite.registry.pubsub import topics
 from qmlite.registry.objects.ids import IdGenerator
 from qmlite.registry.messaging.queues import Message, MessageStore
+from qmlite.registry.monitoring.counters import SubscriptionMarks
 from qmlite.registry.objects.definitions import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
 from qmlite.registry.storage.sqlite import ReadOnlyStore, Store
 
@@ -195,6 +196,7 @@ class Registry:
         self.clock = clock
         self.subs: dict[str, Subscription] = {}
         self.subs_by_id: dict[bytes, Subscription] = {}
+        self.sub_marks = SubscriptionMarks()  # the statistics' subscription high/low-water marks
         self.queues: dict[str, Queue] = {}
         self.topics: dict[str, Topic] = {}
         self.topics_by_string: dict[str, Topic] = {}
@@ -308,6 +310,7 @@ class Registry:
             routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
             if sub.expiry >= 0:
                 expiring.add(sub.sub_id)
+        self.sub_marks.restart(by_id.values())
 
     def _load(self) -> None:
         self._load_definitions()
@@ -347,6 +350,8 @@ class Registry:
             self.remove_sub(same_name)
         self.subs[sub.name] = sub
         self.subs_by_id[sub.sub_id] = sub
+        if old is None:
+            self.sub_marks.added(sub)
         self.routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
         if sub.expiry >= 0:
             self._expiring.add(sub.sub_id)
@@ -357,7 +362,8 @@ class Registry:
 
     def remove_sub(self, sub: Subscription) -> None:
         self.subs.pop(sub.name, None)
-        self.subs_by_id.pop(sub.sub_id, None)
+        if self.subs_by_id.pop(sub.sub_id, None) is not None:
+            self.sub_marks.removed(sub)
         self.routes.remove(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
         self._expiring.discard(sub.sub_id)
         if sub.durable == C.MQSUB_DURABLE_YES:

@@ -438,7 +438,9 @@ class Store:
     # Messages: only persistent ones are written.  The MQMD is kept as its little-endian bytes, in
     # the version it was put with (a version 1 descriptor has no version 2 field worth keeping).
     def put_message(self, queue: str, msg) -> None:
-        raw = msg.md.pack("<")
+        # A message that holds its descriptor only as the bytes this store keeps (a restored snapshot's,
+        # registry/storage/savepoints.py) is written as those bytes: no unpack and pack again.
+        raw = msg.md_raw if msg._md is None and msg.md_raw is not None else msg.md.pack("<")
         self._append("INSERT OR REPLACE INTO messages (seq, queue, priority, msg_id, correl_id, put_time,"
                      " expires_at, md, data, props) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      (msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time, msg.expires_at,

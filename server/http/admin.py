@@ -55,6 +55,25 @@ def installation_entries(server, name: str | None) -> dict:
                               "version": f"{level // 100}.{level // 10 % 10}.{level % 10}.0"}]}
 
 
+def ccdt_text(server, *, host: str | None, request_host: str, port: str | None, names: list[str]) -> str:
+    """qmlite's ``GET /admin/qmgr/{qmgr}/ccdt``: the JSON CCDT for the SVRCONN channels
+    (registry/objects/ccdt.py), each connection at ``host`` (default the listener's address, or the host
+    the request reached when the listener is on every address) and ``port`` (default the MQ listener's)."""
+    from qmlite.registry.objects import ccdt, channels
+
+    if port is not None and not (port.isdigit() and 1 <= int(port) <= 65535):
+        raise errors.bad_request(f"The query parameter port={port!r} is not valid: expected 1 to 65535.")
+    listen = server.cfg.host
+    where = host or (listen if listen not in ("0.0.0.0", "", "::") else request_host)
+    try:
+        return ccdt.render(server.qm.registry.objects(channels.KIND).values(), qmgr_name=server.qm.registry.qmgr.name,
+                           host=where, port=int(port) if port else server.port, names=names)
+    except ccdt.UnknownChannel as exc:
+        raise errors.RestError(404, "MQWB0009E", f"Could not find the channel: {exc}.",
+                               "The request named a channel that is not a server-connection channel.",
+                               "Resubmit the request with the name of a SVRCONN channel, or none.") from None
+
+
 def check_qmgr(server, name: str) -> None:
     if name != server.qm.registry.qmgr.name:
         raise errors.unknown_qmgr(name)

@@ -18,6 +18,7 @@ from qmlite.pcf import constants as C
 from .. import log as qlog
 from . import admin, auth, console, errors, messaging
 from . import clock as http_clock  # qmlite's clock resource (issue 23)
+from . import snapshots  # qmlite's snapshot resources
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -107,6 +108,15 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
             raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
         return _json(await admin.run_pcf(server, admin.pcf_command(body), principal.user))
 
+    @endpoint(None)
+    async def ccdt(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        q = request.query_params
+        text = admin.ccdt_text(server, host=q.get("host"), request_host=request.url.hostname or "127.0.0.1",
+                               port=q.get("port"), names=q.getlist("channel"))
+        return Response(text, status_code=200, media_type=_JSON)
+
     @endpoint(auth.ADMIN_ROLE)
     async def reset(request: Request, principal) -> Response:
         _version(request)
@@ -129,6 +139,61 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         except (ValueError, UnicodeDecodeError) as exc:
             raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
         return _json(await http_clock.move(server, body))
+    # ---- qmlite's call trace (registry/monitoring/activity.py; docs/rest.md) --------------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def call_trace(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        tracer = server.qm.activity
+        if request.method == "DELETE":
+            return _json({"cleared": tracer.clear()})
+        if request.method == "POST":
+            try:
+                body = json.loads(await request.body() or b"null")
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+            if not isinstance(body, dict) or set(body) != {"record"} or not isinstance(body["record"], bool):
+                raise errors.bad_request('The request body must be {"record": true} or {"record": false}.')
+            tracer.record(body["record"], user=principal.user, via="POST qmlite/calls")
+            return _json({"recording": tracer.recording, "last": tracer.seq})
+        query = request.query_params
+        unknown = set(query) - {"after", "connectionId", "applName", "limit"}
+        if unknown:
+            raise errors.bad_request(f"The query parameter '{sorted(unknown)[0]}' is not valid here.")
+        conn = query.get("connectionId", "")
+        if conn and (len(conn) > 48 or any(ch not in "0123456789abcdefABCDEF" for ch in conn)):
+            raise errors.bad_request(f"The value '{conn}' of connectionId is not hexadecimal.")
+        calls = tracer.calls(after=_int_param(request, "after", 0, 2**62), connection=conn,
+                             appl=query.get("applName", ""), limit=_int_param(request, "limit", 0, 1_000_000))
+        return _json({"recording": tracer.recording, "last": tracer.seq, "calls": [c.to_dict() for c in calls]})
+    # ---- snapshots (qmlite extension; server/http/snapshots.py, docs/rest.md) -------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def snapshot_list(request: Request, principal) -> Response:
+        _version(request)
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        name = request.path_params.get("name") or request.query_params.get("name", "*")
+        return _json(snapshots.listing(server, qmgr, name))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def snapshot_action(request: Request, principal) -> Response:
+        _version(request)
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        name, action = request.path_params["name"], request.path_params["action"]
+        if action == "save":
+            return _json(await snapshots.save(server, qmgr, name))
+        if action == "restore":
+            return _json(await snapshots.restore(server, qmgr, name))
+        raise errors.not_found(request.url.path)
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def snapshot_delete(request: Request, principal) -> Response:
+        _version(request)
+        qmgr = request.path_params["qmgr"]
+        admin.check_qmgr(server, qmgr)
+        snapshots.delete(server, qmgr, request.path_params["name"])
+        return Response(status_code=204)
 
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
@@ -223,6 +288,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     routes = [
         Route(BASE + "/admin/qmgr", qmgr_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}", qmgr_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/ccdt", ccdt, methods=["GET"]),
         Route(BASE + "/admin/installation", installation, methods=["GET"]),
         Route(BASE + "/admin/installation/{name}", installation, methods=["GET"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
@@ -230,6 +296,11 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
         Route(BASE + "/admin/qmgr/{qmgr}/clock", clock_state, methods=["GET"]),  # qmlite's clock (issue 23)
         Route(BASE + "/admin/action/qmgr/{qmgr}/clock", clock_move, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/calls", call_trace, methods=["GET", "POST", "DELETE"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/snapshot", snapshot_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_delete, methods=["DELETE"]),
+        Route(BASE + "/admin/action/qmgr/{qmgr}/snapshot/{name:path}/{action}", snapshot_action, methods=["POST"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

@@ -141,6 +141,23 @@ def test_alter_qmgr_sweep_and_display_qmgr_through_escape(tmp_path):
             qm.disconnect()
 
 
+def test_each_attribute_answers_alone_by_selector_and_by_display_keyword(pcf):
+    """Every attribute Change Q Mgr takes is answered when asked for alone: Inquire Q Mgr with just its
+    selector in QMgrAttrs gives the value the full inquiry gives, and DISPLAY QMGR with just its
+    keyword shows it as DISPLAY QMGR ALL does (the write-only KEYRPWD and INITKEY in neither)."""
+    [everything] = pcf.MQCMD_INQUIRE_Q_MGR()
+    shown_all = _displayed(_escape(pcf, "DISPLAY QMGR ALL"))
+    wrong = {}
+    for s in EVERY:
+        [alone] = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [s.pid]})
+        if (s.pid in alone, alone.get(s.pid)) != (not s.hidden, everything.get(s.pid)):
+            wrong[(s.keyword, "Inquire")] = (alone.get(s.pid), everything.get(s.pid))
+        shown = _displayed(_escape(pcf, f"DISPLAY QMGR {s.keyword}"))
+        if shown.get(s.keyword) != shown_all.get(s.keyword) or (s.keyword in shown) == s.hidden:
+            wrong[(s.keyword, "DISPLAY")] = (shown.get(s.keyword), shown_all.get(s.keyword))
+    assert wrong == {}
+
+
 def test_a_monitoring_agents_setup_runs_as_a_start_up_file(tmp_path):
     script = tmp_path / "monitoring.mqsc"
     script.write_text(MONITORING_SETUP)

@@ -155,9 +155,14 @@ def test_mqconnx_unknown_channel_and_closed_port(server):
     assert pymqe.MQCONNX(b"QM1", 0, cd(f"127.0.0.1({port})"), {}, sco())[1:] == (FAILED, C.MQRC_HOST_NOT_AVAILABLE)
 
 
-def test_mqconnx_tls_cipher_is_ssl_initialization_error(server):
+def test_mqconnx_tls_without_a_key_repository_is_2381(server, monkeypatch):
+    # A CipherSpec asks for TLS (docs/tls.md); with no MQSCO KeyRepository and no MQSSLKEYR there is no
+    # key repository, as IBM's client reports it.
+    monkeypatch.delenv("MQSSLKEYR", raising=False)
     tls = cd(server.conn_name, Version=7, SSLCipherSpec="TLS_AES_128_GCM_SHA256")
-    assert pymqe.MQCONNX(b"QM1", 0, tls, {}, sco())[1:] == (FAILED, C.MQRC_SSL_INITIALIZATION_ERROR)
+    assert pymqe.MQCONNX(b"QM1", 0, tls, {}, sco())[1:] == (FAILED, C.MQRC_KEY_REPOSITORY_ERROR)
+    unknown = cd(server.conn_name, Version=7, SSLCipherSpec="NOT_A_CIPHERSPEC")
+    assert pymqe.MQCONNX(b"QM1", 0, unknown, {}, sco())[1:] == (FAILED, C.MQRC_SSL_INITIALIZATION_ERROR)
 
 
 def test_mqconnx_bad_arguments(server):

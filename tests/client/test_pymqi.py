@@ -124,14 +124,15 @@ def test_connect_with_cd_user_password_and_sco(server):
     qm.disconnect()
 
 
-def test_connect_refusals(server):
+def test_connect_refusals(server, monkeypatch):
+    monkeypatch.delenv("MQSSLKEYR", raising=False)
     assert reason_of(pymqi.connect, "QM1", ADMIN, server.conn_name, "admin", "nope") == CMQC.MQRC_NOT_AUTHORIZED
     assert reason_of(pymqi.connect, "QM2", ADMIN, server.conn_name, "admin", "passw0rd") == CMQC.MQRC_Q_MGR_NAME_ERROR
     assert reason_of(pymqi.connect, "QM1", "NO.SUCH", server.conn_name) == CMQC.MQRC_UNKNOWN_CHANNEL_NAME
     cd = pymqi.CD(ChannelName=ADMIN.encode(), ConnectionName=server.conn_name.encode(),
                   SSLCipherSpec=b"TLS_AES_128_GCM_SHA256")
     qm = pymqi.QueueManager(None)
-    assert reason_of(qm.connect_with_options, "QM1", cd=cd) == CMQC.MQRC_SSL_INITIALIZATION_ERROR
+    assert reason_of(qm.connect_with_options, "QM1", cd=cd) == CMQC.MQRC_KEY_REPOSITORY_ERROR  # TLS, no repository
 
 
 def test_connect_through_mqserver(server, monkeypatch):

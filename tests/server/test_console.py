@@ -323,3 +323,49 @@ def test_mqsc_box_shows_the_output_or_the_error_json(browser, server):
         assert "error" in browser.find_element(By.ID, "mqsc-output").get_attribute("class")
     else:
         assert "QMNAME(QM1)" in output
+
+
+def test_mqsc_box_shows_every_queue_manager_attribute(browser, server):
+    """After a monitoring ALTER QMGR, DISPLAY QMGR in the MQSC box shows every attribute Change Q Mgr
+    takes (IBM's list, tests/support/qmgrattrs.py; never the write-only KEYRPWD and INITKEY), and the
+    queue manager panel goes on rendering beside it."""
+    import re
+
+    from tests.support.qmgrattrs import EVERY
+
+    logged_in(browser, server)
+    box = browser.find_element(By.ID, "mqsc-text")
+    box.clear()
+    box.send_keys("ALTER QMGR STATMQI(ON) ACCTQ(ON) PERFMEV(ENABLED) CMDEV(NODISPLAY)\nDISPLAY QMGR")
+    browser.find_element(By.ID, "mqsc-run").click()
+    wait(browser, lambda d: "running" not in d.find_element(By.ID, "mqsc-output").get_attribute("class"))
+    output = browser.find_element(By.ID, "mqsc-output").get_attribute("textContent")
+    assert "ok" in browser.find_element(By.ID, "mqsc-output").get_attribute("class")
+    assert "AMQ8005I: IBM MQ queue manager changed." in output
+    shown = set(re.findall(r"\b([A-Z0-9]+)\(", output))
+    assert {s.keyword for s in EVERY if not s.hidden} - shown == set()
+    assert {s.keyword for s in EVERY if s.hidden} & shown == set()
+    for pair in ("STATMQI(ON)", "ACCTQ(ON)", "PERFMEV(ENABLED)", "CMDEV(NODISPLAY)"):
+        assert pair in output
+    assert text_of(browser, "#qmgr-badge") == "QM1 running"
+    assert text_of(browser, "#qmgr-name") == "QM1"
+
+
+# ---- the MQI calls panel (qmlite's call trace, issue 23) --------------------------------------------
+def test_calls_panel_shows_an_mqi_put_and_its_failure(browser, server):
+    logged_in(browser, server)
+    wait(browser, lambda d: text_of(d, "#calls-state") == "recording")
+    qm = server.connect()
+    try:
+        hobj, _ = qm.open(MQOD(ObjectName="DEV.QUEUE.1"), C.MQOO_OUTPUT)
+        qm.put(hobj, MQMD(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"traced")
+        qm.close(hobj)
+    finally:
+        qm.disc()
+    [put] = [c for c in server.calls() if c["verb"] == "MQPUT" and c["object"] == "DEV.QUEUE.1"][-1:]
+    wait(browser, lambda d: str(put["seq"]) in rows(d, "calls"))
+    assert cell(browser, "calls", str(put["seq"]), "verb") == "MQPUT"
+    assert cell(browser, "calls", str(put["seq"]), "name") == "DEV.QUEUE.1"
+    assert cell(browser, "calls", str(put["seq"]), "options") == "MQPMO_NO_SYNCPOINT"
+    assert cell(browser, "calls", str(put["seq"]), "reason") == "OK"
+    assert cell(browser, "calls", str(put["seq"]), "msgid") == put["msgId"]

@@ -8,6 +8,8 @@ needs not (docs/compat.md Part 5).
 
 from __future__ import annotations
 
+import structlog
+
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
@@ -244,9 +246,18 @@ def inquire_entity_auth(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     return R.data(ctx.command, [_render(ctx, view, options, _selected(values))], none_found=C.MQRC_UNKNOWN_OBJECT_NAME)
 
 
+log = structlog.get_logger("qmlite.security")
+
+
 def refresh_security(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
-    parse(request, _REFRESH)
+    values = parse(request, _REFRESH).values
     authrecs.invalidate(ctx.registry)  # nothing is cached beyond a change: accepted, as IBM documents it
+    if values.get(C.MQIACF_SECURITY_TYPE) == A.MQSECTYPE_SSL:
+        # The key repository is read again for the TLS handshakes that follow; connections running keep
+        # their session (docs/tls.md).  A repository that cannot be read leaves the old one in use.
+        why = ctx.registry.running.refresh_ssl()
+        if why:
+            log.warning("refresh_ssl_failed", why=why)
     return R.ok(ctx.command)
 
 

@@ -101,6 +101,9 @@ def _compression(row: Row) -> tuple[int, int]:
 # Inquire Channel Status (Response), the fields that apply to a server-connection channel; the
 # message-channel ones -- Batches, BatchSize, sequence numbers, LUWIDs, in-doubt state, XQTime,
 # NetTime, retries, MsgsAvailable -- are not returned for it, docs/decisions.md N5).
+# SECPROT: the protocol a TLS client negotiated (Python's names), else NONE.
+_SECPROT = {"TLSv1.2": C.MQSECPROT_TLSV12, "TLSv1.3": C.MQSECPROT_TLSV13}
+
 TABLE = AttrTable([
     attr(C.MQCACH_CHANNEL_NAME, STR, lambda r: r.channel.name, pad=NAME_LENGTH, always=True),
     attr(C.MQIACH_CHANNEL_TYPE, INT, lambda r: r.channel.channel_type, always=True),
@@ -142,14 +145,19 @@ TABLE = AttrTable([
     attr(C.MQIACH_MSGS, INT, lambda r: _wrapped(r.of("msgs", 0))),
     attr(C.MQCACH_REMOTE_PRODUCT, STR, lambda r: r.of("remote_product", ""), pad=C.MQ_REMOTE_PRODUCT_LENGTH),
     attr(C.MQCACH_REMOTE_VERSION, STR, lambda r: r.of("remote_version", ""), pad=C.MQ_REMOTE_VERSION_LENGTH),
-    attr(C.MQIACH_SECURITY_PROTOCOL, INT, lambda r: C.MQSECPROT_NONE),  # no TLS on qmlite's channels
-    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: "", pad=C.MQ_SHORT_DNAME_LENGTH),
+    attr(C.MQIACH_SECURITY_PROTOCOL, INT, lambda r: _SECPROT.get(r.of("ssl_protocol", ""), C.MQSECPROT_NONE)),
+    # TLS (server/tls.py): the CipherSpec negotiated, the client certificate's subject (SSLPEER) and issuer
+    # (SSLCERTI) DNs as IBM shows them, when the secret key was agreed (SSLKEYDA/SSLKEYTI).
+    attr(C.MQCACH_SSL_CERT_ISSUER_NAME, STR, lambda r: r.of("ssl_cert_issuer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
     attr(C.MQCACH_SSL_CERT_USER_ID, STR, lambda r: "", pad=C.MQ_USER_ID_LENGTH),
-    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.channel.ssl_cipher_spec, pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
-    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: "", pad=C.MQ_DATE_LENGTH),
+    attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.of("ssl_cipher", "") or r.channel.ssl_cipher_spec,
+         pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
+    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: mq_date(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
+         pad=C.MQ_DATE_LENGTH),
     attr(C.MQIACH_SSL_KEY_RESETS, INT, lambda r: r.of("ssl_key_resets", 0)),
-    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: "", pad=C.MQ_TIME_LENGTH),
-    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: "", pad=C.MQ_SHORT_DNAME_LENGTH),
+    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
+         pad=C.MQ_TIME_LENGTH),
+    attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
 ])
 
 

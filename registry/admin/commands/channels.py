@@ -18,6 +18,7 @@ channel types add (IBM, "Change, Copy, and Create Channel" and "Inquire Channel"
 
 from __future__ import annotations
 
+from qmlite.pcf import cipherspecs, dn
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
@@ -156,6 +157,14 @@ def _validate(values: dict) -> None:
         chosen = values.get(pid)
         if chosen is not None and (not chosen or len(chosen) > 5 or not set(chosen) <= allowed):
             raise CommandError(C.MQRCCF_PARM_VALUE_ERROR, parameter=pid)
+    # SSLCIPH: blank or one of IBM's CipherSpec names (pcf/cipherspecs.py); SSLPEER: a DN pattern by
+    # IBM's SSLPEER rules (pcf/dn.py).  IBM checks both when the value is entered (Multiplatforms).
+    cipher = values.get(C.MQCACH_SSL_CIPHER_SPEC)
+    if cipher is not None and cipher.strip() and cipherspecs.lookup(cipher) is None:
+        raise CommandError(C.MQRCCF_SSL_CIPHER_SPEC_ERROR, parameter=C.MQCACH_SSL_CIPHER_SPEC)
+    peer = values.get(C.MQCACH_SSL_PEER_NAME)
+    if peer is not None and peer.strip() and not dn.valid(peer):
+        raise CommandError(C.MQRCCF_SSL_PEER_NAME_ERROR, parameter=C.MQCACH_SSL_PEER_NAME)
 
 
 TABLE = AttrTable([

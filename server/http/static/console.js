@@ -187,6 +187,16 @@ const panels = {
   },
 };
 
+// ---- MQI calls (qmlite's call trace, docs/rest.md "calls"): the last 50 calls, newest first ---------
+panels.calls = async function calls() {
+  const answer = await api("GET", `/admin/qmgr/${encodeURIComponent(state.qmgr)}/qmlite/calls?limit=50`);
+  $("#calls-state").textContent = answer.recording ? "recording" : "not recording (ALTER QMLTRACE RECORD(ON))";
+  fill("calls", answer.calls.slice().reverse(), (c) => [String(c.seq), [
+    [new Date(c.time * 1000).toLocaleTimeString(), "time"], [c.connectionId.slice(32), "conn"], [c.applName, "appl"],
+    [c.verb, "verb"], [c.object, "name"], [c.optionNames, "options"], [c.reason ? c.reasonName : "OK", "reason"],
+    [c.msgId, "msgid"], [c.micros, "num micros"]]], "No MQI call recorded.");
+};
+
 function drawSubscriptions() {
   const filter = $("#sub-filter").value.trim().toLowerCase();
   const all = state.subs.filter((s) => showSystem() || !isSystem(s.MQCACF_SUB_NAME));

@@ -59,10 +59,19 @@ def _valid(spec, default):
     p = spec.param
     if spec.field in ("cluster_name", "cluster_namelist"):
         return "CL.SWEEP"
+    if spec.field == "ssl_cipher_spec":
+        return "ANY_TLS12_OR_HIGHER"  # SSLCIPH takes IBM's CipherSpec names only (docs/tls.md)
+    if spec.field == "ssl_peer_name":
+        return "CN=SWEEP"  # SSLPEER takes a DN pattern only
     if spec.field == "header_compression":
         return (V.MQCOMPRESS_SYSTEM,)
     if spec.field == "message_compression":
         return (V.MQCOMPRESS_RLE, V.MQCOMPRESS_ZLIBFAST)
+    # SSLCIPH and SSLPEER are checked at define (the tls branch): a CipherSpec IBM lists, a DN pattern
+    if spec.field == "ssl_cipher_spec":
+        return "ANY_TLS12_OR_HIGHER"
+    if spec.field == "ssl_peer_name":
+        return "CN=SWEEP"
     if p.kind == INT:
         if p.values is not None:
             return min(v for v in p.values if v != default)

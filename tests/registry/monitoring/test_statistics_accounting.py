@@ -229,3 +229,54 @@ def test_full_statistics_queue_loses_the_interval_without_failing(qm, clock):
     qm.registry.queues[records.STATISTICS_QUEUE].inhibit_put = C.MQQA_PUT_INHIBITED
     assert qm.statistics.collect() == 0  # the put's MQRC_PUT_INHIBITED is not the caller's failure
     assert drain(qm, records.STATISTICS_QUEUE) == []
+
+
+def test_subscription_high_and_low_water_marks_over_the_interval(qm, clock):
+    """DEFINE SUB makes an ADMIN subscription, an MQSUB an API one: the marks are the most and fewest
+    of each type at any moment of the interval, and the next interval starts from those there are."""
+    from qmlite.registry.mqsc import run_mqsc
+
+    switch(qm, statistics_mqi=C.MQMON_ON)
+    base = len(qm.registry.subs)  # a new queue manager's own (SYSTEM.DEFAULT.SUB), ADMIN and durable
+    run_mqsc(qm, "DEFINE SUB(KEEP) TOPICSTR('marks/keep') DEST(DEV.QUEUE.1)")
+    qm.statistics.collect()
+    drain(qm, records.STATISTICS_QUEUE)
+    run_mqsc(qm, "DEFINE SUB(A1) TOPICSTR('marks/a') DEST(DEV.QUEUE.1)\n"
+                 "DEFINE SUB(A2) TOPICSTR('marks/b') DEST(DEV.QUEUE.1)")
+    run_mqsc(qm, "DELETE SUB(A1)\nDELETE SUB(A2)\nDELETE SUB(KEEP)")
+    s = qm.connect("QM1", user="admin", admin=True, appl_name="marks")
+    sd = S.MQSD(Options=C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_MANAGED)
+    sd.ObjectString.VSString = "marks/api"
+    handle, _, _ = qm.subscribe(s, sd, C.MQHO_NONE)
+    qm.statistics.collect()
+    [(_, mqi)] = drain(qm, records.STATISTICS_QUEUE)
+    assert (mqi[C.MQIAMO_SUB_DUR_HIGHWATER], mqi[C.MQIAMO_SUB_DUR_LOWWATER]) == ([0, base + 3, 0], [0, base, 0])
+    assert (mqi[C.MQIAMO_SUB_NDUR_HIGHWATER], mqi[C.MQIAMO_SUB_NDUR_LOWWATER]) == ([1, 0, 0], [0, 0, 0])
+    qm.close_object(s, handle.hobj, 0)
+    qm.statistics.collect()
+    [(_, mqi)] = drain(qm, records.STATISTICS_QUEUE)
+    assert (mqi[C.MQIAMO_SUB_DUR_HIGHWATER], mqi[C.MQIAMO_SUB_DUR_LOWWATER]) == ([0, base, 0], [0, base, 0])
+    assert (mqi[C.MQIAMO_SUB_NDUR_HIGHWATER], mqi[C.MQIAMO_SUB_NDUR_LOWWATER]) == ([1, 0, 0], [0, 0, 0])
+
+
+def test_every_mqcmit_and_mqback_counts_an_implicit_one_only_with_work(qm, clock):
+    """IBM's CommitCount counts commit requests with no outstanding work and the commit of MQDISC;
+    BackCount the backout of a connection that ends without MQDISC.  An MQDISC or a broken connection
+    with nothing in the unit counts nothing."""
+    switch(qm, statistics_mqi=C.MQMON_ON, accounting_mqi=C.MQMON_ON)
+    qm.statistics.collect()
+    drain(qm, records.STATISTICS_QUEUE)
+    counted = []
+    for uncommitted, commit in ((False, True), (True, True), (False, False), (True, False)):
+        s = qm.connect("QM1", user="app", admin=False, appl_name="units")
+        qm.commit(s)
+        qm.backout(s)
+        if uncommitted:
+            qm.put1(s, S.MQOD(ObjectName=Q), S.MQMD(), S.MQPMO(Options=C.MQPMO_SYNCPOINT), b"u")
+        qm.disconnect(s, commit=commit)
+        [(_, acct)] = drain(qm, records.ACCOUNTING_QUEUE)
+        counted.append((acct[C.MQIAMO_COMMITS], acct[C.MQIAMO_BACKOUTS]))
+    assert counted == [(1, 1), (2, 1), (1, 1), (1, 2)]
+    qm.statistics.collect()
+    [(_, mqi)] = drain(qm, records.STATISTICS_QUEUE)
+    assert (mqi[C.MQIAMO_COMMITS], mqi[C.MQIAMO_BACKOUTS]) == (5, 5)

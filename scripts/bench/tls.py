@@ -1,0 +1,141 @@
+"""TLS on the MQ listener against plain TCP, through IBM's ``ibmmq``, one connection, measured in the same
+run (issue 22): Queue.put and Queue.get per second over TLS as a share of plain, and new connections per
+second (MQCONNX + MQDISC) over TLS as a share of plain.
+
+* plain: DEV.APP.SVRCONN, as ``ibmmq.connect`` reaches it.
+* TLS: the same queue manager and port, channel BENCH.TLS.SVRCONN with SSLCIPH(ANY_TLS12_OR_HIGHER),
+  the client's MQSCO naming the test PKI's client key repository (``qmlite tls init``).
+
+    python scripts/bench/tls.py [--calls 3000] [--connects 200] [--batches 20] [--json FILE]
+
+The server runs as ``qmlite serve`` in its own process (log level warning) with the test PKI mounted as
+IBM's container mounts /etc/mqm/pki (QMLITE_PKI_DIR).  Plain and TLS take turns in ``--batches``
+batches (calls/batches puts, then gets, then connects/batches new connections, each way); a ratio is
+the median over the batch pairs of plain time / TLS time (robust to a machine whose load swings), and
+the best batch of each is shown beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _common as B  # noqa: E402
+
+QUEUE = b"DEV.QUEUE.1"
+BODY = b"x" * 100
+TLS_CHANNEL = "BENCH.TLS.SVRCONN"
+CIPHER = "ANY_TLS12_OR_HIGHER"  # --cipher changes it (the channel's SSLCIPH and the client's)
+
+
+def _connect(ibmmq, port: int, made, tls: bool):
+    if not tls:
+        return ibmmq.connect(B.QMGR, "DEV.APP.SVRCONN", f"{B.HOST}({port})")
+    cd = ibmmq.CD(ChannelName=TLS_CHANNEL.encode(), ConnectionName=f"{B.HOST}({port})".encode(),
+                  SSLCipherSpec=CIPHER.encode())
+    sco = ibmmq.SCO(KeyRepository=made.client_stem.encode(), CertificateLabel=made.client_label.encode())
+    qm = ibmmq.QueueManager(None)
+    qm.connect_with_options(B.QMGR, cd=cd, sco=sco)
+    return qm
+
+
+def _timed(fn, n: int) -> float:
+    t0 = time.perf_counter()
+    fn(n)
+    return time.perf_counter() - t0
+
+
+def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int) -> dict:
+    """Plain and TLS in alternating batches on two open connections (and alternating batches of new
+    connections): on a machine whose load swings, each TLS batch is compared with the plain batch run
+    just before it, and the figures are the medians of those pairs."""
+    from ibmmq import CMQC
+
+    conns = {mode: _connect(ibmmq, port, made, mode == "tls") for mode in ("plain", "tls")}
+    queues = {mode: ibmmq.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF) for mode, qm in conns.items()}
+    per = max(1, calls // batches)
+    per_conn = max(1, connects // batches)
+    times: dict = {op: {"plain": [], "tls": []} for op in ("put", "get", "connect")}
+    try:
+        for q in queues.values():  # warm both ends
+            for _ in range(50):
+                q.put(BODY)
+                q.get()
+        for _ in range(batches):
+            for mode in ("plain", "tls"):
+                q = queues[mode]
+                times["put"][mode].append(_timed(lambda n: [q.put(BODY) for _ in range(n)], per))
+                times["get"][mode].append(_timed(lambda n: [q.get() for _ in range(n)], per))
+                times["connect"][mode].append(_timed(
+                    lambda n: [_connect(ibmmq, port, made, mode == "tls").disconnect() for _ in range(n)], per_conn))
+    finally:
+        for mode in conns:
+            queues[mode].close()
+            conns[mode].disconnect()
+    out: dict = {}
+    for op, by_mode in times.items():
+        n = per if op != "connect" else per_conn
+        pairs = sorted(p / t for p, t in zip(by_mode["plain"], by_mode["tls"]))
+        out[op] = {
+            "batch": n, "batches": batches,
+            "plain_per_s": {"median": round(n / statistics.median(by_mode["plain"]), 1),
+                            "best": round(n / min(by_mode["plain"]), 1)},
+            "tls_per_s": {"median": round(n / statistics.median(by_mode["tls"]), 1),
+                          "best": round(n / min(by_mode["tls"]), 1)},
+            "tls_over_plain": {"median_of_pairs": round(statistics.median(pairs), 3),
+                               "of_best": round(min(by_mode["plain"]) / min(by_mode["tls"]), 3)},
+        }
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--calls", type=int, default=3000)
+    ap.add_argument("--connects", type=int, default=200)
+    ap.add_argument("--batches", type=int, default=20, help="alternating plain/TLS batches (default 20)")
+    ap.add_argument("--cipher", default=CIPHER, help="the CipherSpec of the channel and the client")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    globals()["CIPHER"] = args.cipher
+
+    import ibmmq
+
+    from qmlite import pki
+
+    made = pki.init(tempfile.mkdtemp(prefix="qmlite-bench-pki-"))
+    os.environ["QMLITE_PKI_DIR"] = str(made.pki_dir)
+    server = B.ServerProcess(log_level="warning")
+    try:
+        admin = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({server.port})", B.USER, B.PASSWORD)
+        pcf = ibmmq.PCFExecute(admin)
+        pcf.MQCMD_ESCAPE({ibmmq.CMQCFC.MQIACF_ESCAPE_TYPE: ibmmq.CMQCFC.MQET_MQSC,
+                          ibmmq.CMQCFC.MQCACF_ESCAPE_TEXT:
+                              f"DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) SSLCIPH({CIPHER}) "
+                              "SSLCAUTH(OPTIONAL) MCAUSER('app') REPLACE".encode()})
+        pcf.MQCMD_ESCAPE({ibmmq.CMQCFC.MQIACF_ESCAPE_TYPE: ibmmq.CMQCFC.MQET_MQSC,
+                          ibmmq.CMQCFC.MQCACF_ESCAPE_TEXT:
+                              f"SET CHLAUTH({TLS_CHANNEL}) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)".encode()})
+        admin.disconnect()
+        result = measure(ibmmq, server.port, made, args.calls, args.connects, args.batches)
+    finally:
+        server.stop()
+    targets = {"put": 0.8, "get": 0.8, "connect": 0.5}
+    report = {"cipher_spec": args.cipher, "results": result, "targets": targets,
+              "met": {op: result[op]["tls_over_plain"]["median_of_pairs"] >= t for op, t in targets.items()},
+              "load_average": os.getloadavg()}
+    print(json.dumps(report, indent=2))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

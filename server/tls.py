@@ -1,0 +1,384 @@
+"""TLS on the MQ listener: one port serves plain and TLS clients.
+
+* ``first_bytes``/``is_tls``: the first byte a client sends tells them apart (a TLS record starts 0x16,
+  a TSH "T"); what was read goes on to the TLS handshake or to the FAP connection.  Waiting for it, and
+  the handshake, run in the connection's own task under ``tls_handshake_timeout``: a silent or
+  half-finished client never holds up another accept.
+* ``ServerTLS`` holds the queue manager's key repository (SSLKEYR with KEYRPWD or its stash, plus a
+  directory laid out like IBM's container's /etc/mqm/pki).  Before the handshake it reads the client's
+  ClientHello record itself (then replays it into the TLS stream) for the SNI IBM's clients send -- the
+  channel name mapped as ``pcf.cipherspecs.sni_for_channel`` -- and, as a queue manager does, answers
+  with that channel's certificate (its CERTLABL, else the queue manager's) and only the protocol
+  versions and cipher its SSLCIPH allows: an ANY_TLS12_OR_HIGHER client on an ANY_TLS12 channel
+  negotiates TLS 1.2.  ``reload`` (REFRESH SECURITY TYPE(SSL)) reads the repository again.
+* ``Negotiated``: what the handshake settled, which the channel named in the first INITIAL_DATA then
+  judges (``check``): its SSLCIPH against the protocol and cipher, SSLCAUTH, SSLPEER.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import ssl
+import time
+
+import trio
+
+from qmlite.pcf import cipherspecs, dn
+from qmlite.pcf import fap
+from qmlite.registry.objects import channels as M
+from qmlite.registry.objects import values as V
+
+DEFAULT_PKI_DIR = "/etc/mqm/pki"
+TLS_RECORD_HANDSHAKE = 0x16
+
+
+async def first_bytes(stream: trio.SocketStream, timeout: float) -> bytes:
+    """What the client sends first (b"": it closed, or sent nothing within ``timeout``).  Its first byte
+    tells TLS (0x16, a handshake record) from FAP ("T" of TSH); the bytes go on to whichever serves it."""
+    with trio.move_on_after(timeout):
+        try:
+            return await stream.receive_some(65536)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return b""
+    return b""
+
+
+def is_tls(first: bytes) -> bool:
+    return bool(first) and first[0] == TLS_RECORD_HANDSHAKE
+
+
+@dataclasses.dataclass(slots=True)
+class Negotiated:
+    """A finished handshake, as the channel checks it and channel status shows it."""
+
+    protocol: str
+    cipher: str  # OpenSSL's name
+    subject: list[tuple[str, str]] | None  # the client certificate's DN (IBM's SSLPEER form), None: no certificate
+    issuer: list[tuple[str, str]] | None
+    sni_channel: str | None
+    at: float  # wall-clock time the secret key was agreed (SSLKEYDA/SSLKEYTI)
+
+    @property
+    def cipher_spec(self) -> str:
+        return cipherspecs.name_of(self.protocol, self.cipher)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Refusal:
+    code: int  # the STATUS code sent (fap.md section 9)
+    message: str  # IBM's error-log message, for the log line
+
+
+def check(definition, negotiated: Negotiated | None) -> Refusal | None:
+    """May a client that connected this way start this SVRCONN channel?  IBM's rules: a channel with
+    SSLCIPH needs TLS whose protocol and cipher satisfy it; a channel without SSLCIPH takes no TLS client;
+    SSLCAUTH(REQUIRED) needs a client certificate; SSLPEER must match its DN.  Each refusal is STATUS
+    CIPHER_SPEC, SSL_CLIENT_CERTIFICATE or PEER_NAME (the codes Wireshark's packet-mq.c names)."""
+    wanted = (definition.ssl_cipher_spec or "").strip()
+    if negotiated is None:
+        if wanted:
+            return Refusal(fap.CIPHER_SPEC, f"AMQ9639E: Remote channel '{definition.name}' did not specify a CipherSpec.")
+        return None
+    if not wanted:
+        return Refusal(fap.CIPHER_SPEC, f"AMQ9641E: Remote CipherSpec error for channel '{definition.name}': the "
+                                        f"remote end used {negotiated.cipher_spec}, the channel has no SSLCIPH.")
+    spec = cipherspecs.lookup(wanted)
+    if spec is None or not spec.accepts(negotiated.protocol, negotiated.cipher):
+        return Refusal(fap.CIPHER_SPEC, f"AMQ9631E: The CipherSpec negotiated during the TLS handshake "
+                                        f"({negotiated.cipher_spec}, {negotiated.protocol}) does not match the "
+                                        f"required CipherSpec {wanted!r} for channel '{definition.name}'.")
+    if negotiated.subject is None and definition.ssl_client_auth == V.MQSCA_REQUIRED:
+        return Refusal(fap.SSL_CLIENT_CERTIFICATE, f"AMQ9637E: Channel '{definition.name}' is lacking a certificate.")
+    peer = (definition.ssl_peer_name or "").strip()
+    if peer:
+        try:
+            ok = negotiated.subject is not None and dn.matches(peer, negotiated.subject)
+        except dn.DNError:
+            ok = False
+        if not ok:
+            shown = dn.render(negotiated.subject or [])
+            return Refusal(fap.PEER_NAME, f"AMQ9636E: TLS distinguished name {shown!r} does not match the peer "
+                                          f"name {peer!r} of channel '{definition.name}'.")
+    return None
+
+
+class ServerTLS:
+    """The listener's TLS contexts, from the queue manager's key repository (see the module docstring)."""
+
+    def __init__(self, cfg, registry, log) -> None:
+        self.cfg = cfg
+        self.registry = registry
+        self.log = log
+        self.repo = None  # qmlite.keyrepo.KeyRepository once loaded
+        self._contexts: dict[tuple[str, str], ssl.SSLContext] = {}  # (label, SSLCIPH) -> context
+        self.problem = "not loaded"  # why TLS clients are refused; "" when a repository is loaded
+        self._names: dict[bytes, tuple] = {}  # a client certificate (DER) -> its subject and issuer DNs
+        self.loaded_at = 0.0
+
+    # ---- reading the repository ------------------------------------------------------------------------
+    def pki_dir(self) -> pathlib.Path | None:
+        chosen = self.cfg.pki_dir or DEFAULT_PKI_DIR  # QMLITE_PKI_DIR reaches it through the configuration
+        p = pathlib.Path(chosen)
+        return p if (p / "keys").is_dir() or (p / "trust").is_dir() else None
+
+    def reload(self) -> str:
+        """Read the repository again; "" when done, else why not (a repository loaded before stays)."""
+        from qmlite import keyrepo  # cryptography loads only here
+
+        qmgr = self.registry.qmgr
+        repo = keyrepo.KeyRepository("")
+        problems = []
+        stem = (qmgr.ssl_key_repository or "").strip()
+        pki = self.pki_dir()
+        if stem:
+            try:
+                repo.merge(keyrepo.load(stem, qmgr.ssl_key_repo_password or None))
+            except keyrepo.KeyRepositoryError as exc:
+                problems.append(exc.detail)
+                if not exc.missing:  # a .kdb, a wrong password, a damaged file: the administrator must act
+                    self.log.error("key_repository_error", reason="MQRC_KEY_REPOSITORY_ERROR", why=exc.detail)
+        if pki is not None:
+            repo.merge(keyrepo.load_pki_dir(pki))
+        if not repo.entries:
+            why = "; ".join(problems) or "no key repository: set SSLKEYR (or mount keys under /etc/mqm/pki)"
+            if self.repo is None:
+                self.problem = why
+            return why
+        self.repo, self._contexts = repo, {}
+        self.problem = ""
+        self.loaded_at = time.time()
+        self.log.info("key_repository_loaded", labels=repo.labels, sources=[stem, str(pki or "")])
+        return ""
+
+    def context(self, definition) -> ssl.SSLContext | None:
+        """The context for a handshake on ``definition`` (None: no channel known): its CERTLABL or the
+        queue manager's certificate, limited to what its SSLCIPH allows."""
+        from qmlite import keyrepo
+
+        label = ((definition.cert_label if definition is not None else "") or self.registry.qmgr.cert_label or "").strip()
+        wanted = (definition.ssl_cipher_spec or "").strip().upper() if definition is not None else ""
+        spec = cipherspecs.lookup(wanted) if wanted else None
+        key = (label.lower(), spec.name if spec is not None else "")
+        ctx = self._contexts.get(key)
+        if ctx is not None:
+            return ctx
+        entry = self.repo.entry(label) or self.repo.entry(self.registry.qmgr.cert_label)
+        if entry is None:
+            # IBM's container makes the first keys/<label> the queue manager's certificate; qmlite takes
+            # the first personal certificate whenever the labels name none (docs/decisions.md X4).
+            entry = self.repo.entries[0]
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # IBM's list starts at TLS 1.2 (TLS 1.0/1.1 are off)
+        ctx.num_tickets = 1  # a client resumes with its latest session; one ticket is enough
+        trusted = self.repo.trusted_pem()
+        if trusted:
+            ctx.load_verify_locations(cadata=trusted)
+            ctx.verify_mode = ssl.CERT_OPTIONAL  # SSLCAUTH is the channel's: checked once it is known
+        if spec is not None:
+            try:
+                keyrepo.apply_cipher_spec(ctx, spec)
+            except ValueError as exc:
+                self.log.warning("cipher_spec_unavailable", channel=definition.name, why=str(exc))
+        keyrepo.load_entry(ctx, entry)
+        self._contexts[key] = ctx
+        return ctx
+
+    # ---- a handshake -----------------------------------------------------------------------------------
+    async def handshake(self, stream: trio.SocketStream, first: bytes,
+                        timeout: float) -> tuple[TLSStream | None, Negotiated | None, str]:
+        """(the TLS stream, what was negotiated, "") or (None, None, why).  ``first``: the bytes already read."""
+        if self.repo is None:
+            return None, None, self.problem or "no key repository"
+        with trio.move_on_after(timeout) as scope:
+            record = await _read_record(stream, first)
+            if record is None:
+                return None, None, "the client closed before its ClientHello"
+            sni = client_hello_sni(record)
+            channel = cipherspecs.channel_for_sni(sni)
+            definition = self.registry.objects(M.KIND).get(channel) if channel else None
+            ctx = self.context(definition)
+            tls = TLSStream(stream, ctx, record)
+            try:
+                await tls.do_handshake()
+            except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
+                return None, None, f"handshake failed: {exc.__cause__ or exc}"
+        if scope.cancelled_caught:
+            return None, None, f"no TLS handshake within {timeout:g} s"
+        from qmlite import keyrepo
+
+        der = tls.getpeercert(binary_form=True)
+        subject = issuer = None
+        if der:
+            names = self._names.get(der)
+            if names is None:  # a certificate seen before (a resumed session's) is not parsed again
+                cert = keyrepo.from_der(der)
+                names = self._names[der] = (keyrepo.subject_pairs(cert), keyrepo.name_pairs(cert.issuer))
+                if len(self._names) > 1024:
+                    self._names.clear()
+            subject, issuer = names
+        cipher = tls.cipher()
+        return tls, Negotiated(tls.version() or "", cipher[0] if cipher else "", subject, issuer, channel,
+                               time.time()), ""
+
+
+_MAX_RECORD = 16384 + 2048  # a TLS record's largest length (RFC 8446 section 5.2)
+
+
+async def _read_record(stream, first: bytes) -> bytes | None:
+    """``first`` completed to hold the client's first TLS record whole (and whatever followed it);
+    None when the client closes first."""
+    buf = bytearray(first)
+    while True:
+        if len(buf) >= 5 and len(buf) >= 5 + min(int.from_bytes(buf[3:5], "big"), _MAX_RECORD):
+            return bytes(buf)
+        chunk = await stream.receive_some(65536)
+        if not chunk:
+            return None
+        buf += chunk
+
+
+def client_hello_sni(record: bytes) -> str | None:
+    """The host name in a ClientHello's server_name extension (RFC 6066), or None (none, or not a
+    ClientHello this parser can read: the handshake then decides)."""
+    try:
+        if record[0] != TLS_RECORD_HANDSHAKE or record[5] != 1:  # handshake record, ClientHello
+            return None
+        body = record[9:]
+        i = 2 + 32  # client_version, random
+        i += 1 + body[i]  # session_id
+        i += 2 + int.from_bytes(body[i:i + 2], "big")  # cipher_suites
+        i += 1 + body[i]  # compression_methods
+        end = i + 2 + int.from_bytes(body[i:i + 2], "big")
+        i += 2
+        while i + 4 <= end:
+            ext_type, ext_len = int.from_bytes(body[i:i + 2], "big"), int.from_bytes(body[i + 2:i + 4], "big")
+            if i + 4 + ext_len > len(body):
+                return None  # cut short
+            data = body[i + 4:i + 4 + ext_len]
+            if ext_type == 0:  # server_name: list length, then (type 0 host_name, length, name)...
+                j = 2
+                while j + 3 <= len(data):
+                    name_type, name_len = data[j], int.from_bytes(data[j + 1:j + 3], "big")
+                    if j + 3 + name_len > len(data):
+                        return None
+                    if name_type == 0:
+                        return data[j + 3:j + 3 + name_len].decode("ascii", "replace") or None
+                    j += 3 + name_len
+                return None
+            i += 4 + ext_len
+    except IndexError:
+        return None
+    return None
+
+
+class TLSStream(trio.abc.Stream):
+    """TLS over a socket stream, lean: an SSLObject over memory BIOs driven directly, which costs a
+    fraction of trio.SSLStream per message (docs/benchmarks.md, issue 22).  It serves what a channel
+    needs and no more: one reader (the connection's read loop) and senders that the connection already
+    serialises; data OpenSSL produces while reading (a TLS 1.3 KeyUpdate answer) goes out with the next
+    send, or at once when no send is in progress."""
+
+    def __init__(self, transport: trio.SocketStream, ctx: ssl.SSLContext, head: bytes = b"") -> None:
+        self.transport = transport
+        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self._obj = ctx.wrap_bio(self._in, self._out, server_side=True)
+        if head:
+            self._in.write(head)  # the ClientHello already read for its SNI
+        self._sending = False
+        self._send_turn = trio.lowlevel.ParkingLot()
+        self._hold = False  # output held back to go with the next send
+
+    @property
+    def socket(self):
+        return self.transport.socket
+
+    def getpeercert(self, binary_form: bool = False):
+        return self._obj.getpeercert(binary_form)
+
+    def cipher(self):
+        return self._obj.cipher()
+
+    def version(self):
+        return self._obj.version()
+
+    async def _fill(self) -> None:
+        if not self._hold:
+            await self._flush()
+        chunk = await self.transport.receive_some(65536)
+        if not chunk:
+            raise trio.BrokenResourceError("the client closed the connection")
+        self._in.write(chunk)
+
+    async def _flush(self) -> None:
+        if self._out.pending and not self._sending:
+            self._sending = True
+            try:
+                await self.transport.send_all(self._out.read())
+            finally:
+                self._sending = False
+                self._send_turn.unpark()
+
+    async def do_handshake(self) -> None:
+        while True:
+            try:
+                self._obj.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                await self._fill()
+        if self._obj.version() == "TLSv1.3":
+            # What the handshake left to send -- TLS 1.3 session tickets, which the client does not wait
+            # for -- goes out with the first reply (the INITIAL_DATA answer): one send and one client
+            # wake-up fewer per connection.
+            self._hold = bool(self._out.pending)
+        else:
+            await self._flush()  # TLS 1.2: the server's Finished, which the client waits for
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        while True:
+            try:
+                data = self._obj.read(max_bytes or 65536)
+            except ssl.SSLWantReadError:
+                try:
+                    await self._fill()
+                except trio.BrokenResourceError:
+                    return b""  # closed without close_notify: an end of stream all the same
+                continue
+            except ssl.SSLZeroReturnError:
+                return b""
+            except ssl.SSLError as exc:
+                raise trio.BrokenResourceError(f"TLS error: {exc}") from exc
+            if self._out.pending:
+                await self._flush()
+            return data
+
+    async def send_all(self, data) -> None:
+        while self._sending:  # the reader is flushing what OpenSSL produced while reading
+            await self._send_turn.park()
+        try:
+            self._obj.write(data)
+        except ssl.SSLError as exc:
+            raise trio.BrokenResourceError(f"TLS error: {exc}") from exc
+        self._hold = False
+        self._sending = True
+        try:
+            await self.transport.send_all(self._out.read())
+        finally:
+            self._sending = False
+            self._send_turn.unpark()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.transport.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        try:
+            self._obj.unwrap()  # close_notify, best effort: the client may be gone
+        except (ssl.SSLError, ValueError):
+            pass
+        try:
+            if self._out.pending:
+                with trio.move_on_after(1):
+                    await self.transport.send_all(self._out.read())
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        await self.transport.aclose()

@@ -1,0 +1,106 @@
+"""The listener's one port for plain and TLS clients under bad input: garbage and half-finished TLS
+handshakes (1,000 at once) never block a plain client, a TLS client, or crash the server; each is closed
+once the handshake timeout passes.  And the ClientHello parser the server reads the SNI with."""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+
+import pytest
+
+from qmlite import pki
+from qmlite.client.pytest_plugin import QmliteTLS, running_qmlite
+from qmlite.pcf import cipherspecs
+from qmlite.server.tls import client_hello_sni
+
+HANDSHAKE_TIMEOUT = 2.0
+
+
+def client_hello(server_name: str | None) -> bytes:
+    """The first flight of a real TLS client (Python's ssl over memory)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(incoming, outgoing, server_hostname=server_name)
+    with pytest.raises(ssl.SSLWantReadError):
+        obj.do_handshake()
+    return outgoing.read()
+
+
+def test_the_sni_of_a_real_client_hello():
+    name = cipherspecs.sni_for_channel("DEV.APP.SVRCONN")
+    hello = client_hello(name)
+    assert client_hello_sni(hello) == name
+    assert client_hello_sni(client_hello(None)) is None
+
+
+def test_every_truncation_and_corruption_of_a_client_hello_is_survived():
+    hello = client_hello(cipherspecs.sni_for_channel("X"))
+    for n in range(len(hello)):
+        assert client_hello_sni(hello[:n]) in (None, cipherspecs.sni_for_channel("X"))
+    rnd = os.urandom(4096)
+    for i in range(0, 4096 - 600, 97):
+        mangled = hello[:9] + rnd[i:i + 500]
+        client_hello_sni(mangled)  # any answer but an exception
+    assert client_hello_sni(b"") is None and client_hello_sni(b"TSH ") is None
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory):
+    made = pki.init(tmp_path_factory.mktemp("pki"))
+    with running_qmlite(tmp_path_factory.mktemp("tls-listener"), pki_dir=str(made.pki_dir),
+                        tls_handshake_timeout=HANDSHAKE_TIMEOUT, max_connections=2000) as srv:
+        for result in srv.mqsc("DEFINE CHANNEL(QMLITE.TLS.SVRCONN) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) "
+                               "SSLCAUTH(OPTIONAL) MCAUSER('app')\n"
+                               "SET CHLAUTH(QMLITE.TLS.SVRCONN) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)"):
+            assert result.completion_code == 0, result.text
+        yield QmliteTLS(srv, made)
+
+
+def _open(server, data: bytes) -> socket.socket:
+    s = socket.create_connection((server.host, server.port))
+    if data:
+        s.sendall(data)
+    return s
+
+
+def test_a_thousand_bad_handshakes_block_no_one(tls_server):
+    server = tls_server.server
+    hello = client_hello(cipherspecs.sni_for_channel("QMLITE.TLS.SVRCONN"))
+    rnd = os.urandom(1 << 16)
+    kinds = {
+        "tls_garbage": lambda i: b"\x16\x03\x01\x40\x00" + rnd[i:i + 200],  # a record header, then junk, stalled
+        "half_hello": lambda i: hello[: 10 + i % (len(hello) - 10)],  # a ClientHello cut short
+        "whole_hello": lambda i: hello,  # a handshake the client never finishes
+        "plain_garbage": lambda i: b"\x00\x01" + rnd[i:i + 64],  # not TLS, not FAP
+        "silent": lambda i: b"",  # connects, says nothing
+    }
+    sockets: list[tuple[str, socket.socket]] = []
+    try:
+        for i in range(1000):
+            kind = list(kinds)[i % len(kinds)]
+            sockets.append((kind, _open(server, kinds[kind](i))))
+        # While all of them hang: a plain client and a TLS client work, on the same port.
+        qm = server.connect()
+        assert qm.connected
+        qm.close()
+        tqm = tls_server.connect()
+        assert tqm.connected
+        tqm.close()
+        # And each bad one is closed by the server after the handshake timeout (the bound below is
+        # only how long the test will wait for that).
+        for kind, s in sockets:
+            s.settimeout(HANDSHAKE_TIMEOUT + 60)
+            try:
+                while s.recv(65536):
+                    pass  # a ServerHello, or a STATUS for the plain garbage
+            except ConnectionResetError:
+                pass
+    finally:
+        for _kind, s in sockets:
+            s.close()
+    result = server.mqsc("DISPLAY QMGR QMNAME")[0]  # the server is alive and well
+    assert result.completion_code == 0 and "QMNAME(QM1)" in " ".join(result.text)

@@ -5,6 +5,10 @@ available everywhere:
 
 * ``qmlite_server`` (function scope): a fresh queue manager with its own data directory.
 * ``qmlite_server_session`` (session scope): one queue manager shared by the whole session.
+* ``qmlite_virtual`` (function scope): a fresh queue manager on a virtual clock (``clock="virtual"``):
+  ``server.clock.advance(seconds)`` expires messages and subscriptions, ends MQGET waits and
+  statistics/monitoring intervals with no sleeping (docs/mqsc.md "Clock"); ``server.clock`` is a
+  :class:`QmliteClock` on every server.
 * ``qmlite_reset`` (function scope): the session's queue manager, reset before the test (every queue
   cleared, every object that is not a default deleted: MQSC ``RESET QMLITE``, docs/mqsc.md), so each
   test starts from a fresh queue manager without paying for a new one.
@@ -35,7 +39,8 @@ import pytest
 from ._thread import TrioThread
 
 __all__ = ["QmliteServer", "QmliteTLS", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
-           "qmlite_tls_server", "SnapshotFailed", "qmlite_worker", "worker_qmgr_name", "worker_queue_manager"]
+           "qmlite_tls_server", "SnapshotFailed", "qmlite_worker", "worker_qmgr_name", "worker_queue_manager",
+           "QmliteClock", "qmlite_virtual"]
 
 TLS_CHANNEL = "QMLITE.TLS.SVRCONN"  # the TLS channel qmlite_tls_server defines
 
@@ -118,6 +123,12 @@ class QmliteServer:
         survives a queue manager restart.  Returns once the queue manager accepts again."""
         self.stop(reconnect=reconnect)
         return self.start(**overrides)
+
+    @property
+    def clock(self) -> "QmliteClock":
+        """The queue manager's clock (:class:`QmliteClock`); movable when the server was started with
+        ``clock="virtual"`` (the ``qmlite_virtual`` fixture), as ``SET QMLITE CLOCK`` moves it."""
+        return QmliteClock(self._runner)
 
     def reset(self) -> None:
         """Every queue cleared, every non-default object deleted (MQSC ``RESET QMLITE``)."""
@@ -218,6 +229,60 @@ class SnapshotFailed(RuntimeError):
         self.reason = reason
 
 
+class QmliteClock:
+    """The test's handle on the queue manager's clock (issue 23; docs/mqsc.md "Clock").  Each call runs
+    ``registry/testing/clock.py``'s ClockControl on the server's own thread -- the object MQSC's
+    ``SET QMLITE CLOCK`` and REST's ``.../clock`` call -- and raises its ``ClockError`` (a ValueError
+    with the MQ ``reason``) for a step it refuses."""
+
+    def __init__(self, runner) -> None:
+        self._runner = runner
+
+    def _control(self):
+        server = self._runner.server
+        if server is None:
+            raise RuntimeError("the queue manager is not running")
+        return server
+
+    def _move(self, step) -> dict:
+        server = self._control()
+
+        async def _run():
+            state = step(server.qm.clock_control)
+            await server.mqi.durable(server.qm.position)  # what the step wrote (statistics ...) is on disk
+            return state
+
+        return self._runner.loop.run(_run)
+
+    def advance(self, seconds: float) -> dict:
+        """Move a virtual clock ``seconds`` on: expiries, waits and intervals that have passed happen
+        now; returns the clock's state (``mode``, ``now``, ``date``, ``time``, ``advanced``, ``waits``)."""
+        return self._move(lambda control: control.advance(seconds))
+
+    def set(self, date: str, time: str = "00.00.00") -> dict:
+        """Move a virtual clock to ``date`` (yyyy-mm-dd) ``time`` (hh.mm.ss) GMT, never back."""
+        from qmlite.registry.testing.clock import parse_datetime
+
+        return self._move(lambda control: control.set_time(parse_datetime(date, time)))
+
+    def status(self) -> dict:
+        server = self._control()
+        return self._runner.loop.run_sync(server.qm.clock_control.status)
+
+    def now(self) -> float:
+        return self.status()["now"]
+
+    def wait_for_waits(self, count: int = 1, timeout: float = 30.0) -> None:
+        """Return once ``count`` MQGET waits (or MQCB consumers' waits) follow the virtual clock: the
+        application's call has reached the queue manager, so a step now ends it.  An event, not a poll;
+        TimeoutError after ``timeout`` real seconds."""
+        virtual = self._control().qm.clock_control.virtual
+        if virtual is None:
+            raise RuntimeError("the queue manager's clock is real: start it with clock='virtual'")
+        if not virtual.wait_for_waits(count, timeout):
+            raise TimeoutError(f"fewer than {count} waits on the virtual clock after {timeout} s")
+
+
 class _Runner:
     """One queue manager in a background trio thread that can be stopped and started again on the same
     port (``QmliteServer.restart``)."""
@@ -294,6 +359,14 @@ def qmlite_server(tmp_path_factory) -> Iterator[QmliteServer]:
     DEV.APP.SVRCONN without password)."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite")) as server:
         _CALLS_FROM[server] = 0
+        yield server
+
+
+@pytest.fixture
+def qmlite_virtual(tmp_path_factory) -> Iterator[QmliteServer]:
+    """A fresh queue manager whose clock only the test moves (``server.clock.advance(seconds)``;
+    ``qmlite serve --clock virtual``): expiry, MQGET waits and intervals with no sleeping."""
+    with running_qmlite(tmp_path_factory.mktemp("qmlite-virtual"), clock="virtual") as server:
         yield server
 
 

@@ -20,7 +20,7 @@ def _serve(args: argparse.Namespace) -> int:
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
-                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir},
+                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="call this for every delivery of a publication (it may change or suppress it)")
     serve.add_argument("--monitor-interval", type=float, metavar="SECONDS",
                        help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
+    serve.add_argument("--clock", choices=("real", "virtual"),
+                       help="the queue manager's clock: real (default) or virtual, moved only by the test "
+                            "(SET QMLITE CLOCK, docs/mqsc.md)")
     serve.add_argument("--http-port", type=int, metavar="PORT",
                        help="serve IBM's mqweb REST API (admin and messaging) on PORT (default: off; docs/rest.md)")
     serve.add_argument("--http-host", help="address for the REST API (default: --host)")

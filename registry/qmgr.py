@@ -39,6 +39,7 @@ from qmlite.registry.admin.engine import Engine
 from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
+from qmlite.registry.testing.clock import ClockControl
 from qmlite.registry.monitoring.resource import Monitor
 from qmlite.registry.monitoring import configevents
 from qmlite.registry.monitoring.events import MQEVO_MQSET, Events, Origin
@@ -116,6 +117,7 @@ class QueueManager:
         self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
         self.activity = ActivityTrace(self)  # activity trace and the call log (registry/monitoring/activity.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
+        self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
 
     @classmethod

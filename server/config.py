@@ -75,6 +75,8 @@ class ServerConfig:
     # default (qmgr_name), and a pattern of names an MQCONN creates ("" = none).
     qmgrs: tuple[str, ...] = ()
     create_on_connect: str = ""
+    # "real" (time.time) or "virtual": a clock only the test moves (registry/testing/clock.py, issue 23)
+    clock: str = "real"
 
     def channel(self, name: str) -> ChannelConfig | None:
         for ch in self.channels:
@@ -154,6 +156,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
     if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):
         raise ConfigError(f"invalid HTTP port {cfg.http_port!r}")
+    if cfg.clock not in ("real", "virtual"):
+        raise ConfigError(f"invalid clock {cfg.clock!r}: expected real or virtual")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ConfigError("--tls-cert and --tls-key go together")
     for path in (cfg.tls_cert, cfg.tls_key):

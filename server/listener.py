@@ -8,6 +8,7 @@ import dataclasses
 import itertools
 import os
 import pathlib
+import time
 from collections.abc import AsyncIterator
 
 import trio
@@ -255,7 +256,7 @@ class QueueManagerServer:
 
 def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> QueueManager:
     qm = QueueManager.open(pathlib.Path(cfg.data_dir), cfg.qmgr_name, dev_objects=cfg.dev_objects,
-                           synchronous=synchronous, max_handles=cfg.max_handles)
+                           synchronous=synchronous, max_handles=cfg.max_handles, clock=_clock(cfg))
     if cfg.publish_exit:
         try:
             qm.publish_exit = publishexit.PublishExit(publishexit.load(cfg.publish_exit), cfg.publish_exit)
@@ -271,6 +272,15 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> Queue
             qm.shutdown()
             raise
     return qm
+
+
+def _clock(cfg: ServerConfig):
+    """The queue manager's clock: the real one, or one that only the test moves (--clock virtual)."""
+    if cfg.clock == "virtual":
+        from qmlite.registry.testing.clock import VirtualClock
+
+        return VirtualClock()
+    return time.time
 
 
 @contextlib.asynccontextmanager

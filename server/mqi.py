@@ -49,6 +49,12 @@ class QueueActivity:
         if lot is not None:
             lot.unpark_all()
 
+    def notify_all(self) -> None:
+        """A virtual clock moved (registry/testing/clock.py): every waiting GET looks again, and ends
+        when its interval has passed on that clock."""
+        for lot in self._lots.values():
+            lot.unpark_all()
+
 
 class MQI:
     def __init__(self, server: QueueManagerServer) -> None:
@@ -56,6 +62,7 @@ class MQI:
         self.qm = server.qm
         self.activity = QueueActivity()
         self.qm.on_available = self.activity.notify
+        self.qm.clock_control.on_moved.append(self.activity.notify_all)
         self._async_index = 0
         self._verbs: dict[int, Callable[..., Replies]] = {
             fap.MQCONN: self._conn, fap.MQDISC: self._disc, fap.MQOPEN: self._open, fap.MQCLOSE: self._close,
@@ -264,20 +271,44 @@ class MQI:
             raise MQIError(C.MQRC_WAIT_INTERVAL_ERROR)
         scope = trio.CancelScope()
         conv.wait_scope = scope
-        conn.nursery.start_soon(self._wait, conn, conv, handle, wait, attempt, expired, scope)
+        # A virtual clock (VC2): the wait's deadline is on the queue manager's clock, registered with it
+        # now -- before any reply -- so a test can see the application waiting and then move the clock.
+        virtual = self.qm.clock_control.virtual
+        timer = None
+        if virtual is not None:
+            at = self.qm.now() + wait / 1000 if wait >= 0 else float("inf")
+            timer = (virtual.add_wait(at), at)
+        conn.nursery.start_soon(self._wait, conn, conv, handle, wait, attempt, expired, scope, timer)
         return [], 0
 
     async def _wait(self, conn: Connection, conv: Conversation, handle: Handle, wait_ms: int,
                     attempt: Callable[[], Replies | None], expired: Callable[[], list[bytes]],
-                    scope: trio.CancelScope) -> None:
+                    scope: trio.CancelScope, timer: tuple[int, float] | None = None) -> None:
         """The one home of a waiting GET: look, park until the queue gains a message, heartbeat the
-        client every HBINT while it waits (fap.md 22), answer empty when the wait is over."""
+        client every HBINT while it waits (fap.md 22), answer empty when the wait is over.  With a
+        virtual clock (``timer``, VC2) the interval is measured on the queue manager's clock, which wakes
+        this task when it moves; heartbeats stay on real time."""
+        virtual = self.qm.clock_control.virtual if timer is not None else None
+        try:
+            await self._wait_on(conn, conv, handle, wait_ms, attempt, expired, scope, virtual,
+                                timer[1] if timer is not None else None)
+        finally:
+            if virtual is not None:
+                virtual.remove_wait(timer[0])
+
+    async def _wait_on(self, conn: Connection, conv: Conversation, handle: Handle, wait_ms: int,
+                       attempt: Callable[[], Replies | None], expired: Callable[[], list[bytes]],
+                       scope: trio.CancelScope, virtual, virtual_deadline: float | None) -> None:
         with scope:
             session = conv.session
+            # The interval in real time; with a virtual clock also on that clock, whichever passes first
+            # (VC2): a step ends the wait early, and no client's own timer sees a reply come later than
+            # the interval it asked for.
             deadline = trio.current_time() + wait_ms / 1000 if wait_ms >= 0 else float("inf")
+            virtual_at = virtual_deadline if virtual is not None else None
             beat = max(conn.agreement.heartbeat_interval, 1)
             next_beat = trio.current_time() + beat
-            while trio.current_time() < deadline:
+            while trio.current_time() < deadline and (virtual_at is None or virtual() < virtual_at):
                 if session is None or handle.hobj not in session.handles:
                     return  # closed or disconnected while waiting
                 if session.stopped:

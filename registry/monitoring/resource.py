@@ -312,6 +312,10 @@ class Monitor:
             watched.setdefault(obj.replace("&", "/"), set()).add(type_name)
         return watched
 
+    def due(self, now: float) -> bool:
+        """The monitoring interval has passed since the last publication (a virtual clock's step asks)."""
+        return now - self._last >= self.interval
+
     def publish_resource_usage(self, now: float | None = None) -> int:
         """Publish one interval's resource usage to whoever subscribes; returns the publications
         that reached a subscriber."""

@@ -182,6 +182,11 @@ def _extension(engine: Engine, source: Source, tr: Translated, requester: Reques
     if qm is None:
         return MqscResult(source.text, C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED,
                           [messages.failure(C.MQRC_FUNCTION_NOT_SUPPORTED, "")], [], _echo(source))
+    from qmlite.registry.mqsc import qmliteclock  # SET/DISPLAY QMLITE CLOCK (issue 23)
+
+    if isinstance(tr, qmliteclock.ClockCommand):
+        comp, reason, text, objects = qmliteclock.run(qm, tr)
+        return MqscResult(source.text, comp, reason, text, objects, _echo(source))
     if tr.extension is not None:  # DISPLAY/ALTER/CLEAR QMLTRACE (registry/mqsc/calltrace.py)
         from qmlite.registry.mqsc import calltrace
 

@@ -69,6 +69,10 @@ def translate(text: str) -> Translated:
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
+    from qmlite.registry.mqsc import qmliteclock  # SET/DISPLAY QMLITE CLOCK (issue 23): its own grammar
+
+    if qmliteclock.is_clock(verb, noun, tokens):
+        return qmliteclock.translate(text, verb, tokens)
     if noun == "QMLITE" and len(tokens) > 2 and noun_token.items is None and tokens[2].word in hosting.SUBJECTS:
         return Translated(verb, noun, None, hosting=hosting.parse(text, verb, tokens[2:]))  # qmlite's queue managers
     if noun == calltrace.NOUN:  # qmlite's call trace commands (registry/mqsc/calltrace.py)

@@ -18,6 +18,7 @@ from qmlite.pcf import constants as C
 from .. import log as qlog
 from . import admin, auth, console, errors, messaging
 from . import hosted  # qmlite's /admin/qmlite/qmgrs (docs/multiqm.md)
+from . import clock as http_clock  # qmlite's clock resource (issue 23)
 from . import snapshots  # qmlite's snapshot resources
 
 BASE = "/ibmmq/rest/{version}"
@@ -122,6 +123,22 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])
         return _json(await admin.reset_qmgr(target))
+
+    # ---- the test's clock (qmlite extension, issue 23: server/http/clock.py) --------------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def clock_state(request: Request, principal) -> Response:
+        _version(request)
+        return _json(http_clock.state(admin.check_qmgr(server, request.path_params["qmgr"])))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def clock_move(request: Request, principal) -> Response:
+        _version(request)
+        target = admin.check_qmgr(server, request.path_params["qmgr"])  # a hosted one too (docs/multiqm.md)
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        return _json(await http_clock.move(target, body))
 
     # ---- qmlite's call trace (registry/monitoring/activity.py; docs/rest.md) --------------------------
     @endpoint(auth.ADMIN_ROLE)
@@ -295,6 +312,8 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/qmlite/qmgrs", hosted_list, methods=["GET"]),
         Route(BASE + "/admin/qmlite/qmgrs", hosted_create, methods=["POST"]),
         Route(BASE + "/admin/qmlite/qmgrs/{qmgr}", hosted_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/clock", clock_state, methods=["GET"]),  # qmlite's clock (issue 23)
+        Route(BASE + "/admin/action/qmgr/{qmgr}/clock", clock_move, methods=["POST"]),
         Route(BASE + "/admin/qmgr/{qmgr}/qmlite/calls", call_trace, methods=["GET", "POST", "DELETE"]),
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot", snapshot_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_list, methods=["GET"]),

@@ -308,12 +308,23 @@ class Messaging:
                 raise errors.from_reason(exc.reason, "browse from" if browse else "get from", queue,
                                          self.qmgr_name) from None
             deadline = trio.current_time() + wait_ms / 1000
-            while True:
-                got = self._attempt(session, handle, msg_id, correl_id, browse, queue)
-                if got is not None or trio.current_time() >= deadline or self.qm.quiescing:
-                    break
-                with trio.move_on_at(deadline):
-                    await self.server.mqi.activity.lot(handle.name).park()
+            # A virtual clock (decisions.md VC2): the wait also ends when that clock passes it, whichever first.
+            virtual, virtual_at, timer = self.qm.clock_control.virtual, self.qm.now() + wait_ms / 1000, None
+            try:
+                while True:
+                    got = self._attempt(session, handle, msg_id, correl_id, browse, queue)
+                    if got is not None or trio.current_time() >= deadline or self.qm.quiescing:
+                        break
+                    if virtual is not None:
+                        if self.qm.now() >= virtual_at:
+                            break
+                        if timer is None:
+                            timer = virtual.add_wait(virtual_at)
+                    with trio.move_on_at(deadline):
+                        await self.server.mqi.activity.lot(handle.name).park()
+            finally:
+                if timer is not None:
+                    virtual.remove_wait(timer)
         finally:
             self.qm.disconnect(session, commit=True)
         if got is None:

@@ -248,14 +248,42 @@ def _text(value) -> str:
     return value.strip()
 
 
+def _on_event_loop() -> bool:
+    """True on a thread that runs a trio event loop, such as the pytest plugin's in-process queue
+    manager: a finalizer (ibmmq's ``__del__``) that the garbage collector happens to run there would
+    wait, on a blocking socket, for the very loop it is blocking to answer."""
+    trio = sys.modules.get("trio")  # never imported: no loop can be running
+    if trio is None:
+        return False
+    try:
+        trio.lowlevel.current_trio_token()
+    except RuntimeError:
+        return False
+    return True
+
+
+_deferred: list[threading.Thread] = []  # calls handed off the event loop's thread (joinable by tests)
+
+
+def _off_the_loop(name: str, fn) -> None:
+    """Run ``fn`` on a thread of its own: an MQDISC or MQCLOSE asked for on an event loop's thread."""
+    thread = threading.Thread(target=fn, name=f"ibmmqc-{name}", daemon=True)
+    _deferred[:] = [t for t in _deferred if t.is_alive()] + [thread]
+    thread.start()
+
+
 def MQDISC(hconn):
-    """MQDISC → (CompCode, Reason)."""
+    """MQDISC → (CompCode, Reason).  Asked for on an event loop's thread (a finalizer run there by the
+    garbage collector), the disconnect goes on a thread of its own and MQDISC answers at once."""
     with _table_lock:
         conn = _connections.pop(hconn, None)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
     _msghandles.drop_connection(hconn)
     _consume.drop_connection(hconn)
+    if _on_event_loop():
+        _off_the_loop("MQDISC", lambda: _call(conn, lambda qm: qm.disc()))
+        return OK, C.MQRC_NONE
     try:
         return _call(conn, lambda qm: qm.disc())[1:3]
     except Exception as exc:  # noqa: BLE001 - e.g. at interpreter exit, when imports no longer work
@@ -317,6 +345,10 @@ def MQCLOSE(hconn, hobj, options):
     if not isinstance(hobj, int):
         return FAILED, C.MQRC_HOBJ_ERROR  # (the sync client's close() without a handle would MQDISC)
     _consume.forget(hconn, hobj)
+    if _on_event_loop():  # a finalizer on an event loop's thread: as MQDISC
+        conn.objects.pop(hobj, None)
+        _off_the_loop("MQCLOSE", lambda: _call(conn, lambda qm: qm.close(hobj, options)))
+        return OK, C.MQRC_NONE
     result = _call(conn, lambda qm: qm.close(hobj, options))[1:3]
     conn.objects.pop(hobj, None)
     return result

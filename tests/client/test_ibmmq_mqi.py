@@ -623,3 +623,31 @@ def test_mqset_inhibits_get_the_open_stays_and_mqget_fails_2016(server):
     q.close()
     setter.close()
     qm.disconnect()
+
+
+def test_a_finalizer_on_the_in_process_servers_thread_does_not_wait_on_that_thread(server):
+    """The garbage collector may run ibmmq's ``__del__`` (MQCLOSE, MQDISC) on whatever thread allocates
+    when it collects -- the pytest plugin's server thread included.  There a blocking call would wait
+    for the loop it blocks (60 s, then 2009): instead the call goes on a thread of its own."""
+    import ibmmqc
+
+    qm = _connect(server)
+    queue = ibmmq.Queue(qm, "DEV.QUEUE.1", CMQC.MQOO_OUTPUT)
+    loop = server._runner.loop
+
+    def on_the_loop():  # what a finalizer run there does
+        queue.close()
+        qm.disconnect()
+
+    _finish(lambda: loop.run_sync(on_the_loop), timeout=20)  # answered at once, not after the client's timeout
+    for thread in list(ibmmqc._mqi._deferred):
+        thread.join(20)
+        assert not thread.is_alive()
+    admin = _connect(server)
+    try:
+        pcf = ibmmq.PCFExecute(admin)
+        users = [r for r in pcf.MQCMD_INQUIRE_CONNECTION({CMQCFC.MQBACF_GENERIC_CONNECTION_ID: ibmmq.ByteString(b""),
+                                                          CMQCFC.MQIACF_CONN_INFO_TYPE: CMQCFC.MQIACF_CONN_INFO_CONN})]
+        assert len(users) == 1  # the disconnect happened: only this admin connection is left
+    finally:
+        admin.disconnect()

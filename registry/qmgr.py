@@ -37,6 +37,7 @@ from qmlite.registry.pubsub import topics
 from qmlite.registry.admin.commandserver import CommandServer
 from qmlite.registry.admin.engine import Engine
 from qmlite.registry.errors import MQIError
+from qmlite.registry.testing.faults import BREAK, DELAY, ConnectionFault, Fault, Faults
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.monitoring.resource import Monitor
@@ -114,6 +115,7 @@ class QueueManager:
         self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
+        self.faults = Faults()  # fault injection for test suites (registry/testing/faults.py)
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -157,6 +159,7 @@ class QueueManager:
         try:
             self.check_connect(qmgr_name)
             authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
+            fault = self._fault("MQCONN", self.registry.qmgr.name, user, channel, appl_name)
         except MQIError as exc:
             stats.conn_fails += 1
             if exc.reason == C.MQRC_NOT_AUTHORIZED:
@@ -165,6 +168,7 @@ class QueueManager:
             raise
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
                           conname=conname, started=self.now())
+        session.fault = fault  # a delayed reply, for the transport
         self.sessions[session.connection_id] = session
         session.acct = self.accounting.start(session, options)  # None unless accounting is on for it
         stats.conns += 1
@@ -181,10 +185,10 @@ class QueueManager:
         self.stats.discs += 1
         if not commit:
             self.stats.discs_implicit += 1  # the connection ended without MQDISC
-        if commit:
-            self.commit(session)
+        if commit:  # not MQCMIT/MQBACK calls: no fault rule sees them
+            self._commit(session)
         else:
-            self.backout(session)
+            self._backout(session)
         for handle in list(session.handles.values()):
             self._release(session, handle, C.MQCO_NONE)
         session.handles.clear()
@@ -192,6 +196,29 @@ class QueueManager:
         self.sessions.pop(session.connection_id, None)
         if session.acct is not None:  # IBM writes a connection's accounting when it ends
             self.accounting.finish(session, implicit=not commit)
+
+    # ---- fault injection (registry/testing/faults.py) ------------------------------------------------
+    def _fault(self, verb: str, name: str, user: str, channel: str, appl: str, *,
+               persistent: bool = False) -> Fault | None:
+        """Ask the fault rules about a call before it acts: a failure is raised here as the real one is
+        (nothing done), a broken connection as ConnectionFault; a delay comes back for the transport."""
+        fault = self.faults.match(verb, name, user, channel, appl, persistent=persistent)
+        if fault is None or fault.action == DELAY:
+            return fault
+        if fault.action == BREAK:
+            raise ConnectionFault()
+        raise MQIError(fault.reason)
+
+    def _session_fault(self, session: Session, verb: str, name: str, *, persistent: bool = False) -> None:
+        fault = self._fault(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
+        if fault is not None:
+            session.fault = fault
+
+    def _persistent(self, handle: Handle, md: S.MQMD) -> bool:
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            queue = self.registry.queues.get(handle.name)
+            return queue is not None and queue.def_persistence == C.MQPER_PERSISTENT
+        return md.Persistence == C.MQPER_PERSISTENT
 
     # ---- statistics and accounting ------------------------------------------------------------------
     def monitoring_tick(self, now: float | None = None) -> int:
@@ -222,8 +249,11 @@ class QueueManager:
             session.acct.opened(handle, index, self.now())
         return handle, od
 
-    def _open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
+    def _open_object(self, session: Session, od: S.MQOD, options: int,
+                     verb: str = "MQOPEN") -> tuple[Handle, S.MQOD]:
         reg = self.registry
+        if self.faults._index and verb:
+            self._session_fault(session, verb, od.ObjectName or od.ObjectString.VSString)
         if len(session.handles) >= reg.qmgr.max_handles:
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE)
         if od.ObjectQMgrName not in ("", reg.qmgr.name):
@@ -474,7 +504,7 @@ class QueueManager:
             if pmo.Options & pmo_option:
                 options |= oo
         try:
-            handle, od = self._open_object(session, od, options)
+            handle, od = self._open_object(session, od, options, verb="")  # MQPUT1's rules: at the put
         except MQIError as exc:
             self.stats.put1_fails += 1
             if session.acct is not None:
@@ -517,6 +547,9 @@ class QueueManager:
         if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         reg = self.registry
+        if self.faults._index:
+            self._session_fault(session, "MQPUT1" if one else "MQPUT", handle.queue_name or handle.name,
+                                persistent=self._persistent(handle, md))
         stored = md  # decoded for this call alone: filled in place, then stored and echoed
         now = self.now()
         if pmo.Options & C.MQPMO_NEW_MSG_ID or md.MsgId == ZERO24:
@@ -904,6 +937,7 @@ class QueueManager:
 
     # ---- MQGET -----------------------------------------------------------------------------------
     def input_handle(self, session: Session, hobj: int, options: int) -> Handle:
+        """The handle an MQGET reads, checked once per MQGET (however long it then waits)."""
         handle = session.handles.get(hobj)
         if handle is None or handle.kind != "queue":
             raise MQIError(C.MQRC_HOBJ_ERROR)
@@ -912,6 +946,14 @@ class QueueManager:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
         if not browse and not handle.options & INPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if self.faults._index:
+            try:
+                self._session_fault(session, "MQGET", handle.queue_name or handle.name)
+            except MQIError as exc:  # counted and reported as the real refusal is
+                self.get_failed(handle, options)
+                if exc.reason == C.MQRC_GET_INHIBITED:
+                    self.events.get_inhibited(session, handle.queue_name or handle.name)
+                raise
         return handle
 
     def get(self, session: Session, handle: Handle, md: S.MQMD, gmo: S.MQGMO, buffer_length: int) -> Got | None:
@@ -1042,6 +1084,16 @@ class QueueManager:
     # ---- units of work ---------------------------------------------------------------------------
     def commit(self, session: Session) -> None:
         """MQCMIT: the unit's puts appear (persistent ones written), its gets become final."""
+        if self.faults._index:
+            try:
+                self._session_fault(session, "MQCMIT", "")
+            except MQIError as exc:
+                if exc.reason == C.MQRC_BACKED_OUT:  # a commit that fails so has backed the unit out
+                    self._backout(session)
+                raise
+        self._commit(session)
+
+    def _commit(self, session: Session) -> None:
         puts, gets, retains = session.uow.take()
         if puts or gets or retains:
             self.stats.commits += 1
@@ -1065,6 +1117,11 @@ class QueueManager:
 
     def backout(self, session: Session) -> None:
         """MQBACK: the unit's puts vanish, its gets return to their places with BackoutCount + 1."""
+        if self.faults._index:
+            self._session_fault(session, "MQBACK", "")
+        self._backout(session)
+
+    def _backout(self, session: Session) -> None:
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
         if puts or gets or _retains:
             self.stats.backouts += 1
@@ -1103,6 +1160,8 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
+            if self.faults._index:
+                self._session_fault(session, "MQINQ", name)
             answer = inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
         except MQIError:
             self.stats.inq_fails += 1
@@ -1121,6 +1180,8 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+            if self.faults._index:
+                self._session_fault(session, "MQSET", name)
             before = None
             if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
                 before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
@@ -1156,6 +1217,8 @@ class QueueManager:
         existed = bool(name) and name in self.registry.subs
         try:
             _check_pubsub_enabled(self.registry)
+            if self.faults._index:
+                self._session_fault(session, "MQSUB", sd.ObjectString.VSString or sd.ObjectName or name)
             answer = subscribe.subscribe(self, session, sd, hobj)
         except MQIError as exc:
             stats.sub_fails += 1

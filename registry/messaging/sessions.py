@@ -95,6 +95,8 @@ class Session:
     # This connection's accounting record (registry/monitoring/accounting.py), None while accounting is
     # off for it: every count it takes hangs off this one attribute.
     acct: object = None
+    # A fired fault rule the transport carries out after the call (a delayed reply): registry/testing/faults.py.
+    fault: object = None
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

@@ -177,5 +177,10 @@ def _extension(engine: Engine, source: Source, tr: Translated, requester: Reques
     if qm is None:
         return MqscResult(source.text, C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED,
                           [messages.failure(C.MQRC_FUNCTION_NOT_SUPPORTED, "")], [], _echo(source))
+    if tr.fault is not None:  # SET/DISPLAY/DELETE QMLITE FAULT (registry/mqsc/faults.py)
+        from qmlite.registry.mqsc import faults
+
+        comp, reason, text, objects = faults.run(qm.faults, tr.fault)
+        return MqscResult(source.text, comp, reason, text, objects, _echo(source))
     summary = reset.reset(qm)
     return MqscResult(source.text, C.MQCC_OK, 0, [summary.message()], [], _echo(source))

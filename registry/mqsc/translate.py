@@ -40,6 +40,7 @@ class Translated:
     message: P.PCFMessage | None = None
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
     qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
+    fault: object = None  # SET/DISPLAY/DELETE QMLITE FAULT(...): a registry.mqsc.faults.FaultCommand
 
 
 def translate(text: str) -> Translated:
@@ -60,6 +61,10 @@ def translate(text: str) -> Translated:
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
+    if noun == "QMLITE" and len(tokens) > 2 and tokens[2].word == "FAULT" and noun_token.items is None:
+        from qmlite.registry.mqsc import faults  # qmlite's fault rules (docs/faults.md)
+
+        return Translated(verb, noun, None, fault=faults.parse(text, verb, tokens[2:]))
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])

@@ -17,6 +17,7 @@ from qmlite.pcf import constants as C
 
 from .. import log as qlog
 from . import admin, auth, console, errors, messaging
+from . import faults
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -111,6 +112,32 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         _version(request)
         admin.check_qmgr(server, request.path_params["qmgr"])
         return _json(await admin.reset_qmgr(server))
+
+    # ---- qmlite's fault rules (server/http/faults.py, docs/rest.md "Fault rules") ------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def fault_list(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        name = request.path_params.get("name") or request.query_params.get("name", "*")
+        return _json(faults.listing(server.qm.faults, name))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def fault_set(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        if isinstance(body, dict) and "name" in request.path_params:
+            body = {**body, "name": request.path_params["name"]}
+        return _json(faults.define(server.qm.faults, body), 201)
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def fault_delete(request: Request, principal) -> Response:
+        _version(request)
+        admin.check_qmgr(server, request.path_params["qmgr"])
+        return _json(faults.delete(server.qm.faults, request.path_params.get("name", "*")))
 
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
@@ -210,6 +237,12 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/action/qmgr/{qmgr}/mqsc", mqsc, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/reset", reset, methods=["POST"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/pcf", pcf, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault", fault_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault", fault_set, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault", fault_delete, methods=["DELETE"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault/{name}", fault_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault/{name}", fault_set, methods=["PUT"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault/{name}", fault_delete, methods=["DELETE"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

@@ -203,16 +203,12 @@ class QueueManager:
         """Ask the fault rules about a call before it acts: a failure is raised here as the real one is
         (nothing done), a broken connection as ConnectionFault; a delay comes back for the transport."""
         fault = self.faults.match(verb, name, user, channel, appl, persistent=persistent)
-        if fault is None or fault.action == DELAY:
-            return fault
-        if fault.action == BREAK:
-            raise ConnectionFault()
-        raise MQIError(fault.reason)
+        return None if fault is None else _acted(fault)
 
     def _session_fault(self, session: Session, verb: str, name: str, *, persistent: bool = False) -> None:
-        fault = self._fault(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
+        fault = self.faults.match(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
         if fault is not None:
-            session.fault = fault
+            session.fault = _acted(fault)
 
     def _persistent(self, handle: Handle, md: S.MQMD) -> bool:
         if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
@@ -549,7 +545,7 @@ class QueueManager:
         reg = self.registry
         if self.faults._index:
             self._session_fault(session, "MQPUT1" if one else "MQPUT", handle.queue_name or handle.name,
-                                persistent=self._persistent(handle, md))
+                                persistent=self.faults.diskfull and self._persistent(handle, md))
         stored = md  # decoded for this call alone: filled in place, then stored and echoed
         now = self.now()
         if pmo.Options & C.MQPMO_NEW_MSG_ID or md.MsgId == ZERO24:
@@ -1260,6 +1256,16 @@ class QueueManager:
         if session.acct is not None:
             session.acct.counts.subrqs += 1
         return sent
+
+
+def _acted(fault: Fault) -> Fault:
+    """A fired rule: its failure raised as the real one is (nothing done yet), a broken connection as
+    ConnectionFault; a delay goes back to the transport."""
+    if fault.action == DELAY:
+        return fault
+    if fault.action == BREAK:
+        raise ConnectionFault()
+    raise MQIError(fault.reason)
 
 
 def _counted_put(contents: QueueContents, *, uncommitted: bool = False) -> None:

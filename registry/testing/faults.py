@@ -47,6 +47,7 @@ DEFAULT_VERBS = {NOREPLY: (PCF,), DISKFULL: _PUTS, PUTINH: _PUTS, GETINH: ("MQGE
 
 MAX_DELAY_MS = 3_600_000
 MAX_SEED = 2**31 - 1
+_SEEN_LIMIT = 4096  # distinct (object, user) pairs remembered per verb
 _NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _PATTERN = re.compile(r"[^*]{0,256}\*?|\*")
 
@@ -117,11 +118,13 @@ class Rule:
     fired: int = 0
     order: int = 0
     _random: random.Random = dataclasses.field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    _who: tuple = dataclasses.field(default=(), repr=False, compare=False)
+    _who: tuple = dataclasses.field(default=(), repr=False, compare=False)  # channel and application patterns
+    _user: object = dataclasses.field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
-        self._who = tuple((i, _Pattern(p)) for i, p in enumerate((self.user, self.channel, self.appl)) if p != "*")
+        self._user = _Pattern(self.user) if self.user != "*" else None
+        self._who = tuple((i, _Pattern(p)) for i, p in enumerate((self.channel, self.appl)) if p != "*")
 
     def attributes(self) -> dict[str, object]:
         """What DISPLAY QMLITE FAULT and the REST API show, keyword -> value."""
@@ -143,12 +146,25 @@ class Rule:
 class _VerbIndex:
     """The rules of one verb: by exact object name, by generic prefix length then prefix, and the ``*`` ones."""
 
-    __slots__ = ("exact", "prefixes", "anything")
+    __slots__ = ("exact", "prefixes", "anything", "seen")
 
     def __init__(self) -> None:
         self.exact: dict[str, list[Rule]] = {}
         self.prefixes: dict[int, dict[str, list[Rule]]] = {}
         self.anything: list[Rule] = []
+        # (object, user) -> the rules that can match it, in order: a call's lookup is one dict access
+        # once its object and user have been seen (the table is rebuilt, and this emptied, on any change).
+        self.seen: dict[tuple[str, str], tuple[Rule, ...]] = {}
+
+    def for_call(self, name: str, user: str) -> tuple[Rule, ...]:
+        key = (name, user)
+        found = self.seen.get(key)
+        if found is None:
+            found = tuple(rule for rule in self.candidates(name) if not rule._user or rule._user(user))
+            if len(self.seen) >= _SEEN_LIMIT:
+                self.seen.clear()
+            self.seen[key] = found
+        return found
 
     def add(self, rule: Rule) -> None:
         obj = rule.object
@@ -161,6 +177,7 @@ class _VerbIndex:
             self.exact.setdefault(obj, []).append(rule)
 
     def candidates(self, name: str) -> list[Rule]:
+        """The rules whose object matches ``name``, in the order they were set."""
         found = list(self.anything)
         exact = self.exact.get(name)
         if exact:
@@ -186,6 +203,7 @@ class Faults:
         self._rules: dict[str, Rule] = {}
         self._index: dict[str, _VerbIndex] = {}
         self._order = 0
+        self.diskfull = False  # a DISKFULL rule is set: only then does a put work out its persistence
 
     def __len__(self) -> int:
         return len(self._rules)
@@ -222,7 +240,8 @@ class Faults:
     def clear(self) -> int:
         cleared = len(self._rules)
         self._rules.clear()
-        self._index.clear()
+        self._index = {}
+        self.diskfull = False
         return cleared
 
     def rules(self, name: str = "*") -> list[Rule]:
@@ -236,6 +255,7 @@ class Faults:
             for verb in rule.verbs:
                 index.setdefault(verb, _VerbIndex()).add(rule)
         self._index = index
+        self.diskfull = any(rule.action == DISKFULL for rule in self._rules.values())
 
     # ---- matching ------------------------------------------------------------------------------
     def match(self, verb: str, name: str, user: str, channel: str, appl: str, *,
@@ -245,10 +265,11 @@ class Faults:
         index = self._index.get(verb)
         if index is None:
             return None
-        for rule in index.candidates(name):
+        found = index.seen.get((name, user))
+        for rule in found if found is not None else index.for_call(name, user):
             if rule.action == DISKFULL and not persistent:
                 continue  # a full log refuses only what must be logged
-            if rule._who and not _who_matches(rule, user, channel, appl):
+            if rule._who and not _who_matches(rule, channel, appl):
                 continue
             if rule._fires():
                 return self._fired(rule, verb, name, user, channel, appl)
@@ -262,9 +283,7 @@ class Faults:
             index = self._index.get(verb) if verb else None
             if index is None:
                 continue
-            for rule in index.candidates(name):
-                if rule._who and not _who_matches(rule, user, "", ""):
-                    continue
+            for rule in index.for_call(name, user):
                 if rule._fires():
                     return self._fired(rule, C.describe("MQCMD", command), name, user, "", "")
         return None
@@ -278,8 +297,8 @@ class Faults:
         return fault
 
 
-def _who_matches(rule: Rule, user: str, channel: str, appl: str) -> bool:
-    values = (user, channel, appl.strip())
+def _who_matches(rule: Rule, channel: str, appl: str) -> bool:
+    values = (channel, appl.strip())
     return all(pattern(values[i]) for i, pattern in rule._who)
 
 

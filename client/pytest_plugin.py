@@ -130,6 +130,11 @@ class QmliteServer:
         ``clock="virtual"`` (the ``qmlite_virtual`` fixture), as ``SET QMLITE CLOCK`` moves it."""
         return QmliteClock(self._runner)
 
+    def faults(self) -> "FaultRules":
+        """The queue manager's fault rules (docs/faults.md): ``faults.set("F1", verb="MQPUT",
+        object="APP.*", reason=2053, count=1)``, ``faults.list()``, ``faults.delete("F1")``, ``faults.clear()``."""
+        return FaultRules(self._runner)
+
     def reset(self) -> None:
         """Every queue cleared, every non-default object deleted (MQSC ``RESET QMLITE``)."""
         result = self.mqsc("RESET QMLITE")[0]
@@ -281,6 +286,37 @@ class QmliteClock:
             raise RuntimeError("the queue manager's clock is real: start it with clock='virtual'")
         if not virtual.wait_for_waits(count, timeout):
             raise TimeoutError(f"fewer than {count} waits on the virtual clock after {timeout} s")
+
+
+class FaultRules:
+    """The fault rules of the running queue manager, called on its own thread: the same domain object
+    (``QueueManager.faults``, registry/testing/faults.py) that MQSC ``SET QMLITE FAULT`` and the REST API
+    reach.  A malformed rule raises the domain's ``FaultRuleError`` (its ``reason``: the MQRCCF code)."""
+
+    def __init__(self, runner) -> None:
+        self._runner = runner
+
+    def _call(self, fn):
+        runner = self._runner
+        if runner.server is None:
+            raise RuntimeError("the queue manager is not running")
+        server = runner.server
+        return runner.loop.run_sync(lambda: fn(server.qm.faults))
+
+    def set(self, name: str, **rule) -> dict:
+        """Set (or replace) rule ``name``: ``verb``, ``action``, ``reason``, ``delay`` (ms), ``object``,
+        ``user``, ``channel``, ``appl``, ``nth``, ``count``, ``probability``, ``seed``; returns what it shows."""
+        return self._call(lambda faults: faults.define(name, **rule).attributes())
+
+    def list(self, name: str = "*") -> list:
+        """Each rule ``name`` (exact or generic) names, as DISPLAY QMLITE FAULT shows it, with its MATCHED and FIRED."""
+        return self._call(lambda faults: [rule.attributes() for rule in faults.rules(name)])
+
+    def delete(self, name: str) -> int:
+        return self._call(lambda faults: faults.delete(name))
+
+    def clear(self) -> int:
+        return self._call(lambda faults: faults.clear())
 
 
 class _Runner:

@@ -37,6 +37,7 @@ from qmlite.registry.pubsub import topics
 from qmlite.registry.admin.commandserver import CommandServer
 from qmlite.registry.admin.engine import Engine
 from qmlite.registry.errors import MQIError
+from qmlite.registry.testing.faults import BREAK, DELAY, ConnectionFault, Fault, Faults
 from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.testing.clock import ClockControl
@@ -119,6 +120,7 @@ class QueueManager:
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
         self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
+        self.faults = Faults()  # fault injection for test suites (registry/testing/faults.py)
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -163,6 +165,7 @@ class QueueManager:
         try:
             self.check_connect(qmgr_name)
             authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
+            fault = self._fault("MQCONN", self.registry.qmgr.name, user, channel, appl_name)
         except MQIError as exc:
             stats.conn_fails += 1
             if exc.reason == C.MQRC_NOT_AUTHORIZED:
@@ -171,6 +174,7 @@ class QueueManager:
             raise
         session = Session(self.registry.ids.connection_id(), user, admin, appl_name, appl_type, channel,
                           conname=conname, started=self.now())
+        session.fault = fault  # a delayed reply, for the transport
         self.sessions[session.connection_id] = session
         session.acct = self.accounting.start(session, options)  # None unless accounting is on for it
         session.cno_options = options
@@ -190,10 +194,10 @@ class QueueManager:
         self.stats.discs += 1
         if not commit:
             self.stats.discs_implicit += 1  # the connection ended without MQDISC
-        if commit:
-            self.commit(session, explicit=False)
+        if commit:  # not MQCMIT/MQBACK calls: no fault rule sees them
+            self._commit(session, explicit=False)
         else:
-            self.backout(session, explicit=False)
+            self._backout(session, explicit=False)
         for handle in list(session.handles.values()):
             self._release(session, handle, C.MQCO_NONE)
         session.handles.clear()
@@ -201,6 +205,25 @@ class QueueManager:
         self.sessions.pop(session.connection_id, None)
         if session.acct is not None:  # IBM writes a connection's accounting when it ends
             self.accounting.finish(session, implicit=not commit)
+
+    # ---- fault injection (registry/testing/faults.py) ------------------------------------------------
+    def _fault(self, verb: str, name: str, user: str, channel: str, appl: str, *,
+               persistent: bool = False) -> Fault | None:
+        """Ask the fault rules about a call before it acts: a failure is raised here as the real one is
+        (nothing done), a broken connection as ConnectionFault; a delay comes back for the transport."""
+        fault = self.faults.match(verb, name, user, channel, appl, persistent=persistent)
+        return None if fault is None else _acted(fault)
+
+    def _session_fault(self, session: Session, verb: str, name: str, *, persistent: bool = False) -> None:
+        fault = self.faults.match(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
+        if fault is not None:
+            session.fault = _acted(fault)
+
+    def _persistent(self, handle: Handle, md: S.MQMD) -> bool:
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            queue = self.registry.queues.get(handle.name)
+            return queue is not None and queue.def_persistence == C.MQPER_PERSISTENT
+        return md.Persistence == C.MQPER_PERSISTENT
 
     # ---- statistics and accounting ------------------------------------------------------------------
     def monitoring_tick(self, now: float | None = None) -> int:
@@ -232,8 +255,11 @@ class QueueManager:
             session.acct.opened(handle, index, self.now())
         return handle, od
 
-    def _open_object(self, session: Session, od: S.MQOD, options: int) -> tuple[Handle, S.MQOD]:
+    def _open_object(self, session: Session, od: S.MQOD, options: int,
+                     verb: str = "MQOPEN") -> tuple[Handle, S.MQOD]:
         reg = self.registry
+        if self.faults._index and verb:
+            self._session_fault(session, verb, od.ObjectName or od.ObjectString.VSString)
         if len(session.handles) >= reg.qmgr.max_handles:
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE)
         if od.ObjectQMgrName not in ("", reg.qmgr.name):
@@ -487,7 +513,7 @@ class QueueManager:
             if pmo.Options & pmo_option:
                 options |= oo
         try:
-            handle, od = self._open_object(session, od, options)
+            handle, od = self._open_object(session, od, options, verb="")  # MQPUT1's rules: at the put
         except MQIError as exc:
             self.stats.put1_fails += 1
             if session.acct is not None:
@@ -530,6 +556,9 @@ class QueueManager:
         if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
             raise MQIError(C.MQRC_OPTIONS_ERROR)
         reg = self.registry
+        if self.faults._index:
+            self._session_fault(session, "MQPUT1" if one else "MQPUT", handle.queue_name or handle.name,
+                                persistent=self.faults.diskfull and self._persistent(handle, md))
         stored = md  # decoded for this call alone: filled in place, then stored and echoed
         now = self.now()
         if pmo.Options & C.MQPMO_NEW_MSG_ID or md.MsgId == ZERO24:
@@ -917,6 +946,7 @@ class QueueManager:
 
     # ---- MQGET -----------------------------------------------------------------------------------
     def input_handle(self, session: Session, hobj: int, options: int) -> Handle:
+        """The handle an MQGET reads, checked once per MQGET (however long it then waits)."""
         handle = session.handles.get(hobj)
         if handle is None or handle.kind != "queue":
             raise MQIError(C.MQRC_HOBJ_ERROR)
@@ -925,6 +955,14 @@ class QueueManager:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
         if not browse and not handle.options & INPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if self.faults._index:
+            try:
+                self._session_fault(session, "MQGET", handle.queue_name or handle.name)
+            except MQIError as exc:  # counted and reported as the real refusal is
+                self.get_failed(handle, options)
+                if exc.reason == C.MQRC_GET_INHIBITED:
+                    self.events.get_inhibited(session, handle.queue_name or handle.name)
+                raise
         return handle
 
     @traced("MQGET")
@@ -1065,6 +1103,16 @@ class QueueManager:
 
         CommitCount counts every MQCMIT, one with no outstanding work too, and the commit MQDISC
         makes of a unit with work in it (``explicit=False``), as IBM's statistics pages say."""
+        if self.faults._index:
+            try:
+                self._session_fault(session, "MQCMIT", "")
+            except MQIError as exc:
+                if exc.reason == C.MQRC_BACKED_OUT:  # a commit that fails so has backed the unit out
+                    self._backout(session, explicit=False)
+                raise
+        self._commit(session, explicit=explicit)
+
+    def _commit(self, session: Session, *, explicit: bool = True) -> None:
         puts, gets, retains = session.uow.take()
         if explicit or puts or gets or retains:
             self.stats.commits += 1
@@ -1092,6 +1140,11 @@ class QueueManager:
 
         BackCount counts every MQBACK, and the backout of a unit with work in it when a connection
         ends without MQDISC (``explicit=False``)."""
+        if self.faults._index:
+            self._session_fault(session, "MQBACK", "")
+        self._backout(session, explicit=explicit)
+
+    def _backout(self, session: Session, *, explicit: bool = True) -> None:
         puts, gets, _retains = session.uow.take()  # what MQPMO_RETAIN asked for goes with the unit
         if explicit or puts or gets or _retains:
             self.stats.backouts += 1
@@ -1131,6 +1184,8 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
+            if self.faults._index:
+                self._session_fault(session, "MQINQ", name)
             answer = inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
         except MQIError:
             self.stats.inq_fails += 1
@@ -1150,6 +1205,8 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
+            if self.faults._index:
+                self._session_fault(session, "MQSET", name)
             before = None
             if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
                 before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
@@ -1186,6 +1243,8 @@ class QueueManager:
         existed = bool(name) and name in self.registry.subs
         try:
             _check_pubsub_enabled(self.registry)
+            if self.faults._index:
+                self._session_fault(session, "MQSUB", sd.ObjectString.VSString or sd.ObjectName or name)
             answer = subscribe.subscribe(self, session, sd, hobj)
         except MQIError as exc:
             stats.sub_fails += 1
@@ -1228,6 +1287,16 @@ class QueueManager:
         if session.acct is not None:
             session.acct.counts.subrqs += 1
         return sent
+
+
+def _acted(fault: Fault) -> Fault:
+    """A fired rule: its failure raised as the real one is (nothing done yet), a broken connection as
+    ConnectionFault; a delay goes back to the transport."""
+    if fault.action == DELAY:
+        return fault
+    if fault.action == BREAK:
+        raise ConnectionFault()
+    raise MQIError(fault.reason)
 
 
 def _counted_put(contents: QueueContents, *, uncommitted: bool = False) -> None:

@@ -259,6 +259,13 @@ class Connection:
             return fap.status_segment(code, struct_id=fap.TSHM, conversation_id=conv_id)
         return fap.status_segment(code)
 
+    async def abort(self) -> None:
+        """Drop the socket without a word, as a network failure would (a fault rule's BREAK)."""
+        self._closed = True
+        with trio.CancelScope(shield=True):
+            await self.stream.aclose()
+        raise Closed
+
     async def fail(self, code: int, *, conv_id: int = 0, detail: str = "") -> None:
         """A fatal protocol error: STATUS with ERROR|CLOSE_CHANNEL, then close the socket."""
         self.log.warning("channel_error", reason=fap.status_code_name(code) or code, detail=detail,

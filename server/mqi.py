@@ -20,6 +20,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf.errors import CodecError
 from qmlite.registry.errors import MQIError
+from qmlite.registry.testing.faults import ConnectionFault
 from qmlite.registry.qmgr import Got
 from qmlite.registry.messaging.sessions import Handle
 
@@ -91,6 +92,8 @@ class MQI:
             if t != fap.MQCONN and conv.session is None:
                 raise MQIError(C.MQRC_HCONN_ERROR)
             replies, depends_on = verb(conn, conv, seg, call)
+        except ConnectionFault:
+            await self._break(conn, conv, t)
         except MQIError as exc:
             conn.log.info("mqi", verb=fap.segment_type_name(t), user=conv.user, reason=C.describe("MQRC", exc.reason))
             replies = self.reply(conn, seg, comp=exc.comp, reason=exc.reason, hobj=call.ApiHeader.Hobj)
@@ -105,7 +108,24 @@ class MQI:
             conn.log.exception("mqi_crashed", verb=fap.segment_type_name(t), user=conv.user)
             replies = self.reply(conn, seg, comp=C.MQCC_FAILED, reason=C.MQRC_UNEXPECTED_ERROR,
                                  hobj=call.ApiHeader.Hobj)
+        session = conv.session
+        if session is not None and session.fault is not None:
+            await self._delay(conn, conv, session, t)
         await self._answer(conn, replies, depends_on, before)
+
+    # ---- fault injection: the transport's part (registry/testing/faults.py decides) ---------------
+    async def _break(self, conn: Connection, conv: Conversation, t: int) -> None:
+        """A rule broke the connection: the call did nothing; the socket drops unanswered (the client
+        sees MQRC_CONNECTION_BROKEN) and every conversation on it ends with its unit of work backed out."""
+        conn.log.warning("fault_break", verb=fap.segment_type_name(t), user=conv.user, channel=conn.channel.name,
+                         conversation=conv.conv_id)
+        await conn.abort()
+
+    async def _delay(self, conn: Connection, conv: Conversation, session, t: int) -> None:
+        """A rule delayed the reply: the call has acted; its answer leaves ``delay_ms`` later."""
+        fault, session.fault = session.fault, None
+        conn.log.info("fault_delay", verb=fap.segment_type_name(t), user=conv.user, ms=fault.delay_ms)
+        await trio.sleep(fault.delay_ms / 1000)
 
     async def _stopped(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
         """Stop Connection marked this connection (registry/admin/commands/status.py): it ends here, its

@@ -30,6 +30,7 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.queues import Message
 from qmlite.registry.objects.definitions import put_stamp
 from qmlite.registry.admin.params import CommandError
+from qmlite.registry.testing import faults
 
 if TYPE_CHECKING:
     from qmlite.registry.qmgr import QueueManager
@@ -94,6 +95,8 @@ class CommandServer:
             if isinstance(decoded, list):
                 ready.append((msg, decoded))
                 continue
+            if qm.faults._index and self._faulted(msg, decoded, md, ready):
+                continue
             runnable.append((msg, decoded, Requester(user=(user := md.UserIdentifier.strip()),
                                                           admin=authrecs.privileged(user),
                                                           origin=events.MQEVO_MSG, md=md)))
@@ -101,6 +104,18 @@ class CommandServer:
             outs = engine.run_batch([(request, who) for _, request, who in runnable])
             ready.extend((msg, out) for (msg, _, _), out in zip(runnable, outs))
         return ready
+
+    def _faulted(self, msg: Message, decoded: P.PCFMessage, md: S.MQMD, ready: list) -> bool:
+        """A fault rule on this command (registry/testing/faults.py): NOREPLY takes the request and
+        answers nothing, as a command server that has stopped; FAIL answers with the rule's reason."""
+        command = decoded.header.Command
+        name = next((p.value for p in decoded.parameters if isinstance(getattr(p, "value", None), str)), "")
+        fault = self.qm.faults.match_command(command, name.strip(), md.UserIdentifier.strip())
+        if fault is None:
+            return False
+        if fault.action != faults.NOREPLY:
+            ready.append((msg, responses.failure(command, CommandError(fault.reason))))
+        return True
 
     def _reply(self, request: Message, messages: list[P.PCFMessage], now: float) -> None:
         qm = self.qm

@@ -99,6 +99,8 @@ class Session:
     # and the MQCNO Options of its MQCONNX (the trace's ConnectOptions).
     trace: object = None
     cno_options: int = 0
+    # A fired fault rule the transport carries out after the call (a delayed reply): registry/testing/faults.py.
+    fault: object = None
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

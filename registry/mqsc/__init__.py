@@ -197,5 +197,10 @@ def _extension(engine: Engine, source: Source, tr: Translated, requester: Reques
 
         cc, reason, text, objects = snapshots.run(qm, tr.verb, tr.snapshot)
         return MqscResult(source.text, cc, reason, text, objects, _echo(source))
+    if tr.fault is not None:  # SET/DISPLAY/DELETE QMLITE FAULT (registry/mqsc/faults.py)
+        from qmlite.registry.mqsc import faults
+
+        comp, reason, text, objects = faults.run(qm.faults, tr.fault)
+        return MqscResult(source.text, comp, reason, text, objects, _echo(source))
     summary = reset.reset(qm)
     return MqscResult(source.text, C.MQCC_OK, 0, [summary.message()], [], _echo(source))

@@ -49,6 +49,7 @@ class Translated:
     qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
     hosting: object = None  # DISPLAY QMLITE QMGRS / DEFINE QMLITE QMGR(name): registry/mqsc/hosting.py
     snapshot: str | None = None  # VERB QMLITE SNAPSHOT(name): the snapshot's name as given
+    fault: object = None  # SET/DISPLAY/DELETE QMLITE FAULT(...): a registry.mqsc.faults.FaultCommand
 
 
 def translate(text: str) -> Translated:
@@ -79,6 +80,10 @@ def translate(text: str) -> Translated:
         return Translated(verb, noun, None, extension=calltrace.parse(text, verb, noun_token, tokens[2:]))
     if (verb, noun) in SNAPSHOT_EXTENSIONS and (len(tokens) > 2 or verb != "RESET"):
         return _snapshot_command(text, verb, noun, noun_token, tokens[2:])
+    if noun == "QMLITE" and len(tokens) > 2 and tokens[2].word == "FAULT" and noun_token.items is None:
+        from qmlite.registry.mqsc import faults  # qmlite's fault rules (docs/faults.md)
+
+        return Translated(verb, noun, None, fault=faults.parse(text, verb, tokens[2:]))
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])

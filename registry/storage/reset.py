@@ -76,6 +76,7 @@ def reset(qm) -> ResetSummary:
             continue
         reg.delete_sub(sub)
         out.deleted += 1
+    qm.faults.clear()  # RESET QMLITE clears the fault rules too (registry/testing/faults.py)
     for topic_string in list(reg.retained):
         reg.forget_retained(topic_string)
 

@@ -20,6 +20,7 @@ from . import admin, auth, console, errors, messaging
 from . import hosted  # qmlite's /admin/qmlite/qmgrs (docs/multiqm.md)
 from . import clock as http_clock  # qmlite's clock resource (issue 23)
 from . import snapshots  # qmlite's snapshot resources
+from . import faults
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -195,6 +196,32 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         snapshots.delete(target, qmgr, request.path_params["name"])
         return Response(status_code=204)
 
+    # ---- qmlite's fault rules (server/http/faults.py, docs/rest.md "Fault rules") ------------------
+    @endpoint(auth.ADMIN_ROLE)
+    async def fault_list(request: Request, principal) -> Response:
+        _version(request)
+        target = admin.check_qmgr(server, request.path_params["qmgr"])  # a hosted one too (docs/multiqm.md)
+        name = request.path_params.get("name") or request.query_params.get("name", "*")
+        return _json(faults.listing(target.qm.faults, name))
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def fault_set(request: Request, principal) -> Response:
+        _version(request)
+        target = admin.check_qmgr(server, request.path_params["qmgr"])
+        try:
+            body = json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        if isinstance(body, dict) and "name" in request.path_params:
+            body = {**body, "name": request.path_params["name"]}
+        return _json(faults.define(target.qm.faults, body), 201)
+
+    @endpoint(auth.ADMIN_ROLE)
+    async def fault_delete(request: Request, principal) -> Response:
+        _version(request)
+        target = admin.check_qmgr(server, request.path_params["qmgr"])
+        return _json(faults.delete(target.qm.faults, request.path_params.get("name", "*")))
+
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:
         qmgr = request.path_params["qmgr"]
@@ -319,6 +346,12 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_delete, methods=["DELETE"]),
         Route(BASE + "/admin/action/qmgr/{qmgr}/snapshot/{name:path}/{action}", snapshot_action, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault", fault_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault", fault_set, methods=["POST"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault", fault_delete, methods=["DELETE"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault/{name}", fault_list, methods=["GET"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault/{name}", fault_set, methods=["PUT"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/fault/{name}", fault_delete, methods=["DELETE"]),
         *console.routes(),
         Route(MSG + "/queue/{queue}/message", put_message, methods=["POST"]),
         Route(MSG + "/queue/{queue}/message", get_message, methods=["DELETE"]),

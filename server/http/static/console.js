@@ -401,6 +401,15 @@ async function logIn(event) {
   }
 }
 
+// ---- qmlite's fault rules (docs/faults.md): what is set, how often it matched and fired ------------
+panels.faults = async function faults() {
+  const answer = await api("GET", `/admin/qmgr/${encodeURIComponent(state.qmgr)}/qmlite/fault`);
+  fill("faults", answer.fault, (f) => [f.name, [
+    [f.name, "name"], [f.verb.join(","), "verb"], [f.object, "object"],
+    [f.action === "FAIL" ? `FAIL ${f.reason}` : f.action === "DELAY" ? `DELAY ${f.delay} ms` : f.action, "action"],
+    [f.matched, "num matched"], [f.fired, "num fired"]]], "No fault rule is set.");
+};
+
 document.addEventListener("DOMContentLoaded", () => {
   $("#login").addEventListener("submit", logIn);
   $("#qmgr-choice").addEventListener("change", switchQmgr);

@@ -1,0 +1,83 @@
+"""The fault-rule table on its own (registry/testing/faults.py): the index finds exactly the rules a
+call can meet, in the order set; the memo follows every change; firing is logged."""
+
+from __future__ import annotations
+
+import pytest
+import structlog
+
+from qmlite.registry.testing import faults as F
+
+
+def _names(faults: F.Faults, verb: str, obj: str, user: str = "u", channel: str = "C", appl: str = "a") -> list:
+    fired = []
+    while (fault := faults.match(verb, obj, user, channel, appl)) is not None:
+        fired.append(fault.rule)
+        if len(fired) > 20:
+            break
+    return fired
+
+
+@pytest.mark.parametrize("pattern,hits,misses", [
+    ("*", ["A", "APP.Q", ""], []),
+    ("APP.Q", ["APP.Q"], ["APP.Q2", "APP.", "app.q"]),
+    ("APP.*", ["APP.", "APP.Q", "APP.Q.LONG"], ["APP", "APPX", "XAPP.Q"]),
+    ("A*", ["A", "APP.Q"], ["", "B"]),
+])
+def test_object_patterns_exact_and_generic(pattern, hits, misses):
+    faults = F.Faults()
+    faults.define("R", verb="MQPUT", object=pattern, reason=2053)
+    for name in hits:
+        assert faults.match("MQPUT", name, "u", "C", "a") is not None, name
+    for name in misses:
+        assert faults.match("MQPUT", name, "u", "C", "a") is None, name
+    assert faults.match("MQGET", hits[0], "u", "C", "a") is None  # another verb: no rule
+
+
+def test_order_count_and_a_change_clearing_the_memo():
+    faults = F.Faults()
+    faults.define("GEN", verb="MQPUT", object="Q*", reason=2053, count=2)
+    faults.define("EXACT", verb="MQPUT", object="Q1", reason=2030, count=1)
+    assert _names(faults, "MQPUT", "Q1") == ["GEN", "GEN", "EXACT"]
+    faults.define("USER", verb="MQPUT", object="Q1", user="bob", reason=2035)  # after the memo was filled
+    assert faults.match("MQPUT", "Q1", "bob", "C", "a").reason == 2035
+    assert faults.match("MQPUT", "Q1", "alice", "C", "a") is None
+    faults.delete("USER")
+    assert faults.match("MQPUT", "Q1", "bob", "C", "a") is None
+
+
+def test_channel_and_appl_and_diskfull_persistence():
+    faults = F.Faults()
+    faults.define("CH", verb="MQGET", channel="DEV.APP.*", appl="billing", reason=2033)
+    assert faults.match("MQGET", "Q", "u", "DEV.ADMIN.SVRCONN", "billing") is None
+    assert faults.match("MQGET", "Q", "u", "DEV.APP.SVRCONN", "billing   ") is not None  # MQ pads names
+    faults.define("DISK", action="DISKFULL")
+    assert faults.match("MQPUT1", "Q", "u", "C", "a") is None
+    assert faults.match("MQPUT1", "Q", "u", "C", "a", persistent=True).reason == 2102
+
+
+def test_the_same_seed_gives_the_same_fires_and_firing_is_logged():
+    def run(seed):
+        faults = F.Faults()
+        faults.define("P", verb="MQPUT", reason=2053, probability=0.5, seed=seed)
+        return [faults.match("MQPUT", "Q", "u", "C", "a") is not None for _ in range(64)]
+
+    assert run(7) == run(7) and run(7) != run(8) and 0 < sum(run(7)) < 64
+    faults = F.Faults()
+    faults.define("L", verb="MQOPEN", reason=2085)
+    with structlog.testing.capture_logs() as logs:
+        faults.match("MQOPEN", "Q", "bob", "CH", "app")
+    (event,) = [e for e in logs if e["event"] == "fault_fired"]
+    assert (event["rule"], event["verb"], event["object"], event["user"], event["channel"], event["appl"],
+            event["reason"]) == ("L", "MQOPEN", "Q", "bob", "CH", "app", "MQRC_UNKNOWN_OBJECT_NAME")
+
+
+def test_pcf_rules_spare_escape_unless_named():
+    from qmlite.pcf import constants as C
+
+    faults = F.Faults()
+    faults.define("ALL", action="NOREPLY")
+    assert faults.match_command(C.MQCMD_ESCAPE, "", "admin") is None
+    assert faults.match_command(C.MQCMD_INQUIRE_Q, "Q", "admin").action == F.NOREPLY
+    faults.define("ESC", verb="MQCMD_ESCAPE", reason=2035)
+    assert faults.match_command(C.MQCMD_ESCAPE, "", "admin").reason == 2035

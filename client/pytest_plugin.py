@@ -130,6 +130,7 @@ class QmliteServer:
         ``clock="virtual"`` (the ``qmlite_virtual`` fixture), as ``SET QMLITE CLOCK`` moves it."""
         return QmliteClock(self._runner)
 
+    @property
     def faults(self) -> "FaultRules":
         """The queue manager's fault rules (docs/faults.md): ``faults.set("F1", verb="MQPUT",
         object="APP.*", reason=2053, count=1)``, ``faults.list()``, ``faults.delete("F1")``, ``faults.clear()``."""

@@ -78,12 +78,13 @@ def translate(text: str) -> Translated:
         return Translated(verb, noun, None, hosting=hosting.parse(text, verb, tokens[2:]))  # qmlite's queue managers
     if noun == calltrace.NOUN:  # qmlite's call trace commands (registry/mqsc/calltrace.py)
         return Translated(verb, noun, None, extension=calltrace.parse(text, verb, noun_token, tokens[2:]))
-    if (verb, noun) in SNAPSHOT_EXTENSIONS and (len(tokens) > 2 or verb != "RESET"):
-        return _snapshot_command(text, verb, noun, noun_token, tokens[2:])
     if noun == "QMLITE" and len(tokens) > 2 and tokens[2].word == "FAULT" and noun_token.items is None:
         from qmlite.registry.mqsc import faults  # qmlite's fault rules (docs/faults.md)
 
         return Translated(verb, noun, None, fault=faults.parse(text, verb, tokens[2:]))
+    # the snapshot commands last among QMLITE's: they take any other keyword as a malformed snapshot command
+    if (verb, noun) in SNAPSHOT_EXTENSIONS and (len(tokens) > 2 or verb != "RESET"):
+        return _snapshot_command(text, verb, noun, noun_token, tokens[2:])
     if (verb, noun) in EXTENSIONS:
         if len(tokens) > 2 or noun_token.items is not None:
             raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])

@@ -245,3 +245,25 @@ async def fill(port: int, queue: str, count: int, *, size: int, persistent: bool
                 nursery.start_soon(one, share)
         progress.cancel()
     return time.perf_counter() - t0
+
+
+def ibmmq_put_get(port: int, queue: str, body: bytes, calls: int) -> dict:
+    """IBM's ``ibmmq`` on one connection: ``calls`` MQPUTs of ``body`` to ``queue``, then as many MQGETs;
+    their rates (``put/s``, ``get/s``).  The workload the monitoring and activity-trace benchmarks share."""
+    import ibmmq
+    from ibmmq import CMQC
+
+    qm = ibmmq.connect(QMGR, CHANNEL, f"{HOST}({port})", USER, PASSWORD)
+    q = ibmmq.Queue(qm, queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    try:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            q.put(body)
+        t1 = time.perf_counter()
+        for _ in range(calls):
+            q.get()
+        t2 = time.perf_counter()
+    finally:
+        q.close()
+        qm.disconnect()
+    return {"put/s": calls / (t1 - t0), "get/s": calls / (t2 - t1)}

@@ -43,23 +43,7 @@ def configure(port: int, setting: str) -> None:
 
 
 def run(port: int, calls: int) -> dict:
-    import ibmmq
-    from ibmmq import CMQC
-
-    qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
-    q = ibmmq.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
-    try:
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            q.put(BODY)
-        t1 = time.perf_counter()
-        for _ in range(calls):
-            q.get()
-        t2 = time.perf_counter()
-    finally:
-        q.close()
-        qm.disconnect()
-    return {"put/s": calls / (t1 - t0), "get/s": calls / (t2 - t1)}
+    return B.ibmmq_put_get(port, QUEUE, BODY, calls)
 
 
 def main() -> int:

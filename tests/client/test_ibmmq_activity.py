@@ -12,7 +12,7 @@ ibmmq = pytest.importorskip("ibmmq")
 
 from ibmmq import CMQC, CMQCFC, CMQXC  # noqa: E402
 
-from qmlite.client._thread import TrioThread  # noqa: E402
+from tests.support.inprocess import serving  # noqa: E402
 from qmlite.pcf import constants as C  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
@@ -27,36 +27,11 @@ MQXF = {"MQCONNX": 4, "MQDISC": 5, "MQOPEN": 6, "MQCLOSE": 7, "MQPUT1": 8, "MQPU
 def server(tmp_path_factory):
     """A server started in the test's process; its monitoring clock is far away, so a connection's
     trace message is written at its MQDISC (or after ActivityCount calls)."""
-    import trio
-
-    from qmlite.server import config
-    from qmlite.server.listener import running
-
-    cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "monitor_interval": 3600.0,
-                                             "data_dir": tmp_path_factory.mktemp("activity")})
-    loop = TrioThread(name="qmlite-activity").start()
-    stop, done = trio.Event(), trio.Event()
-
-    async def serve(task_status=trio.TASK_STATUS_IGNORED):
-        try:
-            async with running(cfg, synchronous="NORMAL") as srv:
-                task_status.started(srv)
-                await stop.wait()
-        finally:
-            done.set()
-
-    try:
-        srv = loop.run(lambda: loop.nursery.start(serve))
-        srv.loop = loop
-        srv.conn_name = f"127.0.0.1({srv.port})"
+    with serving(tmp_path_factory.mktemp("activity"), "activity", monitor_interval=3600.0) as srv:
         # ActivityInterval out of reach: a connection's message is written by ActivityCount or MQDISC
         # alone, whatever the machine's speed (the interval is tested on the domain's clock)
-        loop.run_sync(lambda: setattr(srv.qm.activity, "interval", 3600.0))
+        srv.loop.run_sync(lambda: setattr(srv.qm.activity, "interval", 3600.0))
         yield srv
-        loop.run_sync(stop.set)
-        loop.run(done.wait)
-    finally:
-        loop.stop()
 
 
 def _set(server, **values):

@@ -12,7 +12,7 @@ ibmmq = pytest.importorskip("ibmmq")
 
 from ibmmq import CMQC  # noqa: E402
 
-from qmlite.client._thread import TrioThread  # noqa: E402
+from tests.support.inprocess import serving  # noqa: E402
 from qmlite.pcf import constants as C  # noqa: E402
 from qmlite.pcf import pcf as P  # noqa: E402
 
@@ -24,33 +24,8 @@ Q = "DEV.QUEUE.1"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A server whose monitor clock never fires on its own (an hour's interval): the test publishes."""
-    import trio
-
-    from qmlite.server import config
-    from qmlite.server.listener import running
-
-    cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "monitor_interval": 3600.0,
-                                             "data_dir": tmp_path_factory.mktemp("monitor")})
-    loop = TrioThread(name="qmlite-monitor").start()
-    stop, done = trio.Event(), trio.Event()
-
-    async def serve(task_status=trio.TASK_STATUS_IGNORED):
-        try:
-            async with running(cfg, synchronous="NORMAL") as srv:
-                task_status.started(srv)
-                await stop.wait()
-        finally:
-            done.set()
-
-    try:
-        srv = loop.run(lambda: loop.nursery.start(serve))
-        srv.loop = loop
-        srv.conn_name = f"127.0.0.1({srv.port})"
+    with serving(tmp_path_factory.mktemp("monitor"), "monitor", monitor_interval=3600.0) as srv:
         yield srv
-        loop.run_sync(stop.set)
-        loop.run(done.wait)
-    finally:
-        loop.stop()
 
 
 def _sub(qmgr, topic):

@@ -11,7 +11,7 @@ ibmmq = pytest.importorskip("ibmmq")
 
 from ibmmq import CMQC, CMQCFC, CMQXC  # noqa: E402
 
-from qmlite.client._thread import TrioThread  # noqa: E402
+from tests.support.inprocess import serving  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
 Q = "DEV.QUEUE.3"
@@ -23,33 +23,8 @@ ACCTQ = "SYSTEM.ADMIN.ACCOUNTING.QUEUE"
 def server(tmp_path_factory):
     """A server started in the test's process (its clock never ends an interval here: STATINT and
     ACCTINT stay far away, so the test ends intervals with Reset Q Mgr and MQDISC)."""
-    import trio
-
-    from qmlite.server import config
-    from qmlite.server.listener import running
-
-    cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "monitor_interval": 3600.0,
-                                             "data_dir": tmp_path_factory.mktemp("statistics")})
-    loop = TrioThread(name="qmlite-statistics").start()
-    stop, done = trio.Event(), trio.Event()
-
-    async def serve(task_status=trio.TASK_STATUS_IGNORED):
-        try:
-            async with running(cfg, synchronous="NORMAL") as srv:
-                task_status.started(srv)
-                await stop.wait()
-        finally:
-            done.set()
-
-    try:
-        srv = loop.run(lambda: loop.nursery.start(serve))
-        srv.loop = loop
-        srv.conn_name = f"127.0.0.1({srv.port})"
+    with serving(tmp_path_factory.mktemp("statistics"), "statistics", monitor_interval=3600.0) as srv:
         yield srv
-        loop.run_sync(stop.set)
-        loop.run(done.wait)
-    finally:
-        loop.stop()
 
 
 def _change_qmgr(pcf, **switches) -> None:

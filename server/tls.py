@@ -360,12 +360,7 @@ class TLSStream(trio.abc.Stream):
         except ssl.SSLError as exc:
             raise trio.BrokenResourceError(f"TLS error: {exc}") from exc
         self._hold = False
-        self._sending = True
-        try:
-            await self.transport.send_all(self._out.read())
-        finally:
-            self._sending = False
-            self._send_turn.unpark()
+        await self._flush()  # no one is sending (waited above): what the write made goes now
 
     async def wait_send_all_might_not_block(self) -> None:
         await self.transport.wait_send_all_might_not_block()

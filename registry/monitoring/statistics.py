@@ -9,7 +9,7 @@ statistics cost the put/get path nothing whether they are on or off.  The depth 
 
 Formats, IBM's "MQI statistics message data", "Queue statistics message data", "Channel statistics
 message data": every parameter in IBM's order with IBM's types (the queue group's order as a real
-queue manager writes it: /work/shared/fixtures/pcf/statistics_q.dat).  Only queues with activity in
+queue manager writes it: tests/fixtures/pcf/statistics_q.dat).  Only queues with activity in
 the interval get a QStatisticsData group, and only message channels a ChlStatisticsData group (IBM:
 channel statistics are "not relevant for channels with a ChannelType of MQCHT_CLNTCONN or
 MQCHT_SVRCONN"), so qmlite, which runs server-connection channels only, writes none of those unless

@@ -12,6 +12,7 @@ ibmmq = pytest.importorskip("ibmmq")
 
 from ibmmq import CMQC, CMQCFC, CMQXC  # noqa: E402
 
+from tests.support.ibmmqkit import drain_admin  # noqa: E402
 from tests.support.inprocess import serving  # noqa: E402
 from qmlite.pcf import constants as C  # noqa: E402
 
@@ -50,21 +51,7 @@ def _connect(server, opts=0):
 
 
 def _drain(qmgr, name=TRACEQ):
-    queue = ibmmq.Queue(qmgr, name, CMQC.MQOO_INPUT_SHARED)
-    out = []
-    try:
-        while True:
-            md = ibmmq.MD()
-            try:
-                data = queue.get(None, md, ibmmq.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT))
-            except ibmmq.MQMIError as exc:
-                assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
-                return out
-            assert md.Format == CMQC.MQFMT_ADMIN
-            params, cfh = ibmmq.PCFExecute.unpack(data)
-            out.append((md, cfh, params))
-    finally:
-        queue.close()
+    return drain_admin(qmgr, name)
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ process (the port is chosen beforehand), sends a client's first FAP ID segment (
 TCP connect was accepted is reported too.  Medians of ``--rounds`` rounds; each process's own CPU time
 (from wait4) is reported beside, a figure that other processes on the machine do not stretch.
 
-Separately: import time (``python -c 'import qmlite.server.app'`` against ``python -c 'import trio'``,
-alternated, CPU and wall) and first-start seeding (``QueueManager.open`` on a fresh data directory
+Separately: import time (``python -c 'import qmlite.server.listener, ...'`` -- what a served queue manager
+imports -- against ``python -c 'import trio'``, alternated, CPU and wall) and first-start seeding (``QueueManager.open`` on a fresh data directory
 against reopening it, in process).
 
 **RESET QMLITE.**  One connection through IBM's ``ibmmq`` (qmlite's ibmmqc transport): 100 local queues
@@ -170,9 +170,12 @@ def start_rounds(rounds: int, lines: int) -> dict:
 
 
 def import_rounds(rounds: int) -> dict:
-    times: dict[str, list[tuple[float, float]]] = {"trio": [], "qmlite.server.app": []}
+    """``import trio`` against the imports a served queue manager needs (``qmlite.server.listener``: trio,
+    structlog, the transport and the domain), alternated; each process's CPU time (wait4) and wall time."""
+    modules = {"trio": "trio", "server": "qmlite.server.listener, qmlite.server.app, qmlite.cli"}
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in modules}
     for round_no in range(rounds + 1):
-        for module in times:
+        for key, module in modules.items():
             t0 = time.perf_counter()
             proc = subprocess.Popen([sys.executable, "-c", f"import {module}"], env=_env())
             _, status, usage = os.wait4(proc.pid, 0)
@@ -180,15 +183,18 @@ def import_rounds(rounds: int) -> dict:
             if status:
                 raise SystemExit(f"import {module} failed")
             if round_no:
-                times[module].append((wall, (usage.ru_utime + usage.ru_stime) * 1000))
-    return {m: {"median_wall_ms": round(statistics.median(w for w, _ in v), 1),
-                "median_cpu_ms": round(statistics.median(c for _, c in v), 1)} for m, v in times.items()}
+                times[key].append((wall, (usage.ru_utime + usage.ru_stime) * 1000))
+    out = {modules[k]: {"median_wall_ms": round(statistics.median(w for w, _ in v), 1),
+                        "median_cpu_ms": round(statistics.median(c for _, c in v), 1)} for k, v in times.items()}
+    out["qmlite_own_cpu_ms"] = round(statistics.median(s[1] - t[1] for s, t in zip(times["server"], times["trio"])), 1)
+    return out
 
 
 def seeding_rounds(rounds: int) -> dict:
     """QueueManager.open on a fresh data directory (first start: schema and default objects) against
     opening it again (a restart of the same state), in this process, imports done."""
-    from qmlite.server import config, listener
+    from qmlite.server import config
+    from qmlite.server.opening import open_queue_manager
 
     fresh, again = [], []
     with tempfile.TemporaryDirectory(prefix="qmlite-seed-bench-", dir="/tmp") as tmp:
@@ -196,7 +202,7 @@ def seeding_rounds(rounds: int) -> dict:
             cfg = config.load(config_file=None, overrides={"port": 0, "data_dir": pathlib.Path(tmp) / f"d{round_no}"})
             for sink in (fresh, again):
                 w, c = time.perf_counter(), time.process_time()
-                qm = listener.open_queue_manager(cfg)
+                qm = open_queue_manager(cfg)
                 w1, c1 = time.perf_counter(), time.process_time()
                 qm.shutdown()
                 if round_no:

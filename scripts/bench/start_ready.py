@@ -229,6 +229,9 @@ def reset_rounds(rounds: int, queues: int, messages: int, *, how: str) -> dict:
     with contextlib.ExitStack() as stack:
         if how == "fixture":
             from qmlite.client.pytest_plugin import running_qmlite
+            from qmlite.server import log as qlog
+
+            qlog.configure(level="warning")  # the in-process server's log: stderr, warnings only
 
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="qmlite-reset-bench-", dir="/tmp"))
             fixture = stack.enter_context(running_qmlite(pathlib.Path(tmp) / "data", record_calls=False))

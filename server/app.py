@@ -93,10 +93,9 @@ async def _main(cfg: ServerConfig, qm, started: float) -> None:
             elapsed = (time.perf_counter() - started) * 1000
             for line in ready_lines(cfg, server.port, server.http_port, elapsed):
                 print(line, flush=True)
-            # What start-up made lives as long as the process: out of the collector's way for good, and the
-            # collector back on (``qmlite serve`` switches it off while starting: qmlite/cli.py).
-            gc.freeze()
-            gc.enable()
+            if not gc.isenabled():  # ``qmlite serve`` switched the collector off while starting (qmlite/cli.py):
+                gc.freeze()  # what start-up made lives as long as the process: out of the collector's way
+                gc.enable()
             async for signum in signals:
                 server.reconnect_clients = signum == RECONNECT_SIGNAL
                 qlog.get().info("quiescing", signal=signal.Signals(signum).name,

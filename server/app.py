@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import sys
 import time
@@ -41,11 +42,35 @@ def ready_lines(cfg: ServerConfig, port: int, http_port: int | None, elapsed_ms:
             f"AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager {cfg.qmgr_name}."]
 
 
+def open_files_limit(cfg: ServerConfig) -> int:
+    """Each client connection is a descriptor: the soft limit on open files goes up to the hard limit
+    (commonly 1,024 soft, far below ``max_connections`` at scale), as IBM's queue manager asks of its
+    user's ``ulimit -n``.  Returns the limit now in force; a warning when it is below what
+    ``max_connections`` needs (the connections beyond it fail at accept, docs/compat.md)."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            wanted = hard if hard != resource.RLIM_INFINITY else max(soft, cfg.max_connections + _SPARE_FILES)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    except (ValueError, OSError) as exc:
+        qlog.get().warning("open_files_limit", reason=str(exc))
+        return -1
+    if soft != resource.RLIM_INFINITY and soft < cfg.max_connections + _SPARE_FILES:
+        qlog.get().warning("open_files_limit", limit=soft, max_connections=cfg.max_connections,
+                           needed=cfg.max_connections + _SPARE_FILES)
+    return soft
+
+
+_SPARE_FILES = 64  # descriptors beside the connections: the data directory's files, the listener, logs
+
+
 def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -> int:
     qlog.configure(json=log_json, level=log_level)
     stop = license_check(os.environ)
     if stop is not None:
         return stop
+    open_files_limit(cfg)
     started = time.perf_counter()
     try:
         qm = open_queue_manager(cfg)

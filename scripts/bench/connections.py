@@ -242,7 +242,7 @@ class InProcessServer:
     """``server.listener.running`` on a trio thread of this process, tracemalloc on: the allocations the
     server makes per connection can then be read by source line."""
 
-    def __init__(self, max_connections: int, frames: int) -> None:
+    def __init__(self, max_connections: int, frames: int, profile: str | None = None) -> None:
         import tempfile
         import tracemalloc
 
@@ -252,7 +252,8 @@ class InProcessServer:
         from qmlite.server import log as qlog
         from qmlite.server.listener import running
 
-        tracemalloc.start(frames)
+        if frames:
+            tracemalloc.start(frames)
         self._tmp = tempfile.TemporaryDirectory(prefix="qmlite-bench-", dir="/tmp")
         qlog.configure(json=False, level="warning")
         cfg = config.load(environ={}, overrides={"host": B.HOST, "port": 0, "data_dir": pathlib.Path(self._tmp.name),
@@ -271,7 +272,19 @@ class InProcessServer:
                 self._ready.set()
                 await self._stop.wait()
 
-        self._thread = threading.Thread(target=trio.run, args=(main,), name="qmlite-server", daemon=True)
+        def serve() -> None:
+            if not profile:
+                trio.run(main)
+                return
+            import cProfile
+
+            profiler = cProfile.Profile()
+            try:
+                profiler.runcall(trio.run, main)
+            finally:
+                profiler.dump_stats(profile)
+
+        self._thread = threading.Thread(target=serve, name="qmlite-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(120):
             raise SystemExit("in-process server did not start")
@@ -309,6 +322,18 @@ async def _define_queue(port: int) -> None:
         await qm.disc()
 
 
+def open_files(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def server_busy(server, idle_files: int) -> bool:
+    """Still ending connections: in this process, its connection count; else its open descriptors."""
+    inner = getattr(server, "server", None)
+    if inner is not None:
+        return inner.connection_count() > 0
+    return open_files(server.pid) > idle_files
+
+
 def _sum(answers: list[dict], key: str) -> int:
     return sum(a[key] for a in answers)
 
@@ -325,6 +350,9 @@ def _errors(answers: list[dict]) -> dict:
 # ------------------------------------------------------------------------------------------------
 
 def run(args) -> dict:
+    import gc
+    import tracemalloc
+
     import trio
 
     limit = raise_nofile()
@@ -332,8 +360,8 @@ def run(args) -> dict:
     need = n + args.small + 64
     if 2 * need > limit * (1 if args.tracemalloc else 2):
         print(f"warning: open-file limit {limit} may be too low for {n} connections", file=sys.stderr)
-    if args.tracemalloc:
-        server = InProcessServer(n + 100, args.frames)
+    if args.tracemalloc or args.server_profile:
+        server = InProcessServer(n + 100, args.frames if args.tracemalloc else 0, args.server_profile)
         snapshots = {}
     else:
         server = B.ServerProcess(log_level=args.log_level, args=("--max-connections", str(n + 100)))
@@ -377,9 +405,6 @@ def run(args) -> dict:
         alone = [work_round("small", small_shares) for _ in range(args.rounds)]
         workers.ask([{"cmd": "close"}] * args.procs)
         if args.tracemalloc:
-            import gc
-            import tracemalloc
-
             gc.collect()
             snapshots["before"] = tracemalloc.take_snapshot()
 
@@ -392,9 +417,6 @@ def run(args) -> dict:
         rss1 = server.status_kib("VmRSS")
         smaps1 = smaps_kib(server.pid)
         if args.tracemalloc:
-            import gc
-            import tracemalloc
-
             gc.collect()
             snapshots["held"] = tracemalloc.take_snapshot()
         res.update({"reached": reached, "connect_errors": _errors(answers), "connect_wrong": _sum(answers, "wrong"),
@@ -413,16 +435,30 @@ def run(args) -> dict:
             for name, active in order:
                 (everyone if name == "all" else few).append(work_round(name, active))
         rss2 = server.status_kib("VmRSS")
+        if args.tracemalloc:
+            gc.collect()
+            snapshots["worked"] = tracemalloc.take_snapshot()
         res.update({"rounds_all": everyone, "rounds_small_held": few, "rounds_small_alone": alone,
                     "rss_after_work_kib": rss2})
 
         # 4. close all
+        fds0 = open_files(server.pid)
         answers, wall, spent, _ = phase("close all", [{"cmd": "close"}] * args.procs)
+        # the clients are done; the server ends each connection as it reads the socket's end
+        deadline = time.monotonic() + 120
+        while server_busy(server, fds0 - reached) and time.monotonic() < deadline:
+            time.sleep(0.1)
         res.update({"closed": _sum(answers, "closed"), "close_errors": _errors(answers), "close_all_s": wall,
                     "close_cpu_ms_per_conn": spent / max(1, reached) * 1000,
                     "rss_after_close_kib": server.status_kib("VmRSS"), "vmhwm_kib": server.status_kib("VmHWM")})
         if args.tracemalloc:
+            gc.collect()
+            snapshots["closed"] = tracemalloc.take_snapshot()
             res["tracemalloc"] = _allocation_report(snapshots["before"], snapshots["held"], reached, args.top)
+            # what stayed once every connection closed, per put+get done while they were held
+            done = sum(r["pairs"] for r in everyone + few)
+            res["tracemalloc_work"] = _allocation_report(snapshots["held"], snapshots["worked"], done, args.top)
+            res["tracemalloc_left"] = _allocation_report(snapshots["before"], snapshots["closed"], done, args.top)
     finally:
         if workers is not None:
             workers.stop()
@@ -437,10 +473,9 @@ def _allocation_report(before, held, reached: int, top: int) -> list[dict]:
     by_line: collections.Counter = collections.Counter()
     counts: collections.Counter = collections.Counter()
     for stat in stats:
-        frames = stat.traceback
-        ours = [f for f in frames if "/qmlite/" in f.filename or "/wt/" in f.filename or "/work/main/" in f.filename]
-        frame = ours[0] if ours else frames[0]
-        where = f"{frame.filename.split('/site-packages/')[-1].split('/conns/')[-1]}:{frame.lineno}"
+        frames = list(stat.traceback)  # oldest first
+        ours = [f for f in frames if _is_qmlite(f.filename)]
+        where = _short(ours[-1] if ours else frames[-1])
         by_line[where] += stat.size_diff
         counts[where] += stat.count_diff
     total = sum(by_line.values())
@@ -449,6 +484,17 @@ def _allocation_report(before, held, reached: int, top: int) -> list[dict]:
     rows.append({"where": "TOTAL (tracemalloc)", "bytes_per_conn": total / max(1, reached),
                  "blocks_per_conn": sum(counts.values()) / max(1, reached)})
     return rows
+
+
+def _is_qmlite(filename: str) -> bool:
+    parts = pathlib.Path(filename).parts
+    return any(p in parts for p in ("server", "registry", "pcf", "client", "qmlite")) and "site-packages" not in parts \
+        and "bench" not in parts
+
+
+def _short(frame) -> str:
+    path = pathlib.Path(frame.filename)
+    return f"{'/'.join(path.parts[-2:])}:{frame.lineno}"
 
 
 def best(rounds: list[dict]) -> dict:
@@ -485,6 +531,12 @@ def report(res: dict) -> None:
         print("server allocations per held connection (tracemalloc, by innermost qmlite line):")
         for row in res["tracemalloc"]:
             print(f"  {row['bytes_per_conn']:9.0f} B {row['blocks_per_conn']:6.1f} blocks  {row['where']}")
+        print("grown during the put+get rounds, per put+get:")
+        for row in res["tracemalloc_work"][:12] + res["tracemalloc_work"][-1:]:
+            print(f"  {row['bytes_per_conn']:9.1f} B {row['blocks_per_conn']:6.2f} blocks  {row['where']}")
+        print("left after every connection closed, per put+get done while held (a leak shows here):")
+        for row in res["tracemalloc_left"][:12] + res["tracemalloc_left"][-1:]:
+            print(f"  {row['bytes_per_conn']:9.1f} B {row['blocks_per_conn']:6.2f} blocks  {row['where']}")
     held_ok = res["reached"] == n and not res["connect_wrong"] and errors == 0
     scale = res["cpu_ms_per_conn"] / res["small_cpu_ms_per_conn"]
     verdict = "MET" if held_ok and n >= TARGET_CONNECTIONS else f"MET at {n:,} only" if held_ok else "NOT MET"
@@ -506,6 +558,8 @@ def main() -> int:
     parser.add_argument("--log-level", default="info", help="the server's log level (info, as users run it)")
     parser.add_argument("--json", type=pathlib.Path, help="write every figure here")
     parser.add_argument("--tracemalloc", action="store_true", help="the server in this process, allocations by line")
+    parser.add_argument("--server-profile", metavar="FILE",
+                        help="the server in this process under cProfile, its statistics written to FILE")
     parser.add_argument("--frames", type=int, default=12, help="tracemalloc frames kept (12)")
     parser.add_argument("--top", type=int, default=30, help="source lines shown with --tracemalloc (30)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)

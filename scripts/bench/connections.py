@@ -49,6 +49,7 @@ import time
 import _common as B
 
 QUEUE = "BENCH.CONNS"
+TICKS = os.sysconf("SC_CLK_TCK")
 PAYLOAD = 64
 TARGET_CONNECTIONS = 10_000
 # Our verdicts (the issue asks for 10,000 held, each doing a put and a get, memory reported): the server's CPU
@@ -122,6 +123,40 @@ async def _worker(proc_no: int, port: int) -> None:
         return {"opened": len(held) - first, "held": len(held), "errors": dict(errors), "wrong": wrong[0],
                 "seconds": time.perf_counter() - t0}
 
+    raw: list = []
+
+    async def open_raw(raw_port: int, count: int, concurrency: int) -> dict:
+        """Plain sockets to the bare echo server (the memory bound): each sends 64 bytes and reads them back."""
+        gate = trio.Semaphore(concurrency)
+        failed = [0]
+
+        async def one() -> None:
+            async with gate:
+                try:
+                    stream = await trio.open_tcp_stream(B.HOST, raw_port)
+                    await stream.send_all(b"x" * PAYLOAD)
+                    got = b""
+                    while len(got) < PAYLOAD:
+                        chunk = await stream.receive_some(PAYLOAD)
+                        if not chunk:
+                            raise OSError("closed")
+                        got += chunk
+                    raw.append(stream)
+                except OSError:
+                    failed[0] += 1
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(count):
+                nursery.start_soon(one)
+        return {"opened": len(raw), "failed": failed[0]}
+
+    async def close_raw() -> dict:
+        closed = len(raw)
+        for stream in raw:
+            await stream.aclose()
+        raw.clear()
+        return {"closed": closed}
+
     async def work(active: int, pairs: int) -> dict:
         errors: collections.Counter = collections.Counter()
         wrong = [0]
@@ -177,6 +212,10 @@ async def _worker(proc_no: int, port: int) -> None:
             out = await work(cmd["active"], cmd["pairs"])
         elif cmd["cmd"] == "close":
             out = await close_all()
+        elif cmd["cmd"] == "raw_open":
+            out = await open_raw(cmd["port"], cmd["count"], cmd["concurrency"])
+        elif cmd["cmd"] == "raw_close":
+            out = await close_raw()
         else:
             return
         sys.stdout.write(json.dumps(out) + "\n")
@@ -300,6 +339,40 @@ class InProcessServer:
         self._tmp.cleanup()
 
 
+# The memory bound: the least a trio server can hold a connection with -- a task per socket, parked in
+# receive_some, echoing what comes (what qmlite's listener does before any MQ state exists).
+BARE_SERVER = """
+import resource, sys, trio
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+async def echo(stream):
+    while True:
+        data = await stream.receive_some(65536)
+        if not data:
+            return
+        await stream.send_all(data)
+async def main():
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    print(listeners[0].socket.getsockname()[1], flush=True)
+    await trio.serve_listeners(echo, listeners)
+trio.run(main)
+"""
+
+
+class BareServer:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", BARE_SERVER], stdout=subprocess.PIPE, text=True)
+        self.pid = self.proc.pid
+        self.port = int(self.proc.stdout.readline())
+
+    def status_kib(self, field: str) -> int:
+        return B.proc_status_kib(field, self.pid)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
 def smaps_kib(pid: int) -> dict[str, int]:
     """/proc/PID/smaps_rollup's Rss, Pss and anonymous figures, KiB (empty where the kernel has none)."""
     out = {}
@@ -320,6 +393,13 @@ async def _define_queue(port: int) -> None:
         await B.define_local_queue(qm, QUEUE)
     finally:
         await qm.disc()
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process: the system part is the kernel's socket work."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / TICKS, int(fields[12]) / TICKS
 
 
 def open_files(pid: int) -> int:
@@ -380,9 +460,12 @@ def run(args) -> dict:
         def phase(name: str, commands: list[dict]) -> tuple[list[dict], float, float, dict]:
             window = B.CpuWindow(pids)
             c0 = cpu()
+            u0, s0 = cpu_split(server.pid)
             window.start()
             answers, wall = workers.ask(commands)
             load = window.stop()
+            u1, s1 = cpu_split(server.pid)
+            load["server_user_s"], load["server_sys_s"] = u1 - u0, s1 - s0
             load["client_cpu"] = sum(v for k, v in load.items() if k.startswith("client") and k.endswith("_cpu"))
             spent = cpu() - c0
             print(f"  {name}: {wall:.2f} s, server CPU {spent:.2f} s ({B.cpu_note(load)})", file=sys.stderr, flush=True)
@@ -394,7 +477,28 @@ def run(args) -> dict:
             answers, wall, spent, load = phase(name, [{"cmd": "work", "active": a, "pairs": per_conn} for a in active])
             pairs = _sum(answers, "pairs")
             return {"pairs": pairs, "rate": pairs / wall, "server_cpu_us_per_pair": spent / max(1, pairs) * 1e6,
+                    "server_sys_us_per_pair": load["server_sys_s"] / max(1, pairs) * 1e6,
                     "errors": _errors(answers), "wrong": _sum(answers, "wrong"), "note": B.cpu_note(load)}
+
+        # 0. the memory bound: the same number of sockets held by a bare trio echo server
+        if not args.no_bound:
+            bare = BareServer()
+            try:
+                workers.ask([{"cmd": "raw_open", "port": bare.port, "count": 100, "concurrency": args.concurrency}]
+                            + [{"cmd": "raw_open", "port": bare.port, "count": 0, "concurrency": 1}] * (args.procs - 1))
+                workers.ask([{"cmd": "raw_close"}] * args.procs)
+                bare0 = bare.status_kib("VmRSS")
+                answers, _ = workers.ask([{"cmd": "raw_open", "port": bare.port, "count": c, "concurrency": args.concurrency}
+                                          for c in shares(n, args.procs)])
+                bare_held = _sum(answers, "opened")
+                bare1 = bare.status_kib("VmRSS")
+                workers.ask([{"cmd": "raw_close"}] * args.procs)
+            finally:
+                bare.stop()
+            res.update({"bare_held": bare_held, "bare_rss_before_kib": bare0, "bare_rss_held_kib": bare1,
+                        "bare_kib_per_conn": (bare1 - bare0) / max(1, bare_held)})
+            print(f"  bound: a bare trio echo server holds {bare_held:,} sockets in "
+                  f"{res['bare_kib_per_conn']:.1f} KiB each", file=sys.stderr, flush=True)
 
         # 1. calibration: a few connections, nothing else held
         answers, wall, spent, _ = phase("calibration open", [{"cmd": "open", "count": c, "concurrency": args.concurrency}
@@ -422,6 +526,7 @@ def run(args) -> dict:
         res.update({"reached": reached, "connect_errors": _errors(answers), "connect_wrong": _sum(answers, "wrong"),
                     "connect_all_s": wall, "connect_rate": reached / wall,
                     "cpu_ms_per_conn": spent / max(1, reached) * 1000, "connect_note": B.cpu_note(load),
+                    "sys_ms_per_conn": load["server_sys_s"] / max(1, reached) * 1000,
                     "rss_before_kib": rss0, "rss_held_kib": rss1,
                     "rss_kib_per_conn": (rss1 - rss0) / max(1, reached),
                     "smaps_before": smaps0, "smaps_held": smaps1})
@@ -513,16 +618,22 @@ def report(res: dict) -> None:
     print(f"server RSS: {res['rss_before_kib'] / 1024:,.1f} MiB before, {res['rss_held_kib'] / 1024:,.1f} MiB with all held "
           f"-> {res['rss_kib_per_conn']:.1f} KiB per connection; {res['rss_after_work_kib'] / 1024:,.1f} MiB after the "
           f"put+get rounds, {res['rss_after_close_kib'] / 1024:,.1f} MiB after all closed (peak {res['vmhwm_kib'] / 1024:,.1f} MiB)")
+    if "bare_kib_per_conn" in res:
+        print(f"  bound: a bare trio echo server (a task per socket parked in receive_some) holds {res['bare_held']:,} "
+              f"in {res['bare_kib_per_conn']:.1f} KiB each -> qmlite {res['rss_kib_per_conn'] / res['bare_kib_per_conn']:.2f}x "
+              f"the bound, {res['rss_kib_per_conn'] - res['bare_kib_per_conn']:.1f} KiB of MQ state per connection")
     s0, s1 = res["smaps_before"], res["smaps_held"]
     if s0 and s1:
         print("  smaps_rollup: " + ", ".join(f"{k} {s0[k] / 1024:,.1f} -> {s1[k] / 1024:,.1f} MiB" for k in s1 if k in s0))
     print(f"server CPU per connection: {res['cpu_ms_per_conn']:.2f} ms at {n:,} against {res['small_cpu_ms_per_conn']:.2f} ms "
-          f"at {res['small']} -> {res['cpu_ms_per_conn'] / res['small_cpu_ms_per_conn']:.2f}x (bound {CPU_SCALE_BOUND}x); "
+          f"at {res['small']} -> {res['cpu_ms_per_conn'] / res['small_cpu_ms_per_conn']:.2f}x (bound {CPU_SCALE_BOUND}x; "
+          f"{res['sys_ms_per_conn']:.2f} ms of it in the kernel); "
           f"close {res['close_cpu_ms_per_conn']:.2f} ms")
     print(f"put+get while all held, every connection: {all_ok['rate']:,.0f}/s ({all_ok['server_cpu_us_per_pair']:.0f} us server CPU "
-          f"per put+get; {all_ok['note']})")
-    print(f"  {res['small']} of them (all held): {few['rate']:,.0f}/s ({few['server_cpu_us_per_pair']:.0f} us); "
-          f"{res['small']} with nothing else held: {alone['rate']:,.0f}/s ({alone['server_cpu_us_per_pair']:.0f} us)")
+          f"per put+get, {all_ok['server_sys_us_per_pair']:.0f} of it in the kernel; {all_ok['note']})")
+    print(f"  {res['small']} of them (all held): {few['rate']:,.0f}/s ({few['server_cpu_us_per_pair']:.0f} us, "
+          f"{few['server_sys_us_per_pair']:.0f} kernel); {res['small']} with nothing else held: {alone['rate']:,.0f}/s "
+          f"({alone['server_cpu_us_per_pair']:.0f} us, {alone['server_sys_us_per_pair']:.0f} kernel)")
     share = all_ok["rate"] / alone["rate"]
     errors = sum(sum(r["errors"].values()) + r["wrong"] for r in res["rounds_all"] + res["rounds_small_held"])
     print(f"  all held / nothing else held: {share:.2f} (bound >= {RATE_SHARE_BOUND}); errors or wrong answers in the "
@@ -557,6 +668,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each put+get measurement (3)")
     parser.add_argument("--log-level", default="info", help="the server's log level (info, as users run it)")
     parser.add_argument("--json", type=pathlib.Path, help="write every figure here")
+    parser.add_argument("--no-bound", action="store_true", help="skip the bare trio server's memory bound")
     parser.add_argument("--tracemalloc", action="store_true", help="the server in this process, allocations by line")
     parser.add_argument("--server-profile", metavar="FILE",
                         help="the server in this process under cProfile, its statistics written to FILE")

@@ -103,3 +103,15 @@ def test_the_server_raises_its_open_files_limit_to_the_hard_limit():
         assert limit == hard or hard == resource.RLIM_INFINITY
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_serving_process_collects_young_garbage_less_often():
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        app.tune_gc()
+        assert gc.get_threshold() == (app.GC_THRESHOLD0, 10, 10)
+    finally:
+        gc.set_threshold(*before)

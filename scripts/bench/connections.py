@@ -13,6 +13,8 @@ is ``BENCH.CONNS``, defined first through PCF with a MaxQDepth no put can hit.
 
 Phases, in one run (the figures each carry their bound from the same run):
 
+0. *memory bound*: a bare trio echo server (its own process, a task per socket parked in ``receive_some``)
+   holding N plain sockets from the same client processes; its RSS per socket (``--no-bound`` skips it).
 1. *calibration*: ``--small`` connections (default 100) opened, ``--pairs`` put+get on each, closed.  Their
    server CPU per connection and put+get rate are the bounds: the cost of a connection, and the rate, when
    nothing else is held.

@@ -439,9 +439,9 @@ def run(args) -> dict:
 
     limit = raise_nofile()
     n = args.connections
-    need = n + args.small + 64
-    if 2 * need > limit * (1 if args.tracemalloc else 2):
-        print(f"warning: open-file limit {limit} may be too low for {n} connections", file=sys.stderr)
+    need = n + args.small + 64  # the server's descriptors (each client process needs its share)
+    if need > limit:
+        print(f"warning: open-file limit {limit} is too low for {n} connections (needs {need})", file=sys.stderr)
     if args.tracemalloc or args.server_profile:
         server = InProcessServer(n + 100, args.frames if args.tracemalloc else 0, args.server_profile)
         snapshots = {}

@@ -21,7 +21,8 @@ def _serve(args: argparse.Namespace) -> int:
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
-                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock},
+                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock,
+                       "max_connections": args.max_connections},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -202,6 +203,9 @@ def _add_serve(sub) -> None:
                        help="call this for every delivery of a publication (it may change or suppress it)")
     serve.add_argument("--monitor-interval", type=float, metavar="SECONDS",
                        help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
+    serve.add_argument("--max-connections", type=int, metavar="N",
+                       help="client connections held at once; more are refused (default 1000, IBM's MaxChannels: "
+                            "docs/compat.md)")
     serve.add_argument("--clock", choices=("real", "virtual"),
                        help="the queue manager's clock: real (default) or virtual, moved only by the test "
                             "(SET QMLITE CLOCK, docs/mqsc.md)")

@@ -153,6 +153,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
     _check_hosting(cfg)
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
+    if not (isinstance(cfg.max_connections, int) and cfg.max_connections > 0):
+        raise ConfigError(f"invalid max connections {cfg.max_connections!r}: expected a number > 0")
     if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
         raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
     if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):

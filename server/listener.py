@@ -227,8 +227,10 @@ class QueueManagerServer:
         conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated)
         self.connections.add(conn)
         logger.info("connect", tls=negotiated.cipher_spec if negotiated else None)
+        serving = conn.run(first)
+        first = b""  # the client's first bytes are the connection's now: not held here for its lifetime
         try:
-            await conn.run(first)
+            await serving
         finally:
             conn.server.connections.discard(conn)  # the server it was routed to (docs/multiqm.md)
             logger.info("disconnect", **conn.summary())

@@ -116,9 +116,23 @@ class _Node:
 
 
 class _Keys(set):
-    """Several subscriptions on one key of a table (one key alone is stored bare, saving a set each)."""
+    """Several subscriptions on one key of a table (one key alone is stored bare, saving a set each).
 
-    __slots__ = ()
+    ``frozen`` is a frozenset of the same keys, made by the first publication that finds the bucket
+    alone and kept until the bucket changes: a topic with a thousand subscribers (or a "#" near the
+    root) then answers without copying a thousand keys, each copy touching every key object."""
+
+    __slots__ = ("frozen",)
+
+    def __init__(self, keys: Iterable[Hashable]) -> None:
+        super().__init__(keys)
+        self.frozen: frozenset | None = None
+
+    def snapshot(self) -> frozenset:
+        frozen = self.frozen
+        if frozen is None:
+            frozen = self.frozen = frozenset(self)
+        return frozen
 
 
 def _put(table: dict, where: Hashable, key: Hashable) -> bool:
@@ -130,6 +144,7 @@ def _put(table: dict, where: Hashable, key: Hashable) -> bool:
         if key in current:  # type: ignore[operator]
             return False
         current.add(key)  # type: ignore[union-attr]
+        current.frozen = None  # type: ignore[union-attr]
     elif current == key:
         return False
     else:
@@ -146,6 +161,7 @@ def _drop(table: dict, where: Hashable, key: Hashable) -> bool:
         if key not in current:  # type: ignore[operator]
             return False
         current.discard(key)  # type: ignore[union-attr]
+        current.frozen = None  # type: ignore[union-attr]
         if len(current) == 1:  # type: ignore[arg-type]
             table[where] = next(iter(current))  # type: ignore[call-overload]
     elif current == key:
@@ -400,7 +416,7 @@ class TopicIndex:
             found = _EMPTY
         elif len(hits) == 1:
             hit = hits[0]
-            found = frozenset(hit) if type(hit) is _Keys else frozenset((hit,))
+            found = hit.snapshot() if type(hit) is _Keys else frozenset((hit,))
         else:
             found = self._gather(hits, topic)
         if cache is not None:

@@ -145,3 +145,19 @@ def test_plans_follow_tables_coming_and_going():
     index.remove("b", "x/y/+")
     index.remove("c", "+/y/z")
     assert index.match("x/y/z") == set() and not index._shaped and index._plans == {}
+
+
+def test_a_shared_bucket_answers_from_its_frozen_copy_until_it_changes():
+    index = T.TopicIndex(cache_size=0)  # no result cache: the copy is the bucket's own
+    for key in range(100):
+        index.add(key, "prices/eur/+")
+    first = index.match("prices/eur/spot")
+    assert first == frozenset(range(100)) and index.match("prices/eur/spot") is first
+    index.add(100, "prices/eur/+")
+    assert index.match("prices/eur/spot") == frozenset(range(101))
+    index.remove(0, "prices/eur/+")
+    assert index.match("prices/eur/spot") == frozenset(range(1, 101))
+    assert first == frozenset(range(100))  # an answer given out never changes
+    for key in range(1, 100):
+        index.remove(key, "prices/eur/+")
+    assert index.match("prices/eur/spot") == {100}

@@ -271,9 +271,10 @@ class TopicIndex:
     lookup per shape under its first level and under a leading "+", however many subscriptions do
     not match it.  Splitting by first level keeps the tables a publication touches small when most
     subscriptions are on other branches of the tree: a lookup in a table of a million entries misses
-    the CPU caches and costs several times one in a small table.  The rare patterns with a "#"
-    before their last level live in a level trie; character-scheme patterns with wildcards are few
-    in practice and scanned.  The caller says what it indexed when it removes an entry, so no
+    the CPU caches and costs several times one in a small table.  What a topic of a given first
+    level and level count looks up is planned once and compiled into straight-line code per layout
+    of literal positions (``_compiled``).  The rare patterns with a "#" before their last level
+    live in a level trie; character-scheme patterns with wildcards are few in practice and scanned.  The caller says what it indexed when it removes an entry, so no
     reverse map of a million keys is kept.
 
     Results of the last ``cache_size`` distinct topics are kept (0: none), and forgotten on any

@@ -257,6 +257,7 @@ def _probe(n: int, shapes: list[tuple[_Shape, dict]], compiled: bool = True) -> 
 
 _Tables = dict[_Shape, dict[Hashable, object]]
 _PLANS = 4096  # first levels whose plans are kept
+_KEPT_LEVELS = 64  # level counts up to which a plan is kept (a topic string may hold thousands of "/")
 
 
 _EMPTY: frozenset = frozenset()
@@ -435,6 +436,8 @@ class TopicIndex:
         shapes = [*self._parts.get(first, {}).items(), *self._lead.items()]
         plan = _probe(n, [(shape, table) for shape, table in shapes if shape[0] == n or (shape[2] and shape[0] <= n)],
                       self._compiled)
+        if n > _KEPT_LEVELS:
+            return plan  # a list by level count this long would cost more than planning again
         by_count = self._plans.get(first)
         if by_count is None:
             if len(self._plans) >= _PLANS:

@@ -161,3 +161,12 @@ def test_a_shared_bucket_answers_from_its_frozen_copy_until_it_changes():
     for key in range(1, 100):
         index.remove(key, "prices/eur/+")
     assert index.match("prices/eur/spot") == {100}
+
+
+def test_plans_of_very_long_topics_are_not_kept():
+    index = T.TopicIndex(cache_size=0)
+    index.add("a", "x/+/#")
+    long_topic = "x/" + "/".join(["y"] * 5000)
+    assert index.match(long_topic) == {"a"} and index.match(long_topic) == {"a"}
+    assert all(len(by_count) <= T._KEPT_LEVELS + 1 for by_count in index._plans.values())
+    assert index.match("x/y") == {"a"} and index._plans["x"][2] is not None  # short ones are

@@ -275,8 +275,9 @@ class TopicIndex:
     the CPU caches and costs several times one in a small table.  What a topic of a given first
     level and level count looks up is planned once and compiled into straight-line code per layout
     of literal positions (``_compiled``).  The rare patterns with a "#" before their last level
-    live in a level trie; character-scheme patterns with wildcards are few in practice and scanned.  The caller says what it indexed when it removes an entry, so no
-    reverse map of a million keys is kept.
+    live in a level trie; character-scheme patterns with wildcards are few in practice and scanned.
+    The caller says what it indexed when it removes an entry, so no reverse map of a million keys
+    is kept.
 
     Results of the last ``cache_size`` distinct topics are kept (0: none), and forgotten on any
     change, because publishers tend to reuse a few topic strings.  ``match`` returns a frozenset
@@ -434,8 +435,8 @@ class TopicIndex:
         levels, and shapes ending in "#" with at most ``n`` levels before it ("#" matches zero
         levels too), of its first level and of a leading "+"."""
         shapes = [*self._parts.get(first, {}).items(), *self._lead.items()]
-        plan = _probe(n, [(shape, table) for shape, table in shapes if shape[0] == n or (shape[2] and shape[0] <= n)],
-                      self._compiled)
+        wanted = [(shape, table) for shape, table in shapes if shape[0] == n or (shape[2] and shape[0] <= n)]
+        plan = _probe(n, wanted, self._compiled)
         if n > _KEPT_LEVELS:
             return plan  # a list by level count this long would cost more than planning again
         by_count = self._plans.get(first)

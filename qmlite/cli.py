@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import pathlib
 import sys
@@ -171,11 +172,21 @@ def version_text() -> str:
     return f"qmlite {__version__} (presents IBM MQ {mq}: command level {command_level}, FAP level {MAX_FAP_LEVEL})"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, only_serve: bool = False) -> argparse.ArgumentParser:
+    """Every command's parser; ``only_serve``: the ``serve`` command's alone, for ``qmlite serve ...``,
+    which then imports none of the other commands' modules (control, trace, the pipeline's: ~15 ms of a
+    start, issue 24)."""
     parser = argparse.ArgumentParser(prog="qmlite", description=__doc__)
     parser.add_argument("--version", action=_Version, help="print the version and the MQ level presented, then exit")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_serve(sub)
+    if only_serve:
+        return parser
+    _add_others(sub)
+    return parser
 
+
+def _add_serve(sub) -> None:
     serve = sub.add_parser("serve", help="run the queue manager")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port (default 1414)")
@@ -212,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)
 
+
+def _add_others(sub) -> None:
     tls = sub.add_parser("tls", help="TLS helpers (docs/tls.md)")
     tls_cmds = tls.add_subparsers(dest="tls_command", required=True)
     init = tls_cmds.add_parser("init", help="make a test PKI: a CA, a queue-manager and a client certificate")
@@ -257,12 +270,22 @@ def build_parser() -> argparse.ArgumentParser:
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work
-        return parser
+        return
     load.add_arguments(route)
     registry_io.add_parser(sub)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    argv = sys.argv[1:] if argv is None else argv
+    serving = argv[:1] == ["serve"]
+    if serving:
+        # Start-up makes ~35,000 long-lived objects (modules, classes, tables) and little garbage: the cyclic
+        # collector would scan them over and over (~10% of the start).  server/app.py freezes what start-up
+        # made and switches it back on once the queue manager listens (issue 24).
+        gc.disable()
+    try:
+        args = build_parser(only_serve=serving).parse_args(argv)
+        return args.func(args)
+    finally:
+        if serving:
+            gc.enable()  # a start that failed, called in process (tests): the caller's collector as it was

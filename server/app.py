@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
 import time
 
-import trio
-
 from . import log as qlog
 from .config import ConfigError, ServerConfig
-from .listener import open_queue_manager, running
 
 
 # IBM's container refuses to start without LICENSE=accept; qmlite is Apache-2.0 and needs no
@@ -47,8 +45,14 @@ def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -
     if stop is not None:
         return stop
     started = time.perf_counter()
+    from .opening import Opening
+
     try:
-        qm = open_queue_manager(cfg)
+        opening = Opening(cfg)  # the data directory opens on a thread while trio and the transport import
+        import trio
+
+        from . import listener  # noqa: F401
+        qm = opening.result()
     except ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
@@ -75,6 +79,10 @@ def _first(group: BaseException) -> BaseException:
 
 
 async def _main(cfg: ServerConfig, qm, started: float) -> None:
+    import trio
+
+    from .listener import running
+
     # The signal receiver is in place before the ready line: a SIGTERM sent the moment a supervisor
     # reads that line must quiesce the queue manager, not kill the process.
     # SIGTERM / SIGINT end the queue manager as ``endmqm`` does (clients told it is ending; reconnectable
@@ -85,6 +93,9 @@ async def _main(cfg: ServerConfig, qm, started: float) -> None:
             elapsed = (time.perf_counter() - started) * 1000
             for line in ready_lines(cfg, server.port, server.http_port, elapsed):
                 print(line, flush=True)
+            if not gc.isenabled():  # ``qmlite serve`` switched the collector off while starting (qmlite/cli.py):
+                gc.freeze()  # what start-up made lives as long as the process: out of the collector's way
+                gc.enable()
             async for signum in signals:
                 server.reconnect_clients = signum == RECONNECT_SIGNAL
                 qlog.get().info("quiescing", signal=signal.Signals(signum).name,

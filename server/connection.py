@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from .listener import QueueManagerServer
 
 _RECEIVE = 65536
+# MQI requests: types 0x80 and up without the REPLY bit (fap.is_mqi_type and not a reply)
+_MQI_REQUEST_MASK, _MQI_REQUEST = 0x80 | fap.REPLY, 0x80
 _FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
 _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
@@ -69,6 +71,22 @@ class Conversation:
     @property
     def user(self) -> str:
         return self.session.user if self.session is not None else ""
+
+
+def _write(sock, data) -> int:
+    """Bytes of ``data`` the non-blocking plain socket ``sock`` took now (0 when it has no room);
+    a closed or broken socket raises what trio's stream would (decision HP1)."""
+    fd = sock.fileno()
+    if fd < 0:
+        raise trio.ClosedResourceError("the socket was closed")
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
+    except ConnectionError:
+        raise
+    except OSError as exc:
+        raise trio.BrokenResourceError(str(exc)) from exc
 
 
 def segment_count(data: bytes) -> int:
@@ -101,6 +119,8 @@ class Connection:
         self.definition: Channel | None = None  # the registry's channel, as it was at the first ID
         self.instance: ChannelInstance | None = None  # this socket as the status commands see it
         self.agreement: negotiation.Agreement | None = None
+        self._agreed = False  # the agreement is an acceptance (set with it)
+        self._mux = False  # ... and multiplexed: every segment after the first ID exchange is TSHM
         self.id_rounds = 0
         self.conversations: dict[int, Conversation] = {}
         self._sending = False  # a send in progress; others park below (a trio.Lock yields even when free)
@@ -279,7 +299,6 @@ class Connection:
         """Whole segments only: background waiters and the read loop must never interleave bytes."""
         while self._sending:
             await self._send_turn.park()
-        self._sending = True
         instance = self.instance
         if instance is not None:
             instance.bytes_sent += len(data)
@@ -287,47 +306,27 @@ class Connection:
         else:
             self._bytes_out_before += len(data)
             self._segments_out_before += segment_count(data)
+        sock = self._sock
+        if sock is not None:
+            # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs
+            # one system call and no trip through the scheduler -- and, with no await, nobody else's
+            # bytes can come between.  What it does not take waits for room below, in turn.
+            sent = _write(sock, data)
+            if sent == len(data):
+                return
+            data = memoryview(data)[sent:]
+        self._sending = True
         try:
-            sock = self._sock
             if sock is None:
                 await self.stream.send_all(data)
             else:
-                await self._socket_send(sock, data)
+                while data:
+                    await trio.lowlevel.wait_writable(sock)
+                    data = data[_write(sock, data):]
         finally:
             self._sending = False
-            self._send_turn.unpark()
-
-    async def _socket_send(self, sock, data: bytes) -> None:
-        """Write to the plain socket directly: a reply the socket takes at once (the usual case)
-        costs one system call and no trip through the scheduler; the rest waits for room."""
-        fd = sock.fileno()
-        if fd < 0:
-            raise trio.ClosedResourceError("the socket was closed")
-        try:
-            sent = os.write(fd, data)
-        except BlockingIOError:
-            sent = 0
-        except OSError as exc:
-            if isinstance(exc, ConnectionError):
-                raise
-            raise trio.BrokenResourceError(str(exc)) from exc
-        if sent == len(data):
-            return
-        view = memoryview(data)[sent:]
-        while view:
-            await trio.lowlevel.wait_writable(fd)
-            fd = sock.fileno()
-            if fd < 0:
-                raise trio.ClosedResourceError("the socket was closed")
-            try:
-                sent = os.write(fd, view)
-            except BlockingIOError:
-                continue
-            except OSError as exc:
-                if isinstance(exc, ConnectionError):
-                    raise
-                raise trio.BrokenResourceError(str(exc)) from exc
-            view = view[sent:]
+            if self._send_turn:
+                self._send_turn.unpark()
 
     async def send_heartbeat(self) -> None:
         """A heartbeat request (its flags at the agreed FAP level: ``fap.heartbeat_request_flags``)."""
@@ -337,7 +336,7 @@ class Connection:
 
     @property
     def multiplexed(self) -> bool:
-        return bool(self.agreement and self.agreement.accepted and self.agreement.multiplexed)
+        return self._mux
 
     def _status(self, code: int, conv_id: int = 0) -> bytes:
         if self.multiplexed:
@@ -366,6 +365,20 @@ class Connection:
     async def _dispatch(self, seg: fap.Segment) -> None:
         h = seg.header
         t = h.SegmentType
+        if t & _MQI_REQUEST_MASK == _MQI_REQUEST and self._agreed:
+            # An MQI request on an agreed connection (nearly every segment): the branch of the chain
+            # below that it would take, without walking the chain (HP3).
+            if self._mux and h.StructId == fap.TSH:
+                await self.fail(fap.PROTOCOL_SEGMENT_ERROR, detail="TSH on a multiplexed connection")
+            try:
+                whole = self.reassembler.add(seg)
+                if whole is not None:
+                    await self._mqi(whole)
+            except CodecError as exc:
+                if exc.family == STATUS:
+                    await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
+                raise
+            return
         if t == fap.INITIAL_DATA:
             await self._initial_data(seg)
             return
@@ -415,6 +428,8 @@ class Connection:
         channel = self.channel
         reply, agreement = negotiation.answer(client, channel, self.server.identity, max_fap=self._max_fap(channel))
         self.agreement = agreement
+        self._agreed = agreement.accepted
+        self._mux = agreement.accepted and agreement.multiplexed
         h = seg.header
         body = reply.pack(fap.LITTLE)
         await self.send(fap.encode_segment(
@@ -551,7 +566,7 @@ class Connection:
                                                encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
 
     def conversation(self, conv_id: int) -> Conversation | None:
-        return self.conversations.get(conv_id if self.multiplexed else 0)
+        return self.conversations.get(conv_id if self._mux else 0)
 
     def _userid(self, seg: fap.Segment) -> None:
         conv = self.conversation(seg.header.ConversationId)

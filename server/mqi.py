@@ -111,7 +111,13 @@ class MQI:
         session = conv.session
         if session is not None and session.fault is not None:
             await self._delay(conn, conv, session, t)
-        await self._answer(conn, replies, depends_on, before)
+        # _answer, inline (HP3): the reply leaves once what it depends on is durable
+        after = qm.position
+        position = depends_on if after <= before or depends_on > after else after
+        if position > qm.durable_position:
+            await self.server.committer.wait(position)
+        for piece in replies:
+            await conn.send(piece)
 
     # ---- fault injection: the transport's part (registry/testing/faults.py decides) ---------------
     async def _break(self, conn: Connection, conv: Conversation, t: int) -> None:

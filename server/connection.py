@@ -43,6 +43,7 @@ _RECEIVE = 65536
 # MQI requests: types 0x80 and up without the REPLY bit (fap.is_mqi_type and not a reply)
 _MQI_REQUEST_MASK, _MQI_REQUEST = 0x80 | fap.REPLY, 0x80
 _FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
+_POSIX = os.name == "posix"
 _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
 ADMIN_USER = "admin"
@@ -136,7 +137,8 @@ class Connection:
         self.nursery: trio.Nursery | None = None
         # The plain TCP socket under the stream, read and written directly (decision HP1); None for a
         # TLS stream or anything else (tests' memory streams), which keep the stream's own methods.
-        self._sock = stream.socket if type(stream) is trio.SocketStream and tls is None else None
+        # (POSIX only: elsewhere a socket is not a file descriptor os.read and os.write accept.)
+        self._sock = stream.socket if type(stream) is trio.SocketStream and tls is None and _POSIX else None
 
     # ---- life cycle ------------------------------------------------------------------------------
     async def run(self, first: bytes = b"") -> None:

@@ -640,7 +640,7 @@ class Connection:
         conv = self.conversation(h.ConversationId)
         if conv is None:
             await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="MQI call on no conversation")
-        call = fap.decode_body(seg, first=True)
+        call = fap.decode_call(seg)
         await self.server.mqi.call(self, conv, seg, call)
 
     def authenticate(self, conv: Conversation, appl_name: str = "", appl_type: int = 0) -> tuple[int, str, bool]:

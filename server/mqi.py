@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .listener import QueueManagerServer
 
 ZERO24 = bytes(24)
+_LONGEST_HEADERS = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH  # a reply's headers, at most
 _LE = fap.LITTLE
 Replies = tuple[list[bytes], int]  # reply segments, and the journal position they depend on
 
@@ -154,6 +155,9 @@ class MQI:
 
     def reply(self, conn: Connection, seg: fap.Segment, body: bytes = b"", *, comp: int = 0, reason: int = 0,
               hobj: int = 0) -> list[bytes]:
+        max_tr = conn.agreement.max_transmission_size
+        if len(body) + _LONGEST_HEADERS <= max_tr:  # one segment: api_reply_segments' own first answer
+            return [fap.api_reply(seg.header, body, comp_code=comp, reason=reason, hobj=hobj)]
         return fap.api_reply_segments(seg.header, body, conn.agreement.max_transmission_size,
                                       comp_code=comp, reason=reason, hobj=hobj)
 

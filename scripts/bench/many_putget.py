@@ -176,28 +176,44 @@ def measure(server: B.ServerProcess, connections: int, procs: int, seconds: floa
 # ------------------------------------------------------------------------------------------------
 
 def baseline_tree(rev: str, into: pathlib.Path) -> pathlib.Path:
-    """``rev``'s files under ``into``/qmlite (the repository root is the package), for PYTHONPATH."""
+    """``rev``'s files as the package ``into``/qmlite, laid out as installed (pyproject.toml: the
+    repository's root is ``qmlite``, its ``qmlite/`` directory's modules at the top), for PYTHONPATH."""
     pkg = into / "qmlite"
     pkg.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(pkg)], input=archive, check=True)
+    for module in (pkg / "qmlite").iterdir():
+        module.rename(pkg / module.name)
     return into
 
 
 class Served(B.ServerProcess):
-    """``qmlite serve`` from a given tree: PYTHONPATH puts it ahead of the installed one."""
+    """``qmlite serve`` from a given tree: started in that directory with it on PYTHONPATH, ahead of
+    the installed (editable) package."""
 
     def __init__(self, path: pathlib.Path | None) -> None:
-        self._saved = os.environ.get("PYTHONPATH")
+        saved, cwd = os.environ.get("PYTHONPATH"), os.getcwd()
         if path is not None:
             os.environ["PYTHONPATH"] = str(path)
+            os.chdir(path)
         try:
             super().__init__(log_level="warning")
         finally:
-            if self._saved is None:
+            os.chdir(cwd)
+            if saved is None:
                 os.environ.pop("PYTHONPATH", None)
             else:
-                os.environ["PYTHONPATH"] = self._saved
+                os.environ["PYTHONPATH"] = saved
+        if path is not None:
+            self.check_tree(path)
+
+    def check_tree(self, path: pathlib.Path) -> None:
+        """Python started as the server was imports the baseline's modules, not the installed ones."""
+        probe = subprocess.run([sys.executable, "-c", "import qmlite.server.connection as c; print(c.__file__)"],
+                               cwd=path, env={**os.environ, "PYTHONPATH": str(path)}, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        if not probe.startswith(str(path)):
+            raise SystemExit(f"the baseline tree is not what Python imports there: {probe}")
 
 
 def main() -> int:

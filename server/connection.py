@@ -183,14 +183,13 @@ class Connection:
         pays two more per call (the checkpoint after each receive and after each send), which on a
         ping-pong connection were a third of the server's time.  The idle watchdog is the same as
         the stream loop's: it only moves before a wait, by at least a second at a time, so a silent
-        peer ends between the limit and a second past it.  ``checkpoint_if_cancelled`` keeps the
-        loop cancellable, and a run of requests that never waits yields every ``_FAIR_RUN`` reads
-        so that one busy client cannot hold the loop."""
+        peer ends between the limit and a second past it.  Every wait is a checkpoint, and a run of
+        requests that never waits passes one every ``_FAIR_RUN`` reads: the loop stays cancellable,
+        and one busy client cannot hold the loop."""
         read = os.read
         with trio.CancelScope() as watchdog:
             run = 0
             while not self._closed:
-                await trio.lowlevel.checkpoint_if_cancelled()
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
@@ -212,7 +211,7 @@ class Connection:
                 run += 1
                 if run >= _FAIR_RUN:
                     run = 0
-                    await trio.lowlevel.cancel_shielded_checkpoint()
+                    await trio.lowlevel.checkpoint()
                 await self._received(data)
         if watchdog.cancelled_caught:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
@@ -231,7 +230,25 @@ class Connection:
             self.segments_in += 1
             if self.instance is not None:
                 self.instance.buffers_received += 1  # IBM's BUFSRCVD: one per TSH segment
-            await self._dispatch(seg)
+            h = seg.header
+            if h.SegmentType & _MQI_REQUEST_MASK == _MQI_REQUEST and self._agreed \
+                    and not (self._mux and h.StructId == fap.TSH):
+                # An MQI request on an agreed connection (nearly every segment): the branch of
+                # _dispatch's chain it would take, and _mqi, without their coroutines (HP3).
+                try:
+                    whole = self.reassembler.add(seg)
+                    if whole is not None:
+                        conv = self.conversations.get(whole.header.ConversationId if self._mux else 0)
+                        if conv is None:
+                            await self._mqi(whole)  # fails the call as it always did
+                        else:
+                            await self.server.mqi.call(self, conv, whole, fap.decode_call(whole))
+                except CodecError as exc:
+                    if exc.family == STATUS:
+                        await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
+                    raise
+            else:
+                await self._dispatch(seg)
             if self._closed:
                 return
 
@@ -367,20 +384,6 @@ class Connection:
     async def _dispatch(self, seg: fap.Segment) -> None:
         h = seg.header
         t = h.SegmentType
-        if t & _MQI_REQUEST_MASK == _MQI_REQUEST and self._agreed:
-            # An MQI request on an agreed connection (nearly every segment): the branch of the chain
-            # below that it would take, without walking the chain (HP3).
-            if self._mux and h.StructId == fap.TSH:
-                await self.fail(fap.PROTOCOL_SEGMENT_ERROR, detail="TSH on a multiplexed connection")
-            try:
-                whole = self.reassembler.add(seg)
-                if whole is not None:
-                    await self._mqi(whole)
-            except CodecError as exc:
-                if exc.family == STATUS:
-                    await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
-                raise
-            return
         if t == fap.INITIAL_DATA:
             await self._initial_data(seg)
             return

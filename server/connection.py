@@ -135,6 +135,7 @@ class Connection:
         self._bytes_out_before = 0
         self._segments_out_before = 0
         self.nursery: trio.Nursery | None = None
+        self._wakes_seen = 0  # QueueActivity.wakes when this connection last let the woken run
         # The plain TCP socket under the stream, read and written directly (decision HP1); None for a
         # TLS stream or anything else (tests' memory streams), which keep the stream's own methods.
         # (POSIX only: elsewhere a socket is not a file descriptor os.read and os.write accept.)
@@ -213,6 +214,16 @@ class Connection:
                     run = 0
                     await trio.lowlevel.checkpoint()
                 await self._received(data)
+                activity = self.server.mqi.activity
+                if activity.wakes != self._wakes_seen:
+                    # The call (or another connection's) woke the command server or a waiting GET:
+                    # they act before this connection's next request, as they did behind trio's
+                    # stream, which passed a checkpoint after each send and after each receive.  Two
+                    # here for the same reason: whatever order trio runs the next batch in, a task
+                    # woken now runs before this one reads again.
+                    self._wakes_seen = activity.wakes
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+                    await trio.lowlevel.cancel_shielded_checkpoint()
         if watchdog.cancelled_caught:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
 

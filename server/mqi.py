@@ -39,6 +39,10 @@ class QueueActivity:
 
     def __init__(self) -> None:
         self._lots: dict[str, trio.lowlevel.ParkingLot] = {}
+        # Notifications so far (a queue someone waits or waited on gained a message: the command
+        # server's, a waiting GET's): a connection that sees the count move after a call lets those
+        # woken run before it reads its next request, as trio's stream did (HP1).
+        self.wakes = 0
 
     def lot(self, queue: str) -> trio.lowlevel.ParkingLot:
         lot = self._lots.get(queue)
@@ -50,12 +54,14 @@ class QueueActivity:
         lot = self._lots.get(queue)
         if lot is not None:
             lot.unpark_all()
+            self.wakes += 1  # counted even when no one is parked now: its task may be on its way back
 
     def notify_all(self) -> None:
         """A virtual clock moved (registry/testing/clock.py): every waiting GET looks again, and ends
         when its interval has passed on that clock."""
         for lot in self._lots.values():
             lot.unpark_all()
+        self.wakes += 1
 
 
 class MQI:

@@ -1416,6 +1416,22 @@ def decode_body(segment: Segment, *, first: Optional[bool] = None) -> Any:
     return None
 
 
+def decode_call(segment: Segment) -> Any:
+    """``decode_body(segment, first=True)`` for the first segment of an MQI call: the same
+    :class:`MqiCall`, the common case (an API header and the raw rest: every call but MQCONN) read
+    with one check and two unpacks (issue 24, decision HP3)."""
+    h = segment.header
+    body = segment.body
+    t = h.SegmentType
+    if t == MQCONN or t == MQCONN_REPLY or len(body) < API_HEADER_LENGTH or t < 0x80:
+        return decode_body(segment, first=True)
+    if h.ByteOrder == 1:
+        api = ApiHeader(*_API_BE.unpack_from(body, 0))
+    else:
+        api = ApiHeader(_BE_U32.unpack_from(body, 0)[0], *_API_LE_TAIL.unpack_from(body, 4))
+    return MqiCall(api, None, body[API_HEADER_LENGTH:])
+
+
 def encode_body(obj: Any, order: str) -> bytes:
     """Inverse of :func:`decode_body`."""
     if obj is None:

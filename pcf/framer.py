@@ -110,10 +110,19 @@ class Framer:
         """Whole segments completed by ``data`` (bytes-like), in stream order."""
         if self._error is not None:
             raise self._error
-        out: list[Segment] = []
-        n = len(data)
-        pos = 0
         buf = self._buf
+        n = len(data)
+        if not buf and n >= TSHM_LENGTH and type(data) is bytes and data[:4] == _TSHM \
+                and int.from_bytes(data[4:8], "big") == n and n <= self.max_segment_length:
+            # Exactly one whole TSHM segment (a multiplexed client's every call): the loop below,
+            # without the loop (issue 24, decision HP3).
+            try:
+                header = fap.decode_header(data, 0)
+            except errors.CodecError as exc:
+                raise self._fail(exc) from None
+            return [Segment(header, data[TSHM_LENGTH:])]
+        out: list[Segment] = []
+        pos = 0
         if buf:
             # Complete the partial segment first, copying only what it needs.
             have = len(buf)

@@ -92,6 +92,56 @@ def _bin(value, length: int, name: str) -> bytes:
     return bytes(value)
 
 
+class _Decoded(dict):
+    """Field values of fixed-layout structures already decoded, by their bytes (issue 24, decision HP2).
+
+    An application sends the same MQMD/MQPMO/MQGMO bytes call after call; decoding is a pure function
+    of the bytes, the byte order and the codec, so the values decoded once are the answer every time
+    (the structure itself is built afresh: the domain fills it in place).  Bounded: cleared when full."""
+
+    __slots__ = ()
+    LIMIT = 512
+
+    def remember(self, key, values: tuple) -> None:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[key] = values
+
+
+class _Encoded(dict):
+    """``encode_char(text, length, codec)`` remembered per text (HP2): the MQCHAR fields written on
+    every reply (user, application name, format, put date) repeat; a miss asks encode_char itself."""
+
+    __slots__ = ("length", "codec")
+    LIMIT = 2048
+
+    def __init__(self, length: int, codec: str) -> None:
+        super().__init__()
+        self.length, self.codec = length, codec
+
+    def __missing__(self, text) -> bytes:
+        raw = encode_char(text, self.length, self.codec)  # raises as encode_char does
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[text] = raw
+        return raw
+
+
+_ENCODED: dict[str, dict[int, _Encoded]] = {}
+
+
+def _encoders(codec: str) -> dict[int, _Encoded]:
+    """The per-length MQCHAR encoders of ``codec``."""
+    tables = _ENCODED.get(codec)
+    if tables is None:
+        tables = _ENCODED[codec] = {n: _Encoded(n, codec) for n in (4, 8, 12, 28, 32, 48)}
+    return tables
+
+
+def _bin24(value, name: str) -> bytes:
+    return value if type(value) is bytes and len(value) == 24 else _bin(value, 24, name)
+
+
 # --------------------------------------------------------------------------------------------------
 # MQCHARV
 # --------------------------------------------------------------------------------------------------
@@ -242,8 +292,13 @@ class MQMD:
         s = _MD_BY_ORDER[order].get(version)
         if s is None:
             raise _bad_version(C.MQRC_MD_ERROR, "MQMD", version, offset)
-        if len(buf) - offset < s.size:
-            raise _short(C.MQRC_MD_ERROR, "MQMD", version, s.size, len(buf) - offset, offset)
+        size = s.size
+        if len(buf) - offset < size:
+            raise _short(C.MQRC_MD_ERROR, "MQMD", version, size, len(buf) - offset, offset)
+        key = (bytes(buf[offset:offset + size]), order, codec)
+        values = _MD_SEEN.get(key)
+        if values is not None:
+            return cls(*values), offset + size
         v = s.unpack_from(buf, offset)
         dc = decode_char
         if version == 1:
@@ -255,23 +310,25 @@ class MQMD:
                      v[12], v[13], dc(v[14], codec), dc(v[15], codec), dc(v[16], codec), v[17],
                      dc(v[18], codec), v[19], dc(v[20], codec), dc(v[21], codec), dc(v[22], codec),
                      dc(v[23], codec), v[24], v[25], v[26], v[27], v[28])
-        return md, offset + s.size
+        _MD_SEEN.remember(key, _MD_VALUES(md))
+        return md, offset + size
 
     def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
         s = _MD_BY_ORDER[order].get(self.Version)
         if s is None:
             raise CodecError(C.MQRC_MD_ERROR, family=_MQRC, detail=f"MQMD: unknown Version {self.Version}")
-        ec = encode_char
+        e = _ENCODED.get(codec) or _encoders(codec)
+        c8, c48 = e[8], e[48]
         head = (_MD_ID, self.Version, self.Report, self.MsgType, self.Expiry, self.Feedback, self.Encoding,
-                self.CodedCharSetId, ec(self.Format, 8, codec), self.Priority, self.Persistence,
-                _bin(self.MsgId, 24, "MsgId"), _bin(self.CorrelId, 24, "CorrelId"), self.BackoutCount,
-                ec(self.ReplyToQ, 48, codec), ec(self.ReplyToQMgr, 48, codec),
-                ec(self.UserIdentifier, 12, codec), _bin(self.AccountingToken, 32, "AccountingToken"),
-                ec(self.ApplIdentityData, 32, codec), self.PutApplType, ec(self.PutApplName, 28, codec),
-                ec(self.PutDate, 8, codec), ec(self.PutTime, 8, codec), ec(self.ApplOriginData, 4, codec))
+                self.CodedCharSetId, c8[self.Format], self.Priority, self.Persistence,
+                _bin24(self.MsgId, "MsgId"), _bin24(self.CorrelId, "CorrelId"), self.BackoutCount,
+                c48[self.ReplyToQ], c48[self.ReplyToQMgr], e[12][self.UserIdentifier],
+                _bin(self.AccountingToken, 32, "AccountingToken"), e[32][self.ApplIdentityData],
+                self.PutApplType, e[28][self.PutApplName], c8[self.PutDate], c8[self.PutTime],
+                e[4][self.ApplOriginData])
         if self.Version == 1:
             return s.pack(*head)
-        return s.pack(*head, _bin(self.GroupId, 24, "GroupId"), self.MsgSeqNumber, self.Offset,
+        return s.pack(*head, _bin24(self.GroupId, "GroupId"), self.MsgSeqNumber, self.Offset,
                       self.MsgFlags, self.OriginalLength)
 
 
@@ -296,6 +353,7 @@ _OD_MQRR = 8  # CompCode + Reason
 # Field by field in declaration order: ``MQMD(*_MD_VALUES(md))`` copies one five times faster than
 # ``dataclasses.replace`` (a publication's copies each start from its descriptor).
 _MD_VALUES = operator.attrgetter(*(f.name for f in fields(MQMD)))
+_MD_SEEN = _Decoded()
 
 
 @dataclass(slots=True)
@@ -450,8 +508,13 @@ class MQPMO:
         s = _PMO_S[order].get(version)
         if s is None:
             raise _bad_version(C.MQRC_PMO_ERROR, "MQPMO", version, offset)
-        if len(buf) - offset < s.size:
-            raise _short(C.MQRC_PMO_ERROR, "MQPMO", version, s.size, len(buf) - offset, offset)
+        size = s.size
+        if len(buf) - offset < size:
+            raise _short(C.MQRC_PMO_ERROR, "MQPMO", version, size, len(buf) - offset, offset)
+        key = (bytes(buf[offset:offset + size]), order, codec)
+        values = _PMO_SEEN.get(key)
+        if values is not None:
+            return cls(*values), offset + size
         v = s.unpack_from(buf, offset)
         if version == 1:
             pmo = cls(1, v[2], v[3], v[4], v[5], v[6], v[7], decode_char(v[8], codec),
@@ -459,22 +522,27 @@ class MQPMO:
         else:
             pmo = cls(version, v[2], v[3], v[4], v[5], v[6], v[7], decode_char(v[8], codec),
                       decode_char(v[9], codec), *v[10:])
-        return pmo, offset + s.size
+        _PMO_SEEN.remember(key, _PMO_VALUES(pmo))
+        return pmo, offset + size
 
     def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
         version = self.Version
         s = _PMO_S[order].get(version)
         if s is None:
             raise CodecError(C.MQRC_PMO_ERROR, family=_MQRC, detail=f"MQPMO: unknown Version {version}")
+        c48 = (_ENCODED.get(codec) or _encoders(codec))[48]
         vals = [_PMO_ID, version, self.Options, self.Timeout, self.Context, self.KnownDestCount,
-                self.UnknownDestCount, self.InvalidDestCount, encode_char(self.ResolvedQName, 48, codec),
-                encode_char(self.ResolvedQMgrName, 48, codec)]
+                self.UnknownDestCount, self.InvalidDestCount, c48[self.ResolvedQName], c48[self.ResolvedQMgrName]]
         if version >= 2:
             vals += (self.RecsPresent, self.PutMsgRecFields, self.PutMsgRecOffset, self.ResponseRecOffset,
                      self.PutMsgRecPtr, self.ResponseRecPtr)
         if version >= 3:
             vals += (self.OriginalMsgHandle, self.NewMsgHandle, self.Action, self.PubLevel)
         return s.pack(*vals)
+
+
+_PMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQPMO)))
+_PMO_SEEN = _Decoded()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -522,11 +590,17 @@ class MQGMO:
         s = _GMO_S[order].get(version)
         if s is None:
             raise _bad_version(C.MQRC_GMO_ERROR, "MQGMO", version, offset)
-        if len(buf) - offset < s.size:
-            raise _short(C.MQRC_GMO_ERROR, "MQGMO", version, s.size, len(buf) - offset, offset)
+        size = s.size
+        if len(buf) - offset < size:
+            raise _short(C.MQRC_GMO_ERROR, "MQGMO", version, size, len(buf) - offset, offset)
+        key = (bytes(buf[offset:offset + size]), order, codec)
+        values = _GMO_SEEN.get(key)
+        if values is not None:
+            return cls(*values), offset + size
         v = s.unpack_from(buf, offset)
         gmo = cls(version, v[2], v[3], v[4], v[5], decode_char(v[6], codec), *v[7:])
-        return gmo, offset + s.size
+        _GMO_SEEN.remember(key, _GMO_VALUES(gmo))
+        return gmo, offset + size
 
     def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
         version = self.Version
@@ -534,7 +608,7 @@ class MQGMO:
         if s is None:
             raise CodecError(C.MQRC_GMO_ERROR, family=_MQRC, detail=f"MQGMO: unknown Version {version}")
         vals = [_GMO_ID, version, self.Options, self.WaitInterval, self.Signal1, self.Signal2,
-                encode_char(self.ResolvedQName, 48, codec)]
+                (_ENCODED.get(codec) or _encoders(codec))[48][self.ResolvedQName]]
         if version >= 2:
             vals += (self.MatchOptions, self.GroupStatus, self.SegmentStatus, self.Segmentation,
                      self.Reserved1)
@@ -543,6 +617,10 @@ class MQGMO:
         if version >= 4:
             vals += (self.Reserved2, self.MsgHandle)
         return s.pack(*vals)
+
+
+_GMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQGMO)))
+_GMO_SEEN = _Decoded()
 
 
 # --------------------------------------------------------------------------------------------------

@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from .listener import QueueManagerServer
 
 _RECEIVE = 65536
+# MQI requests: types 0x80 and up without the REPLY bit (fap.is_mqi_type and not a reply)
+_MQI_REQUEST_MASK, _MQI_REQUEST = 0x80 | fap.REPLY, 0x80
+_FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
+_POSIX = os.name == "posix"
 _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
 ADMIN_USER = "admin"
@@ -68,6 +72,22 @@ class Conversation:
     @property
     def user(self) -> str:
         return self.session.user if self.session is not None else ""
+
+
+def _write(sock, data) -> int:
+    """Bytes of ``data`` the non-blocking plain socket ``sock`` took now (0 when it has no room);
+    a closed or broken socket raises what trio's stream would (decision HP1)."""
+    fd = sock.fileno()
+    if fd < 0:
+        raise trio.ClosedResourceError("the socket was closed")
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
+    except ConnectionError:
+        raise
+    except OSError as exc:
+        raise trio.BrokenResourceError(str(exc)) from exc
 
 
 def segment_count(data: bytes) -> int:
@@ -100,6 +120,8 @@ class Connection:
         self.definition: Channel | None = None  # the registry's channel, as it was at the first ID
         self.instance: ChannelInstance | None = None  # this socket as the status commands see it
         self.agreement: negotiation.Agreement | None = None
+        self._agreed = False  # the agreement is an acceptance (set with it)
+        self._mux = False  # ... and multiplexed: every segment after the first ID exchange is TSHM
         self.id_rounds = 0
         self.conversations: dict[int, Conversation] = {}
         self._sending = False  # a send in progress; others park below (a trio.Lock yields even when free)
@@ -113,6 +135,11 @@ class Connection:
         self._bytes_out_before = 0
         self._segments_out_before = 0
         self.nursery: trio.Nursery | None = None
+        self._wakes_seen = 0  # QueueActivity.wakes when this connection last let the woken run
+        # The plain TCP socket under the stream, read and written directly (decision HP1); None for a
+        # TLS stream or anything else (tests' memory streams), which keep the stream's own methods.
+        # (POSIX only: elsewhere a socket is not a file descriptor os.read and os.write accept.)
+        self._sock = stream.socket if type(stream) is trio.SocketStream and tls is None and _POSIX else None
 
     # ---- life cycle ------------------------------------------------------------------------------
     async def run(self, first: bytes = b"") -> None:
@@ -135,6 +162,9 @@ class Connection:
             await self._cleanup()
 
     async def _read_loop(self) -> None:
+        if self._sock is not None:
+            await self._socket_read_loop(self._sock)
+            return
         # One watchdog for the connection: each read only moves its deadline (a scope per read
         # costs more than the read itself on a busy connection).
         with trio.CancelScope() as watchdog:
@@ -144,6 +174,57 @@ class Connection:
                 if not data:
                     return
                 await self._received(data)
+        if watchdog.cancelled_caught:
+            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
+
+    async def _socket_read_loop(self, sock) -> None:
+        """The read loop of a plain TCP connection, on the socket itself (issue 24, decision HP1).
+
+        A read is tried before any wait: a request already there costs no trip through trio's
+        scheduler, and a waiting one costs exactly one (``wait_readable``).  trio's SocketStream
+        pays two more per call (the checkpoint after each receive and after each send), which on a
+        ping-pong connection were a third of the server's time.  The idle watchdog is the same as
+        the stream loop's: it only moves before a wait, by at least a second at a time, so a silent
+        peer ends between the limit and a second past it.  Every wait is a checkpoint, and a run of
+        requests that never waits passes one every ``_FAIR_RUN`` reads: the loop stays cancellable,
+        and one busy client cannot hold the loop."""
+        read = os.read
+        with trio.CancelScope() as watchdog:
+            run = 0
+            while not self._closed:
+                fd = sock.fileno()
+                if fd < 0:
+                    raise trio.ClosedResourceError("the socket was closed")
+                try:
+                    data = read(fd, _RECEIVE)
+                except BlockingIOError:
+                    limit = trio.current_time() + self._idle_limit()
+                    if watchdog.deadline < limit:
+                        watchdog.deadline = limit + 1.0
+                    run = 0
+                    await trio.lowlevel.wait_readable(fd)
+                    continue
+                except OSError as exc:
+                    if isinstance(exc, ConnectionError):
+                        raise
+                    raise trio.BrokenResourceError(str(exc)) from exc
+                if not data:
+                    return
+                run += 1
+                if run >= _FAIR_RUN:
+                    run = 0
+                    await trio.lowlevel.checkpoint()
+                await self._received(data)
+                activity = self.server.mqi.activity
+                if activity.wakes != self._wakes_seen:
+                    # The call (or another connection's) woke the command server or a waiting GET:
+                    # they act before this connection's next request, as they did behind trio's
+                    # stream, which passed a checkpoint after each send and after each receive.  Two
+                    # here for the same reason: whatever order trio runs the next batch in, a task
+                    # woken now runs before this one reads again.
+                    self._wakes_seen = activity.wakes
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+                    await trio.lowlevel.cancel_shielded_checkpoint()
         if watchdog.cancelled_caught:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
 
@@ -161,7 +242,25 @@ class Connection:
             self.segments_in += 1
             if self.instance is not None:
                 self.instance.buffers_received += 1  # IBM's BUFSRCVD: one per TSH segment
-            await self._dispatch(seg)
+            h = seg.header
+            if h.SegmentType & _MQI_REQUEST_MASK == _MQI_REQUEST and self._agreed \
+                    and not (self._mux and h.StructId == fap.TSH):
+                # An MQI request on an agreed connection (nearly every segment): the branch of
+                # _dispatch's chain it would take, and _mqi, without their coroutines (HP3).
+                try:
+                    whole = self.reassembler.add(seg)
+                    if whole is not None:
+                        conv = self.conversations.get(whole.header.ConversationId if self._mux else 0)
+                        if conv is None:
+                            await self._mqi(whole)  # fails the call as it always did
+                        else:
+                            await self.server.mqi.call(self, conv, whole, fap.decode_call(whole))
+                except CodecError as exc:
+                    if exc.family == STATUS:
+                        await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
+                    raise
+            else:
+                await self._dispatch(seg)
             if self._closed:
                 return
 
@@ -231,7 +330,6 @@ class Connection:
         """Whole segments only: background waiters and the read loop must never interleave bytes."""
         while self._sending:
             await self._send_turn.park()
-        self._sending = True
         instance = self.instance
         if instance is not None:
             instance.bytes_sent += len(data)
@@ -239,11 +337,27 @@ class Connection:
         else:
             self._bytes_out_before += len(data)
             self._segments_out_before += segment_count(data)
+        sock = self._sock
+        if sock is not None:
+            # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs
+            # one system call and no trip through the scheduler -- and, with no await, nobody else's
+            # bytes can come between.  What it does not take waits for room below, in turn.
+            sent = _write(sock, data)
+            if sent == len(data):
+                return
+            data = memoryview(data)[sent:]
+        self._sending = True
         try:
-            await self.stream.send_all(data)
+            if sock is None:
+                await self.stream.send_all(data)
+            else:
+                while data:
+                    await trio.lowlevel.wait_writable(sock)
+                    data = data[_write(sock, data):]
         finally:
             self._sending = False
-            self._send_turn.unpark()
+            if self._send_turn:
+                self._send_turn.unpark()
 
     async def send_heartbeat(self) -> None:
         """A heartbeat request (its flags at the agreed FAP level: ``fap.heartbeat_request_flags``)."""
@@ -253,7 +367,7 @@ class Connection:
 
     @property
     def multiplexed(self) -> bool:
-        return bool(self.agreement and self.agreement.accepted and self.agreement.multiplexed)
+        return self._mux
 
     def _status(self, code: int, conv_id: int = 0) -> bytes:
         if self.multiplexed:
@@ -331,6 +445,8 @@ class Connection:
         channel = self.channel
         reply, agreement = negotiation.answer(client, channel, self.server.identity, max_fap=self._max_fap(channel))
         self.agreement = agreement
+        self._agreed = agreement.accepted
+        self._mux = agreement.accepted and agreement.multiplexed
         h = seg.header
         body = reply.pack(fap.LITTLE)
         await self.send(fap.encode_segment(
@@ -467,7 +583,7 @@ class Connection:
                                                encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
 
     def conversation(self, conv_id: int) -> Conversation | None:
-        return self.conversations.get(conv_id if self.multiplexed else 0)
+        return self.conversations.get(conv_id if self._mux else 0)
 
     def _userid(self, seg: fap.Segment) -> None:
         conv = self.conversation(seg.header.ConversationId)
@@ -539,7 +655,7 @@ class Connection:
         conv = self.conversation(h.ConversationId)
         if conv is None:
             await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="MQI call on no conversation")
-        call = fap.decode_body(seg, first=True)
+        call = fap.decode_call(seg)
         await self.server.mqi.call(self, conv, seg, call)
 
     def authenticate(self, conv: Conversation, appl_name: str = "", appl_type: int = 0) -> tuple[int, str, bool]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .listener import QueueManagerServer
 
 ZERO24 = bytes(24)
+_LONGEST_HEADERS = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH  # a reply's headers, at most
 _LE = fap.LITTLE
 Replies = tuple[list[bytes], int]  # reply segments, and the journal position they depend on
 
@@ -38,6 +39,10 @@ class QueueActivity:
 
     def __init__(self) -> None:
         self._lots: dict[str, trio.lowlevel.ParkingLot] = {}
+        # Notifications so far (a queue someone waits or waited on gained a message: the command
+        # server's, a waiting GET's): a connection that sees the count move after a call lets those
+        # woken run before it reads its next request, as trio's stream did (HP1).
+        self.wakes = 0
 
     def lot(self, queue: str) -> trio.lowlevel.ParkingLot:
         lot = self._lots.get(queue)
@@ -49,12 +54,14 @@ class QueueActivity:
         lot = self._lots.get(queue)
         if lot is not None:
             lot.unpark_all()
+            self.wakes += 1  # counted even when no one is parked now: its task may be on its way back
 
     def notify_all(self) -> None:
         """A virtual clock moved (registry/testing/clock.py): every waiting GET looks again, and ends
         when its interval has passed on that clock."""
         for lot in self._lots.values():
             lot.unpark_all()
+        self.wakes += 1
 
 
 class MQI:
@@ -111,7 +118,13 @@ class MQI:
         session = conv.session
         if session is not None and session.fault is not None:
             await self._delay(conn, conv, session, t)
-        await self._answer(conn, replies, depends_on, before)
+        # _answer, inline (HP3): the reply leaves once what it depends on is durable
+        after = qm.position
+        position = depends_on if after <= before or depends_on > after else after
+        if position > qm.durable_position:
+            await self.server.committer.wait(position)
+        for piece in replies:
+            await conn.send(piece)
 
     # ---- fault injection: the transport's part (registry/testing/faults.py decides) ---------------
     async def _break(self, conn: Connection, conv: Conversation, t: int) -> None:
@@ -148,6 +161,9 @@ class MQI:
 
     def reply(self, conn: Connection, seg: fap.Segment, body: bytes = b"", *, comp: int = 0, reason: int = 0,
               hobj: int = 0) -> list[bytes]:
+        max_tr = conn.agreement.max_transmission_size
+        if len(body) + _LONGEST_HEADERS <= max_tr:  # one segment: api_reply_segments' own first answer
+            return [fap.api_reply(seg.header, body, comp_code=comp, reason=reason, hobj=hobj)]
         return fap.api_reply_segments(seg.header, body, conn.agreement.max_transmission_size,
                                       comp_code=comp, reason=reason, hobj=hobj)
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from server_roundtrip import CHANNEL, PASSWORD, USER, cpu_seconds, machine_ticks, pct  # noqa: F401 (re-exported)
+from server_roundtrip import CHANNEL, PASSWORD, TICKS, USER, cpu_seconds, machine_ticks, pct  # noqa: F401 (re-exported)
 
 HOST = "127.0.0.1"
 QMGR = "QM1"  # what ``qmlite serve`` names its queue manager by default

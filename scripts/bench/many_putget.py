@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""16 connections doing put+get against ``qmlite serve``, this tree against a baseline revision, taking
+turns round after round (issue 24 target 2: >= 2x the baseline's throughput), with the server's CPU
+per MQI call.
+
+The workload is issue 4's ``putget`` (server_roundtrip.py): on each connection an MQPUT of a 1 KiB
+non-persistent message (NO_SYNCPOINT) to DEV.QUEUE.1, then an MQGET (NO_WAIT, NO_SYNCPOINT,
+MATCH_MSG_ID) of that message, one call at a time per connection; the connections share the queue
+and each gets only its own messages (a MsgId of its own, set in the put's MQMD).
+
+The load is not our Python client: 16 Python clients on a 2-core machine saturate a core of their
+own, and the server's figure would be the client's.  Each connection is made by qmlite's client
+(ID exchange, MQCONN, MQOPEN), then driven with the request bytes prepared once, from ``--procs``
+processes each holding its share of the connections in one ``selectors`` loop: a few microseconds of
+client per call.  Every reply's CompCode is checked (a failed call stops the run).
+
+    python scripts/bench/many_putget.py [--baseline 1269ee7] [--connections 16] [--procs 4]
+                                        [--seconds 5] [--rounds 3] [--json FILE]
+
+``--baseline REV``: that revision's tree (``git archive``, into a temporary directory) is served by the
+same interpreter, alternating with this tree's; without it only this tree is measured.  Each figure
+is its median round; the server's CPU (utime + stime from /proc) is per MQI call (a put+get is two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import pathlib
+import selectors
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _common as B  # noqa: E402
+
+QUEUE = "DEV.QUEUE.1"
+MSG_SIZE = 1024
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TARGET = 2.0  # issue 24 target 2: this tree's put+get throughput >= 2x the baseline's
+
+
+# ------------------------------------------------------------------------------------------------
+# load: prepared request bytes on connections made by our client
+# ------------------------------------------------------------------------------------------------
+
+class Conn:
+    """One connection: made and opened by our client, then its socket alone alternates put and get."""
+
+    def __init__(self, port: int, n: int) -> None:
+        from qmlite.client.sync import QueueManager
+        from qmlite.pcf import calls as K
+        from qmlite.pcf import constants as C
+        from qmlite.pcf import fap
+        from qmlite.pcf.encoding import LITTLE
+        from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
+
+        self.qm = QueueManager.connect(B.HOST, port, B.CHANNEL, B.QMGR, user=B.USER, password=B.PASSWORD,
+                                       keepalive=False)
+        hobj, _ = self.qm.open(MQOD(ObjectName=QUEUE), C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING)
+        link = self.qm.channel.link
+        msg_id = b"MANY%08d" % n + bytes(12)
+        payload = bytes([65 + n % 26]) * MSG_SIZE
+        put = K.MQPutRequest(MQMD(Version=2, MsgId=msg_id, Persistence=C.MQPER_NOT_PERSISTENT),
+                             MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), payload).pack(LITTLE)
+        get = K.MQGetRequest(MQMD(Version=2, MsgId=msg_id),
+                             MQGMO(Version=2, Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT,
+                                   MatchOptions=C.MQMO_MATCH_MSG_ID), MSG_SIZE).pack(LITTLE)
+        self.requests = (b"".join(link.mqi(fap.MQPUT, hobj, put)),
+                         b"".join(link.mqi(fap.MQGET, hobj, get, extra=MSG_SIZE)))
+        self.hl = fap.TSHM_LENGTH if self.qm.channel.multiplexed else fap.TSH_LENGTH
+        self.sock = self.qm._sock
+        self.sock.setblocking(False)
+        self.buf = bytearray()
+        self.step = 0  # 0: the put is out, 1: the get is out
+
+    def reply(self) -> bool | None:
+        """Read what arrived; True when a whole put+get ended, False for a put, None for nothing yet."""
+        try:
+            data = self.sock.recv(65536)
+        except BlockingIOError:
+            return None
+        if not data:
+            raise SystemExit("the server closed a connection")
+        buf = self.buf
+        buf += data
+        if len(buf) < 8 or len(buf) < int.from_bytes(buf[4:8], "big"):
+            return None
+        n = int.from_bytes(buf[4:8], "big")
+        comp = buf[self.hl + 4:self.hl + 8]
+        if comp != b"\0\0\0\0":
+            raise SystemExit(f"a {'get' if self.step else 'put'} failed: CompCode {bytes(comp).hex()}, "
+                             f"Reason {int.from_bytes(buf[self.hl + 8:self.hl + 12], 'little')}")
+        del buf[:n]
+        self.step ^= 1
+        self.sock.sendall(self.requests[self.step])  # small: the socket takes it at once
+        return self.step == 0
+
+
+def worker(port: int, first: int, count: int, start: float, end: float, out) -> None:
+    conns = [Conn(port, first + i) for i in range(count)]
+    sel = selectors.DefaultSelector()
+    for c in conns:
+        sel.register(c.sock, selectors.EVENT_READ, c)
+    while time.time() < start - 1.0:  # warm up until a second before the window
+        time.sleep(0.01)
+    for c in conns:
+        c.sock.sendall(c.requests[0])
+    done = 0
+    while True:
+        now = time.time()
+        if now >= end:
+            break
+        for key, _ in sel.select(0.1):
+            if key.data.reply() and now >= start:
+                done += 1
+    out.send(done)
+    out.close()
+    for c in conns:  # the last call's reply, then a clean disconnect
+        c.sock.setblocking(True)
+        while c.reply() is None:
+            pass
+        try:
+            c.qm.abort()
+        except OSError:
+            pass
+
+
+def user_system(pid: int) -> tuple[float, float]:
+    """utime and stime of a process in seconds (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / B.TICKS, int(fields[12]) / B.TICKS
+
+
+def measure(server: B.ServerProcess, connections: int, procs: int, seconds: float) -> dict:
+    ctx = multiprocessing.get_context("fork")
+    shares = [connections // procs + (1 if i < connections % procs else 0) for i in range(procs)]
+    start = time.time() + 2.0 + 0.1 * connections
+    end = start + seconds
+    workers, pipes, first = [], [], 0
+    for share in shares:
+        rx, tx = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=worker, args=(server.port, first, share, start, end, tx))
+        p.start()
+        workers.append(p)
+        pipes.append(rx)
+        first += share
+    while time.time() < start:
+        time.sleep(0.005)
+    (u0, s0), t0 = user_system(server.pid), time.perf_counter()
+    while time.time() < end:
+        time.sleep(0.005)
+    (u1, s1), t1 = user_system(server.pid), time.perf_counter()
+    cpu0, cpu1 = u0 + s0, u1 + s1
+    done = sum(rx.recv() for rx in pipes)
+    for p in workers:
+        p.join(60)
+    pairs = done / (t1 - t0)
+    calls = max(1, 2 * done)
+    return {"put+get/s": pairs, "server_cpu_us_per_call": (cpu1 - cpu0) / calls * 1e6,
+            "server_user_us_per_call": (u1 - u0) / calls * 1e6, "server_system_us_per_call": (s1 - s0) / calls * 1e6,
+            "server_cpu_pct": (cpu1 - cpu0) / (t1 - t0) * 100}
+
+
+# ------------------------------------------------------------------------------------------------
+# the baseline tree
+# ------------------------------------------------------------------------------------------------
+
+def baseline_tree(rev: str, into: pathlib.Path) -> pathlib.Path:
+    """``rev``'s files as the package ``into``/qmlite, laid out as installed (pyproject.toml: the
+    repository's root is ``qmlite``, its ``qmlite/`` directory's modules at the top), for PYTHONPATH."""
+    pkg = into / "qmlite"
+    pkg.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(pkg)], input=archive, check=True)
+    for module in (pkg / "qmlite").iterdir():
+        module.rename(pkg / module.name)
+    return into
+
+
+class Served(B.ServerProcess):
+    """``qmlite serve`` from a given tree: started in that directory with it on PYTHONPATH, ahead of
+    the installed (editable) package."""
+
+    def __init__(self, path: pathlib.Path | None) -> None:
+        saved, cwd = os.environ.get("PYTHONPATH"), os.getcwd()
+        if path is not None:
+            os.environ["PYTHONPATH"] = str(path)
+            os.chdir(path)
+        try:
+            super().__init__(log_level="warning")
+        finally:
+            os.chdir(cwd)
+            if saved is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = saved
+        if path is not None:
+            self.check_tree(path)
+
+    def check_tree(self, path: pathlib.Path) -> None:
+        """Python started as the server was imports the baseline's modules, not the installed ones."""
+        probe = subprocess.run([sys.executable, "-c", "import qmlite.server.connection as c; print(c.__file__)"],
+                               cwd=path, env={**os.environ, "PYTHONPATH": str(path)}, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        if not probe.startswith(str(path)):
+            raise SystemExit(f"the baseline tree is not what Python imports there: {probe}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--baseline", metavar="REV", help="git revision to compare with (e.g. 1269ee7)")
+    ap.add_argument("--connections", type=int, default=16)
+    ap.add_argument("--procs", type=int, default=4, help="load generator processes")
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="qmlite-baseline-") as tmp:
+        trees = {"this tree": None}
+        if args.baseline:
+            trees = {f"baseline {args.baseline}": baseline_tree(args.baseline, pathlib.Path(tmp)), **trees}
+        servers = {name: Served(path) for name, path in trees.items()}
+        runs: dict[str, list[dict]] = {name: [] for name in servers}
+        try:
+            for round_no in range(args.rounds):
+                for name, server in servers.items():
+                    r = measure(server, args.connections, args.procs, args.seconds)
+                    runs[name].append(r)
+                    print(f"round {round_no + 1} {name:20} {r['put+get/s']:8.0f} put+get/s  server "
+                          f"{r['server_cpu_us_per_call']:5.1f} us CPU per call (user {r['server_user_us_per_call']:.1f}, system "
+                          f"{r['server_system_us_per_call']:.1f}; {r['server_cpu_pct']:.0f}% of a core)",
+                          flush=True)
+        finally:
+            for server in servers.values():
+                server.stop()
+    summary = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in runs.items()}
+    print(f"{args.connections} connections, put+get of {MSG_SIZE} B, median of {args.rounds} rounds:")
+    for name, s in summary.items():
+        print(f"  {name:20} {s['put+get/s']:8.0f} put+get/s   server {s['server_cpu_us_per_call']:5.1f} us CPU per "
+              f"MQI call")
+    out = {"args": vars(args), "runs": runs, "summary": summary}
+    if args.baseline:
+        base, this = summary[f"baseline {args.baseline}"], summary["this tree"]
+        ratio = this["put+get/s"] / base["put+get/s"]
+        per_cpu = base["server_cpu_us_per_call"] / this["server_cpu_us_per_call"]
+        verdict = f"issue 24 target 2: this tree / baseline = {ratio:.2f}x (>= {TARGET:.0f}x: " \
+                  f"{'met' if ratio >= TARGET else 'MISSED'}); server CPU per call " \
+                  f"{base['server_cpu_us_per_call']:.1f} -> {this['server_cpu_us_per_call']:.1f} us " \
+                  f"({per_cpu:.2f}x the calls per server CPU-second: the throughput ratio of a server that " \
+                  f"has a core to itself)"
+        print(verdict)
+        out["verdict"] = verdict
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,95 @@
+"""The framer's one-whole-segment path and ``fap.decode_call`` (decision HP3) against the general
+code they shortcut: a sweep over every MQI request and reply type, both byte orders, TSH and TSHM,
+first/middle/last flags and body lengths around the API header's 16 bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from qmlite.pcf import fap
+from qmlite.pcf.errors import CodecError
+from qmlite.pcf.framer import Framer
+
+MQI_TYPES = sorted(t for t in fap.SEGMENT_TYPE_NAMES if fap.is_mqi_type(t))
+OTHER_TYPES = [fap.INITIAL_DATA, fap.HEARTBEAT, fap.USERID_DATA, fap.STATUS_DATA, fap.SOCKET_ACTION]
+FLAGS = [fap.CF1_FIRST | fap.CF1_LAST, fap.CF1_FIRST, 0, fap.CF1_LAST]
+BODIES = [b"", bytes(range(15)), bytes(range(16)), bytes(range(40)), b"\xff" * 300]
+
+
+def _segments():
+    for t in MQI_TYPES + OTHER_TYPES:
+        for struct_id in (fap.TSHM, fap.TSH):
+            for byte_order in (1, 2):
+                for flags in FLAGS:
+                    for body in BODIES:
+                        ids = {"conversation_id": 3, "request_id": 7} if struct_id == fap.TSHM else {}
+                        yield t, fap.encode_segment(t, body, struct_id=struct_id, byte_order=byte_order,
+                                                    control_flags1=flags, **ids)
+
+
+def _bytewise(data: bytes):
+    """The general path: the same bytes fed one at a time."""
+    framer = Framer(max_segment_length=65536)
+    out = []
+    for i in range(len(data)):
+        out += framer.feed(data[i:i + 1])
+    return out
+
+
+def test_one_whole_segment_is_framed_as_the_general_path_frames_it():
+    count = 0
+    for _t, data in _segments():
+        fast = Framer(max_segment_length=65536).feed(data)
+        assert fast == _bytewise(data), data[:40]
+        count += 1
+    assert count == len(MQI_TYPES + OTHER_TYPES) * 2 * 2 * len(FLAGS) * len(BODIES)
+
+
+def test_the_one_segment_path_refuses_what_the_general_path_refuses():
+    data = fap.encode_segment(fap.MQPUT, b"x" * 100, struct_id=fap.TSHM, conversation_id=1)
+    for limit in (len(data) - 1, len(data)):
+        outcome = []
+        for feed in (lambda d: Framer(max_segment_length=limit).feed(d), _bytewise_limited(limit)):
+            try:
+                outcome.append(feed(data))
+            except CodecError as exc:
+                outcome.append((exc.family, exc.reason))
+        assert outcome[0] == outcome[1]
+    bad_order = bytearray(data)
+    bad_order[16] = 3  # ByteOrder neither 1 nor 2
+    with pytest.raises(CodecError) as fast:
+        Framer(max_segment_length=65536).feed(bytes(bad_order))
+    with pytest.raises(CodecError) as general:
+        _bytewise(bytes(bad_order))
+    assert fast.value.reason == general.value.reason == fap.ENCODING_INVALID
+
+
+def _bytewise_limited(limit: int):
+    def feed(data: bytes):
+        framer = Framer(max_segment_length=limit)
+        out = []
+        for i in range(len(data)):
+            out += framer.feed(data[i:i + 1])
+        return out
+    return feed
+
+
+@pytest.mark.parametrize("struct_id", [fap.TSHM, fap.TSH])
+def test_decode_call_is_decode_body_of_a_first_segment(struct_id):
+    checked = 0
+    for t, data in _segments():
+        if fap.SEGMENT_TYPE_NAMES.get(t) is None or not fap.is_mqi_type(t):
+            continue
+        (seg,) = Framer(max_segment_length=65536).feed(data)
+        if seg.header.StructId != struct_id:
+            continue
+        try:
+            general = fap.decode_body(seg, first=True)
+        except CodecError as exc:
+            with pytest.raises(CodecError) as fast:
+                fap.decode_call(seg)
+            assert (fast.value.family, fast.value.reason) == (exc.family, exc.reason)
+            continue
+        assert fap.decode_call(seg) == general
+        checked += 1
+    assert checked > len(MQI_TYPES) * 4

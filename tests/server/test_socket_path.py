@@ -1,0 +1,163 @@
+"""The plain-socket path of a connection (server/connection.py, decision HP1): requests read and replies
+written on the socket itself.  What trio's stream did for it must still hold: requests that arrive
+together are all answered, in order; a reply larger than the socket takes at once is finished when
+the client reads, byte for byte; other connections are served meanwhile; a TLS or memory stream keeps
+the stream's own methods."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+import structlog
+import trio
+import trio.testing
+
+from qmlite.pcf import calls, fap, mqi
+from qmlite.pcf import constants as C
+from qmlite.pcf.framer import Framer
+
+from tests.support.rawfap import RawPeer, connect_mq, handshake, mqi_call, open_q, running_server
+
+QUEUE = "DEV.QUEUE.1"
+
+
+def _request(peer: RawPeer, segment_type: int, body: bytes, hobj: int) -> bytes:
+    """An MQI request on conversation 1, in as many segments as the agreed 32748 bytes need."""
+    total = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH + len(body)
+    api = fap.ApiHeader(CallLength=total, Hobj=hobj).pack(fap.LITTLE)
+    header = fap.decode_header(fap.encode_segment(segment_type, b"", struct_id=fap.TSHM, conversation_id=1))
+    return b"".join(fap.split_call(header, api + body, 32748))
+
+
+async def _call(peer: RawPeer, segment_type: int, body: bytes, hobj: int) -> tuple[fap.ApiHeader, bytes]:
+    await peer.send(_request(peer, segment_type, body, hobj))
+    seg = await peer.receive()
+    assert seg is not None and seg.header.SegmentType == segment_type | fap.REPLY
+    call = fap.decode_body(seg, first=True)
+    return call.ApiHeader, call.Data
+
+
+async def _opened(server) -> tuple[RawPeer, int]:
+    peer = await RawPeer.connect(server)
+    await handshake(peer)
+    await connect_mq(peer)
+    api, _ = await open_q(peer, QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
+    assert api.CompCode == 0
+    return peer, api.Hobj
+
+
+async def test_connections_read_and_write_their_socket_directly(tmp_path):
+    async with running_server(tmp_path) as server:
+        peer, _ = await _opened(server)
+        (conn,) = server.connections
+        assert conn._sock is conn.stream.socket  # a plain TCP stream: the socket path
+        await peer.aclose()
+
+
+async def test_requests_sent_together_are_all_answered_in_order(tmp_path):
+    """200 MQPUTs in one write (more than one read's worth, and more than the reads the loop serves
+    before it yields), then 200 MQGETs: every reply, in order, each get its own put's message."""
+    count = 200
+    async with running_server(tmp_path) as server:
+        peer, hobj = await _opened(server)
+        other, other_hobj = await _opened(server)
+        puts, gets = [], []
+        for i in range(count):
+            md = mqi.MQMD(Version=2, MsgId=b"HP%06d" % i + bytes(16), Format="MQSTR")
+            puts.append(_request(peer, fap.MQPUT, calls.MQPutRequest(
+                md, mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), b"message %d" % i).pack(fap.LITTLE), hobj))
+            gets.append(_request(peer, fap.MQGET, calls.MQGetRequest(
+                mqi.MQMD(Version=2, MsgId=md.MsgId), mqi.MQGMO(Version=2, Options=C.MQGMO_NO_SYNCPOINT,
+                                                               MatchOptions=C.MQMO_MATCH_MSG_ID), 100).pack(fap.LITTLE),
+                hobj))
+        await peer.send(b"".join(puts))
+        # another connection is answered while the first one's requests are queued up
+        api, _ = await mqi_call(other, fap.MQINQ, calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE),
+                                hobj=other_hobj)
+        assert api.CompCode == 0
+        for i in range(count):
+            seg = await peer.receive()
+            call = fap.decode_body(seg, first=True)
+            assert (seg.header.SegmentType, call.ApiHeader.CompCode) == (fap.MQPUT_REPLY, 0)
+            assert calls.MQPutReply.unpack(call.Data, 0, fap.LITTLE)[0].MsgDesc.MsgId.startswith(b"HP%06d" % i)
+        await peer.send(b"".join(gets))
+        for i in range(count):
+            seg = await peer.receive()
+            call = fap.decode_body(seg, first=True)
+            assert (seg.header.SegmentType, call.ApiHeader.CompCode) == (fap.MQGET_REPLY, 0)
+            assert calls.MQGetReply.unpack(call.Data, 0, fap.LITTLE)[0].Data == b"message %d" % i
+        await peer.aclose()
+        await other.aclose()
+
+
+async def test_a_reply_larger_than_the_socket_takes_is_finished_as_the_client_reads(tmp_path, monkeypatch):
+    """The server's send buffer shrunk to a few KiB: a 1 MiB message's GET reply (32 segments) cannot
+    be written at once; it waits for room and arrives whole, and the connection serves the next call."""
+    body = bytes(range(256)) * 4096  # 1 MiB
+    waits = []
+    real_wait = trio.lowlevel.wait_writable
+
+    async def counted(fd):
+        waits.append(fd)
+        await real_wait(fd)
+    monkeypatch.setattr(trio.lowlevel, "wait_writable", counted)
+    async with running_server(tmp_path) as server:
+        peer, hobj = await _opened(server)
+        (conn,) = server.connections
+        conn._sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        peer.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        api, _ = await _call(peer, fap.MQPUT, calls.MQPutRequest(
+            mqi.MQMD(Version=2), mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), body).pack(fap.LITTLE), hobj)
+        assert api.CompCode == 0
+        get = calls.MQGetRequest(mqi.MQMD(Version=2), mqi.MQGMO(Version=2, Options=C.MQGMO_NO_SYNCPOINT), len(body))
+        api, data = await mqi_call(peer, fap.MQGET, get.pack(fap.LITTLE), hobj=hobj)
+        assert api.CompCode == 0 and calls.MQGetReply.unpack(data, 0, fap.LITTLE)[0].Data == body
+        assert waits  # the reply did wait for room
+        api, _ = await mqi_call(peer, fap.MQINQ, calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE),
+                                hobj=hobj)
+        assert api.CompCode == 0
+        assert conn.instance.bytes_sent > len(body)  # channel status counted the reply's bytes once
+        await peer.aclose()
+
+
+async def test_a_peer_that_vanishes_mid_reply_ends_only_its_connection(tmp_path):
+    """The client resets its socket while a large reply is still being written: that connection ends
+    (its GET's message is not lost: a NO_SYNCPOINT get took it, as with trio's stream), another one
+    still works."""
+    body = b"z" * (512 * 1024)
+    async with running_server(tmp_path) as server:
+        peer, hobj = await _opened(server)
+        (conn,) = server.connections
+        other, other_hobj = await _opened(server)
+        api, _ = await _call(peer, fap.MQPUT, calls.MQPutRequest(
+            mqi.MQMD(Version=2), mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), body).pack(fap.LITTLE), hobj)
+        assert api.CompCode == 0
+        for c in server.connections:
+            c._sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        peer.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        peer.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        get = calls.MQGetRequest(mqi.MQMD(Version=2), mqi.MQGMO(Version=2, Options=C.MQGMO_NO_SYNCPOINT), len(body))
+        await peer.send(_request(peer, fap.MQGET, get.pack(fap.LITTLE), hobj))
+        await peer.stream.receive_some(1024)  # the reply has started
+        await peer.aclose()  # SO_LINGER 0: a reset
+        await trio.testing.wait_all_tasks_blocked()
+        assert conn not in server.connections
+        api, _ = await mqi_call(other, fap.MQINQ, calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE),
+                                hobj=other_hobj)
+        assert api.CompCode == 0
+        await other.aclose()
+
+
+async def test_a_memory_stream_keeps_the_streams_own_methods(tmp_path):
+    """Anything but trio's SocketStream (here a memory stream pair) is served through the stream."""
+    from qmlite.server.connection import Connection
+
+    async with running_server(tmp_path) as server:
+        client_end, server_end = trio.testing.memory_stream_pair()
+        conn = Connection(server, server_end, 999, structlog.get_logger())
+        assert conn._sock is None
+        await conn.send(fap.status_segment(fap.QM_TERMINATING))
+        framer = Framer()
+        (seg,) = framer.feed(await client_end.receive_some(1024))
+        assert seg.header.SegmentType == fap.STATUS_DATA

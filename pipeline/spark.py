@@ -49,7 +49,7 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              .config("spark.sql.execution.arrow.pyspark.enabled", "true")
              # The throughput collector: a route job is one batch, and G1's pauses-first work cost
              # 7-10% of a 10M-publication run here (docs/benchmarks.md, issue 10).
-             .config("spark.driver.extraJavaOptions", "-XX:+UseParallelGC " + os.environ.get("QMLITE_XJ", ""))
+             .config("spark.driver.extraJavaOptions", "-XX:+UseParallelGC")
              .config("spark.executor.extraJavaOptions", "-XX:+UseParallelGC")
              .getOrCreate())
     if not master.startswith("local"):

@@ -211,6 +211,8 @@ def main() -> int:
         return measure(args)
 
     where = inputs(args)
+    if args.rounds < 1:
+        return 0  # the inputs only
     masters = args.masters.split(",")
     results: dict[str, list[dict]] = {m: [] for m in masters}
     bounds: list[dict] = []

@@ -1,14 +1,15 @@
 """``qmlite pipeline route``: the deliveries a queue manager would make for a set of publications, on Spark.
 
 The registry (a data directory, read-only and safe while a server runs on it, or a snapshot file
-written by ``registry.snapshot.dump``) is loaded once on the driver and broadcast as one snapshot
-blob; each executor builds its routing registry from it once.  Routing is ``registry.routing``
-itself (through ``pipeline.routes``), never a second copy of the rules, used in two ways:
+written by ``registry.snapshot.dump``) is loaded once on the driver; where the executors route, it
+is broadcast as one snapshot blob and each executor builds its routing registry from it once.
+Routing is ``registry.routing`` itself (through ``pipeline.routes``), never a second copy of the
+rules, used in two ways:
 
 * Traffic repeats topics, and for most topics a delivery depends only on the publication's topic,
   PubLevel, Priority, Persistence and Expiry (its *key*).  The distinct keys are routed once each
-  (in Python, on the executors), and the publications are joined to their keys' deliveries in the
-  JVM, so most rows never reach Python.
+  (in Python: on the driver up to ``DRIVER_KEYS`` of them, else on the executors), and the
+  publications are joined to their keys' deliveries in the JVM, so most rows never reach Python.
 * A key whose topic any subscription with a selector or an expiry matches depends on each
   publication (its properties, its time): those publications are routed one by one.
 

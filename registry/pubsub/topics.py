@@ -116,9 +116,23 @@ class _Node:
 
 
 class _Keys(set):
-    """Several subscriptions on one key of a table (one key alone is stored bare, saving a set each)."""
+    """Several subscriptions on one key of a table (one key alone is stored bare, saving a set each).
 
-    __slots__ = ()
+    ``frozen`` is a frozenset of the same keys, made by the first publication that finds the bucket
+    alone and kept until the bucket changes: a topic with a thousand subscribers (or a "#" near the
+    root) then answers without copying a thousand keys, each copy touching every key object."""
+
+    __slots__ = ("frozen",)
+
+    def __init__(self, keys: Iterable[Hashable]) -> None:
+        super().__init__(keys)
+        self.frozen: frozenset | None = None
+
+    def snapshot(self) -> frozenset:
+        frozen = self.frozen
+        if frozen is None:
+            frozen = self.frozen = frozenset(self)
+        return frozen
 
 
 def _put(table: dict, where: Hashable, key: Hashable) -> bool:
@@ -130,6 +144,7 @@ def _put(table: dict, where: Hashable, key: Hashable) -> bool:
         if key in current:  # type: ignore[operator]
             return False
         current.add(key)  # type: ignore[union-attr]
+        current.frozen = None  # type: ignore[union-attr]
     elif current == key:
         return False
     else:
@@ -146,6 +161,7 @@ def _drop(table: dict, where: Hashable, key: Hashable) -> bool:
         if key not in current:  # type: ignore[operator]
             return False
         current.discard(key)  # type: ignore[union-attr]
+        current.frozen = None  # type: ignore[union-attr]
         if len(current) == 1:  # type: ignore[arg-type]
             table[where] = next(iter(current))  # type: ignore[call-overload]
     elif current == key:
@@ -172,19 +188,76 @@ def _no_literals(levels: list[str]) -> tuple[()]:
     return ()
 
 
+def _literals(shape: _Shape) -> tuple[int, ...]:
+    """What tells apart the patterns of one shape and one first level: the positions of their other
+    literal levels."""
+    depth, plus, _ = shape
+    return tuple(i for i in range(1, depth) if i not in plus)
+
+
 @functools.lru_cache(maxsize=1024)
 def _getter(shape: _Shape) -> Callable[[list[str]], Hashable]:
-    """What tells apart the patterns of one shape and one first level: their other literal levels.
-    Applied alike to a pattern's and a topic's levels, so itemgetter's bare level for a single
-    position is as good a key as a 1-tuple."""
-    depth, plus, _ = shape
-    literal = [i for i in range(1, depth) if i not in plus]
+    """The key of a pattern of ``shape`` in its table: its literal levels after the first.  Applied
+    alike to a pattern's and a topic's levels, so itemgetter's bare level for a single position is
+    as good a key as a 1-tuple."""
+    literal = _literals(shape)
     return operator.itemgetter(*literal) if literal else _no_literals
 
 
+_Probe = Callable[[list[str], list], None]  # looks a topic's levels up in a plan's tables, appends the hits
+_UNROLLED = 16  # level counts up to which a plan is compiled into straight-line code
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(n: int, keys: tuple[tuple[int, ...], ...]) -> Callable[..., _Probe]:
+    """A probe for topics of ``n`` levels over tables keyed by the literal positions ``keys``: the
+    levels unpacked into locals once and each key built in place, as ``_getter`` would build it,
+    instead of a loop calling one itemgetter per table (a tenth of the look-ups' time).  The
+    source holds only level numbers, never a topic or pattern string.  Compiled once per layout
+    (first levels share them: the same few shapes recur under every first level), bound to the
+    tables of each (first level, level count) by the returned function."""
+    tables = ", ".join(f"t{j}" for j in range(len(keys)))
+    lines = [f"def bind({tables}):",
+             "    def probe(levels, hits):",
+             "        " + "".join(f"l{i}, " for i in range(n)) + "= levels"]
+    for j, literal in enumerate(keys):
+        key = f"l{literal[0]}" if len(literal) == 1 else "(" + "".join(f"l{i}, " for i in literal) + ")"
+        lines += [f"        hit = t{j}.get({key})",
+                  "        if hit is not None:",
+                  "            hits.append(hit)"]
+    lines.append("    return probe")
+    namespace: dict = {}
+    exec(compile("\n".join(lines), f"<topic probe {n} {keys}>", "exec"), namespace)  # noqa: S102
+    return namespace["bind"]
+
+
+def _looping(pairs: tuple[tuple[Callable[[list[str]], Hashable], dict], ...]) -> _Probe:
+    """The general probe, for topics of more levels than are worth compiling for."""
+    def probe(levels: list[str], hits: list) -> None:
+        for getter, table in pairs:
+            hit = table.get(getter(levels))
+            if hit is not None:
+                hits.append(hit)
+    return probe
+
+
+def _no_probe(levels: list[str], hits: list) -> None:
+    pass
+
+
+def _probe(n: int, shapes: list[tuple[_Shape, dict]], compiled: bool = True) -> _Probe:
+    """What a topic of ``n`` levels looks up in ``shapes``' tables; ``compiled=False`` gives the
+    general loop, which the compiled probe must equal (tests compare the two)."""
+    if not shapes:
+        return _no_probe
+    if compiled and n <= _UNROLLED:
+        return _compiled(n, tuple(_literals(shape) for shape, _ in shapes))(*(table for _, table in shapes))
+    return _looping(tuple((_getter(shape), table) for shape, table in shapes))
+
+
 _Tables = dict[_Shape, dict[Hashable, object]]
-_Plan = tuple[tuple[Callable[[list[str]], Hashable], dict[Hashable, object]], ...]
-_PLANS = 4096  # (first level, level count) pairs whose plan is kept
+_PLANS = 4096  # first levels whose plans are kept
+_KEPT_LEVELS = 64  # level counts up to which a plan is kept (a topic string may hold thousands of "/")
 
 
 _EMPTY: frozenset = frozenset()
@@ -199,10 +272,12 @@ class TopicIndex:
     lookup per shape under its first level and under a leading "+", however many subscriptions do
     not match it.  Splitting by first level keeps the tables a publication touches small when most
     subscriptions are on other branches of the tree: a lookup in a table of a million entries misses
-    the CPU caches and costs several times one in a small table.  The rare patterns with a "#"
-    before their last level live in a level trie; character-scheme patterns with wildcards are few
-    in practice and scanned.  The caller says what it indexed when it removes an entry, so no
-    reverse map of a million keys is kept.
+    the CPU caches and costs several times one in a small table.  What a topic of a given first
+    level and level count looks up is planned once and compiled into straight-line code per layout
+    of literal positions (``_compiled``).  The rare patterns with a "#" before their last level
+    live in a level trie; character-scheme patterns with wildcards are few in practice and scanned.
+    The caller says what it indexed when it removes an entry, so no reverse map of a million keys
+    is kept.
 
     Results of the last ``cache_size`` distinct topics are kept (0: none), and forgotten on any
     change, because publishers tend to reuse a few topic strings.  ``match`` returns a frozenset
@@ -213,10 +288,15 @@ class TopicIndex:
         self._exact: dict[str, object] = {}
         self._parts: dict[str, _Tables] = {}  # first level -> its wildcards by shape
         self._lead: _Tables = {}  # wildcards whose first level is "+", and "#" alone
-        self._plans: dict[tuple[str, int], _Plan] = {}  # what a topic's first level and level count look up
+        self._plans: dict[str, list[_Probe | None]] = {}  # what a topic's first level looks up, by level count
         self._root = _Node()
         self._char: dict[Hashable, re.Pattern[str]] = {}
         self._count = 0
+        # Whether match has shape tables to look in, and a trie or character patterns to scan: kept
+        # by add and remove so that a publication reads two flags instead of four containers.
+        self._shaped = False
+        self._scanned = False
+        self._compiled = True  # False: the general probe loop (tests compare the two)
         self._cache_size = cache_size
         self._cache: dict[str, frozenset] | None = {} if cache_size > 0 else None
 
@@ -254,6 +334,7 @@ class TopicIndex:
             else:
                 added = _put(self._exact, pattern, key)
         self._count += added
+        self._flag()
 
     def remove(self, key: Hashable, pattern: str, schema: int = C.MQWS_TOPIC) -> None:
         """Forget ``key``, indexed under ``pattern``/``schema``; unknown entries are ignored."""
@@ -283,6 +364,11 @@ class TopicIndex:
             else:
                 removed = _drop(self._exact, pattern, key)
         self._count -= removed
+        self._flag()
+
+    def _flag(self) -> None:
+        self._shaped = bool(self._parts or self._lead)
+        self._scanned = bool(self._root.children or self._char)
 
     def _add_trie(self, levels: list[str], key: Hashable) -> bool:
         node = self._root
@@ -316,26 +402,24 @@ class TopicIndex:
             found = cache.get(topic)
             if found is not None:
                 return found
-        hits = []
         hit = self._exact.get(topic)
-        if hit is not None:
-            hits.append(hit)
-        if self._parts or self._lead:
+        hits = [] if hit is None else [hit]
+        if self._shaped:
             levels = topic.split(SEPARATOR)
-            plan = self._plans.get((levels[0], len(levels)))
+            # The plan of a first level is a list indexed by level count: no tuple to build and hash.
+            by_count = self._plans.get(levels[0])
+            n = len(levels)
+            plan = by_count[n] if by_count is not None and n < len(by_count) else None
             if plan is None:
-                plan = self._plan(levels[0], len(levels))
-            for getter, table in plan:
-                hit = table.get(getter(levels))
-                if hit is not None:
-                    hits.append(hit)
-        if self._root.children or self._char:
+                plan = self._plan(levels[0], n)
+            plan(levels, hits)
+        if self._scanned:
             found = self._gather(hits, topic)
         elif not hits:
             found = _EMPTY
         elif len(hits) == 1:
             hit = hits[0]
-            found = frozenset(hit) if type(hit) is _Keys else frozenset((hit,))
+            found = hit.snapshot() if type(hit) is _Keys else frozenset((hit,))
         else:
             found = self._gather(hits, topic)
         if cache is not None:
@@ -346,31 +430,43 @@ class TopicIndex:
             cache[topic] = found
         return found
 
-    def _plan(self, first: str, n: int) -> _Plan:
+    def _plan(self, first: str, n: int) -> _Probe:
         """The tables a topic of ``n`` levels under ``first`` may match in: shapes of exactly ``n``
         levels, and shapes ending in "#" with at most ``n`` levels before it ("#" matches zero
         levels too), of its first level and of a leading "+"."""
         shapes = [*self._parts.get(first, {}).items(), *self._lead.items()]
-        plan = tuple((_getter(shape), table) for shape, table in shapes
-                     if shape[0] == n or (shape[2] and shape[0] <= n))
-        if len(self._plans) >= _PLANS:
-            self._plans.clear()  # published topics' first levels are not bounded
-        self._plans[first, n] = plan
+        wanted = [(shape, table) for shape, table in shapes if shape[0] == n or (shape[2] and shape[0] <= n)]
+        plan = _probe(n, wanted, self._compiled)
+        if n > _KEPT_LEVELS:
+            return plan  # a list by level count this long would cost more than planning again
+        by_count = self._plans.get(first)
+        if by_count is None:
+            if len(self._plans) >= _PLANS:
+                self._plans.clear()  # published topics' first levels are not bounded
+            by_count = self._plans[first] = []
+        if n >= len(by_count):
+            by_count.extend([None] * (n + 1 - len(by_count)))
+        by_count[n] = plan
         return plan
 
     def _gather(self, hits: list, topic: str) -> frozenset[Hashable]:
-        found: set[Hashable] = set()
+        sets: list = []
+        bare: list = []
         for hit in hits:
             if type(hit) is _Keys:
-                found.update(hit)  # type: ignore[arg-type]
+                sets.append(hit)
             else:
-                found.add(hit)
+                bare.append(hit)
         if self._root.children:
+            found: set[Hashable] = set()
             self._walk(self._root, topic.split(SEPARATOR), 0, found)
-        for key, regex in self._char.items():
-            if regex.fullmatch(topic):
-                found.add(key)
-        return frozenset(found)
+            sets.append(found)
+        if self._char:
+            bare.extend(key for key, regex in self._char.items() if regex.fullmatch(topic))
+        # One copy, largest set first: its entries go into the new table with their hashes kept,
+        # and the table is sized for it once (a "#" near the root can select thousands).
+        sets.sort(key=len, reverse=True)
+        return _EMPTY.union(*sets, bare)
 
     def _walk(self, node: _Node, levels: list[str], i: int, found: set[Hashable]) -> None:
         children = node.children

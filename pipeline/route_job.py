@@ -1,14 +1,15 @@
 """``qmlite pipeline route``: the deliveries a queue manager would make for a set of publications, on Spark.
 
 The registry (a data directory, read-only and safe while a server runs on it, or a snapshot file
-written by ``registry.snapshot.dump``) is loaded once on the driver and broadcast as one snapshot
-blob; each executor builds its routing registry from it once.  Routing is ``registry.routing``
-itself (through ``pipeline.routes``), never a second copy of the rules, used in two ways:
+written by ``registry.snapshot.dump``) is loaded once on the driver; where the executors route, it
+is broadcast as one snapshot blob and each executor builds its routing registry from it once.
+Routing is ``registry.routing`` itself (through ``pipeline.routes``), never a second copy of the
+rules, used in two ways:
 
 * Traffic repeats topics, and for most topics a delivery depends only on the publication's topic,
   PubLevel, Priority, Persistence and Expiry (its *key*).  The distinct keys are routed once each
-  (in Python, on the executors), and the publications are joined to their keys' deliveries in the
-  JVM, so most rows never reach Python.
+  (in Python: on the driver up to ``DRIVER_KEYS`` of them, else on the executors), and the
+  publications are joined to their keys' deliveries in the JVM, so most rows never reach Python.
 * A key whose topic any subscription with a selector or an expiry matches depends on each
   publication (its properties, its time): those publications are routed one by one.
 
@@ -318,49 +319,82 @@ def _group_mapper(fn, schema_fn):
     return run
 
 
+# Distinct keys up to this many are routed on the driver, which holds the registry already (about
+# 20 us a key: 100k keys in 2 s): no Python worker, no broadcast of the snapshot, no Spark stage for
+# them, which is most of what a cold JVM paid for them (issue 24, docs/benchmarks.md).  More keys
+# than this are routed on the executors, in parallel.
+DRIVER_KEYS = 500_000
+
+
 class Routed:
     """The deliveries of a set of publications against one registry, as DataFrames; ``release()``
-    frees what they cache.  The registry is broadcast while its snapshot is at most ``limit`` bytes,
-    else split by the literal first level of the topic strings (``prefix_groups``)."""
+    frees what they cache.  ``keys``: the distinct keys, as a DataFrame or an Arrow table (a table of
+    at most ``DRIVER_KEYS`` rows is routed on the driver); None takes them from ``pubs``.  Where the
+    executors route, the registry is broadcast while its snapshot is at most ``limit`` bytes, else
+    split by the literal first level of the topic strings (``prefix_groups``)."""
 
     def __init__(self, spark, pubs, reg, limit: int = BROADCAST_LIMIT, *, cache: bool = True,
                  keys=None) -> None:
         from pyspark.sql import functions as F
 
-        dumped = snapshot.dump(reg)
-        self._blob = self._groups = None
-        if len(dumped) <= limit:
-            blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
-            self._blob = blob = spark.sparkContext.broadcast(dumped)
-            keys_mapper = _arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema)
-            each_mapper = _arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema)
-
-            def tag(df):
-                return df
+        self._spark, self._reg, self._limit = spark, reg, limit
+        self._blob = self._groups = self._mappers = None
+        self.routed = None  # the routed keys as an Arrow table, when the driver routed them
+        if keys is not None and not hasattr(keys, "mapInArrow") and keys.num_rows <= DRIVER_KEYS:
+            self.routed = route_keys_table(reg, keys)
+            self.keys = spark.createDataFrame(self.routed, schema=_routed_key_schema())
+            has_each = _kinds(self.routed, "each").num_rows > 0
         else:
-            self._groups = groups = _Groups(spark, reg)
-            keys_mapper = _group_mapper(_keys_of_batch, _routed_key_schema)
-            each_mapper = _group_mapper(_each_of_batch, _delivery_schema)
-            tag = groups.tag
-        keys = pubs.select(*KEY).distinct() if keys is None else keys.select(*KEY)  # distinct already
-        self.keys = tag(keys).mapInArrow(keys_mapper, _routed_key_schema()).cache()
+            if keys is None:
+                keys = pubs.select(*KEY).distinct()
+            elif hasattr(keys, "mapInArrow"):
+                keys = keys.select(*KEY)  # distinct already
+            else:
+                keys = spark.createDataFrame(keys.select(list(KEY)), schema=_key_schema())
+            keys_mapper, _, tag = self._executors()
+            self.keys = tag(keys).mapInArrow(keys_mapper, _routed_key_schema()).cache()
+            has_each = bool(self.keys.filter(F.col("kind") == "each").limit(1).count())
         copies = F.broadcast(self.keys.filter(F.col("kind") == "copy"))
         plain = pubs.join(copies, list(KEY)).select(
             F.col("id").alias("publication_id"), "sub_name", "sub_id", "destination_queue", "destination_qmgr",
             "correl_id", F.col("out_priority").alias("priority"), F.col("out_persistence").alias("persistence"),
             F.col("out_expiry").alias("expiry"), (F.col("size") + F.col("header_bytes")).alias("bytes"), "topic",
             "timestamp")
-        each_keys = self.keys.filter(F.col("kind") == "each").select(*KEY)
-        if each_keys.limit(1).count():
+        self.has_each = has_each
+        if has_each:
+            _, each_mapper, tag = self._executors()
+            each_keys = self.keys.filter(F.col("kind") == "each").select(*KEY)
             each = tag(pubs.join(F.broadcast(each_keys), list(KEY), "left_semi").select(*_ROW_COLUMNS)) \
                 .mapInArrow(each_mapper, _delivery_schema())
-        else:  # no topic needs routing one by one: no pass over the input for it (the keys are cached)
+        else:  # no topic needs routing one by one: no pass over the input for it
             each = spark.createDataFrame([], _delivery_schema())
         self.plain, self.each = plain, each  # routed by key, and one by one
-        self.deliveries = plain.unionByName(each)
+        self.deliveries = plain.unionByName(each) if has_each else plain
         if cache:
             self.deliveries = self.deliveries.cache()
         self._pubs = pubs
+
+    def _executors(self):
+        """(keys mapper, each mapper, tag) for routing on the executors; the registry is shipped to
+        them on first use only (a job whose keys the driver routed, none one by one, ships nothing)."""
+        if self._mappers is None:
+            dumped = snapshot.dump(self._reg)
+            if len(dumped) <= self._limit:
+                blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
+                self._blob = blob = self._spark.sparkContext.broadcast(dumped)
+                self._mappers = (_arrow_mapper(blob_id, blob, _keys_of_batch, _routed_key_schema),
+                                 _arrow_mapper(blob_id, blob, _each_of_batch, _delivery_schema), lambda df: df)
+            else:
+                self._groups = groups = _Groups(self._spark, self._reg)
+                self._mappers = (_group_mapper(_keys_of_batch, _routed_key_schema),
+                                 _group_mapper(_each_of_batch, _delivery_schema), groups.tag)
+        return self._mappers
+
+    def routed_keys(self):
+        """The routed-key table as Arrow (on the driver already, or collected: one row per key and copy)."""
+        if self.routed is None:
+            self.routed = self.keys.toArrow().cast(_arrow_schema(_routed_key_schema()))
+        return self.routed
 
     def release(self) -> None:
         self.deliveries.unpersist()
@@ -369,6 +403,29 @@ class Routed:
             self._blob.unpersist()
         if self._groups is not None:
             self._groups.release()
+
+
+def _kinds(routed, kind: str):
+    import pyarrow.compute as pc
+
+    return routed.filter(pc.equal(routed["kind"], kind))
+
+
+def _key_schema():
+    from pyspark.sql import types as T
+
+    return T.StructType([T.StructField("topic", T.StringType()), T.StructField("pub_level", T.IntegerType()),
+                         T.StructField("priority", T.IntegerType()), T.StructField("persistence", T.IntegerType()),
+                         T.StructField("expiry", T.IntegerType())])
+
+
+def route_keys_table(reg, keys):
+    """``route_keys`` over an Arrow table of distinct keys, on the driver: the routed-key table in Arrow."""
+    import pyarrow as pa
+
+    arrow = _arrow_schema(_routed_key_schema())
+    rows = list(route_keys(reg, zip(*(keys.column(k).to_pylist() for k in KEY))))
+    return pa.Table.from_batches([_record_batch(rows, arrow)] if rows else [], schema=arrow)
 
 
 def _literal(path: str) -> str:
@@ -418,38 +475,39 @@ def route(spark, publications: str, registry: str, out: str, *, limit: int = BRO
     source = from_capture(publications, reg, pathlib.Path(out))
     pubs = read_publications(spark, source, numbered=False)
     traffic = pubs.groupBy(*KEY).agg(F.count("*").alias("n"), F.sum("size").alias("size_sum"),
-                                     F.count("id").alias("ids")).cache()
-    table = traffic.toArrow()  # one row per key: small, and the summary's main input
+                                     F.count("id").alias("ids"))
+    table = traffic.toArrow()  # one row per key: small, the keys to route and the summary's main input
     publications_read = pc.sum(table["n"]).as_py() or 0
     ids = pc.sum(table["ids"]).as_py() or 0
     untopical = pc.fill_null(pc.equal(table["topic"], ""), True)
     without_topic = pc.sum(pc.filter(table["n"], untopical)).as_py() or 0
     if ids < publications_read:  # some rows have no id: they take their row number
         pubs = read_publications(spark, source, numbered=True)
-    routed = Routed(spark, pubs, reg, limit, cache=False, keys=traffic)
-    each = routed.each.cache()  # written and summarised: route those one by one only once
+    routed = Routed(spark, pubs, reg, limit, cache=False, keys=table)
+    each = routed.each.cache() if routed.has_each else None  # written and summarised: routed once
     try:
         target = pathlib.Path(out)
         written = str(target / "deliveries")
-        routed.plain.unionByName(each).write.options(**_WRITE_OPTIONS).mode("overwrite") \
-            .partitionBy("destination_queue").parquet(written)
+        (routed.plain.unionByName(each) if each is not None else routed.plain) \
+            .write.options(**_WRITE_OPTIONS).mode("overwrite").partitionBy("destination_queue").parquet(written)
         deliveries = spark.read.schema(_delivery_schema()).parquet(_literal(written))  # queue names stay strings
-        summary = summarize(table, routed.keys, each, deliveries, publications_read)
+        summary = summarize(table, routed.routed_keys(), each, deliveries, publications_read)
         # Rows without a topic cannot be published: counted, not silently among the unreceived.
         summary["publications_without_topic"] = without_topic
         target.mkdir(parents=True, exist_ok=True)
         (target / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
     finally:
-        each.unpersist()
+        if each is not None:
+            each.unpersist()
         routed.release()
-        traffic.unpersist()
     return summary
 
 
-def summarize(traffic, keys, each, deliveries, publications: int) -> dict:
+def summarize(traffic, routed, each, deliveries, publications: int) -> dict:
     """The summary from the traffic per key (``traffic``: an Arrow table of KEY, n, size_sum), the
-    routed keys, the deliveries routed one by one (``each``) and, for the hours, all the deliveries
-    as written.  The tables per key are small (one row per distinct key, or per key and
+    routed keys (``routed``: Arrow, ``Routed.routed_keys()``), the deliveries routed one by one
+    (``each``, a DataFrame; None when no key needed it) and, for the hours, all the deliveries as
+    written.  The tables per key are small (one row per distinct key, or per key and
     subscription): they are aggregated on the driver with Arrow, in one Spark job each rather than one
     per figure."""
     import pyarrow as pa
@@ -457,16 +515,19 @@ def summarize(traffic, keys, each, deliveries, publications: int) -> dict:
     from pyspark.sql import functions as F
 
     key = list(KEY)
-    routed = keys.select(*KEY, "kind", "sub_name", "destination_queue", "header_bytes").toArrow()
+    routed = routed.select(list(KEY) + ["kind", "sub_name", "destination_queue", "header_bytes"])
     copies = routed.filter(pc.equal(routed["kind"], "copy"))
     by_key = traffic.join(copies, keys=key, join_type="inner")
     by_key = pa.table({
         "sub_name": by_key["sub_name"], "destination_queue": by_key["destination_queue"], "topic": by_key["topic"],
         "messages": by_key["n"],
         "bytes": pc.add(by_key["size_sum"], pc.multiply(by_key["n"], by_key["header_bytes"]))})
-    one_by_one = each.groupBy("sub_name", "destination_queue", "topic").agg(
-        F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).toArrow()
-    contributions = pa.concat_tables([by_key, one_by_one.cast(by_key.schema)])
+    if each is not None:
+        one_by_one = each.groupBy("sub_name", "destination_queue", "topic").agg(
+            F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).toArrow()
+        contributions = pa.concat_tables([by_key, one_by_one.cast(by_key.schema)])
+    else:
+        contributions = by_key
 
     def counts(column: str) -> dict:
         table = contributions.group_by(column).aggregate([("messages", "sum"), ("bytes", "sum")]).to_pydict()
@@ -477,7 +538,8 @@ def summarize(traffic, keys, each, deliveries, publications: int) -> dict:
     per_queue = counts("destination_queue")
     per_topic = counts("topic")
     received_by_key = traffic.join(copies.select(key).group_by(key).aggregate([]), keys=key, join_type="left semi")
-    received = (pc.sum(received_by_key["n"]).as_py() or 0) + each.select("publication_id").distinct().count()
+    received = (pc.sum(received_by_key["n"]).as_py() or 0) + \
+        (each.select("publication_id").distinct().count() if each is not None else 0)
     candidates = routed.filter(pc.equal(routed["kind"], "selector")).select(key + ["sub_name"])
     offered = traffic.join(candidates, keys=key, join_type="inner").group_by("sub_name").aggregate([("n", "sum")])
     selectors = {}

@@ -16,7 +16,7 @@ from qmlite.pipeline import route_job, routes
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.storage import snapshot
 from tests.pipeline.test_routes import _online, _registry, _row, pub_specs, sub_specs
-from tests.support.pcfkit import command, st
+from tests.support.pcfkit import command, i, st
 
 pytest.importorskip("pyspark")
 
@@ -217,3 +217,73 @@ def test_a_spark_failure_is_told_in_one_line():
     assert _first_line(RuntimeError(report)) == (
         "qmlite.pipeline.routes.PublicationError: row 7: timestamp 'yesterday' is not ISO 8601")
     assert _first_line(RuntimeError("")) == "RuntimeError"
+
+
+def _written(out: pathlib.Path) -> collections.Counter:
+    """Every column of every delivery written (the queue from its partition directory)."""
+    return collections.Counter(tuple(sorted((k, str(v) if k == "destination_queue" else v) for k, v in r.items()))
+                               for r in pq.read_table(out / "deliveries").to_pylist())
+
+
+def _both_ways(spark, tmp: pathlib.Path):
+    """The job with its keys routed on the driver (the default, issue 24) and on the executors (the
+    general path, which ``DRIVER_KEYS = 0`` forces): (deliveries, summary) of each."""
+    on_driver = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "driver"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(route_job, "DRIVER_KEYS", 0)
+        on_executors = route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / "executors"))
+    return (_written(tmp / "driver"), on_driver), (_written(tmp / "executors"), on_executors)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(subs=sub_specs, pubs=pub_specs)
+def test_keys_routed_on_the_driver_give_the_rows_the_executors_give(spark, subs, pubs):
+    """Random registries (wildcards, selectors, SubLevel, grouping, PubPriority) and publications
+    (PubLevel, priority, persistence, properties): every column of every delivery and the summary
+    are the same whether the driver or the executors route the keys."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        _inputs(tmp, subs, pubs)[0].shutdown()
+        driver, executors = _both_ways(spark, tmp)
+        assert driver == executors
+        assert sum(driver[0].values()) == driver[1]["deliveries"]
+
+
+def test_every_routing_rule_gives_the_same_rows_on_the_driver_and_the_executors(spark, tmp_path, clock):
+    """One input with each rule the job applies: '#' and '+', selectors (routed one by one), a
+    subscription expiry (one by one), SubLevel against PubLevel, a group sharing a CorrelId,
+    PubPriority, the topic's default priority and persistence, ids absent (row numbers) and present, a
+    row without a topic; every delivery is also the one the row-by-row router gives."""
+    qm = QueueManager.open(tmp_path / "qm", clock=clock, synchronous="NORMAL")
+    try:
+        # (pattern, queue, SubLevel, selector, group, PubPriority): tests/pipeline/test_routes.py's specs
+        _registry(qm, [("r/#", "PIPE.Q.1", 1, "", None, -1), ("r/+/x", "PIPE.Q.2", 1, "", None, 4),
+                       ("r/s/+", "PIPE.Q.3", 1, "Colour = 'red'", None, -1), ("r/l", "PIPE.Q.3", 2, "", None, -3),
+                       ("r/g", "PIPE.Q.2", 1, "", 1, -1), ("r/g", "PIPE.Q.2", 1, "", 1, -1),
+                       ("r/s/+", "PIPE.Q.1", 1, "Size > 2", 2, -1)])
+        _admin_sub(qm, "EXPIRES", "r/e", "PIPE.Q.2", i(C.MQIACF_EXPIRY, 500))
+        rows = [{"id": "a", "topic": "r/a/x", "size": 3, "timestamp": "2026-11-23T10:15:00Z"},
+                {"topic": "r/s/1", "body": "red one", "properties": {"Colour": "red", "Size": 3}},
+                {"id": 7, "topic": "r/s/2", "size": 4, "properties": {"Colour": "blue"}, "priority": 2},
+                {"id": "e", "topic": "r/e", "size": 5, "expiry": 100, "timestamp": "2026-11-23T11:00:00Z"},
+                {"id": "l1", "topic": "r/l", "size": 6, "pub_level": 1},
+                {"id": "l9", "topic": "r/l", "size": 6, "pub_level": 9, "persistence": 1},
+                {"id": "g", "topic": "r/g", "size": 9, "priority": 0},
+                {"id": "none", "size": 1}]
+        reference = collections.Counter(
+            (d["publication_id"], d["sub_name"], d["correl_id"], d["priority"], d["persistence"], d["expiry"], d["bytes"])
+            for d in routes.route_rows(((r, n) for n, r in enumerate(rows, 1) if "topic" in r), qm.registry))
+    finally:
+        qm.shutdown()
+    (tmp_path / "pubs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    driver, executors = _both_ways(spark, tmp_path)
+    assert driver == executors
+    got = collections.Counter(
+        tuple(dict(r)[k] for k in ("publication_id", "sub_name", "correl_id", "priority", "persistence", "expiry", "bytes"))
+        for r in driver[0].elements())
+    assert got == reference
+    names = {name for _, name, *_ in got}
+    assert {"PIPE.SUB.2", "PIPE.SUB.6", "EXPIRES", "PIPE.SUB.3"} <= names  # selectors, expiry and SubLevel delivered
+    assert len(names & {"PIPE.SUB.4", "PIPE.SUB.5"}) == 1  # the group gets one copy
+    assert driver[1]["publications_without_topic"] == 1

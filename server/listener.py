@@ -46,7 +46,8 @@ class QueueManagerServer:
         self._ids = itertools.count(1)
         self.identity = ServerIdentity(qm.registry.qmgr.name, qm.registry.qmgr.identifier, qm.registry.qmgr.ccsid)
         # With a single connection there is no one whose reply an fsync on the loop could delay.
-        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) <= 1)
+        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) <= 1,
+                                        sync_helper=True)
         self.mqi = MQI(self)
         self.port = 0
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set

@@ -263,20 +263,25 @@ class Journal:
         with self._lock:
             self._closed.append((path, effect, self.lsn))
 
-    def sync(self) -> None:
-        """Make every record appended so far durable: one ``fdatasync`` (and the directory's entry of
-        a new segment, once)."""
+    def sync_plan(self) -> list[str]:
+        """What makes every record appended so far durable (registry/storage/fsync.py): one
+        ``fdatasync`` of the current segment, and its directory entry once for a new one."""
         if not self._dirty:
-            return
+            return []
         self._dirty = False
         if not self.fsync or self._fd is None:
-            return
-        os.fdatasync(self._fd)
+            return []
+        plan = ["f" + str(self.directory / f"{PREFIX}{self._number:010d}")]
         if self._dir_dirty:
             self._dir_dirty = False
-            fsync_dir(self.directory)
+            plan.append("d" + str(self.directory))
+        return plan
 
     # ---- folding (any thread) --------------------------------------------------------------------
+    @property
+    def has_closed(self) -> bool:
+        return bool(self._closed)  # a glance (len is atomic); ``closed`` takes the list properly
+
     def closed(self) -> list[tuple[pathlib.Path, NetEffect, int]]:
         with self._lock:
             return list(self._closed)

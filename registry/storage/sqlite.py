@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 from qmlite.registry.objects.definitions import Namelist, Process, Queue, Subscription, Topic
+from qmlite.registry.storage import fsync
 from qmlite.registry.storage import journal as J
 
 FILENAME = "qmlite.db"
@@ -345,7 +346,8 @@ class Store:
         self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.execute(f"PRAGMA journal_size_limit={64 << 20}")  # a reused WAL is cut back to this
-        self._wal_fd: int | None = None
+        self._syncer = fsync.Syncer()  # this thread's descriptors for ``sync``
+        self._wal_known = False  # whether the WAL's directory entry was synced (once, for a new file)
         self._checkpointer: sqlite3.Connection | None = None
         self._rows_since_checkpoint = 0
         self._pending: list[tuple[str, tuple]] = []
@@ -515,26 +517,26 @@ class Store:
     CHECKPOINT_ROWS = 2000
 
     def sync(self) -> None:
-        """Make every write so far durable: fsync the WAL if a transaction was written, then the
-        journal if a record was (each a no-op unless FULL).  The WAL first: a command that changes a
-        definition and messages (DELETE QLOCAL PURGE) never leaves the messages' half alone on disk."""
+        """Make every write so far durable, on this thread (see ``sync_plan``)."""
+        plan = self.sync_plan()
+        if plan:
+            self._syncer.run(plan)
+
+    def sync_plan(self) -> list[str]:
+        """What makes every write so far durable (registry/storage/fsync.py): the WAL if a transaction
+        was written, then the journal if a record was (nothing unless FULL).  The WAL first: a command
+        that changes a definition and messages (DELETE QLOCAL PURGE) never leaves the messages' half
+        alone on disk.  Called on the thread that appends; the plan may run anywhere."""
+        plan: list[str] = []
         if self._wal_dirty:
             self._wal_dirty = False
-            self._sync_wal()
-        self._journal.sync()
-
-    def _sync_wal(self) -> None:
-        if not self.fsync_commits:
-            return
-        if self._wal_fd is None:
-            self._wal_fd = os.open(str(self.path) + "-wal", os.O_RDONLY)
-            # The WAL's directory entry must be durable too, once, for a new file.
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        os.fdatasync(self._wal_fd)  # what SQLite itself uses for a WAL on Linux: data and size, not times
+            if self.fsync_commits:
+                if not self._wal_known:
+                    self._wal_known = True
+                    plan.append("d" + str(self.path.parent))  # the WAL's directory entry, once
+                plan.append("f" + str(self.path) + "-wal")  # data and size, as SQLite syncs a WAL on Linux
+        plan += self._journal.sync_plan()
+        return plan
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -545,6 +547,10 @@ class Store:
         # the last checkpoint: the writes' rows, an upper bound on the pages they dirtied.
         return self._rows_since_checkpoint >= self.CHECKPOINT_ROWS
 
+    def maintenance_due(self) -> bool:
+        """Whether ``checkpoint_if_large`` has work: journal segments to fold, or a large WAL."""
+        return self._journal.has_closed or self.checkpoint_due()
+
     def checkpoint_if_large(self, db: sqlite3.Connection | None = None) -> None:
         """Fold the journal's closed segments into SQLite, and move the WAL's pages into the database
         file once the WAL has grown, with the database file synced before the WAL may be reused.
@@ -554,7 +560,7 @@ class Store:
             if self._checkpointer is None:
                 self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             db = self._checkpointer
-        if self._journal.closed():
+        if self._journal.has_closed:
             self.fold(db)
         if not self.checkpoint_due():
             return
@@ -682,9 +688,7 @@ class Store:
         self._journal.close_current()
         self.fold(self._db)
         self._journal.close()
-        if self._wal_fd is not None:
-            os.close(self._wal_fd)
-            self._wal_fd = None
+        self._syncer.close()
         if self._checkpointer is not None:
             self._checkpointer.close()
             self._checkpointer = None

@@ -51,7 +51,8 @@ HEADER = struct.Struct("<IIQ")  # length, crc, lsn
 _CRC_PREFIX = struct.Struct("<IQ")  # what the CRC covers ahead of the payload: length, lsn
 MAX_RECORD = 1 << 30  # no group is this large (MaxMsgLength is 100 MB); a longer length is a torn tail
 # A segment is closed (and handed to the fold) once it holds this much: the bound on what a restart
-# after a crash replays, and on how much one fold writes.
+# after a crash replays, and on how much one fold writes.  QMLITE_JOURNAL_SEGMENT_BYTES overrides it
+# (the crash tests make segments tiny, so folds run under load all the time).
 SEGMENT_BYTES = 16 << 20
 
 PUT, DELETE, CLEAR = 1, 2, 3
@@ -173,9 +174,12 @@ class Journal:
     writer thread, never at the same time as an append: group commit alternates them), and the
     closed segments a fold takes."""
 
-    def __init__(self, directory: pathlib.Path, *, fsync: bool = True) -> None:
+    def __init__(self, directory: pathlib.Path, *, fsync: bool = True, segment_bytes: int | None = None) -> None:
         self.directory = pathlib.Path(directory)
         self.fsync = fsync
+        if segment_bytes is None:
+            segment_bytes = int(os.environ.get("QMLITE_JOURNAL_SEGMENT_BYTES", SEGMENT_BYTES))
+        self.segment_bytes = max(1, segment_bytes)
         self.lsn = 0  # the last LSN written (or recovered)
         self._fd: int | None = None
         self._number = 0  # of the current segment
@@ -228,7 +232,7 @@ class Journal:
     # ---- appending (one thread) ------------------------------------------------------------------
     def append(self, ops: list[tuple]) -> None:
         """Write one record for ``ops`` (not yet synced)."""
-        if self._fd is None or self._size >= SEGMENT_BYTES:
+        if self._fd is None or self._size >= self.segment_bytes:
             self._rotate()
         self.lsn += 1
         record = encode(self.lsn, ops)

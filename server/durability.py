@@ -93,7 +93,8 @@ class GroupCommitter:
         try:
             self._helper = subprocess.Popen(
                 [sys.executable, "-I", "-S", fsync.__file__, str(child_reads), str(child_writes)],
-                pass_fds=(child_reads, child_writes), stdin=subprocess.DEVNULL, close_fds=True)
+                pass_fds=(child_reads, child_writes), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                close_fds=True)  # stdout: the server's ready line goes there, and whoever reads it waits for EOF
         except OSError as exc:
             log.warning("sync_helper_not_started", reason=str(exc))
             for fd in (parent_writes, parent_reads):
@@ -211,24 +212,25 @@ class GroupCommitter:
             store.write(pending)
             if self._alone():
                 # One connection: nobody else's reply can be stalled, and the hand-over to the writer
-                # thread and back (about 100 µs here) would be pure latency.  Sync right here.
+                # thread and back (about 100 µs here) would be pure latency.  Sync right here.  A fold
+                # or checkpoint due goes to the writer thread: a fold may write thousands of rows.
                 store.sync()
-                store.checkpoint_if_large(store.connection)  # alone, the checkpoint too
                 self._finished(upto, None)
+                self._maintain()
+                return
+            if self._helper_ready:
+                plan = store.sync_plan()
+                if not plan:  # nothing to make durable (synchronous NORMAL)
+                    self._finished(upto, None)
+                    return
+                self._in_flight = True
+                self._helper_upto = upto
+                os.write(self._to_helper, fsync.encode(plan))
                 return
         except Exception as exc:
             self._finished(upto, exc)
             return
         self._in_flight = True
-        if self._helper_ready:
-            plan = store.sync_plan()
-            if not plan:  # nothing to make durable (synchronous NORMAL)
-                self._in_flight = False
-                self._finished(upto, None)
-                return
-            self._helper_upto = upto
-            os.write(self._to_helper, fsync.encode(plan))
-            return
         if self._use_helper and self._nursery is not None:
             self._start_helper()
         self._jobs.put(upto)

@@ -47,6 +47,9 @@ class FakeStore:
     def checkpoint_due(self) -> bool:
         return False
 
+    def maintenance_due(self) -> bool:
+        return False
+
     connection = None
 
     def checkpoint_if_large(self, db=None) -> None:

@@ -117,8 +117,14 @@ class GroupCommitter:
                 await trio.lowlevel.wait_readable(fd)
                 continue
             if not chunk:
+                if not self._helper_ready:  # it never started: the writer thread keeps the syncs
+                    log.warning("sync_helper_not_started", reason="ended before it was ready",
+                                returncode=self._helper.poll())
+                    return
+                # Once it served, its end is the disk's business (crash-only, decision S18): a sync
+                # in flight may or may not have happened, so nothing more is acknowledged.
                 error = OSError("the sync helper process ended")
-                if self._in_flight and self._helper_ready:
+                if self._in_flight:
                     self._finished(self._helper_upto, error)
                 else:
                     self._error = error

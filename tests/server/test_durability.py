@@ -216,3 +216,26 @@ def test_the_helper_protocol_syncs_plans_and_reports_a_failure(tmp_path):
         os.close(parent_writes)
         assert proc.wait(10) == 0
         os.close(parent_reads)
+
+
+async def test_a_sync_helper_that_never_starts_leaves_the_syncs_to_the_writer_thread(tmp_path, monkeypatch):
+    from qmlite.registry.storage import fsync
+    from qmlite.registry.storage import sqlite as S
+
+    monkeypatch.setattr(fsync, "__file__", str(tmp_path / "no-such-helper.py"))  # python exits at once
+    store = S.Store.open(tmp_path / "data")
+    committer = GroupCommitter(store, sync_helper=True)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(committer.run)
+            store.put_message("Q", _message(1))
+            await committer.wait(store.appended)  # through the writer thread, while the helper fails
+            helper = committer._helper
+            assert await trio.to_thread.run_sync(helper.wait, 30) != 0
+            for seq in range(2, 6):  # its end noticed or not, every write is still made durable
+                store.put_message("Q", _message(seq))
+                await committer.wait(store.appended)
+            assert not committer._helper_ready and store.durable == store.appended
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()

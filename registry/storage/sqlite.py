@@ -13,6 +13,7 @@ one blob per row is several times faster at start-up than reading thirty columns
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
 import marshal
 import operator
@@ -27,6 +28,7 @@ from qmlite.registry.storage import fsync
 from qmlite.registry.storage import journal as J
 
 FILENAME = "qmlite.db"
+LOCKNAME = "qmlite.lock"  # held (flock) by the one Store that writes the directory
 
 
 def _columns(cls: type) -> tuple[str, ...]:
@@ -361,6 +363,15 @@ class Store:
         self._row = {cls: _row_getter(cls) for cls in _ROW_TABLES}
         self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_2)
         self._sub_types = tuple(_record_type(f) for f in dataclasses.fields(Subscription))
+        # One writer per data directory: a second process (an offline `qmlite runmqsc` while a server
+        # runs on another port) would fold and delete the journal segments the server is appending to.
+        self._lock_fd = os.open(path.parent / LOCKNAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._lock_fd)
+            self._db.close()
+            raise StoreError(f"{path.parent} is in use by another qmlite (is a server running on it?)") from None
         self._migrate()
         # Persistent messages' puts and deletes go to the message journal (registry/storage/journal.py,
         # docs/decisions.md JN1); everything else to SQLite as before.  SQLite is the base the journal
@@ -696,3 +707,4 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.close()
         self._db = None
+        os.close(self._lock_fd)

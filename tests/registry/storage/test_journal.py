@@ -154,6 +154,7 @@ def abandon(store: S.Store) -> None:
         store._checkpointer.close()
     store._db.close()
     store._db = None
+    os.close(store._lock_fd)  # a dead process's lock goes with it
 
 
 # One step: ("put", n) a new message on queue n % 3; ("get", i) deletes the i-th live one;
@@ -375,3 +376,15 @@ def test_a_failed_fold_done_again_with_later_segments_keeps_their_deletes(tmp_pa
         assert set(table(store)) == {2}
     finally:
         store.close()
+
+
+def test_a_second_writer_of_the_same_directory_is_refused(tmp_path):
+    import pytest
+
+    store = S.Store.open(tmp_path)
+    try:
+        with pytest.raises(S.StoreError, match="in use"):
+            S.Store.open(tmp_path)  # it would fold and delete the segments this store appends to
+    finally:
+        store.close()
+    S.Store.open(tmp_path).close()  # closed, the directory is free again

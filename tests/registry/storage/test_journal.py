@@ -69,10 +69,13 @@ def test_an_intact_segment_reads_back_every_record(records):
     assert read(data) == (records, None)
 
 
-@given(batches, st.data())
-def test_a_segment_cut_anywhere_reads_back_the_records_before_the_cut(records, data):
+# Positions are drawn as numbers reduced modulo the segment's length: marshal's output for equal
+# values may differ in length (it shares objects by reference count), so a strategy built from the
+# length would not replay.
+@given(batches, st.integers(0, 2**32))
+def test_a_segment_cut_anywhere_reads_back_the_records_before_the_cut(records, where):
     blob, ends = segment(records)
-    cut = data.draw(st.integers(0, len(blob) - 1))
+    cut = where % len(blob)
     got, torn = read(blob[:cut])
     whole = sum(1 for end in ends if end <= cut)
     assert got == records[:whole]
@@ -82,11 +85,10 @@ def test_a_segment_cut_anywhere_reads_back_the_records_before_the_cut(records, d
         assert (torn is None) == (cut in ends or cut == len(J.MAGIC))
 
 
-@given(batches, st.data())
-def test_a_changed_byte_drops_its_record_and_everything_after(records, data):
+@given(batches, st.integers(0, 2**32), st.integers(1, 255))
+def test_a_changed_byte_drops_its_record_and_everything_after(records, where, delta):
     blob, ends = segment(records)
-    at = data.draw(st.integers(len(J.MAGIC), len(blob) - 1))
-    delta = data.draw(st.integers(1, 255))
+    at = len(J.MAGIC) + where % (len(blob) - len(J.MAGIC))
     damaged = bytearray(blob)
     damaged[at] ^= delta
     got, torn = read(bytes(damaged))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import pathlib
 import sys
@@ -20,7 +21,8 @@ def _serve(args: argparse.Namespace) -> int:
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
-                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock},
+                       "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock,
+                       "max_connections": args.max_connections},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -171,11 +173,21 @@ def version_text() -> str:
     return f"qmlite {__version__} (presents IBM MQ {mq}: command level {command_level}, FAP level {MAX_FAP_LEVEL})"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, only_serve: bool = False) -> argparse.ArgumentParser:
+    """Every command's parser; ``only_serve``: the ``serve`` command's alone, for ``qmlite serve ...``,
+    which then imports none of the other commands' modules (control, trace, the pipeline's: ~15 ms of a
+    start, issue 24)."""
     parser = argparse.ArgumentParser(prog="qmlite", description=__doc__)
     parser.add_argument("--version", action=_Version, help="print the version and the MQ level presented, then exit")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_serve(sub)
+    if only_serve:
+        return parser
+    _add_others(sub)
+    return parser
 
+
+def _add_serve(sub) -> None:
     serve = sub.add_parser("serve", help="run the queue manager")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port (default 1414)")
@@ -191,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="call this for every delivery of a publication (it may change or suppress it)")
     serve.add_argument("--monitor-interval", type=float, metavar="SECONDS",
                        help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
+    serve.add_argument("--max-connections", type=int, metavar="N",
+                       help="client connections held at once; more are refused (default 1000, IBM's MaxChannels: "
+                            "docs/compat.md)")
     serve.add_argument("--clock", choices=("real", "virtual"),
                        help="the queue manager's clock: real (default) or virtual, moved only by the test "
                             "(SET QMLITE CLOCK, docs/mqsc.md)")
@@ -212,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=_serve)
 
+
+def _add_others(sub) -> None:
     tls = sub.add_parser("tls", help="TLS helpers (docs/tls.md)")
     tls_cmds = tls.add_subparsers(dest="tls_command", required=True)
     init = tls_cmds.add_parser("init", help="make a test PKI: a CA, a queue-manager and a client certificate")
@@ -257,12 +274,22 @@ def build_parser() -> argparse.ArgumentParser:
     try:
         from qmlite.pipeline import load, registry_io
     except ImportError:  # pragma: no cover - the spark extra is not installed: serve and decode still work
-        return parser
+        return
     load.add_arguments(route)
     registry_io.add_parser(sub)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    argv = sys.argv[1:] if argv is None else argv
+    serving = argv[:1] == ["serve"]
+    if serving:
+        # Start-up makes ~35,000 long-lived objects (modules, classes, tables) and little garbage: the cyclic
+        # collector would scan them over and over (~10% of the start).  server/app.py freezes what start-up
+        # made and switches it back on once the queue manager listens (issue 24).
+        gc.disable()
+    try:
+        args = build_parser(only_serve=serving).parse_args(argv)
+        return args.func(args)
+    finally:
+        if serving:
+            gc.enable()  # a start that failed, called in process (tests): the caller's collector as it was

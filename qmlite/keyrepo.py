@@ -35,21 +35,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
-MQRC_KEY_REPOSITORY_ERROR = 2381  # cmqc.h
+# What names a repository and the error it raises need no cryptography (qmlite/keypaths.py); re-exported.
+from qmlite.keypaths import KDB_HINT, MQRC_KEY_REPOSITORY_ERROR, KeyRepositoryError, resolve  # noqa: F401
+
 STASH_XOR = 0xF5
-KDB_HINT = ("a CMS .kdb key repository cannot be read by qmlite: convert it to PKCS#12 with "
-            "'runmqakm -keydb -convert -db {path} -pw PASSWORD -new_format p12 -stash' "
-            "(or export each certificate to PEM) and name the .p12 (or its stem) instead")
-
-
-class KeyRepositoryError(Exception):
-    """The repository cannot be used; ``reason`` is the MQRC a client reports (2381 unless said)."""
-
-    def __init__(self, detail: str, reason: int = MQRC_KEY_REPOSITORY_ERROR, *, missing: bool = False) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.reason = reason
-        self.missing = missing  # nothing there at all (as opposed to something unreadable)
 
 
 @dataclasses.dataclass(slots=True)
@@ -91,30 +80,6 @@ class KeyRepository:
 
 
 # ---- reading -----------------------------------------------------------------------------------------
-def resolve(path: str) -> pathlib.Path:
-    """The file (or directory) a KeyRepository/SSLKEYR value names, by the rules in the module docstring."""
-    if not path or not path.strip():
-        raise KeyRepositoryError("no key repository named")
-    p = pathlib.Path(path.strip()).expanduser()
-    suffix = p.suffix.lower()
-    if suffix == ".kdb":
-        raise KeyRepositoryError(KDB_HINT.format(path=p))
-    if p.is_dir():
-        return p
-    if suffix in (".p12", ".pfx", ".pem", ".crt"):
-        if not p.is_file():
-            raise KeyRepositoryError(f"key repository {p} not found", missing=True)
-        return p
-    for ext in (".p12", ".pem"):
-        candidate = p.with_name(p.name + ext)
-        if candidate.is_file():
-            return candidate
-    kdb = p.with_name(p.name + ".kdb")
-    if kdb.is_file():
-        raise KeyRepositoryError(KDB_HINT.format(path=kdb))
-    raise KeyRepositoryError(f"key repository {p}: neither {p.name}.p12 nor {p.name}.pem found", missing=True)
-
-
 def read_stash(path: pathlib.Path) -> str | None:
     """The password stashed beside a repository (``NAME.sth``), or None when there is no stash."""
     sth = path.with_suffix(".sth")

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import resource
 import signal
 import sys
 import time
 
-import trio
-
 from . import log as qlog
 from .config import ConfigError, ServerConfig
-from .listener import open_queue_manager, running
 
 
 # IBM's container refuses to start without LICENSE=accept; qmlite is Apache-2.0 and needs no
@@ -41,14 +40,59 @@ def ready_lines(cfg: ServerConfig, port: int, http_port: int | None, elapsed_ms:
             f"AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager {cfg.qmgr_name}."]
 
 
+def open_files_limit(cfg: ServerConfig) -> int:
+    """Each client connection is a descriptor: the soft limit on open files goes up to the hard limit
+    (commonly 1,024 soft, far below ``max_connections`` at scale), as IBM's queue manager asks of its
+    user's ``ulimit -n``.  Returns the limit now in force; a warning when it is below what
+    ``max_connections`` needs (the connections beyond it fail at accept, docs/compat.md)."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            wanted = hard if hard != resource.RLIM_INFINITY else max(soft, cfg.max_connections + _SPARE_FILES)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    except (ValueError, OSError) as exc:
+        qlog.get().warning("open_files_limit", reason=str(exc))
+        return -1
+    if soft != resource.RLIM_INFINITY and soft < cfg.max_connections + _SPARE_FILES:
+        qlog.get().warning("open_files_limit", limit=soft, max_connections=cfg.max_connections,
+                           needed=cfg.max_connections + _SPARE_FILES)
+    return soft
+
+
+_SPARE_FILES = 64  # descriptors beside the connections: the data directory's files, the listener, logs
+
+# The cyclic garbage collector's first threshold (CPython's default 700).  With thousands of connections
+# each call in flight keeps its objects alive across young collections, which then promote them and
+# bring on full collections over every connection's state: at 4,000 connections a third of the server's
+# CPU per put+get went to the collector.  10,000 makes young collections rare (a put+get leaves almost
+# nothing to collect) at the cost of at most that many objects waiting (decision CN3).
+GC_THRESHOLD0 = 10_000
+
+
+def tune_gc() -> None:
+    """The serving process's collector thresholds: only ``qmlite serve``'s own process (a server inside a
+    test process leaves that process's collector as it is)."""
+    _, gen1, gen2 = gc.get_threshold()
+    gc.set_threshold(GC_THRESHOLD0, gen1, gen2)
+
+
 def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -> int:
     qlog.configure(json=log_json, level=log_level)
     stop = license_check(os.environ)
     if stop is not None:
         return stop
+    open_files_limit(cfg)
+    tune_gc()
     started = time.perf_counter()
+    from .opening import Opening
+
     try:
-        qm = open_queue_manager(cfg)
+        opening = Opening(cfg)  # the data directory opens on a thread while trio and the transport import
+        import trio
+
+        from . import listener  # noqa: F401
+        qm = opening.result()
     except ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
         return 2
@@ -75,6 +119,10 @@ def _first(group: BaseException) -> BaseException:
 
 
 async def _main(cfg: ServerConfig, qm, started: float) -> None:
+    import trio
+
+    from .listener import running
+
     # The signal receiver is in place before the ready line: a SIGTERM sent the moment a supervisor
     # reads that line must quiesce the queue manager, not kill the process.
     # SIGTERM / SIGINT end the queue manager as ``endmqm`` does (clients told it is ending; reconnectable
@@ -85,6 +133,9 @@ async def _main(cfg: ServerConfig, qm, started: float) -> None:
             elapsed = (time.perf_counter() - started) * 1000
             for line in ready_lines(cfg, server.port, server.http_port, elapsed):
                 print(line, flush=True)
+            if not gc.isenabled():  # ``qmlite serve`` switched the collector off while starting (qmlite/cli.py):
+                gc.freeze()  # what start-up made lives as long as the process: out of the collector's way
+                gc.enable()
             async for signum in signals:
                 server.reconnect_clients = signum == RECONNECT_SIGNAL
                 qlog.get().info("quiescing", signal=signal.Signals(signum).name,

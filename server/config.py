@@ -14,7 +14,6 @@ import dataclasses
 import os
 import pathlib
 import re
-import tomllib
 from collections.abc import Mapping
 
 DEFAULT_QMGR = "QM1"
@@ -103,6 +102,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
     env = os.environ if environ is None else environ
     values: dict[str, object] = {}
     if config_file is not None:
+        import tomllib  # only for a settings file (start-up time, issue 24)
+
         try:
             data = tomllib.loads(config_file.read_text())
         except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -152,6 +153,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
     _check_hosting(cfg)
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
+    if not (isinstance(cfg.max_connections, int) and cfg.max_connections > 0):
+        raise ConfigError(f"invalid max connections {cfg.max_connections!r}: expected a number > 0")
     if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
         raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
     if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):
@@ -172,8 +175,6 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
 
 def _check_hosting(cfg: ServerConfig) -> None:
     """Every extra queue-manager name valid and distinct; the create-on-connect pattern valid."""
-    from qmlite.registry import hosting
-
     seen = {cfg.qmgr_name}
     for name in cfg.qmgrs:
         if not isinstance(name, str) or not _QMGR_NAME.match(name):
@@ -182,6 +183,8 @@ def _check_hosting(cfg: ServerConfig) -> None:
             raise ConfigError(f"queue manager {name} named twice")
         seen.add(name)
     if cfg.create_on_connect:
+        from qmlite.registry import hosting  # only then: it imports the whole domain (start-up time, issue 24)
+
         try:
             hosting.check_pattern(cfg.create_on_connect)
         except hosting.HostingError as exc:

@@ -125,6 +125,7 @@ class Connection:
                 try:
                     if first:
                         await self._received(first)
+                        first = b""  # not kept for the connection's lifetime
                     await self._read_loop()
                 finally:
                     nursery.cancel_scope.cancel()

@@ -37,10 +37,12 @@ log = structlog.get_logger("qmlite.durability")
 
 
 class GroupCommitter:
-    def __init__(self, store, *, alone: Callable[[], bool] = lambda: False, sync_helper: bool = False) -> None:
+    def __init__(self, store, *, alone: Callable[[], bool] = lambda: False, sync_helper: bool = False,
+                 crowded: Callable[[], bool] = lambda: True) -> None:
         self.store = store
         self._alone = alone
         self._use_helper = sync_helper
+        self._crowded = crowded  # whether to start the sync helper now (several connections)
         self._helper: subprocess.Popen | None = None
         self._helper_ready = False
         self._to_helper: int | None = None  # the pipe's write end: plans
@@ -237,7 +239,7 @@ class GroupCommitter:
             self._finished(upto, exc)
             return
         self._in_flight = True
-        if self._use_helper and self._nursery is not None:
+        if self._use_helper and self._nursery is not None and self._crowded():
             self._start_helper()
         self._jobs.put(upto)
 

@@ -8,13 +8,11 @@ import dataclasses
 import itertools
 import os
 import pathlib
-import time
 from collections.abc import AsyncIterator
 
 import trio
 
 from qmlite.registry import hosting
-from qmlite.registry.pubsub import publishexit
 from qmlite.registry.qmgr import QueueManager
 
 from . import command_server, monitor, svrconn
@@ -24,6 +22,7 @@ from .connection import Connection
 from .durability import GroupCommitter
 from .mqi import MQI
 from .negotiation import ServerIdentity
+from .opening import open_queue_manager
 from .tls import ServerTLS, first_bytes, is_tls
 
 
@@ -45,9 +44,12 @@ class QueueManagerServer:
         self.connections: set[Connection] = set()
         self._ids = itertools.count(1)
         self.identity = ServerIdentity(qm.registry.qmgr.name, qm.registry.qmgr.identifier, qm.registry.qmgr.ccsid)
-        # With a single connection there is no one whose reply an fsync on the loop could delay.
-        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) <= 1,
-                                        sync_helper=True)
+        # With a single connection there is no one whose reply an fsync on the loop could delay.  With none,
+        # the writer thread syncs: the start-up's own writes (the monitoring metadata) must not hold up the
+        # first connection (issue 24).  With several, the syncs go to the sync helper process, started
+        # then (not at start-up, where its interpreter would compete for the CPU; decision JN2).
+        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) == 1,
+                                        sync_helper=True, crowded=lambda: len(self.connections) > 1)
         self.mqi = MQI(self)
         self.port = 0
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set
@@ -227,8 +229,10 @@ class QueueManagerServer:
         conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated)
         self.connections.add(conn)
         logger.info("connect", tls=negotiated.cipher_spec if negotiated else None)
+        serving = conn.run(first)
+        first = b""  # the client's first bytes are the connection's now: not held here for its lifetime
         try:
-            await conn.run(first)
+            await serving
         finally:
             conn.server.connections.discard(conn)  # the server it was routed to (docs/multiqm.md)
             logger.info("disconnect", **conn.summary())
@@ -253,35 +257,6 @@ class QueueManagerServer:
             for hosted in list(self.servers.values()):
                 if hosted is not self and hosted._started:
                     await hosted.quiesce(reconnect=reconnect)
-
-
-def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL") -> QueueManager:
-    qm = QueueManager.open(pathlib.Path(cfg.data_dir), cfg.qmgr_name, dev_objects=cfg.dev_objects,
-                           synchronous=synchronous, max_handles=cfg.max_handles, clock=_clock(cfg))
-    if cfg.publish_exit:
-        try:
-            qm.publish_exit = publishexit.PublishExit(publishexit.load(cfg.publish_exit), cfg.publish_exit)
-        except Exception as exc:  # whatever importing the user's module raised
-            qm.shutdown()
-            raise ConfigError(f"cannot load publish exit {cfg.publish_exit!r}: {exc!r}") from exc
-    if cfg.mqsc_files or cfg.mqsc_dir:
-        from .startup import run_startup
-
-        try:
-            run_startup(qm, cfg)
-        except ConfigError:
-            qm.shutdown()
-            raise
-    return qm
-
-
-def _clock(cfg: ServerConfig):
-    """The queue manager's clock: the real one, or one that only the test moves (--clock virtual)."""
-    if cfg.clock == "virtual":
-        from qmlite.registry.testing.clock import VirtualClock
-
-        return VirtualClock()
-    return time.time
 
 
 @contextlib.asynccontextmanager

@@ -47,7 +47,6 @@ def run_startup(qm, cfg: ServerConfig) -> list[str]:
             log.error("mqsc_script_unreadable", file=str(path), error=message)
             problems.append(message)
             continue
-        sources = split_commands(text)
         qm.engine.log_commands = False  # each failure is logged below; one summary line per script
         try:
             results = run_with_engine(qm.engine, text, requester)
@@ -55,10 +54,11 @@ def run_startup(qm, cfg: ServerConfig) -> list[str]:
             qm.engine.log_commands = True
             qm.registry.commit()
         failed = []
-        for source, result in zip(sources, results):
-            if result.completion_code == 2:  # MQCC_FAILED
-                detail = " ".join(line for line in result.text if line)
-                failed.append(f"{path}:{source.line}: {source.text}: {detail}")
+        if any(result.completion_code == 2 for result in results):  # MQCC_FAILED: say where (split only then)
+            for source, result in zip(split_commands(text), results):
+                if result.completion_code == 2:
+                    detail = " ".join(line for line in result.text if line)
+                    failed.append(f"{path}:{source.line}: {source.text}: {detail}")
         for message in failed:
             log.error("mqsc_command_failed", detail=message)
         log.info("mqsc_script", file=str(path), commands=len(results), failed=len(failed),

@@ -124,14 +124,26 @@ class ServerTLS:
 
     def reload(self) -> str:
         """Read the repository again; "" when done, else why not (a repository loaded before stays)."""
-        from qmlite import keyrepo  # cryptography loads only here
+        from qmlite import keypaths
 
         qmgr = self.registry.qmgr
-        repo = keyrepo.KeyRepository("")
-        problems = []
         stem = (qmgr.ssl_key_repository or "").strip()
         pki = self.pki_dir()
+        problems: list[str] = []
+        readable = bool(stem)
         if stem:
+            try:
+                keypaths.resolve(stem)
+            except keypaths.KeyRepositoryError as exc:
+                if exc.missing:  # nothing there (a new queue manager's SSLKEYR): nothing to read
+                    problems.append(exc.detail)
+                    readable = False
+        if not readable and pki is None:  # cryptography loads only when there is something to read (issue 24)
+            return self._no_repository(problems)
+        from qmlite import keyrepo  # cryptography loads only here
+
+        repo = keyrepo.KeyRepository("")
+        if readable:
             try:
                 repo.merge(keyrepo.load(stem, qmgr.ssl_key_repo_password or None))
             except keyrepo.KeyRepositoryError as exc:
@@ -141,15 +153,18 @@ class ServerTLS:
         if pki is not None:
             repo.merge(keyrepo.load_pki_dir(pki))
         if not repo.entries:
-            why = "; ".join(problems) or "no key repository: set SSLKEYR (or mount keys under /etc/mqm/pki)"
-            if self.repo is None:
-                self.problem = why
-            return why
+            return self._no_repository(problems)
         self.repo, self._contexts = repo, {}
         self.problem = ""
         self.loaded_at = time.time()
         self.log.info("key_repository_loaded", labels=repo.labels, sources=[stem, str(pki or "")])
         return ""
+
+    def _no_repository(self, problems: list[str]) -> str:
+        why = "; ".join(problems) or "no key repository: set SSLKEYR (or mount keys under /etc/mqm/pki)"
+        if self.repo is None:
+            self.problem = why
+        return why
 
     def context(self, definition) -> ssl.SSLContext | None:
         """The context for a handshake on ``definition`` (None: no channel known): its CERTLABL or the

@@ -93,6 +93,10 @@ class ListenerRun:
 class Running:
     def __init__(self) -> None:
         self.instances: dict[int, ChannelInstance] = {}
+        # The same instances by channel, and how many each (channel, client address) runs: MAXINST and
+        # MAXINSTC are checked at every connect, which must not scan all of them (10,000 connections).
+        self._by_channel: dict[str, dict[int, ChannelInstance]] = {}
+        self._per_client: dict[tuple[str, str], int] = {}
         self.stopped: set[str] = set()  # channels in STOPPED state (Stop Channel STATUS(STOPPED))
         self.listeners: dict[str, ListenerRun] = {}
         self.served_listener = ""  # the listener whose socket the server owns, once it listens
@@ -110,20 +114,35 @@ class Running:
         (IBM: the client sees MQRC_CHANNEL_NOT_AVAILABLE for all three)."""
         if channel.name in self.stopped:
             raise ChannelRefused("channel stopped")
-        mine = self.instances_of(channel.name)
+        mine = self._by_channel.get(channel.name, {})
         if len(mine) >= channel.max_instances:
             raise ChannelRefused("MAXINST reached")
-        if sum(1 for i in mine if i.conn_name == conn_name) >= channel.max_instances_per_client:
+        client = (channel.name, conn_name)
+        if self._per_client.get(client, 0) >= channel.max_instances_per_client:
             raise ChannelRefused("MAXINSTC reached")
         instance = ChannelInstance(next(self._ids), channel.name, channel.channel_type, conn_name, now)
         self.instances[instance.instance_id] = instance
+        self._by_channel.setdefault(channel.name, {})[instance.instance_id] = instance
+        self._per_client[client] = self._per_client.get(client, 0) + 1
         return instance
 
     def end_instance(self, instance: ChannelInstance) -> None:
-        self.instances.pop(instance.instance_id, None)
+        if self.instances.pop(instance.instance_id, None) is None:
+            return
+        mine = self._by_channel.get(instance.channel)
+        if mine is not None:
+            mine.pop(instance.instance_id, None)
+            if not mine:
+                del self._by_channel[instance.channel]
+        client = (instance.channel, instance.conn_name)
+        left = self._per_client.get(client, 0) - 1
+        if left > 0:
+            self._per_client[client] = left
+        else:
+            self._per_client.pop(client, None)
 
     def instances_of(self, channel: str) -> list[ChannelInstance]:
-        return [i for i in self.instances.values() if i.channel == channel]
+        return list(self._by_channel.get(channel, {}).values())
 
     def stop(self, channel: str, *, conn_name: str = "", to_status: int = C.MQCHS_STOPPED) -> int:
         """Stop Channel: end the channel's instances (those from ``conn_name`` only, when given) and,

@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import re
 import weakref
+from collections.abc import Iterator
 
 from qmlite.pcf import constants as C
 
@@ -199,26 +200,34 @@ def privileged(user: str) -> bool:
 
 
 def known_principals(reg) -> set[str]:
-    users = set(_MEMBERSHIP)
+    return set(_principals(reg))
+
+
+def known_groups(reg) -> set[str]:
+    return set(_groups(reg))
+
+
+def _principals(reg) -> Iterator[str]:
+    yield from _MEMBERSHIP
     for kind, field in (("channel", "mca_user"), ("channel", "mcauser"), ("chlauth", "mca_user")):
         for obj in reg.definitions.get(kind, {}).values():
             value = getattr(obj, field, "")
             if value:
-                users.add(value)
+                yield value
     for rec in reg.definitions.get(KIND, {}).values():
         if rec.entity_type == A.MQZAET_PRINCIPAL:
-            users.add(rec.entity)
-    return users
+            yield rec.entity
 
 
-def known_groups(reg) -> set[str]:
-    groups = set(GROUPS)
-    groups.update(rec.entity for rec in reg.definitions.get(KIND, {}).values() if rec.entity_type == A.MQZAET_GROUP)
-    return groups
+def _groups(reg) -> Iterator[str]:
+    yield from GROUPS
+    yield from (rec.entity for rec in reg.definitions.get(KIND, {}).values() if rec.entity_type == A.MQZAET_GROUP)
 
 
 def known_entity(reg, entity: str, entity_type: int) -> bool:
-    return entity in (known_groups(reg) if entity_type == A.MQZAET_GROUP else known_principals(reg))
+    # ``in`` stops at the first match: a known user (app, mqm ...) costs nothing however many records there
+    # are, where building the whole set made a script of n SET AUTHREC commands O(n^2) (issue 24).
+    return entity in (_groups(reg) if entity_type == A.MQZAET_GROUP else _principals(reg))
 
 
 # ---- effective authority -------------------------------------------------------------------------

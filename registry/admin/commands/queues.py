@@ -20,6 +20,7 @@ from qmlite.registry.security import authrecs
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr, with_filter
 from qmlite.registry.objects.definitions import Queue, mq_date as _date, mq_time as _time, stamp_definition
+from qmlite.registry.objects import layouts
 from qmlite.registry.admin.params import (INT, STR, CommandError, Param, filter_matches, p_int,
                       p_int_list, p_str, parse, pick)
 
@@ -198,7 +199,7 @@ def _template(registry, qtype: int, name: str) -> Queue:
     base = registry.queues.get(_TEMPLATES[qtype])
     if base is None or base.qtype != qtype:
         return Queue(name, qtype=qtype)
-    return dataclasses.replace(base, name=name, description="", definition_type=C.MQQDT_PREDEFINED)
+    return layouts.replace(base, name=name, description="", definition_type=C.MQQDT_PREDEFINED)
 
 
 # ---- cluster attributes ---------------------------------------------------------------------------
@@ -244,7 +245,7 @@ def create_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     reg = ctx.registry
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, name, qtype, replace, C.MQCA_Q_NAME)  # type: ignore[arg-type]
-    queue = dataclasses.replace(_template(reg, qtype, name), **changes)  # type: ignore[arg-type]
+    queue = layouts.replace(_template(reg, qtype, name), **changes)  # type: ignore[arg-type]
     check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
@@ -267,7 +268,7 @@ def copy_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_OBJECT_WRONG_TYPE, parameter=C.MQCACF_FROM_Q_NAME)
     replace = values.get(C.MQIACF_REPLACE) == C.MQRP_YES
     existing = _check_target(reg, target_name, qtype, replace, C.MQCACF_TO_Q_NAME)  # type: ignore[arg-type]
-    queue = dataclasses.replace(source, name=target_name, definition_type=C.MQQDT_PREDEFINED, **changes)
+    queue = layouts.replace(source, name=target_name, definition_type=C.MQQDT_PREDEFINED, **changes)
     check_cluster(queue)
     stamp_definition(queue, existing, reg.now())
     reg.put_queue(queue)
@@ -286,7 +287,7 @@ def change_q(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRC_UNKNOWN_OBJECT_NAME)
     if queue.qtype != qtype:  # a queue's type never changes: delete and re-create instead
         raise CommandError(C.MQRCCF_OBJECT_WRONG_TYPE, parameter=C.MQIA_Q_TYPE)
-    updated = dataclasses.replace(queue, **changes)  # type: ignore[arg-type]
+    updated = layouts.replace(queue, **changes)  # type: ignore[arg-type]
     check_cluster(updated)
     updated.altered = reg.now()
     reg.put_queue(updated)

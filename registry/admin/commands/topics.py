@@ -19,6 +19,7 @@ from qmlite.registry.admin import responses as R
 from qmlite.registry.pubsub import topics
 from qmlite.registry.admin.attributes import AttrTable, attr, with_filter
 from qmlite.registry.objects.definitions import Subscription, Topic, mq_date, mq_time, stamp_definition
+from qmlite.registry.objects import layouts
 from qmlite.registry.admin.params import (BYTES, INT, STR, CommandError, filter_matches, p_int, p_int_list,
                       p_str, parse, pick)
 from qmlite.registry.admin.commands.queues import check_name, required
@@ -132,7 +133,7 @@ def _template(registry, name: str, string: str) -> Topic:
     base = registry.topics.get("SYSTEM.DEFAULT.TOPIC")
     if base is None:
         return Topic(name, string)
-    return dataclasses.replace(base, name=name, topic_string=string, description="")
+    return layouts.replace(base, name=name, topic_string=string, description="")
 
 
 def create_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
@@ -146,7 +147,7 @@ def create_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     existing = _target(reg, name, values.get(C.MQIACF_REPLACE) == C.MQRP_YES, TOPIC_NAME)  # type: ignore[arg-type]
     _fixed_string(existing, string)  # type: ignore[arg-type]
     _string_free(reg, string, name)  # type: ignore[arg-type]
-    topic = dataclasses.replace(_template(reg, name, string), **changes)  # type: ignore[arg-type]
+    topic = layouts.replace(_template(reg, name, string), **changes)  # type: ignore[arg-type]
     stamp_definition(topic, existing, reg.now())
     reg.put_topic(topic)
     return R.ok(ctx.command)
@@ -169,7 +170,7 @@ def copy_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                        C.MQCACF_TO_TOPIC_NAME)
     _fixed_string(existing, string)  # type: ignore[arg-type]
     _string_free(reg, string, target_name)  # type: ignore[arg-type]
-    topic = dataclasses.replace(source, name=target_name, topic_string=string, **changes)  # type: ignore[arg-type]
+    topic = layouts.replace(source, name=target_name, topic_string=string, **changes)  # type: ignore[arg-type]
     stamp_definition(topic, existing, reg.now())
     reg.put_topic(topic)
     return R.ok(ctx.command)
@@ -190,7 +191,7 @@ def change_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if route != topic.cluster_pub_route and topic.cluster_name and changes.get("cluster_name", topic.cluster_name):
         # IBM: CLROUTE cannot be altered while the topic is in a cluster; take it out first.
         raise CommandError(C.MQRCCF_CLROUTE_NOT_ALTERABLE, parameter=C.MQIA_CLUSTER_PUB_ROUTE)
-    updated = dataclasses.replace(topic, **changes)  # type: ignore[arg-type]
+    updated = layouts.replace(topic, **changes)  # type: ignore[arg-type]
     updated.altered = reg.now()
     reg.put_topic(updated)
     return R.ok(ctx.command)
@@ -258,7 +259,7 @@ def _matching(ctx, values: dict) -> list[Topic]:
     if wanted == C.MQTOPT_CLUSTER:
         # The cluster's view of this queue manager's clustered topics (DISPLAY TOPIC TYPE(CLUSTER)):
         # in a one-queue-manager cluster, its own clustered topic objects, reported as cluster topics.
-        return [dataclasses.replace(t, topic_type=C.MQTOPT_CLUSTER) for t in candidates if t.cluster_name]
+        return [layouts.replace(t, topic_type=C.MQTOPT_CLUSTER) for t in candidates if t.cluster_name]
     return [t for t in candidates if wanted == C.MQTOPT_ALL or t.topic_type == wanted]
 
 

@@ -86,9 +86,9 @@ class GroupCommitter:
 
     # ---- the sync helper process -----------------------------------------------------------------
     def _start_helper(self) -> None:
-        """Spawn the helper (once, at the first commit that is not a lone connection's: a server
-        that never has two connections, or a hosted queue manager never used so, never pays for
-        one).  Until it says it is ready, syncs go to the writer thread."""
+        """Spawn the helper (once, at the first commit made while several connections are open: a
+        server that never has two, or a hosted queue manager never used so, never pays for one).
+        Until it says it is ready, syncs go to the writer thread."""
         self._use_helper = False  # one attempt
         child_reads, parent_writes = os.pipe()
         parent_reads, child_writes = os.pipe()

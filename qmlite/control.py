@@ -110,9 +110,11 @@ class LocalTarget(Target):
     def __init__(self, data_dir: pathlib.Path, qmgr_name: str, user: str) -> None:
         from qmlite.registry.qmgr import QueueManager
 
+        from qmlite.registry.storage.sqlite import StoreError
+
         try:
             self.qm = QueueManager.open(data_dir, qmgr_name)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, StoreError) as exc:  # StoreError: a server runs on it (another port)
             raise Unreachable(f"cannot open {data_dir}: {exc}") from exc
         self.qmgr_name = qmgr_name
         self.user = user

@@ -11,13 +11,24 @@ raises, which ends the server (docs/decisions.md S18: crash-only).
 The completion runs as a callback rather than waking a committer task: on a lone connection every
 command pays the hand-over, so each scheduling round saved is latency saved (about 75 µs remain:
 the thread's wake-up and the event loop's).
+
+With ``sync_helper`` (the server's choice) the syncs themselves go to a helper process
+(registry/storage/fsync.py, docs/decisions.md JN2) once it has started: the event loop writes the
+store's sync plan to a pipe and a task reads the answer, so no thread of ours has to take the GIL
+back after each fsync.  The writer thread stays for the heavier, occasional work (folding the
+message journal into SQLite, checkpoints) and for the syncs until the helper is ready.
 """
 
 from __future__ import annotations
 
+import os
 import queue
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
+
+from qmlite.registry.storage import fsync
 
 import structlog
 import trio
@@ -26,9 +37,19 @@ log = structlog.get_logger("qmlite.durability")
 
 
 class GroupCommitter:
-    def __init__(self, store, *, alone: Callable[[], bool] = lambda: False) -> None:
+    def __init__(self, store, *, alone: Callable[[], bool] = lambda: False, sync_helper: bool = False,
+                 crowded: Callable[[], bool] = lambda: True) -> None:
         self.store = store
         self._alone = alone
+        self._use_helper = sync_helper
+        self._crowded = crowded  # whether to start the sync helper now (several connections)
+        self._helper: subprocess.Popen | None = None
+        self._helper_ready = False
+        self._to_helper: int | None = None  # the pipe's write end: plans
+        self._from_helper: int | None = None  # the read end of the answers (non-blocking, for trio)
+        self._helper_upto = 0
+        self._nursery: trio.Nursery | None = None
+        self._maintaining = False
         self._after: list[tuple[int, Callable[[], None]]] = []
         self._in_flight = False
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -43,18 +64,107 @@ class GroupCommitter:
         writer = threading.Thread(target=self._writer, name="qmlite-commit", daemon=True)
         writer.start()
         try:
-            task_status.started()
-            while self._error is None:
-                await self._wanted.wait()
-                self._wanted = trio.Event()
-                self._kick()
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                task_status.started()
+                while self._error is None:
+                    await self._wanted.wait()
+                    self._wanted = trio.Event()
+                    self._kick()
+                nursery.cancel_scope.cancel()  # the helper's answers task: raised below, not in a group
             raise self._error
         finally:
-            log.info("group_commit", commits=self.commits, writes=self.store.appended)
+            self._nursery = None
+            log.info("group_commit", commits=self.commits, writes=self.store.appended,
+                     helper=self._helper_ready)
             self._jobs.put(None)
             # A transaction once begun is finished, even at shutdown; the join cannot be cancelled.
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(writer.join)
+                if self._helper is not None:
+                    await trio.to_thread.run_sync(self._stop_helper)
+
+    # ---- the sync helper process -----------------------------------------------------------------
+    def _start_helper(self) -> None:
+        """Spawn the helper (once, at the first commit made while several connections are open: a
+        server that never has two, or a hosted queue manager never used so, never pays for one).
+        Until it says it is ready, syncs go to the writer thread."""
+        self._use_helper = False  # one attempt
+        child_reads, parent_writes = os.pipe()
+        parent_reads, child_writes = os.pipe()
+        try:
+            self._helper = subprocess.Popen(
+                [sys.executable, "-I", "-S", fsync.__file__, str(child_reads), str(child_writes)],
+                pass_fds=(child_reads, child_writes), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                close_fds=True)  # stdout: the server's ready line goes there, and whoever reads it waits for EOF
+        except OSError as exc:
+            log.warning("sync_helper_not_started", reason=str(exc))
+            for fd in (parent_writes, parent_reads):
+                os.close(fd)
+            return
+        finally:
+            os.close(child_reads)  # the helper's own now (or nobody's)
+            os.close(child_writes)
+        self._to_helper, self._from_helper = parent_writes, parent_reads
+        os.set_blocking(parent_reads, False)
+        self._nursery.start_soon(self._helper_answers)
+
+    async def _helper_answers(self) -> None:
+        fd = self._from_helper
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(fd)
+                continue
+            if not chunk:
+                if not self._helper_ready:  # it never started: the writer thread keeps the syncs
+                    log.warning("sync_helper_not_started", reason="ended before it was ready",
+                                returncode=self._helper.poll())
+                    return
+                # Once it served, its end is the disk's business (crash-only, decision S18): a sync
+                # in flight may or may not have happened, so nothing more is acknowledged.
+                error = OSError("the sync helper process ended")
+                if self._in_flight:
+                    self._finished(self._helper_upto, error)
+                else:
+                    self._error = error
+                    self._wanted.set()
+                return
+            buf += chunk
+            while len(buf) >= fsync.ANSWER.size:
+                status, errno = fsync.ANSWER.unpack_from(buf)
+                buf = buf[fsync.ANSWER.size:]
+                if status == fsync.READY:
+                    self._helper_ready = True
+                    log.info("sync_helper_ready", pid=self._helper.pid)
+                elif status == fsync.DONE:
+                    self._helper_done(None)
+                else:
+                    self._helper_done(OSError(errno, f"fsync in the sync helper: {os.strerror(errno)}"))
+
+    def _helper_done(self, error: BaseException | None) -> None:
+        self._finished(self._helper_upto, error)
+        if error is None:
+            self._maintain()
+
+    def _maintain(self) -> None:
+        """The store's occasional heavy work (the journal's fold, a checkpoint) on the writer thread."""
+        store = self.store
+        if self._maintaining or not store.maintenance_due():
+            return
+        self._maintaining = True
+        self._jobs.put(0)
+
+    def _stop_helper(self) -> None:
+        os.close(self._to_helper)  # the helper ends at end of file
+        try:
+            self._helper.wait(30)
+        except subprocess.TimeoutExpired:
+            self._helper.kill()
+            self._helper.wait()
+        os.close(self._from_helper)
 
     def after(self, position: int, callback: Callable[[], None] | None = None) -> None:
         """Call ``callback`` on the event loop once every write up to ``position`` is on disk
@@ -110,20 +220,42 @@ class GroupCommitter:
             store.write(pending)
             if self._alone():
                 # One connection: nobody else's reply can be stalled, and the hand-over to the writer
-                # thread and back (about 100 µs here) would be pure latency.  Sync right here.
+                # thread and back (about 100 µs here) would be pure latency.  Sync right here.  A fold
+                # or checkpoint due goes to the writer thread: a fold may write thousands of rows.
                 store.sync()
-                store.checkpoint_if_large(store.connection)  # alone, the checkpoint too
                 self._finished(upto, None)
+                self._maintain()
+                return
+            if self._helper_ready:
+                plan = store.sync_plan()
+                if not plan:  # nothing to make durable (synchronous NORMAL)
+                    self._finished(upto, None)
+                    return
+                self._in_flight = True
+                self._helper_upto = upto
+                os.write(self._to_helper, fsync.encode(plan))
                 return
         except Exception as exc:
             self._finished(upto, exc)
             return
         self._in_flight = True
+        if self._use_helper and self._nursery is not None and self._crowded():
+            self._start_helper()
         self._jobs.put(upto)
 
     def _writer(self) -> None:
         store = self.store
         while (upto := self._jobs.get()) is not None:
+            if upto == 0:  # maintenance only (the helper synced)
+                try:
+                    store.checkpoint_if_large()
+                except Exception as exc:  # a failed fold or checkpoint loses nothing; the next one retries
+                    log.warning("checkpoint_failed", reason=str(exc))
+                try:
+                    self._token.run_sync_soon(self._maintained)
+                except trio.RunFinishedError:
+                    return
+                continue
             error = None
             try:
                 store.sync()
@@ -138,6 +270,9 @@ class GroupCommitter:
                     store.checkpoint_if_large()
                 except Exception as exc:  # a failed checkpoint loses nothing; the next one retries
                     log.warning("checkpoint_failed", reason=str(exc))
+
+    def _maintained(self) -> None:
+        self._maintaining = False
 
     def _finished(self, upto: int, error: BaseException | None) -> None:
         self._in_flight = False

@@ -46,8 +46,10 @@ class QueueManagerServer:
         self.identity = ServerIdentity(qm.registry.qmgr.name, qm.registry.qmgr.identifier, qm.registry.qmgr.ccsid)
         # With a single connection there is no one whose reply an fsync on the loop could delay.  With none,
         # the writer thread syncs: the start-up's own writes (the monitoring metadata) must not hold up the
-        # first connection (issue 24).
-        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) == 1)
+        # first connection (issue 24).  With several, the syncs go to the sync helper process, started
+        # then (not at start-up, where its interpreter would compete for the CPU; decision JN2).
+        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) == 1,
+                                        sync_helper=True, crowded=lambda: len(self.connections) > 1)
         self.mqi = MQI(self)
         self.port = 0
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set

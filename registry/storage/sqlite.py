@@ -13,6 +13,7 @@ one blob per row is several times faster at start-up than reading thirty columns
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
 import marshal
 import operator
@@ -23,8 +24,11 @@ import threading
 from collections.abc import Callable, Iterator
 
 from qmlite.registry.objects.definitions import Namelist, Process, Queue, Subscription, Topic
+from qmlite.registry.storage import fsync
+from qmlite.registry.storage import journal as J
 
 FILENAME = "qmlite.db"
+LOCKNAME = "qmlite.lock"  # held (flock) by the one Store that writes the directory
 
 
 def _columns(cls: type) -> tuple[str, ...]:
@@ -344,7 +348,8 @@ class Store:
         self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.execute(f"PRAGMA journal_size_limit={64 << 20}")  # a reused WAL is cut back to this
-        self._wal_fd: int | None = None
+        self._syncer = fsync.Syncer()  # this thread's descriptors for ``sync``
+        self._wal_known = False  # whether the WAL's directory entry was synced (once, for a new file)
         self._checkpointer: sqlite3.Connection | None = None
         self._rows_since_checkpoint = 0
         self._pending: list[tuple[str, tuple]] = []
@@ -358,7 +363,24 @@ class Store:
         self._row = {cls: _row_getter(cls) for cls in _ROW_TABLES}
         self._sub_values = operator.attrgetter(*SUBSCRIPTION_RECORD_2)
         self._sub_types = tuple(_record_type(f) for f in dataclasses.fields(Subscription))
+        # One writer per data directory: a second process (an offline `qmlite runmqsc` while a server
+        # runs on another port) would fold and delete the journal segments the server is appending to.
+        self._lock_fd = os.open(path.parent / LOCKNAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._lock_fd)
+            self._db.close()
+            raise StoreError(f"{path.parent} is in use by another qmlite (is a server running on it?)") from None
         self._migrate()
+        # Persistent messages' puts and deletes go to the message journal (registry/storage/journal.py,
+        # docs/decisions.md JN1); everything else to SQLite as before.  SQLite is the base the journal
+        # is folded into: at start (below), as segments fill (``checkpoint_if_large``) and at close.
+        self._journal = J.Journal(path.parent, fsync=self.fsync_commits)
+        self._msg_ops: list[tuple] = []
+        self._wal_dirty = False
+        self._fold_lock = threading.Lock()  # one fold at a time, whichever thread starts it
+        self._recover()
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, **kwargs) -> Store:
@@ -435,20 +457,20 @@ class Store:
         self._pending.append((sql, params))
         self.appended += 1
 
-    # Messages: only persistent ones are written.  The MQMD is kept as its little-endian bytes, in
-    # the version it was put with (a version 1 descriptor has no version 2 field worth keeping).
+    # Messages: only persistent ones are written, to the journal.  The MQMD is kept as its
+    # little-endian bytes, in the version it was put with (a version 1 descriptor has no version 2
+    # field worth keeping).
     def put_message(self, queue: str, msg) -> None:
         # A message that holds its descriptor only as the bytes this store keeps (a restored snapshot's,
         # registry/storage/savepoints.py) is written as those bytes: no unpack and pack again.
         raw = msg.md_raw if msg._md is None and msg.md_raw is not None else msg.md.pack("<")
-        self._append("INSERT OR REPLACE INTO messages (seq, queue, priority, msg_id, correl_id, put_time,"
-                     " expires_at, md, data, props) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     (msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time, msg.expires_at,
-                      raw, msg.data, props_record(msg.props)))
+        self._msg_ops.append((J.PUT, msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time,
+                              msg.expires_at, raw, msg.data, props_record(msg.props)))
+        self.appended += 1
 
     def read_message(self, seq: int) -> tuple[bytes, bytes, object]:
-        """A stored message's descriptor bytes, data and properties (it is on disk: it was loaded from
-        there, and its delete, if any, is still pending)."""
+        """A stored message's descriptor bytes, data and properties (it is in SQLite: it was loaded from
+        there, and its delete, if any, is not folded yet)."""
         row = self._db.execute("SELECT md, data, props FROM messages WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             raise StoreError(f"message {seq} is not in {self.path}")
@@ -467,10 +489,12 @@ class Store:
         return load_retained(self._db)
 
     def delete_message(self, seq: int) -> None:
-        self._append("DELETE FROM messages WHERE seq = ?", (seq,))
+        self._msg_ops.append((J.DELETE, seq))
+        self.appended += 1
 
     def delete_queue_messages(self, queue: str) -> None:
-        self._append("DELETE FROM messages WHERE queue = ?", (queue,))
+        self._msg_ops.append((J.CLEAR, queue))
+        self.appended += 1
 
     def load_messages(self) -> Iterator[tuple]:
         """(seq, queue, priority, msg_id, correl_id, put_time, expires_at), in seq order: what places a
@@ -483,7 +507,7 @@ class Store:
 
     @property
     def dirty(self) -> bool:
-        return bool(self._pending)
+        return bool(self._pending or self._msg_ops)
 
     def commit(self) -> None:
         """Write every pending change in one transaction and fsync; nothing is written on failure.
@@ -504,18 +528,26 @@ class Store:
     CHECKPOINT_ROWS = 2000
 
     def sync(self) -> None:
-        """Make every transaction written so far durable: fsync the WAL (a no-op unless FULL)."""
-        if not self.fsync_commits:
-            return
-        if self._wal_fd is None:
-            self._wal_fd = os.open(str(self.path) + "-wal", os.O_RDONLY)
-            # The WAL's directory entry must be durable too, once, for a new file.
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        os.fdatasync(self._wal_fd)  # what SQLite itself uses for a WAL on Linux: data and size, not times
+        """Make every write so far durable, on this thread (see ``sync_plan``)."""
+        plan = self.sync_plan()
+        if plan:
+            self._syncer.run(plan)
+
+    def sync_plan(self) -> list[str]:
+        """What makes every write so far durable (registry/storage/fsync.py): the WAL if a transaction
+        was written, then the journal if a record was (nothing unless FULL).  The WAL first: a command
+        that changes a definition and messages (DELETE QLOCAL PURGE) never leaves the messages' half
+        alone on disk.  Called on the thread that appends; the plan may run anywhere."""
+        plan: list[str] = []
+        if self._wal_dirty:
+            self._wal_dirty = False
+            if self.fsync_commits:
+                if not self._wal_known:
+                    self._wal_known = True
+                    plan.append("d" + str(self.path.parent))  # the WAL's directory entry, once
+                plan.append("f" + str(self.path) + "-wal")  # data and size, as SQLite syncs a WAL on Linux
+        plan += self._journal.sync_plan()
+        return plan
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -526,17 +558,24 @@ class Store:
         # the last checkpoint: the writes' rows, an upper bound on the pages they dirtied.
         return self._rows_since_checkpoint >= self.CHECKPOINT_ROWS
 
+    def maintenance_due(self) -> bool:
+        """Whether ``checkpoint_if_large`` has work: journal segments to fold, or a large WAL."""
+        return self._journal.has_closed or self.checkpoint_due()
+
     def checkpoint_if_large(self, db: sqlite3.Connection | None = None) -> None:
-        """Move the WAL's pages into the database file once the WAL has grown, with the database
-        file synced before the WAL may be reused.  ``db``: the connection to do it on -- by default
-        one of the calling thread's own (the server's writer thread), so the event loop never waits."""
-        if not self.checkpoint_due():
-            return
-        self._rows_since_checkpoint = 0
+        """Fold the journal's closed segments into SQLite, and move the WAL's pages into the database
+        file once the WAL has grown, with the database file synced before the WAL may be reused.
+        ``db``: the connection to do it on -- by default one of the calling thread's own (the
+        server's writer thread), so the event loop never waits."""
         if db is None:
             if self._checkpointer is None:
                 self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             db = self._checkpointer
+        if self._journal.has_closed:
+            self.fold(db)
+        if not self.checkpoint_due():
+            return
+        self._rows_since_checkpoint = 0
         db.execute("PRAGMA synchronous=FULL")
         try:
             # PASSIVE never waits for the writer; the next write after a complete one reuses the WAL.
@@ -545,13 +584,27 @@ class Store:
             if db is self._db:
                 db.execute("PRAGMA synchronous=OFF")
 
-    def take(self) -> tuple[list[tuple[str, tuple]], int]:
-        """The pending writes and the journal position they reach; called on the thread that appends."""
-        pending, self._pending = self._pending, []
+    def take(self) -> tuple[tuple, int]:
+        """The pending writes (SQL statements, journal operations; empty when there are none) and the
+        journal position they reach; called on the thread that appends."""
+        if not self._pending and not self._msg_ops:
+            return (), self.appended
+        pending = (self._pending, self._msg_ops)
+        self._pending, self._msg_ops = [], []
         return pending, self.appended
 
-    def write(self, pending: list[tuple[str, tuple]]) -> None:
-        """One transaction for ``pending``, not yet synced (any thread; transactions never interleave)."""
+    def write(self, pending: tuple) -> None:
+        """Write ``pending`` (what ``take`` gave), not yet synced: the SQL statements in one transaction
+        (any thread; transactions never interleave), the journal operations as one record (on the
+        thread that appends)."""
+        statements, ops = pending
+        if statements:
+            self._write_sql(statements)
+            self._wal_dirty = True
+        if ops:
+            self._journal.append(ops)
+
+    def _write_sql(self, pending: list[tuple[str, tuple]]) -> None:
         with self._write_lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
@@ -575,14 +628,78 @@ class Store:
 
     def discard(self) -> None:
         self._pending.clear()
+        self._msg_ops.clear()
+
+    # ---- the journal's fold into SQLite ------------------------------------------------------------
+    _FOLD_ROWS = 4096  # rows per fold transaction: the longest the event loop may wait for a write
+
+    def _recover(self) -> None:
+        """At open: apply what the journal holds beyond SQLite's record of the last fold."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'journal_lsn'").fetchone()
+        folded = int(row[0]) if row is not None else 0
+        effect, last, paths = self._journal.recover(folded)
+        if effect or last > folded:
+            self._fold_effect(self._db, effect, last)
+            J.log.info("journal_recovered", records=last - folded, puts=len(effect.puts),
+                       deletes=len(effect.deletes), clears=len(effect.clears), segments=len(paths))
+        J.remove_files(paths, self._journal.directory)
+
+    def fold(self, db: sqlite3.Connection | None = None) -> None:
+        """Apply the journal's closed segments to SQLite, durably, then delete their files.  Skipped
+        when another thread is folding already (it takes these segments too, or the next fold does)."""
+        if not self._fold_lock.acquire(blocking=False):
+            return
+        try:
+            closed = self._journal.closed()
+            if not closed:
+                return
+            effect = J.NetEffect(strict=True)
+            for _path, segment, _last in closed:
+                effect.merge(segment)
+            self._fold_effect(db if db is not None else self._db, effect, closed[-1][2])
+            self._journal.folded(closed)
+        finally:
+            self._fold_lock.release()
+
+    def _fold_effect(self, db: sqlite3.Connection, effect: J.NetEffect, lsn: int) -> None:
+        """Deletes, then emptied queues, then the surviving puts, in transactions of ``_FOLD_ROWS``
+        rows; the last records ``lsn`` as folded.  A fold cut short is done again from the journal
+        at the next start: its statements give the same rows when repeated."""
+        work: list[tuple[str, list[tuple]]] = []
+        for sql, rows in (("DELETE FROM messages WHERE seq = ?", [(seq,) for seq in effect.deletes]),
+                          ("DELETE FROM messages WHERE queue = ?", [(queue,) for queue in effect.clears]),
+                          ("INSERT OR REPLACE INTO messages (seq, queue, priority, msg_id, correl_id, put_time,"
+                           " expires_at, md, data, props) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           [op[1:] for op in effect.puts.values()])):
+            for start in range(0, len(rows), self._FOLD_ROWS):
+                work.append((sql, rows[start:start + self._FOLD_ROWS]))
+        work.append(("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [("journal_lsn", lsn)]))
+        db.execute(f"PRAGMA synchronous={'FULL' if self.fsync_commits else 'OFF'}")
+        try:
+            for sql, rows in work:
+                with self._write_lock:
+                    db.execute("BEGIN IMMEDIATE")
+                    try:
+                        db.executemany(sql, rows)
+                        db.execute("COMMIT")
+                    except BaseException:
+                        db.execute("ROLLBACK")
+                        raise
+                self._rows_since_checkpoint += len(rows)
+        finally:
+            if db is self._db:
+                db.execute("PRAGMA synchronous=OFF")
 
     def close(self) -> None:
         self._pending.clear()
+        self._msg_ops.clear()
         if self._db is None:
             return  # closed already
-        if self._wal_fd is not None:
-            os.close(self._wal_fd)
-            self._wal_fd = None
+        # Everything the journal holds goes into SQLite: a data directory closed cleanly has no journal.
+        self._journal.close_current()
+        self.fold(self._db)
+        self._journal.close()
+        self._syncer.close()
         if self._checkpointer is not None:
             self._checkpointer.close()
             self._checkpointer = None
@@ -590,3 +707,4 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.close()
         self._db = None
+        os.close(self._lock_fd)

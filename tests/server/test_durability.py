@@ -47,6 +47,9 @@ class FakeStore:
     def checkpoint_due(self) -> bool:
         return False
 
+    def maintenance_due(self) -> bool:
+        return False
+
     connection = None
 
     def checkpoint_if_large(self, db=None) -> None:
@@ -108,3 +111,131 @@ async def test_a_refused_sync_ends_the_committer():
         refused = [str(e) for e in group.exceptions]
     assert refused == ["disk refuses"]
     assert store.durable == 0  # nothing was ever reported durable
+
+
+# ---- the sync helper process (registry/storage/fsync.py) -------------------------------------------
+
+def _message(seq: int):
+    from qmlite.registry.messaging.queues import Message
+
+    return Message(None, b"body %d" % seq, 0, seq.to_bytes(24, "big"), bytes(24), 1.0, None, seq, True,
+                   md_raw=b"MD  " + bytes(28))
+
+
+async def test_with_the_sync_helper_a_real_store_answers_after_the_helper_synced(tmp_path):
+    from qmlite.registry.storage import sqlite as S
+
+    store = S.Store.open(tmp_path)  # synchronous FULL: every group has a plan
+    committer = GroupCommitter(store, sync_helper=True)
+    synced_by_helper = 0
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(committer.run)
+            with trio.fail_after(60):  # a bound for a helper that never starts, not a synchronisation
+                for seq in range(1, 400):
+                    store.put_message("Q", _message(seq))
+                    position = store.appended
+                    helper_before = committer._helper_ready
+                    await committer.wait(position)
+                    assert store.durable >= position
+                    synced_by_helper += helper_before
+                    if synced_by_helper >= 20:
+                        break
+            assert committer._helper is not None and committer._helper.poll() is None
+            helper = committer._helper
+            nursery.cancel_scope.cancel()
+        assert synced_by_helper >= 20, "the helper never took over the syncs"
+        assert helper.wait(10) == 0  # it ends when the committer closes its pipe
+    finally:
+        store.close()
+    reopened = S.Store.open(tmp_path)
+    try:
+        assert reopened.connection.execute("SELECT count(*) FROM messages").fetchone()[0] == seq
+    finally:
+        reopened.close()
+
+
+async def test_a_sync_helper_that_dies_ends_the_committer(tmp_path):
+    import signal
+
+    from qmlite.registry.storage import sqlite as S
+
+    store = S.Store.open(tmp_path)
+    committer = GroupCommitter(store, sync_helper=True)
+    ended = []
+    try:
+        with trio.fail_after(60):
+            try:
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(committer.run)
+                    seq = 0
+                    while not committer._helper_ready:
+                        seq += 1
+                        store.put_message("Q", _message(seq))
+                        await committer.wait(store.appended)
+                    committer._helper.send_signal(signal.SIGKILL)  # the helper this test's committer started
+                    store.put_message("Q", _message(seq + 1))
+                    await committer.wait(store.appended)
+                    raise AssertionError("a write was reported durable with no helper to sync it")
+            except* OSError as group:
+                ended = [str(e) for e in group.exceptions]
+    finally:
+        store.close()
+    assert ended and "sync helper" in ended[0]
+    assert store.durable < store.appended
+
+
+def test_the_helper_protocol_syncs_plans_and_reports_a_failure(tmp_path):
+    import errno
+    import os
+    import subprocess
+    import sys
+
+    from qmlite.registry.storage import fsync
+
+    target = tmp_path / "f"
+    target.write_bytes(b"data")
+    child_reads, parent_writes = os.pipe()
+    parent_reads, child_writes = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-I", "-S", fsync.__file__, str(child_reads), str(child_writes)],
+                            pass_fds=(child_reads, child_writes))
+    os.close(child_reads)
+    os.close(child_writes)
+    try:
+        def answer() -> tuple[bytes, int]:
+            return fsync.ANSWER.unpack(os.read(parent_reads, fsync.ANSWER.size))
+
+        assert answer() == (fsync.READY, 0)
+        os.write(parent_writes, fsync.encode(["f" + str(target), "d" + str(tmp_path)]))
+        assert answer() == (fsync.DONE, 0)
+        os.write(parent_writes, fsync.encode(["f" + str(tmp_path / "missing")]))
+        assert answer() == (fsync.FAILED, errno.ENOENT)
+        os.write(parent_writes, fsync.encode(["f" + str(target)]))  # it carries on after a failure
+        assert answer() == (fsync.DONE, 0)
+    finally:
+        os.close(parent_writes)
+        assert proc.wait(10) == 0
+        os.close(parent_reads)
+
+
+async def test_a_sync_helper_that_never_starts_leaves_the_syncs_to_the_writer_thread(tmp_path, monkeypatch):
+    from qmlite.registry.storage import fsync
+    from qmlite.registry.storage import sqlite as S
+
+    monkeypatch.setattr(fsync, "__file__", str(tmp_path / "no-such-helper.py"))  # python exits at once
+    store = S.Store.open(tmp_path / "data")
+    committer = GroupCommitter(store, sync_helper=True)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(committer.run)
+            store.put_message("Q", _message(1))
+            await committer.wait(store.appended)  # through the writer thread, while the helper fails
+            helper = committer._helper
+            assert await trio.to_thread.run_sync(helper.wait, 30) != 0
+            for seq in range(2, 6):  # its end noticed or not, every write is still made durable
+                store.put_message("Q", _message(seq))
+                await committer.wait(store.appended)
+            assert not committer._helper_ready and store.durable == store.appended
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()

@@ -36,6 +36,7 @@ from qmlite.client.sync import QueueManager
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO
+from qmlite.registry.storage import journal as J
 from qmlite.registry.storage import sqlite as S
 from qmlite.registry.messaging.queues import Message
 from qmlite.registry.qmgr import QueueManager as DomainQueueManager
@@ -441,14 +442,32 @@ def kill_points(seed: int) -> list[int]:
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_sigkill_keeps_exactly_the_acknowledged_messages(tmp_path, seed):
+    crash_phases(tmp_path, seed)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_sigkill_while_journal_segments_fold_keeps_exactly_the_acknowledged_messages(tmp_path, monkeypatch, seed):
+    """The same, with journal segments of 2 KiB (registry/storage/journal.py): segments close every
+    few groups and the writer thread folds them into SQLite while the clients run, so kills land
+    before, during and after folds."""
+    monkeypatch.setenv("QMLITE_JOURNAL_SEGMENT_BYTES", "2048")
+    folds = crash_phases(tmp_path, seed)
+    assert folds >= 3, "the segments were not folded while the clients ran"
+
+
+def crash_phases(tmp_path, seed: int) -> int:
+    """Three phases each SIGKILLed mid-stream, then a check over the wire; returns how many journal
+    segments had been folded (and deleted) by the server before the kills."""
     data_dir = tmp_path / "data"
     models = {n: Model() for n in range(1, CLIENTS + 1)}
     served = Served(data_dir)
     define(served)
+    folded = 0
     for phase, kill_after in enumerate(kill_points(seed)):
         if phase:
             served = Served(data_dir)
         clients, at_kill = run_until_killed(served, seed, phase, models, kill_after)
+        folded += journal_segments_gone(data_dir)
         found = observe(data_dir)
         context = f"seed {seed}, phase {phase}, SIGKILL after {kill_after} acks (seen {at_kill})"
         for client in clients:
@@ -475,7 +494,17 @@ def test_sigkill_keeps_exactly_the_acknowledged_messages(tmp_path, seed):
         assert served.stop() == 0
     finally:
         Served.reap_all()
+    assert not list(data_dir.glob(f"{J.PREFIX}*")), "a clean stop leaves no journal"
     assert all(found == [] for found in observe(data_dir).values())
+    return folded
+
+
+def journal_segments_gone(data_dir) -> int:
+    """Segments a killed server had made and folded away.  Every server here starts on a directory
+    with no segments (observe's open folded them and its close left none), so it numbers its own
+    from 1; those below the oldest left were folded and deleted."""
+    numbers = sorted(int(p.name[len(J.PREFIX):]) for p in data_dir.glob(f"{J.PREFIX}*"))
+    return numbers[0] - 1 if numbers else 0
 
 
 def test_generator_mixes_every_kind_of_operation():

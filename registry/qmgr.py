@@ -32,7 +32,6 @@ from qmlite.registry.messaging import properties
 from qmlite.registry.messaging import triggers
 from qmlite.registry.pubsub import subscribe
 from qmlite.registry.pubsub import routing
-from qmlite.registry.pubsub import selectors
 from qmlite.registry.pubsub import topics
 from qmlite.registry.admin.commandserver import CommandServer
 from qmlite.registry.admin.engine import Engine
@@ -42,7 +41,6 @@ from qmlite.registry.messaging.queues import Message, QueueContents
 from qmlite.registry.objects.definitions import Queue, put_stamp
 from qmlite.registry.testing.clock import ClockControl
 from qmlite.registry.monitoring.resource import Monitor
-from qmlite.registry.monitoring import configevents
 from qmlite.registry.monitoring.events import MQEVO_MQSET, Events, Origin
 from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
@@ -335,6 +333,8 @@ class QueueManager:
                         temporary=temporary, remote=remote)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
         if text:
+            from qmlite.registry.pubsub import selectors  # at the first selection string (decisions.md ST11)
+
             subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
         return handle
@@ -836,7 +836,7 @@ class QueueManager:
             md = kept.md.copy()
             md.Expiry = left
             pub = routing.Publication(topic, md, kept.body, kept.props, pub_level=1, retained=True)
-            if sub.selector and not selectors.compile_selector(sub.selector).matches(pub.resolver()):
+            if sub.selector and not routing.selected(sub, pub):
                 continue
             sent += self.deliver(pub, [sub])
         return sent
@@ -1209,6 +1209,8 @@ class QueueManager:
                 self._session_fault(session, "MQSET", name)
             before = None
             if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
+                from qmlite.registry.monitoring import configevents  # only when CONFIGEV is on (decisions.md ST11)
+
                 before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
         except MQIError:
@@ -1325,6 +1327,8 @@ def _counted_get(contents: QueueContents, on_queue: float) -> None:
 
 def _resolver(msg: Message):
     """What an MQOPEN selection string sees of a queued message: its MQMD and its properties."""
+    from qmlite.registry.pubsub import selectors  # only where a selection string is used (decisions.md ST11)
+
     props = msg.props
     return selectors.message_resolver(msg.md, props.values_for_selectors() if props else {})
 

@@ -28,7 +28,6 @@ from .config import ConfigError, ServerConfig
 def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL", registry: Registry | None = None):
     """The queue manager ``cfg`` describes, opened (created) with its publish exit loaded and its start-up
     MQSC run; ``registry``: its data directory, already opened by :class:`Opening`."""
-    from qmlite.registry.pubsub import publishexit
     from qmlite.registry.qmgr import QueueManager
 
     if registry is None:
@@ -37,6 +36,8 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL", registry
     else:
         qm = QueueManager(registry, max_handles=cfg.max_handles)  # what QueueManager.open does after Registry.open
     if cfg.publish_exit:
+        from qmlite.registry.pubsub import publishexit  # only when one is configured (decisions.md ST11)
+
         try:
             qm.publish_exit = publishexit.PublishExit(publishexit.load(cfg.publish_exit), cfg.publish_exit)
         except Exception as exc:  # whatever importing the user's module raised

@@ -17,7 +17,6 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.errors import CodecError
 
 from qmlite.registry.security import commands
-from qmlite.registry.monitoring import configevents
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.admin import responses
 from qmlite.registry.admin.params import CommandError
@@ -142,6 +141,8 @@ class Engine:
             qmgr = self.registry.qmgr
             pending = None
             if self.qm is not None and (qmgr.configuration_event == E.ENABLED or command == C.MQCMD_CHANGE_Q_MGR):
+                from qmlite.registry.monitoring import configevents  # CONFIGEV on, or ALTER QMGR (decisions.md ST11)
+
                 pending = configevents.before(self, command, request)
             command_event = qmgr.command_event
             out = handler(Context(self.registry, requester, command, self.qm), request)
@@ -172,6 +173,8 @@ class Engine:
         origin = E.Origin(requester.user, requester.origin, requester.md)
         command = request.header.Command
         if pending is not None:
+            from qmlite.registry.monitoring import configevents
+
             configevents.after(self, pending, origin)
         now = self.registry.qmgr.command_event
         if command == C.MQCMD_CHANGE_Q_MGR:  # IBM: when CMDEV is not DISABLED before or after the change

@@ -26,7 +26,6 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 
 from qmlite.registry.messaging import properties
-from qmlite.registry.pubsub import selectors
 from qmlite.registry.pubsub import topics
 from qmlite.registry.objects.definitions import Subscription
 from qmlite.registry.pubsub.topics import policy_point
@@ -57,6 +56,8 @@ class Publication:
             # IBM: a selector may test the topic a publication was made on (MQTopicString).
             values.setdefault(properties.TOPIC_STRING, self.topic)
             values.setdefault("MQTopicString", self.topic)
+            from qmlite.registry.pubsub import selectors  # a selector's first use (decisions.md ST11)
+
             self._resolver = selectors.message_resolver(self.md, values)
         return self._resolver
 
@@ -112,7 +113,7 @@ def subscribers(reg, pub: Publication) -> list[Subscription]:
             continue
         if sub.blocked_under and blocked(sub, topic):
             continue
-        if sub.selector and not selectors.compile_selector(sub.selector).matches(pub.resolver()):
+        if sub.selector and not selected(sub, pub):
             continue
         eligible.append(sub)
     if len(eligible) > 1:
@@ -151,6 +152,15 @@ def blocks_for(reg, sub: Subscription) -> tuple[str, ...]:
         if len(string.split(topics.SEPARATOR)) > level and (not point or string.startswith(point + topics.SEPARATOR)):
             out.append(string)
     return tuple(sorted(out))
+
+
+def selected(sub: Subscription, pub: Publication) -> bool:
+    """Whether ``pub`` passes ``sub``'s selector (``sub.selector`` not empty).  The selector module
+    (its parser and SQL92 evaluator) loads here, at the first subscription with a selector, not at
+    start: most queue managers never see one (decisions.md ST11)."""
+    from qmlite.registry.pubsub import selectors
+
+    return selectors.compile_selector(sub.selector).matches(pub.resolver())
 
 
 def blocked(sub: Subscription, topic: str) -> bool:

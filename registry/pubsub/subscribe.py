@@ -17,7 +17,6 @@ from qmlite.pcf import mqi as S
 
 from qmlite.registry.security import authority
 from qmlite.registry.pubsub import routing
-from qmlite.registry.pubsub import selectors
 from qmlite.registry.pubsub import topics
 from qmlite.registry.pubsub.topics import policy_point
 from qmlite.registry.errors import MQIError
@@ -167,6 +166,8 @@ def check_selector(text: str) -> int:
         return C.MQSELTYPE_NONE
     if len(text) > C.MQ_SELECTOR_LENGTH:
         raise MQIError(C.MQRC_SELECTION_STRING_ERROR)
+    from qmlite.registry.pubsub import selectors  # at the first selection string, not at start (decisions.md ST11)
+
     try:
         selectors.compile_selector(text)
     except selectors.SelectorError:

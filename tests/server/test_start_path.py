@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
+import pathlib
 import subprocess
 import sys
 import time
@@ -165,3 +167,87 @@ print("cryptography" in sys.modules)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     why = "'key repository /var/mqm/qmgrs/QM1/ssl/key: neither key.p12 nor key.pem found'"
     assert out == [why, why, "False"]
+
+
+# decisions.md ST11: modules a served queue manager's start (and a first connection) never needs load at
+# their feature's first use.  Each check runs in a fresh interpreter: this one has imported everything.
+DEFERRED = ("qmlite.registry.pubsub.selectors", "qmlite.registry.monitoring.configevents",
+            "qmlite.registry.pubsub.publishexit")
+
+_SERVE_TO_READY = """
+import json, os, sys
+from qmlite.server import app
+def ready(*args, **kwargs):
+    print(json.dumps(sorted(m for m in sys.modules if m.startswith("qmlite."))), flush=True)
+    os._exit(0)
+app.ready_lines = ready
+from qmlite.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_served_queue_managers_start_imports_none_of_the_deferred_modules(tmp_path):
+    out = subprocess.run([sys.executable, "-c", _SERVE_TO_READY, "serve", "--port", "0",
+                          "--data-dir", str(tmp_path / "d")], capture_output=True, text=True, timeout=120)
+    loaded = json.loads(out.stdout.splitlines()[-1])
+    assert "qmlite.registry.qmgr" in loaded and "qmlite.server.listener" in loaded  # it did start
+    assert [m for m in DEFERRED if m in loaded] == []
+
+
+_FIRST_USE = """
+import json, pathlib, sys
+from qmlite.pcf import constants as C
+from qmlite.registry.mqsc import run_mqsc
+from qmlite.server import config
+from qmlite.server.opening import open_queue_manager
+
+def loaded():
+    return [m for m in %r if m in sys.modules]
+
+report = {}
+data = pathlib.Path(sys.argv[1])
+cfg = config.load(environ={}, overrides={"port": 0, "data_dir": data / "a"})
+qm = open_queue_manager(cfg)
+report["opened"] = loaded()
+
+def mqsc(text):
+    (result,) = run_mqsc(qm, text)
+    return result
+
+# a selector: a subscription's and an MQOPEN's selection strings are checked and compiled at first use
+report["good_selector"] = mqsc("DEFINE SUB(ST11.S) TOPICSTR('st11/a') DEST(DEV.QUEUE.1) SELECTOR('colour = ''red''')").reason_code
+report["bad_selector"] = mqsc("DEFINE SUB(ST11.T) TOPICSTR('st11/b') DEST(DEV.QUEUE.1) SELECTOR('colour = = 1')").reason_code
+report["after_selector"] = loaded()
+# configuration events: raised once CONFIGEV is enabled
+depth = lambda: int(mqsc("DISPLAY QLOCAL(SYSTEM.ADMIN.CONFIG.EVENT) CURDEPTH").objects[0]["CURDEPTH"])
+before = depth()
+mqsc("ALTER QMGR CONFIGEV(ENABLED)")
+mqsc("ALTER QLOCAL(DEV.QUEUE.2) DESCR('changed')")
+report["config_events"] = depth() - before
+report["after_configev"] = loaded()
+qm.shutdown()
+# a publish exit: loaded when one is configured
+cfg = config.load(environ={}, overrides={"port": 0, "data_dir": data / "b",
+                                         "publish_exit": "tests.client.publish_exits:route"})
+qm = open_queue_manager(cfg)
+report["exit"] = qm.publish_exit is not None and qm.publish_exit.__class__.__module__
+report["after_exit"] = loaded()
+qm.shutdown()
+print(json.dumps(report))
+"""
+
+
+def test_each_deferred_feature_works_at_its_first_use_after_start(tmp_path):
+    code = _FIRST_USE % (DEFERRED,)
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                         cwd=pathlib.Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads(out.stdout.splitlines()[-1])
+    assert report["opened"] == []
+    assert report["good_selector"] == 0
+    assert report["bad_selector"] == C.MQRC_SELECTOR_SYNTAX_ERROR
+    assert "qmlite.registry.pubsub.selectors" in report["after_selector"]  # (the command handlers may load more)
+    assert report["config_events"] >= 2  # ALTER QMGR's own change event and the queue's
+    assert "qmlite.registry.monitoring.configevents" in report["after_configev"]
+    assert report["exit"] == "qmlite.registry.pubsub.publishexit"
+    assert report["after_exit"] == list(DEFERRED)

@@ -85,6 +85,18 @@ def _bad_version(reason: int, name: str, version: int, offset: int) -> CodecErro
     return CodecError(reason, family=_MQRC, offset=offset, detail=f"{name}: unknown Version {version}")
 
 
+def _layout(buf, offset: int, strucid: bytes, reason: int, name: str, order: str, layouts: dict):
+    """The structure's Version at ``offset`` and its layout for that version, with the whole structure
+    present: StrucId, a known Version and enough bytes are checked first, each failing with ``reason``."""
+    version = _head(buf, offset, strucid, reason, name, order)
+    s = layouts[order].get(version)
+    if s is None:
+        raise _bad_version(reason, name, version, offset)
+    if len(buf) - offset < s.size:
+        raise _short(reason, name, version, s.size, len(buf) - offset, offset)
+    return version, s
+
+
 def _bin(value, length: int, name: str) -> bytes:
     """A fixed-length binary field for packing: exactly ``length`` bytes or ValueError."""
     if not isinstance(value, (bytes, bytearray, memoryview)) or len(value) != length:
@@ -101,6 +113,11 @@ class _Decoded(dict):
 
     __slots__ = ()
     LIMIT = 512
+
+    def seen(self, buf, offset: int, size: int, order: str, codec: str) -> tuple:
+        """The key of the structure's bytes at ``offset``, and the values remembered for it (or None)."""
+        key = (bytes(buf[offset:offset + size]), order, codec)
+        return key, self.get(key)
 
     def remember(self, key, values: tuple) -> None:
         if len(self) >= self.LIMIT:
@@ -288,15 +305,9 @@ class MQMD:
 
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
-        version = _head(buf, offset, _MD_ID, C.MQRC_MD_ERROR, "MQMD", order)
-        s = _MD_BY_ORDER[order].get(version)
-        if s is None:
-            raise _bad_version(C.MQRC_MD_ERROR, "MQMD", version, offset)
+        version, s = _layout(buf, offset, _MD_ID, C.MQRC_MD_ERROR, "MQMD", order, _MD_BY_ORDER)
         size = s.size
-        if len(buf) - offset < size:
-            raise _short(C.MQRC_MD_ERROR, "MQMD", version, size, len(buf) - offset, offset)
-        key = (bytes(buf[offset:offset + size]), order, codec)
-        values = _MD_SEEN.get(key)
+        key, values = _MD_SEEN.seen(buf, offset, size, order, codec)
         if values is not None:
             return cls(*values), offset + size
         v = s.unpack_from(buf, offset)
@@ -504,15 +515,9 @@ class MQPMO:
 
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
-        version = _head(buf, offset, _PMO_ID, C.MQRC_PMO_ERROR, "MQPMO", order)
-        s = _PMO_S[order].get(version)
-        if s is None:
-            raise _bad_version(C.MQRC_PMO_ERROR, "MQPMO", version, offset)
+        version, s = _layout(buf, offset, _PMO_ID, C.MQRC_PMO_ERROR, "MQPMO", order, _PMO_S)
         size = s.size
-        if len(buf) - offset < size:
-            raise _short(C.MQRC_PMO_ERROR, "MQPMO", version, size, len(buf) - offset, offset)
-        key = (bytes(buf[offset:offset + size]), order, codec)
-        values = _PMO_SEEN.get(key)
+        key, values = _PMO_SEEN.seen(buf, offset, size, order, codec)
         if values is not None:
             return cls(*values), offset + size
         v = s.unpack_from(buf, offset)
@@ -586,15 +591,9 @@ class MQGMO:
 
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
-        version = _head(buf, offset, _GMO_ID, C.MQRC_GMO_ERROR, "MQGMO", order)
-        s = _GMO_S[order].get(version)
-        if s is None:
-            raise _bad_version(C.MQRC_GMO_ERROR, "MQGMO", version, offset)
+        version, s = _layout(buf, offset, _GMO_ID, C.MQRC_GMO_ERROR, "MQGMO", order, _GMO_S)
         size = s.size
-        if len(buf) - offset < size:
-            raise _short(C.MQRC_GMO_ERROR, "MQGMO", version, size, len(buf) - offset, offset)
-        key = (bytes(buf[offset:offset + size]), order, codec)
-        values = _GMO_SEEN.get(key)
+        key, values = _GMO_SEEN.seen(buf, offset, size, order, codec)
         if values is not None:
             return cls(*values), offset + size
         v = s.unpack_from(buf, offset)

@@ -10,6 +10,7 @@ from paho.mqtt.matcher import MQTTMatcher
 
 from qmlite.pcf import constants as C
 from qmlite.registry.pubsub import topics as T
+from tests.support.topicgen import instance_levels
 
 TOPIC = C.MQWS_TOPIC
 
@@ -33,14 +34,7 @@ def _filter(draw) -> str:
 @st.composite
 def _instance(draw, pattern: str) -> str:
     """A publication the pattern selects: "+" one word, "#" zero to two words."""
-    out: list[str] = []
-    for level in pattern.split("/"):
-        if level == "+":
-            out.append(draw(_word))
-        elif level == "#":
-            out.extend(draw(st.lists(_word, max_size=2)))
-        else:
-            out.append(level)
+    out = instance_levels(draw, pattern, _word)
     return "/".join(out) if out else draw(_word)
 
 

@@ -5,6 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from qmlite.pcf import constants as C
 from qmlite.registry.pubsub import topics as T
+from tests.support.topicgen import instance_levels
 
 TOPIC, CHAR = C.MQWS_TOPIC, C.MQWS_CHAR
 
@@ -198,15 +199,7 @@ _filler = st.sampled_from(["a", "b", "", "c"])
 def _instance(draw, pattern: str) -> str:
     """A topic that a topic-scheme pattern selects: each "+" one level, each "#" zero to two levels,
     so that random sets of patterns have topics matching several of them at once."""
-    out = []
-    for level in pattern.split("/"):
-        if level == "+":
-            out.append(draw(_filler))
-        elif level == "#":
-            out.extend(draw(st.lists(_filler, max_size=2)))
-        else:
-            out.append(level)
-    return "/".join(out or [""])
+    return "/".join(instance_levels(draw, pattern, _filler) or [""])
 
 
 @settings(max_examples=400, deadline=None)

@@ -287,3 +287,41 @@ def test_every_routing_rule_gives_the_same_rows_on_the_driver_and_the_executors(
     assert {"PIPE.SUB.2", "PIPE.SUB.6", "EXPIRES", "PIPE.SUB.3"} <= names  # selectors, expiry and SubLevel delivered
     assert len(names & {"PIPE.SUB.4", "PIPE.SUB.5"}) == 1  # the group gets one copy
     assert driver[1]["publications_without_topic"] == 1
+
+
+def _with_conf(spark, conf: dict, run):
+    before = {k: spark.conf.get(k) for k in conf}
+    try:
+        for k, v in conf.items():
+            spark.conf.set(k, v)
+        return run()
+    finally:
+        for k, v in before.items():
+            spark.conf.set(k, v)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(subs=sub_specs, pubs=pub_specs)
+def test_the_write_without_the_sort_by_queue_writes_what_the_sorted_write_does(spark, subs, pubs):
+    """The session writes the deliveries with one open file per queue (spark.py, issue 24 target 7)
+    instead of sorting them by queue first: every column of every delivery and the summary are those
+    of Spark's sorted write, and of the fallback to it in the middle of a task (one writer allowed,
+    more queues than that)."""
+    from qmlite.pipeline import spark as spark_module
+
+    assert spark.conf.get("spark.sql.optimizer.plannedWrite.enabled") == "false"
+    assert spark.conf.get("spark.sql.maxConcurrentOutputFileWriters") == str(spark_module.CONCURRENT_WRITERS)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        _inputs(tmp, subs, pubs)[0].shutdown()
+
+        def run(out):
+            return lambda: route_job.route(spark, str(tmp / "pubs.jsonl"), str(tmp / "qm"), str(tmp / out))
+        unsorted = run("unsorted")()
+        sorted_ = _with_conf(spark, {"spark.sql.optimizer.plannedWrite.enabled": "true",
+                                     "spark.sql.maxConcurrentOutputFileWriters": "0"}, run("sorted"))
+        fallback = _with_conf(spark, {"spark.sql.maxConcurrentOutputFileWriters": "1"}, run("fallback"))
+        assert _written(tmp / "unsorted") == _written(tmp / "sorted") == _written(tmp / "fallback")
+        assert unsorted == sorted_ == fallback
+        assert sum(_written(tmp / "unsorted").values()) == unsorted["deliveries"]

@@ -31,9 +31,6 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
     return path
 
 
-CONCURRENT_WRITERS = 64  # open Parquet files per write task (docs/benchmarks.md, issue 24 target 7)
-
-
 def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8,
             driver_memory: str = "2g"):
     # The executors' Python must be this one: it is the one that has qmlite installed.
@@ -54,12 +51,6 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              # 7-10% of a 10M-publication run here (docs/benchmarks.md, issue 10).
              .config("spark.driver.extraJavaOptions", "-XX:+UseParallelGC")
              .config("spark.executor.extraJavaOptions", "-XX:+UseParallelGC")
-             # A write partitioned by queue keeps one open file per queue in each task instead of
-             # sorting every delivery by queue first (the output promises no order within a queue;
-             # past this many queues in a task Spark falls back to the sort).  The planned write
-             # would add the sort to the plan before the writer could choose: off.
-             .config("spark.sql.optimizer.plannedWrite.enabled", "false")
-             .config("spark.sql.maxConcurrentOutputFileWriters", str(CONCURRENT_WRITERS))
              .getOrCreate())
     if not master.startswith("local"):
         # A cluster's executors run the job's routing from this zip: the same rules, shipped with it.

@@ -277,7 +277,9 @@ def persistent_main(args) -> int:
     """Target 4 with this load generator: the same server, persistent and non-persistent rounds in turn.
     persistent_roundtrip.py measures the same through our Python client, which is itself the limit of
     its non-persistent run (a core of its own); here the server is."""
-    server = Served(None)
+    tmp = tempfile.TemporaryDirectory(prefix="qmlite-baseline-")
+    # --baseline REV: the same measurement of that revision's server (what the journal changed)
+    server = Served(baseline_tree(args.baseline, pathlib.Path(tmp.name)) if args.baseline else None)
     runs: dict[str, list[dict]] = {"non-persistent": [], "persistent": []}
     try:
         for round_no in range(args.rounds):
@@ -289,9 +291,10 @@ def persistent_main(args) -> int:
                       flush=True)
     finally:
         server.stop()
+        tmp.cleanup()
     summary = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in runs.items()}
     ratio = summary["persistent"]["put+get/s"] / summary["non-persistent"]["put+get/s"]
-    verdict = (f"issue 24 target 4 ({args.connections} connections, {args.procs} load processes, put+get of "
+    verdict = (f"issue 24 target 4{' on ' + args.baseline if args.baseline else ''} ({args.connections} connections, {args.procs} load processes, put+get of "
                f"{MSG_SIZE} B, median of {args.rounds} rounds): persistent {summary['persistent']['put+get/s']:.0f}/s "
                f"/ non-persistent {summary['non-persistent']['put+get/s']:.0f}/s = {ratio:.0%} "
                f"(>= {PERSISTENT_TARGET:.0%}: {'met' if ratio >= PERSISTENT_TARGET else 'MISSED'}); server CPU per "

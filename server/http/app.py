@@ -39,6 +39,14 @@ def _json(body: object, status: int = 200) -> Response:
     return Response(json.dumps(body), status_code=status, media_type=_JSON)
 
 
+async def _json_body(request: Request) -> object:
+    """The request's JSON body (an empty body is ``None``); anything else is IBM's 400 error JSON."""
+    try:
+        return json.loads(await request.body() or b"null")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+
+
 def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette:
     """The REST app for a running QueueManagerServer; ``run_mqsc`` is the MQSC runner (default: the
     ``qmlite.registry.mqsc`` module's, imported on first use)."""
@@ -93,10 +101,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     async def mqsc(request: Request, principal) -> Response:
         _version(request, (2, 3))
         target = admin.check_qmgr(server, request.path_params["qmgr"])
-        try:
-            body = json.loads(await request.body() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        body = await _json_body(request)
         text, as_json = admin.mqsc_text(body)
         return _json(await admin.run_mqsc(target, runner(), text, as_json, principal.user))
 
@@ -104,10 +109,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     async def pcf(request: Request, principal) -> Response:
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])
-        try:
-            body = json.loads(await request.body() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        body = await _json_body(request)
         return _json(await admin.run_pcf(target, admin.pcf_command(body), principal.user))
 
     @endpoint(None)
@@ -135,10 +137,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     async def clock_move(request: Request, principal) -> Response:
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])  # a hosted one too (docs/multiqm.md)
-        try:
-            body = json.loads(await request.body() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        body = await _json_body(request)
         return _json(await http_clock.move(target, body))
 
     # ---- qmlite's call trace (registry/monitoring/activity.py; docs/rest.md) --------------------------
@@ -149,10 +148,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         if request.method == "DELETE":
             return _json({"cleared": tracer.clear()})
         if request.method == "POST":
-            try:
-                body = json.loads(await request.body() or b"null")
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+            body = await _json_body(request)
             if not isinstance(body, dict) or set(body) != {"record"} or not isinstance(body["record"], bool):
                 raise errors.bad_request('The request body must be {"record": true} or {"record": false}.')
             tracer.record(body["record"], user=principal.user, via="POST qmlite/calls")
@@ -208,10 +204,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     async def fault_set(request: Request, principal) -> Response:
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])
-        try:
-            body = json.loads(await request.body() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        body = await _json_body(request)
         if isinstance(body, dict) and "name" in request.path_params:
             body = {**body, "name": request.path_params["name"]}
         return _json(faults.define(target.qm.faults, body), 201)
@@ -312,10 +305,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
     @endpoint(auth.ADMIN_ROLE)
     async def hosted_create(request: Request, principal) -> Response:
         _version(request)
-        try:
-            body = json.loads(await request.body() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
+        body = await _json_body(request)
         return _json(hosted.create(server, body), status=201)
 
     async def not_found(request: Request, exc: HTTPException) -> Response:

@@ -16,6 +16,7 @@ ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQXC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
+from tests.support.persistentmsgs import drain, put_persistent  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
 N = 40  # persistent messages per scenario, counted exactly
@@ -63,28 +64,11 @@ def _join(t, errors, timeout=60.0):
 
 
 def _put_persistent(server, queue, bodies):
-    qm = _plain(server)
-    q = ibmmq.Queue(qm, queue, CMQC.MQOO_OUTPUT)
-    for b in bodies:
-        q.put(b, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT), ibmmq.PMO(Options=CMQC.MQPMO_SYNCPOINT))
-    qm.commit()
-    q.close()
-    qm.disconnect()
+    put_persistent(ibmmq, _plain(server), queue, bodies)
 
 
 def _drain(server, queue):
-    qm = _plain(server)
-    q = ibmmq.Queue(qm, queue, CMQC.MQOO_INPUT_SHARED)
-    out = []
-    while True:
-        try:
-            out.append(q.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT)))
-        except ibmmq.MQMIError as exc:
-            assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
-            break
-    q.close()
-    qm.disconnect()
-    return out
+    return drain(ibmmq, _plain(server), queue)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ else:
 from pymqi import CMQC, CMQXC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
+from tests.support.persistentmsgs import drain, put_persistent  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
 N = 40
@@ -41,28 +42,11 @@ def _plain(server):
 
 
 def _put_persistent(server, queue, bodies):
-    qm = _plain(server)
-    q = pymqi.Queue(qm, queue, CMQC.MQOO_OUTPUT)
-    for b in bodies:
-        q.put(b, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
-    qm.commit()
-    q.close()
-    qm.disconnect()
+    put_persistent(pymqi, _plain(server), queue, bodies)
 
 
 def _drain(server, queue):
-    qm = _plain(server)
-    q = pymqi.Queue(qm, queue, CMQC.MQOO_INPUT_SHARED)
-    out = []
-    while True:
-        try:
-            out.append(q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_NO_WAIT)))
-        except pymqi.MQMIError as exc:
-            assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
-            break
-    q.close()
-    qm.disconnect()
-    return out
+    return drain(pymqi, _plain(server), queue)
 
 
 def test_waiting_get_consumer_survives_a_restart(server):

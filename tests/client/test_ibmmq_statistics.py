@@ -94,14 +94,21 @@ def _reset_statistics(pcf):
     pcf.MQCMD_RESET_Q_MGR({CMQCFC.MQIACF_ACTION: CMQCFC.MQACT_COLLECT_STATISTICS})
 
 
-def test_statistics_by_reset_qmgr(server, qmgr, pcf, clean):
-    _change_qmgr(pcf, STATMQI=CMQC.MQMON_ON, STATQ=CMQC.MQMON_ON, STATCHL=CMQC.MQMON_HIGH, STATINT=100_000)
-    _reset_statistics(pcf)  # a clean interval starts here
+def _interval_of_calls(server, qmgr, pcf):
+    """One statistics interval holding one application's calls: a clean interval starts (RESET QMGR
+    TYPE(STATISTICS), its messages drained), the application connects, calls and disconnects, and a
+    second RESET QMGR ends the interval."""
+    _reset_statistics(pcf)
     _drain(qmgr, STATQ)
     worker = _connect(server)
     _calls(worker)
     worker.disconnect()
     _reset_statistics(pcf)
+
+
+def test_statistics_by_reset_qmgr(server, qmgr, pcf, clean):
+    _change_qmgr(pcf, STATMQI=CMQC.MQMON_ON, STATQ=CMQC.MQMON_ON, STATCHL=CMQC.MQMON_HIGH, STATINT=100_000)
+    _interval_of_calls(server, qmgr, pcf)
     messages = _drain(qmgr, STATQ)
     by_command = {cfh.Command: params for cfh, params in messages}
     assert {cfh.Type for cfh, _ in messages} == {CMQCFC.MQCFT_STATISTICS}
@@ -358,12 +365,7 @@ def test_a_queues_own_statq_and_acctq_by_change_queue(server, qmgr, pcf, clean, 
     only queues that say ON) is reported; then the queue's OFF under the queue manager's ON hides it."""
     _change_qmgr(pcf, STATQ=CMQC.MQMON_OFF, ACCTQ=CMQC.MQMON_OFF, STATINT=604_000)
     _change_queue(pcf, Q, STATQ=CMQC.MQMON_ON, ACCTQ=CMQC.MQMON_ON)
-    _reset_statistics(pcf)
-    _drain(qmgr, STATQ)
-    worker = _connect(server)
-    _calls(worker)
-    worker.disconnect()
-    _reset_statistics(pcf)
+    _interval_of_calls(server, qmgr, pcf)
     [(_, stats)] = [(cfh, p) for cfh, p in _drain(qmgr, STATQ) if cfh.Command == CMQCFC.MQCMD_STATISTICS_Q]
     assert [g[CMQC.MQCA_Q_NAME].strip() for g in stats[CMQCFC.MQGACF_Q_STATISTICS_DATA]] == [Q.encode()]
     [(cfh, acct)] = _drain(qmgr, ACCTQ)
@@ -372,12 +374,7 @@ def test_a_queues_own_statq_and_acctq_by_change_queue(server, qmgr, pcf, clean, 
 
     _change_qmgr(pcf, STATQ=CMQC.MQMON_ON, ACCTQ=CMQC.MQMON_ON)
     _change_queue(pcf, Q, STATQ=CMQC.MQMON_OFF, ACCTQ=CMQC.MQMON_OFF)
-    _reset_statistics(pcf)
-    _drain(qmgr, STATQ)
-    worker = _connect(server)
-    _calls(worker)
-    worker.disconnect()
-    _reset_statistics(pcf)
+    _interval_of_calls(server, qmgr, pcf)
     for cfh, params in _drain(qmgr, STATQ):
         if cfh.Command == CMQCFC.MQCMD_STATISTICS_Q:
             assert Q.encode() not in [g[CMQC.MQCA_Q_NAME].strip() for g in params[CMQCFC.MQGACF_Q_STATISTICS_DATA]]

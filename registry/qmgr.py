@@ -28,6 +28,7 @@ from qmlite.pcf.errors import CodecError
 
 from qmlite.registry.security import authority
 from qmlite.registry.security import authrecs
+from qmlite.registry.messaging import expiry
 from qmlite.registry.messaging import properties
 from qmlite.registry.messaging import triggers
 from qmlite.registry.pubsub import subscribe
@@ -1019,7 +1020,7 @@ class QueueManager:
         if msg.expires_at is not None:
             # MQGET returns the expiry time still to run, in tenths.  Set on the stored descriptor
             # itself: the message's expiry is ``expires_at``, so its Expiry field is only ever this.
-            out_md.Expiry = max(1, int((msg.expires_at - now) * 10))
+            out_md.Expiry = expiry.expiry_left(msg.put_time, msg.expires_at, now)
         full = len(data)
         comp = reason = 0
         if full > buffer_length:

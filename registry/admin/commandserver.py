@@ -27,6 +27,7 @@ from qmlite.registry.objects import defaults
 from qmlite.registry.admin import responses
 from qmlite.registry.admin.engine import Requester, peek_command
 from qmlite.registry.errors import MQIError
+from qmlite.registry.messaging.expiry import expiry_left
 from qmlite.registry.messaging.queues import Message
 from qmlite.registry.objects.definitions import put_stamp
 from qmlite.registry.admin.params import CommandError
@@ -132,7 +133,7 @@ class CommandServer:
         reply_report = C.MQRO_NONE
         if report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
             if request.expires_at is not None:
-                expiry = max(1, int((request.expires_at - now) * 10))
+                expiry = expiry_left(request.put_time, request.expires_at, now)
             reply_report = report & C.MQRO_DISCARD_MSG
         persistence = md.Persistence
         put_date, put_time = put_stamp(now)

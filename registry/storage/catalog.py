@@ -21,6 +21,7 @@ from qmlite.registry.objects import generic
 from qmlite.registry.objects import instances
 from qmlite.registry.pubsub import topics
 from qmlite.registry.objects.ids import IdGenerator
+from qmlite.registry.messaging.expiry import tenths_elapsed
 from qmlite.registry.messaging.queues import Message, MessageStore
 from qmlite.registry.monitoring.counters import SubscriptionMarks
 from qmlite.registry.objects.definitions import BASE_TOPIC_VALUES, Namelist, Process, Queue, Subscription, Topic
@@ -175,7 +176,7 @@ class Retained:
         expiry = self.md.Expiry  # type: ignore[attr-defined]
         if expiry < 0:
             return -1
-        left = int(expiry - (now - self.put_time) * 10)
+        left = expiry - tenths_elapsed(self.put_time, now)  # whole tenths, as a queued message's
         return left if left > 0 else None
 
 

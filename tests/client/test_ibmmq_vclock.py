@@ -117,6 +117,19 @@ def test_a_message_expires_when_the_clock_passes_its_expiry(server, qm, pcf):
     q.close()
 
 
+@pytest.mark.parametrize("ms, want", [(0, 42), (99, 42), (100, 41)])
+def test_mqget_gives_back_the_expiry_less_whole_tenths_on_the_queue(server, qm, pcf, ms, want):
+    # A peer's suite written against IBM's container reads a request a few milliseconds after it put it,
+    # Expiry 42, and expects 42: IBM's Expiry "need not be decremented to reflect small time intervals".
+    name = _queue(pcf, "VC.EXPIRY.TENTHS")
+    q = ibmmq.Queue(qm, name, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q.put(b"request", ibmmq.MD(Expiry=42, MsgType=CMQC.MQMT_REQUEST, ReplyToQ=name))
+    server.clock.advance(ms / 1000)
+    md, data = _get(q)
+    assert (data, md.Expiry) == (b"request", want)
+    q.close()
+
+
 def test_put_date_and_time_follow_the_virtual_clock(server, qm, pcf):
     name = _queue(pcf, "VC.STAMP")
     q = ibmmq.Queue(qm, name, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)

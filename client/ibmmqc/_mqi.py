@@ -708,17 +708,25 @@ def MQINQ(hconn, hobj, selectors, int_attrs=None, int_count=0, char_count=0, cha
 
     ``ibmmq`` passes (hconn, hobj, selectors, [], IntAttrCount, CharAttrCount, CharAttrLength); the
     count of character attributes is implied by the selectors and not needed."""
+    # ibmmqc.c (MQINQ, lines 1116-1215): the values are appended to the list ibmmq passes, and only
+    # when the call succeeds (CompCode MQCC_OK); the character attributes come back as a buffer of
+    # exactly CharAttrLength bytes, None when that is 0
+    out = int_attrs if isinstance(int_attrs, list) else []
+    char_length = int(char_length or 0)
+    empty = bytes(char_length) if char_length > 0 else None
     conn = _lookup(hconn)
     if conn is None:
-        return [], b"", FAILED, C.MQRC_HCONN_ERROR
+        return out, empty, FAILED, C.MQRC_HCONN_ERROR
     sels = [int(s) for s in selectors]
-    res, cc, rc, _exc = _call(conn, lambda qm: qm.inq(hobj, sels, int(int_count), int(char_length)))
+    res, cc, rc, _exc = _call(conn, lambda qm: qm.inq(hobj, sels, int(int_count), char_length))
     if res is None:
-        return [], b"", cc, rc
+        return out, empty, cc, rc
     ints, chars = res
     if isinstance(chars, str):
         chars = chars.encode(conn.qm.codec, "replace")
-    return list(ints), bytes(chars), cc, rc
+    if cc == OK:
+        out.extend(ints)
+    return out, (bytes(chars)[:char_length].ljust(char_length, b" ") if char_length > 0 else None), cc, rc
 
 
 def MQSET(hconn, hobj, selectors, int_attrs, char_attrs):

@@ -198,3 +198,25 @@ def test_balancing_options_travel_in_fcno_v4(level, fcno_version, carried):
     assert body.Fcno.Version == fcno_version
     got = (body.Fcno.RebalancingType, body.Fcno.RebalancingTimeout, body.Fcno.RebalancingOptions)
     assert got == ((CMQC.MQBNO_BALTYPE_REQREP, 30, CMQC.MQBNO_OPTIONS_IGNORE_TRANS) if carried else (None,) * 3)
+
+
+# --------------------------------------------------------------------------------------------------
+# MQINQ's buffers, as ibmmqc.c hands them back
+# --------------------------------------------------------------------------------------------------
+
+def test_mqinq_appends_to_the_callers_list_and_returns_charattrlength_bytes(server):
+    qm = connect(server)
+    try:
+        q = ibmmq.Queue(qm, b"DEV.QUEUE.1", CMQC.MQOO_INQUIRE)
+        hconn, hobj = qm.get_handle(), q.get_handle()
+        mine = [99]
+        ints, chars, cc, rc = _mqi.MQINQ(hconn, hobj, [CMQC.MQIA_MAX_Q_DEPTH, CMQC.MQCA_Q_NAME], mine, 1, 1, 60)
+        assert (cc, rc) == (0, 0) and ints is mine and mine[0] == 99 and len(mine) == 2
+        assert len(chars) == 60 and chars[:48].rstrip() == b"DEV.QUEUE.1"
+        ints, chars, cc, rc = _mqi.MQINQ(hconn, hobj, [CMQC.MQIA_MAX_Q_DEPTH], [], 1, 0, 0)
+        assert chars is None and len(ints) == 1  # no character buffer: None, as y# of NULL
+        ints, chars, cc, rc = _mqi.MQINQ(hconn, hobj, [CMQC.MQCA_Q_NAME], [], 0, 1, 10)  # too short: 2008
+        assert (cc, rc) == (CMQC.MQCC_WARNING, CMQC.MQRC_CHAR_ATTRS_TOO_SHORT) and ints == [] and len(chars) == 10
+        q.close()
+    finally:
+        qm.disconnect()

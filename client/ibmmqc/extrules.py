@@ -78,7 +78,7 @@ def ibmmq_connx(cno, cd, csp, sco, bno) -> Connx:
     if cd_b is not None:
         if _int(N.MQCD, cd_b, "SPLProtection"):
             _raise_version(N.MQCD, cd_b, 12)
-        if (_int(N.MQCD, cd_b, "QuantumSafeAlgorithm") or 0) > 0 or (_int(N.MQCD, cd_b, "QuantumSafeRequired") or 0) > 0:
+        if max(_int(N.MQCD, cd_b, "QuantumSafeAlgorithm") or 0, _int(N.MQCD, cd_b, "QuantumSafeRequired") or 0) > 0:
             _raise_version(N.MQCD, cd_b, 13)
     if cno_b is not None:
         f = N.MQCNO.by_name["ApplName"]

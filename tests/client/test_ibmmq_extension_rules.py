@@ -17,22 +17,16 @@ from ibmmq import CMQC, CMQXC  # noqa: E402
 from ibmmqc import _mqi, extrules  # noqa: E402
 from ibmmqc import native as N  # noqa: E402
 from qmlite.client import protocol  # noqa: E402
-from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
 from qmlite.pcf import fap  # noqa: E402
 from qmlite.pcf.encoding import LITTLE  # noqa: E402
 from tests.support.ccdtkit import channel, client_env, write_ccdt  # noqa: E402
 from tests.support.ibmmqkit import raises  # noqa: E402
-from tests.support.tlsqm import CIPHER, TLS_CHANNEL, made, tls_server, unstashed_repository  # noqa: E402
+from tests.support.tlsqm import (  # noqa: E402
+    CIPHER, TLS_CHANNEL, appltags, made, roundtrip_and_disconnect, server, tls_server, unstashed_repository)
 
-__all__ = ["client_env", "made", "tls_server"]  # fixtures, used by name
+__all__ = ["client_env", "made", "server", "tls_server"]  # fixtures, used by name
 
 APP = "DEV.APP.SVRCONN"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with running_qmlite(tmp_path_factory.mktemp("extrules")) as srv:
-        yield srv
 
 
 def app_cd(server, name: str = APP):
@@ -87,13 +81,7 @@ def test_the_key_repository_password_set_on_a_default_sco_opens_the_repository(t
     raises(CMQC.MQRC_KEY_REPOSITORY_ERROR, connect, cd=cd, sco=sco(None))  # no stash, no password
     raises(CMQC.MQRC_KEY_REPOSITORY_ERROR, connect, cd=cd, sco=sco("wrong"))
     qm = connect(cd=cd, sco=sco(made.password))
-    try:
-        q = ibmmq.Queue(qm, b"DEV.QUEUE.1", CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
-        q.put(b"over tls")
-        assert q.get() == b"over tls"
-        q.close()
-    finally:
-        qm.disconnect()
+    assert roundtrip_and_disconnect(ibmmq, qm) == b"over tls"
 
 
 def test_an_appl_name_set_on_a_default_cno_is_the_connections_appltag(server):
@@ -101,8 +89,7 @@ def test_an_appl_name_set_on_a_default_cno_is_the_connections_appltag(server):
     cno.ApplName = b"orders-service"
     qm = connect(server, cno=cno)
     try:
-        text = " ".join(line for result in server.mqsc(
-            f"DISPLAY CONN(*) TYPE(CONN) WHERE(CHANNEL EQ '{APP}') APPLTAG") for line in result.text)
+        text = appltags(server, APP)
         assert "APPLTAG(orders-service)" in text
     finally:
         qm.disconnect()

@@ -20,19 +20,13 @@ from pymqi import CMQC  # noqa: E402
 
 from ibmmqc import _mqi  # noqa: E402
 from ibmmqc import native as N  # noqa: E402
-from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
 from tests.support.ccdtkit import channel, client_env, write_ccdt  # noqa: E402
-from tests.support.tlsqm import CIPHER, TLS_CHANNEL, made, tls_server, unstashed_repository  # noqa: E402
+from tests.support.tlsqm import (  # noqa: E402
+    CIPHER, TLS_CHANNEL, appltags, made, roundtrip_and_disconnect, server, tls_server, unstashed_repository)
 
-__all__ = ["client_env", "made", "tls_server"]  # fixtures, used by name
+__all__ = ["client_env", "made", "server", "tls_server"]  # fixtures, used by name
 
 APP = "DEV.APP.SVRCONN"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with running_qmlite(tmp_path_factory.mktemp("extrules-pymqi")) as srv:
-        yield srv
 
 
 def app_cd(server, name: str = APP):
@@ -79,8 +73,7 @@ def test_the_appltag_is_the_program_name(server):
     qm = pymqi.QueueManager(None)
     qm.connect_with_options("QM1", cd=app_cd(server), user="app", password="passw0rd")
     try:
-        text = " ".join(line for result in server.mqsc(
-            f"DISPLAY CONN(*) TYPE(CONN) WHERE(CHANNEL EQ '{APP}') APPLTAG") for line in result.text)
+        text = appltags(server, APP)
         assert f"APPLTAG({(os.path.basename(sys.argv[0]) or 'python')[-28:]})" in text
     finally:
         qm.disconnect()
@@ -119,10 +112,4 @@ def test_the_mqsco_v5_with_the_password_from_mqkeyrpwd(tls_server, made, tmp_pat
     assert info.value.reason == CMQC.MQRC_KEY_REPOSITORY_ERROR  # no stash, no password
     monkeypatch.setenv("MQKEYRPWD", made.password)
     qm = connect()
-    try:
-        q = pymqi.Queue(qm, b"DEV.QUEUE.1", CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
-        q.put(b"over tls")
-        assert q.get() == b"over tls"
-        q.close()
-    finally:
-        qm.disconnect()
+    assert roundtrip_and_disconnect(pymqi, qm) == b"over tls"

@@ -1,6 +1,7 @@
-"""A queue manager with a test PKI and one mutual-TLS SVRCONN, for the tests that connect over TLS the
-way an application configures it (tests/client/test_*_extension_rules.py), and a copy of the client's
-key repository without its stash, whose password must come from the application."""
+"""Queue managers for the tests of what the C extensions do before MQCONNX, through ibmmq and pymqi
+(tests/client/test_*_extension_rules.py): a plain one, and one with a test PKI and a mutual-TLS SVRCONN
+with a copy of the client's key repository without its stash, whose password must come from the
+application; and the APPLTAG the queue manager shows for a channel's connection."""
 
 from __future__ import annotations
 
@@ -13,6 +14,20 @@ TLS_CHANNEL = "TLS.XR"
 CIPHER = "ANY_TLS12_OR_HIGHER"
 SETUP = (f"DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) SSLCIPH({CIPHER}) SSLCAUTH(REQUIRED) MCAUSER('app') REPLACE\n"
          f"SET CHLAUTH('{TLS_CHANNEL}') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) ACTION(REPLACE)")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from qmlite.client.pytest_plugin import running_qmlite
+
+    with running_qmlite(tmp_path_factory.mktemp("extrules")) as srv:
+        yield srv
+
+
+def appltags(server, channel: str) -> str:
+    """DISPLAY CONN's answer for the connections on ``channel``, APPLTAG(...) among it."""
+    return " ".join(line for result in server.mqsc(
+        f"DISPLAY CONN(*) TYPE(CONN) WHERE(CHANNEL EQ '{channel}') APPLTAG") for line in result.text)
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +52,15 @@ def unstashed_repository(made, folder: pathlib.Path) -> pathlib.Path:
     p12 = folder / "nostash.p12"
     shutil.copy(made.client_p12, p12)
     return p12
+
+
+def roundtrip_and_disconnect(mod, qm) -> bytes:
+    """Put a message on DEV.QUEUE.1 and get it back through ``mod`` (ibmmq or pymqi), then disconnect."""
+    try:
+        q = mod.Queue(qm, b"DEV.QUEUE.1", mod.CMQC.MQOO_INPUT_AS_Q_DEF | mod.CMQC.MQOO_OUTPUT)
+        q.put(b"over tls")
+        got = q.get()
+        q.close()
+        return got
+    finally:
+        qm.disconnect()

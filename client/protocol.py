@@ -22,7 +22,8 @@ Choices (fap.md section numbers in brackets):
   *in clear* when credentials are given, then wait for a STATUS (code 0 = go on) [8].  qmlite agrees
   FAP 12 on channels that check passwords, where clear text is what real clients send too.
 * MQCONN: Options 3 (MQCONNX), the FCNO version of the agreed FAP (1 below 12, 2 for 12-13, 3 for 14,
-  4 from 15) and, from FAP 12, the 72-byte reconnection area (zeros) [11.1, 11.2].
+  4 from 15; an MQBNO's ApplType, Timeout and Options in FCNO v4's rebalancing fields) and, from FAP
+  12, the 72-byte reconnection area (zeros) [11.1, 11.2].
 * Request CallLength = the request's length (header included) + what we can take back (MQGET
   BufferLength; MQINQ 4*IntAttrCount + CharAttrLength), as the Java client does [10].
 * MQOPEN carries FOPA v1 with -1 (unset) defaults [13.4].
@@ -110,6 +111,9 @@ class ConnectOptions:
     ccsid: int = 819
     # MQCNO Options, sent in the MQCONN XOptions field (the server honours ACCOUNTING_* when ACCTCONO is ENABLED)
     cno_options: int = 0
+    # An MQBNO's (ApplType, Timeout, Options), or None: sent in the FCNO's rebalancing fields, which
+    # exist from FCNO v4 (FAP 15); at a lower agreed level there is nowhere to send them
+    balance: Optional[object] = None
 
     def validate(self) -> None:
         def fits(name: str, value: str, n: int) -> None:
@@ -320,6 +324,10 @@ def mqconn_body(opts: ConnectOptions, fap_level: int) -> bytes:
     body = fap.MQConnBody(QMgrName=opts.qmgr, ApplName=opts.appl_name, ApplType=opts.appl_type,
                           AccountingToken=bytes(32), Options=3, XOptions=opts.cno_options,
                           Fcno=fap.Fcno(Version=fcno_version, CapabilityFlags=0, ConnTag=bytes(128)))
+    if fcno_version >= 4 and opts.balance is not None:
+        b = opts.balance
+        body.Fcno.RebalancingType, body.Fcno.RebalancingTimeout, body.Fcno.RebalancingOptions = \
+            b.appl_type, b.timeout, b.options
     if fap_level >= 12:
         body.ReconnectionId = bytes(24)
         body.ReconnectionQmId = bytes(48)

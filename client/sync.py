@@ -116,7 +116,7 @@ class QueueManager:
                 sharing_conversations: int = 10, heartbeat_interval: int = 300,
                 max_message_length: int = 4194304, ccsid: int = 819,
                 reply_timeout: float = DEFAULT_REPLY_TIMEOUT, keepalive: bool = True,
-                cno_options: int = 0, tls=None) -> "QueueManager":
+                cno_options: int = 0, tls=None, balance=None) -> "QueueManager":
         """Open a TCP connection and run ID negotiation, UID, CAUT (when ``user`` or ``password`` is
         given) and MQCONN.  Raises MQIError: 2538 HOST_NOT_AVAILABLE when the TCP connect fails,
         2540 UNKNOWN_CHANNEL_NAME, 2035 NOT_AUTHORIZED, 2058 Q_MGR_NAME_ERROR, ... as the server says.
@@ -125,7 +125,8 @@ class QueueManager:
                                     appl_name=appl_name, appl_type=appl_type, fap_level=fap_level,
                                     sharing_conversations=sharing_conversations,
                                     heartbeat_interval=heartbeat_interval,
-                                    max_message_length=max_message_length, ccsid=ccsid, cno_options=cno_options)
+                                    max_message_length=max_message_length, ccsid=ccsid, cno_options=cno_options,
+                                    balance=balance)
         ch = ClientChannel(opts, reply_timeout=reply_timeout)
         try:
             sock = socket.create_connection((host, port), timeout=reply_timeout)

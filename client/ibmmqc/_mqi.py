@@ -21,6 +21,7 @@ from qmlite.pcf import fap
 from qmlite.pcf.errors import CodecError
 
 from . import consume as _consume
+from . import extrules as _extrules
 from . import msghandles as _msghandles
 from . import native as N
 from . import resolve as _resolve
@@ -31,6 +32,7 @@ log = logging.getLogger("qmlite.ibmmqc")
 
 OK, WARNING, FAILED = C.MQCC_OK, C.MQCC_WARNING, C.MQCC_FAILED
 _UNUSABLE_HOBJ = -1
+_UNUSABLE_HCONN = -1  # MQHC_UNUSABLE_HCONN: what a failed MQCONN/MQCONNX returns
 MQSTAT_TYPE_ASYNC_ERROR = 0  # cmqc.h; absent from the generated constants
 MQSTAT_TYPE_RECONNECTION = 1
 MQSTAT_TYPE_RECONNECTION_ERROR = 2
@@ -104,15 +106,27 @@ def _credentials(csp: N.CSP | None, cd: N.CD | None):
 
 
 def MQCONN(name):
-    """MQCONN: a client connection configured by MQSERVER (there is no local queue manager)."""
-    return MQCONNX(name, None, None, None, None, None)
+    """MQCONN: a client connection configured by MQSERVER (there is no local queue manager).  A name
+    that is neither bytes nor str is no name (ibmmqc.c's PyBytesOrText_AsString gives NULL)."""
+    return connx(name if isinstance(name, (bytes, bytearray, str)) else None, None, None, None, None, None)
 
 
 def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
-    """MQCONNX → (hconn, CompCode, Reason).  The channel comes from the first place IBM's client looks
-    (an MQCD, the MQCNO's CCDT URL, MQSERVER, the client configuration file, MQCCDTURL,
-    MQCHLLIB/MQCHLTAB ...: ``resolve.py``); a CCDT's candidates are tried in IBM's order, each
-    channel's connection list in order, until one connects."""
+    """MQCONNX as ``ibmmq`` calls it: the structures adjusted as ibmmqc.c adjusts them (versions raised
+    for the fields set, the MQBNO pointed at: ``extrules.ibmmq_connx``), then ``connx``."""
+    if not isinstance(name, bytes):  # ibmmqc.c parses the name with "y"
+        raise TypeError(f"MQCONNX() argument 1 must be bytes, not {type(name).__name__}")
+    s = _extrules.ibmmq_connx(cno, cd, csp, sco, bno)
+    return connx(name, s.cno, s.cd, s.csp, s.sco, s.bno)
+
+
+def connx(name, cno=None, cd=None, csp=None, sco=None, bno=None):
+    """The MQI's MQCONNX → (hconn, CompCode, Reason), with the structures as the MQI receives them (an
+    MQCD, MQCSP, MQSCO or MQBNO given here is the one the MQCNO points at).  The channel comes from the
+    first place IBM's client looks (an MQCD, the MQCNO's CCDT URL, MQSERVER, the client configuration
+    file, MQCCDTURL, MQCHLLIB/MQCHLTAB ...: ``resolve.py``); a CCDT's candidates are tried in IBM's
+    order, each channel's connection list in order, until one connects.  A failure's hconn is
+    MQHC_UNUSABLE_HCONN (-1), as ibmmqc.c initialises it."""
     try:
         cno_s = N.MQCNO.decode(cno) if cno else None
         if cd:
@@ -123,15 +137,18 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
             cd_s = None
         csp_s = N.MQCSP.decode(csp) if csp else None
         sco_s = N.MQSCO.decode(sco) if sco else None
-    except NativeError as exc:
+        if bno is None and cno_s is not None and cno_s.Version >= 8 and cno_s.BalanceParmsPtr:
+            bno = _extrules.read_bno_at(cno_s.BalanceParmsPtr)
+        balance = _extrules.balance(bno)
+    except (NativeError, _extrules.BnoError) as exc:
         log.debug("MQCONNX: %s", exc)
-        return 0, FAILED, exc.reason
+        return _UNUSABLE_HCONN, FAILED, exc.reason
     qmgr = _text(name)
     try:
         plan = _resolve.plan(qmgr, cno_s, cd_s)
     except _resolve.PlanError as exc:
         log.debug("MQCONNX %r: %s", qmgr, exc.detail)
-        return 0, FAILED, exc.reason
+        return _UNUSABLE_HCONN, FAILED, exc.reason
     user, password = _credentials(csp_s, cd_s)
     sync, errors = _client()
     from qmlite.client import reconnect  # noqa: PLC0415 - loaded with the client, on first use
@@ -140,7 +157,7 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
     try:  # more than one MQCNO_RECONNECT option: refused before anything connects
         reconnect.resolve(cno_options, client=client_settings)
     except reconnect.OptionsError:
-        return 0, FAILED, C.MQRC_OPTIONS_ERROR
+        return _UNUSABLE_HCONN, FAILED, C.MQRC_OPTIONS_ERROR
     appl_name = _appl_name(cno_s)
     made: dict = {}  # the channel that connected, for the connection's record
 
@@ -169,7 +186,7 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
                         host, port, channel.name, plan.send_name, user=user, password=password,
                         appl_name=appl_name, sharing_conversations=channel.sharing_conversations,
                         heartbeat_interval=channel.heartbeat_interval, max_message_length=channel.max_message_length,
-                        tls=tls, cno_options=cno_options)
+                        tls=tls, cno_options=cno_options, balance=balance)
                 except errors.MQIError as exc:
                     if exc.reason in _TRY_NEXT:
                         log.debug("MQCONNX %s(%d) channel %s: reason %d", host, port, channel.name, exc.reason)
@@ -187,7 +204,7 @@ def MQCONNX(name, cno=None, cd=None, csp=None, sco=None, bno=None):
     try:
         qm = connect()
     except errors.MQIError as exc:
-        return 0, exc.comp, exc.reason
+        return _UNUSABLE_HCONN, exc.comp, exc.reason
     channel = made["channel"]
     settings = reconnect.resolve(cno_options, channel.default_reconnect, client=client_settings)
     hconn = next(_hconns)
@@ -691,17 +708,25 @@ def MQINQ(hconn, hobj, selectors, int_attrs=None, int_count=0, char_count=0, cha
 
     ``ibmmq`` passes (hconn, hobj, selectors, [], IntAttrCount, CharAttrCount, CharAttrLength); the
     count of character attributes is implied by the selectors and not needed."""
+    # ibmmqc.c (MQINQ, lines 1116-1215): the values are appended to the list ibmmq passes, and only
+    # when the call succeeds (CompCode MQCC_OK); the character attributes come back as a buffer of
+    # exactly CharAttrLength bytes, None when that is 0
+    out = int_attrs if isinstance(int_attrs, list) else []
+    char_length = int(char_length or 0)
+    empty = bytes(char_length) if char_length > 0 else None
     conn = _lookup(hconn)
     if conn is None:
-        return [], b"", FAILED, C.MQRC_HCONN_ERROR
+        return out, empty, FAILED, C.MQRC_HCONN_ERROR
     sels = [int(s) for s in selectors]
-    res, cc, rc, _exc = _call(conn, lambda qm: qm.inq(hobj, sels, int(int_count), int(char_length)))
+    res, cc, rc, _exc = _call(conn, lambda qm: qm.inq(hobj, sels, int(int_count), char_length))
     if res is None:
-        return [], b"", cc, rc
+        return out, empty, cc, rc
     ints, chars = res
     if isinstance(chars, str):
         chars = chars.encode(conn.qm.codec, "replace")
-    return list(ints), bytes(chars), cc, rc
+    if cc == OK:
+        out.extend(ints)
+    return out, (bytes(chars)[:char_length].ljust(char_length, b" ") if char_length > 0 else None), cc, rc
 
 
 def MQSET(hconn, hobj, selectors, int_attrs, char_attrs):

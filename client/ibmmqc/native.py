@@ -412,6 +412,7 @@ class CNO:
     CCDTUrlOffset: int = 0
     CCDTUrlLength: int = 0
     ApplName: str = ""
+    BalanceParmsPtr: int = 0  # v8: the MQBNO (docs/extension-rules.md)
 
 
 @dataclass(slots=True)

@@ -26,6 +26,7 @@ import struct
 from importlib import metadata as _metadata
 
 from ibmmqc import _mqi
+from ibmmqc import extrules as _extrules
 from ibmmqc import msghandles as _mh
 from ibmmqc import native as _N
 from qmlite.pcf import constants as _C
@@ -156,10 +157,13 @@ def MQCONN(name):
 def MQCONNX(name, options, cd, user_password, sco=None):
     """MQCONNX(name, options, cd, {'user', 'password'}, sco) → (hconn, CompCode, Reason).
 
-    As pymqe.c: an MQCNO v5 is built here with ``options``, ``ClientConnPtr`` = the MQCD (``None``:
-    the channel IBM's client would find: MQSERVER, a CCDT, the client configuration file; docs/ccdt.md),
-    ``SecurityParmsPtr`` = an MQCSP with the user and password when the dictionary is not empty, ``SSLConfigPtr`` = the MQSCO (its size is checked; its contents are ignored, qmlite
-    offers no TLS)."""
+    As pymqe.c (docs/extension-rules.md): an MQCNO v5 is built here with ``options`` (nothing else of
+    it: no CCDTUrl, ApplName or MQBNO), ``ClientConnPtr`` = the MQCD (``None``: the channel IBM's
+    client would find: MQSERVER, a CCDT, the client configuration file; docs/ccdt.md),
+    ``SecurityParmsPtr`` = an MQCSP v1 with the user and password when the dictionary is not empty,
+    ``SSLConfigPtr`` = the MQSCO as given (pymqe.c checks no size here: the MQI reads it, 2380
+    SCO_ERROR for one it cannot).  None of their versions is raised (pymqi raises the MQCD's to 7 for
+    an SSLCipherSpec itself)."""
     qmgr = _bytes(name, "MQCONNX() argument 1")
     opts = _mq(options, "MQCONNX() argument 2")
     if cd is not None and not isinstance(cd, bytes):
@@ -168,9 +172,7 @@ def MQCONNX(name, options, cd, user_password, sco=None):
         else:
             cd = _bytes(cd, "MQCONNX() argument 3")
     if sco is not None:
-        sco = _sized(sco, "MQSCO", "MQCONNX() argument 5")
-        if sco[:4] != b"SCO ":
-            return 0, _C.MQCC_FAILED, _C.MQRC_SCO_ERROR
+        sco = _bytes(sco, "MQCONNX() argument 5")
     keep = []  # the ctypes buffers the MQCSP points at, alive until the call returns
     csp = None
     if user_password:
@@ -189,8 +191,7 @@ def MQCONNX(name, options, cd, user_password, sco=None):
             fields[key + "Ptr"] = ctypes.addressof(buf)
             fields[key + "Length"] = len(value)
         csp = _N.MQCSP.encode(fields, length=_N.MQCSP.size_of(1))
-    cno = _N.MQCNO.encode({"Version": 5, "Options": opts}, length=_N.MQCNO.size_of(5))
-    result = _mqi.MQCONNX(qmgr, cno, cd, csp, sco, None)
+    result = _mqi.connx(qmgr, _extrules.pymqe_cno(opts), cd, csp, sco, None)
     del keep
     return result
 

@@ -128,12 +128,11 @@ class Balance:
 
 
 _BNO = struct.Struct("@4siiii")
-BNO_LENGTH = _BNO.size  # MQBNO_LENGTH_1, 20
-# cmqc.h's MQBNO values (absent from the generated constants)
-_BALTYPES = (0, 1)  # MQBNO_BALTYPE_SIMPLE, MQBNO_BALTYPE_REQREP
-_RA_MANAGED = 0x10000  # MQBNO_BALTYPE_RA_MANAGED, a flag on either type
-_TIMEOUTS = (-1, 0, -2)  # MQBNO_TIMEOUT_AS_DEFAULT, _IMMEDIATE, _NEVER
-_OPTIONS = 0x1  # MQBNO_OPTIONS_IGNORE_TRANS
+BNO_LENGTH = C.MQBNO_LENGTH_1
+_BALTYPES = (C.MQBNO_BALTYPE_SIMPLE, C.MQBNO_BALTYPE_REQREP)
+_RA_MANAGED = C.MQBNO_BALTYPE_RA_MANAGED  # a flag on either type
+_TIMEOUTS = (C.MQBNO_TIMEOUT_AS_DEFAULT, C.MQBNO_TIMEOUT_IMMEDIATE, C.MQBNO_TIMEOUT_NEVER)
+_OPTIONS = C.MQBNO_OPTIONS_IGNORE_TRANS
 
 
 class BnoError(ValueError):
@@ -148,7 +147,7 @@ def balance(bno: bytes | None) -> Balance | None:
     if not isinstance(bno, (bytes, bytearray)) or len(bno) < BNO_LENGTH:
         raise BnoError("MQBNO shorter than version 1")
     strucid, version, appl_type, timeout, options = _BNO.unpack_from(bno)
-    if strucid != b"BNO " or version != 1:
+    if strucid != C.MQBNO_STRUC_ID or version != C.MQBNO_VERSION_1:
         raise BnoError(f"MQBNO StrucId {strucid!r} Version {version}")
     if appl_type & ~_RA_MANAGED not in _BALTYPES:
         raise BnoError(f"MQBNO ApplType {appl_type}")

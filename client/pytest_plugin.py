@@ -214,9 +214,11 @@ class QmliteServer:
         SAVEDATE, SAVETIME, OBJECTS, MESSAGES, SUBS, RETAINED, as DISPLAY QMLITE SNAPSHOT shows them)."""
         import re as _re
 
+        from qmlite.registry.qmlmessages import SNAPSHOT_SHOWN
+
         shown: list = []
         for line in self._snapshot_command("DISPLAY", pattern).text:  # runmqsc's text, as Escape carries it
-            if line.startswith("QML0004I"):
+            if line.startswith(SNAPSHOT_SHOWN.id):
                 shown.append({})
             elif shown:
                 shown[-1].update(_re.findall(r"([A-Z]+)\(([^)]*)\)", line))

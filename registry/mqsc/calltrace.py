@@ -9,6 +9,7 @@ Every malformed keyword or value is runmqsc's syntax error (AMQ8405I) up to the 
 
 from __future__ import annotations
 
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 
 NOUN = "QMLTRACE"
@@ -57,13 +58,13 @@ def run(qm, verb: str, args: dict, user: str = "") -> tuple[list[str], list[dict
     tracer = qm.activity
     if verb == "ALTER":
         tracer.record(args["RECORD"] == "ON", user=user, via="ALTER QMLTRACE")
-        return [f"QML0101I: qmlite call trace recording {args['RECORD']}."], []
+        return [QML.TRACE_RECORDING(state=args["RECORD"])], []
     if verb == "CLEAR":
         gone = tracer.clear()
-        return [f"QML0102I: qmlite call trace cleared, {gone} calls."], []
+        return [QML.TRACE_CLEARED(count=gone)], []
     calls = tracer.calls(after=args.get("AFTER", 0), connection=args.get("CONN", ""),
                          appl=args.get("APPLNAME", ""), limit=args.get("LIMIT", 0))
     state = "ON" if tracer.recording else "OFF"
-    lines = [f"QML0100I: qmlite call trace, recording {state}, {len(calls)} calls, last {tracer.seq}."]
+    lines = [QML.TRACE_SHOWN(state=state, count=len(calls), last=tracer.seq)]
     lines += [f"   {call.seq:>6} {call.line()}" for call in calls]
     return lines, [call.to_dict() for call in calls]

@@ -14,6 +14,7 @@ import re
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc.display import lines
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 from qmlite.registry.testing import faults as F
@@ -27,11 +28,6 @@ _KEYWORDS = {"VERB": ("verb", "list"), "ACTION": ("action", "word"), "REASON": (
              "COUNT": ("count", "int"), "PROB": ("probability", "prob"), "SEED": ("seed", "int")}
 VERBS = ("SET", "DISPLAY", "DELETE")
 
-SET_DONE = "QML0400I: qmlite fault rule set."
-SHOWN = "QML0401I: Display qmlite fault details."
-DELETED = "QML0402I: qmlite fault rule deleted."
-NOT_FOUND = "QML0403E: qmlite fault rule {} not found."
-BAD_RULE = "QML0404E: qmlite fault rule not valid: {}({}) {}."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,23 +91,24 @@ def run(faults: F.Faults, command: FaultCommand) -> tuple[int, int, list[str], l
     try:
         if command.verb == "SET":
             faults.define(command.name, **command.args)
-            return C.MQCC_OK, 0, [SET_DONE], []
+            return C.MQCC_OK, 0, [QML.FAULT_SET()], []
         if command.verb == "DELETE":
             faults.delete(command.name)
-            return C.MQCC_OK, 0, [DELETED], []
+            return C.MQCC_OK, 0, [QML.FAULT_DELETED()], []
         rules = faults.rules(command.name)
     except F.FaultRuleError as err:
-        return C.MQCC_FAILED, err.reason, [BAD_RULE.format(err.keyword, _given(command, err.keyword), err.why)], []
+        return C.MQCC_FAILED, err.reason, [QML.FAULT_NOT_VALID(keyword=err.keyword, value=_given(command, err.keyword),
+                                                                why=err.why)], []
     except F.FaultNotFound as err:
-        return C.MQCC_FAILED, err.reason, [NOT_FOUND.format(err.name)], []
+        return C.MQCC_FAILED, err.reason, [QML.FAULT_NOT_FOUND(name=err.name)], []
     if not rules and "*" not in command.name:
-        return C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME, [NOT_FOUND.format(command.name)], []
+        return C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME, [QML.FAULT_NOT_FOUND(name=command.name)], []
     text: list[str] = []
     objects = []
     for rule in rules:
         shown = display_values(rule)
         objects.append(shown)
-        text.append(SHOWN)
+        text.append(QML.FAULT_SHOWN())
         text += lines([f"{k}({v or ' '})" for k, v in shown.items()])
     return C.MQCC_OK, 0, text, objects
 

@@ -6,7 +6,7 @@
   ``--create-on-connect``).
 
 Both go through ``registry/hosting.py``'s QueueManagers, as REST's ``/admin/qmlite/qmgrs`` and the
-pytest plugin do.  Messages are qmlite's own, numbered QML03xx.
+pytest plugin do.  Messages are qmlite's own (registry/qmlmessages.py, QML05xx).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import dataclasses
 
 from qmlite.pcf import constants as C
 from qmlite.registry import hosting
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc import display
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 
 SUBJECTS = frozenset({"QMGRS", "QMGR"})  # the word after QMLITE that makes a command one of these
-DISPLAY_HEADER = "QML0301I: Display qmlite queue manager details."
 MQRCCF_OBJECT_ALREADY_EXISTS = 4001  # cmqcfc.h
 
 
@@ -55,15 +55,15 @@ def run(qm, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], 
             return C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], []
         if qmgrs is None:
             return (C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED,
-                    ["QML0306E: This queue manager is not run by a qmlite server that can host others."], [])
+                    [QML.QMGR_CANNOT_HOST()], [])
         try:
             qmgrs.create(command.name)
         except hosting.HostingError as exc:
             if exc.reason == hosting.MQRC_Q_MGR_EXISTS:
                 return (C.MQCC_FAILED, MQRCCF_OBJECT_ALREADY_EXISTS,
-                        [f"QML0303E: qmlite queue manager {command.name} already exists."], [])
-            return C.MQCC_FAILED, exc.reason, [f"QML0304E: {exc}."], []
-        return C.MQCC_OK, 0, [f"QML0302I: qmlite queue manager {command.name} created."], []
+                        [QML.QMGR_EXISTS(name=command.name)], [])
+            return C.MQCC_FAILED, exc.reason, [QML.QMGR_NAME_BAD(name=command.name)], []
+        return C.MQCC_OK, 0, [QML.QMGR_CREATED(name=command.name)], []
     try:
         if qmgrs is None:
             own = qm.registry.qmgr.name
@@ -76,14 +76,14 @@ def run(qm, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], 
         else:
             shown = qmgrs.describe(command.name)
     except hosting.HostingError as exc:
-        code = "QML0305E" if hosting.QMGR_NAME.match(command.name or "") else "QML0304E"
-        return C.MQCC_FAILED, exc.reason, [f"{code}: {exc}."], []
+        line = QML.QMGR_NOT_HOSTED if hosting.QMGR_NAME.match(command.name or "") else QML.QMGR_NAME_BAD
+        return C.MQCC_FAILED, exc.reason, [line(name=command.name)], []
     text: list[str] = []
     objects: list[dict[str, str]] = []
     for entry in shown:
         pairs = {"QMNAME": entry.name, "STATUS": entry.status, "DEFAULT": "YES" if entry.default else "NO",
                  "CONNS": str(entry.connections), "DATADIR": entry.data_dir}
         objects.append(pairs)
-        text.append(DISPLAY_HEADER)
+        text.append(QML.QMGR_SHOWN())
         text += display.lines([f"{key}({value})" for key, value in pairs.items()])
     return C.MQCC_OK, 0, text, objects

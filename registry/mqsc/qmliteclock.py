@@ -16,6 +16,7 @@ import dataclasses
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 from qmlite.registry.mqsc.translate import Translated
 from qmlite.registry.testing import clock as vclock
@@ -99,14 +100,14 @@ def run(qm, command: ClockCommand) -> tuple[int, int, list[str], list[dict[str, 
         else:
             state = control.status()
     except vclock.ClockError as err:
-        return C.MQCC_FAILED, err.reason, [messages.failure(err.reason, ""), f"QML0303E: qmlite clock: {err.message}."], []
+        return C.MQCC_FAILED, err.reason, [messages.failure(err.reason, ""), QML.CLOCK_REFUSED(why=err.message)], []
     shown = shown_values(state)
     if command.action != "DISPLAY":
-        return C.MQCC_OK, 0, [f"QML0301I: qmlite clock now {shown['DATE']} {shown['TIME']} GMT "
-                              f"({shown['ADVANCED']} seconds advanced)."], []
+        return C.MQCC_OK, 0, [QML.CLOCK_MOVED(date=shown["DATE"], time=shown["TIME"],
+                                                 advanced=shown["ADVANCED"])], []
     wanted = [k for k in SHOWN if not command.values or k == "CLOCK" or k in command.values]
     obj = {k: shown[k] for k in wanted}
-    return C.MQCC_OK, 0, ["QML0302I: Display qmlite clock details.",
+    return C.MQCC_OK, 0, [QML.CLOCK_SHOWN(),
                           *display.lines([f"{k}({v})" for k, v in obj.items()])], [obj]
 
 

@@ -16,10 +16,9 @@ import time
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc import display
 from qmlite.registry.storage import savepoints
-
-DISPLAY_HEADER = "QML0004I: Display qmlite snapshot details."
 
 
 def run(qm, verb: str, name: str) -> tuple[int, int, list[str], list[dict[str, str]]]:
@@ -32,12 +31,12 @@ def run(qm, verb: str, name: str) -> tuple[int, int, list[str], list[dict[str, s
             return C.MQCC_OK, 0, [book.restore(name).message()], []
         if verb == "DELETE":
             book.delete(name)
-            return C.MQCC_OK, 0, [f"QML0005I: qmlite snapshot {name} deleted."], []
+            return C.MQCC_OK, 0, [QML.SNAPSHOT_DELETED(name=name)], []
         infos = book.list(name)
     except savepoints.SnapshotError as err:
         return C.MQCC_FAILED, err.reason, [err.message], []
     if not infos:
-        return C.MQCC_OK, 0, ["QML0006I: No qmlite snapshots saved."], []
+        return C.MQCC_OK, 0, [QML.SNAPSHOT_NONE()], []
     text: list[str] = []
     objects: list[dict[str, str]] = []
     for info in infos:
@@ -47,6 +46,6 @@ def run(qm, verb: str, name: str) -> tuple[int, int, list[str], list[dict[str, s
                  "OBJECTS": str(info.objects), "MESSAGES": str(info.messages),
                  "SUBS": str(info.subscriptions), "RETAINED": str(info.retained)}
         objects.append(pairs)
-        text.append(DISPLAY_HEADER)
+        text.append(QML.SNAPSHOT_SHOWN())
         text += display.lines([f"{k}({v})" for k, v in pairs.items()])
     return C.MQCC_OK, 0, text, objects

@@ -24,6 +24,7 @@ import structlog
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.objects import defaults
 from qmlite.registry.objects import generic
 from qmlite.registry.storage.catalog import NOT_PERSISTED, QueueManager
@@ -42,8 +43,7 @@ class ResetSummary:
     elapsed_ms: float = 0.0
 
     def message(self) -> str:
-        return (f"QML0001I: qmlite reset: {self.deleted} objects deleted, {self.restored} restored, "
-                f"{self.cleared} messages cleared, {self.kept} kept in use.")
+        return QML.RESET_DONE(deleted=self.deleted, restored=self.restored, cleared=self.cleared, kept=self.kept)
 
 
 def _same(default: object, current: object) -> bool:

@@ -33,6 +33,7 @@ import structlog
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry import qmlmessages as QML
 from qmlite.registry.messaging.queues import Message
 from qmlite.registry.objects.defaults import COMMAND_QUEUE
 from qmlite.registry.objects.definitions import Subscription
@@ -66,14 +67,14 @@ def check_name(name: str, *, generic: bool = False) -> str:
     if generic and name == "*":
         return name
     if not isinstance(name, str) or not name:
-        raise SnapshotError(C.MQRCCF_OBJECT_NAME_ERROR, "QML0011E: qmlite snapshot name missing.")
+        raise SnapshotError(C.MQRCCF_OBJECT_NAME_ERROR, QML.SNAPSHOT_NAME_MISSING())
     if len(name) > MAX_NAME:
         raise SnapshotError(C.MQRCCF_OBJECT_NAME_ERROR,
-                            f"QML0011E: qmlite snapshot name {name} is longer than {MAX_NAME} characters.")
+                            QML.SNAPSHOT_NAME_LONG(name=name, limit=MAX_NAME))
     if not _NAME.fullmatch(body):
         raise SnapshotError(C.MQRCCF_OBJECT_NAME_ERROR,
-                            f"QML0011E: qmlite snapshot name {name} is not valid: use A-Z a-z 0-9 . / _ %"
-                            + ("" if generic else ", no generic name") + ".")
+                            QML.SNAPSHOT_NAME_BAD(name=name, allowed="A-Z a-z 0-9 . / _ %"
+                                                  + ("" if generic else ", no generic name")))
     return name
 
 
@@ -147,8 +148,8 @@ class SaveSummary:
     elapsed_ms: float = 0.0
 
     def message(self) -> str:
-        return (f"QML0002I: qmlite snapshot {self.name} saved: {self.objects} objects, {self.messages} messages,"
-                f" {self.subscriptions} subscriptions, {self.retained} retained publications.")
+        return QML.SNAPSHOT_SAVED(name=self.name, objects=self.objects, messages=self.messages,
+                                  subscriptions=self.subscriptions, retained=self.retained)
 
 
 @dataclasses.dataclass
@@ -162,9 +163,8 @@ class RestoreSummary:
     elapsed_ms: float = 0.0
 
     def message(self) -> str:
-        return (f"QML0003I: qmlite snapshot {self.name} restored: {self.deleted} objects deleted,"
-                f" {self.restored} restored, {self.messages} messages on {self.queues_refilled} queues put back,"
-                f" {self.kept} kept in use.")
+        return QML.SNAPSHOT_RESTORED(name=self.name, deleted=self.deleted, restored=self.restored,
+                                     messages=self.messages, queues=self.queues_refilled, kept=self.kept)
 
 
 @dataclasses.dataclass
@@ -248,7 +248,7 @@ class Savepoints:
         check_name(name)
         snap = self._snapshots.get(name)
         if snap is None:
-            raise SnapshotError(C.MQRC_UNKNOWN_OBJECT_NAME, f"QML0012E: qmlite snapshot {name} not found.")
+            raise SnapshotError(C.MQRC_UNKNOWN_OBJECT_NAME, QML.SNAPSHOT_NOT_FOUND(name=name))
         started = time.perf_counter()
         qm = self.qm
         reg = qm.registry
@@ -401,7 +401,7 @@ class Savepoints:
     def delete(self, name: str) -> None:
         check_name(name)
         if self._snapshots.pop(name, None) is None:
-            raise SnapshotError(C.MQRC_UNKNOWN_OBJECT_NAME, f"QML0012E: qmlite snapshot {name} not found.")
+            raise SnapshotError(C.MQRC_UNKNOWN_OBJECT_NAME, QML.SNAPSHOT_NOT_FOUND(name=name))
         log.info("snapshot_deleted", snapshot=name)
 
     def list(self, pattern: str = "*") -> list[SnapshotInfo]:
@@ -413,7 +413,7 @@ class Savepoints:
         else:
             names = [pattern] if pattern in self._snapshots else []
         if not names and pattern != "*":
-            raise SnapshotError(C.MQRC_UNKNOWN_OBJECT_NAME, f"QML0012E: qmlite snapshot {pattern} not found.")
+            raise SnapshotError(C.MQRC_UNKNOWN_OBJECT_NAME, QML.SNAPSHOT_NOT_FOUND(name=pattern))
         return [self._info(self._snapshots[n]) for n in names]
 
     @staticmethod

@@ -54,14 +54,14 @@ def base(qmgr, pcf):
     topic.pub(b"1.25", ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT), ibmmq.PMO(Options=CMQC.MQPMO_RETAIN))
     topic.close()
     [saved] = _escape(pcf, "SET QMLITE SNAPSHOT(BASE)")
-    assert saved.startswith("QML0002I: qmlite snapshot BASE saved: ")
+    assert saved.startswith("QML0200I: qmlite snapshot BASE saved: ")
     return ids
 
 
 @pytest.fixture(autouse=True)
 def known_state(base, pcf):
     [restored] = _escape(pcf, "RESET QMLITE SNAPSHOT(BASE)")
-    assert restored.startswith("QML0003I: qmlite snapshot BASE restored: ")
+    assert restored.startswith("QML0201I: qmlite snapshot BASE restored: ")
     yield base
 
 

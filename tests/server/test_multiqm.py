@@ -186,10 +186,10 @@ def test_pcf_answers_for_the_queue_manager_connected_to(qm2):
 def test_mqsc_display_and_define_qmlite_qmgr(qm1, qm2):
     assert "QMNAME(QM2)" in " ".join(_escape(qm2, "DISPLAY QMGR QMNAME"))
     lines = _escape(qm1, "DISPLAY QMLITE QMGRS")
-    assert lines[0] == "QML0301I: Display qmlite queue manager details."
+    assert lines[0] == "QML0501I: Display qmlite queue manager details."
     text = " ".join(lines)
     assert "QMNAME(QM1)" in text and "QMNAME(QM2)" in text and "DEFAULT(YES)" in text
-    assert _escape(qm1, "DEFINE QMLITE QMGR(MQSC.MADE)") == ["QML0302I: qmlite queue manager MQSC.MADE created."]
+    assert _escape(qm1, "DEFINE QMLITE QMGR(MQSC.MADE)") == ["QML0502I: qmlite queue manager MQSC.MADE created."]
     one = " ".join(_escape(qm2, "DISPLAY QMLITE QMGR(MQSC.MADE)"))
     assert "QMNAME(MQSC.MADE)" in one and "DEFAULT(NO)" in one and "STATUS(RUNNING)" in one
 
@@ -407,7 +407,7 @@ def test_serve_runmqsc_and_dspmq_reach_each_queue_manager(tmp_path):
     assert local.returncode == 0, local.stderr
     assert "QUEUE(CLI.Q2)" in local.stdout
     offline = _cli("runmqsc", "--data-dir", str(data), "--port", port, "QM2", stdin="DEFINE QMLITE QMGR(QM5)\n")
-    assert "QML0306E" in offline.stdout
+    assert "QML0506E" in offline.stdout
 
 
 @pytest.mark.parametrize("args", [("--qmgr", "QM1", "--qmgr", "QM-2"), ("--qmgr", "QM1", "--qmgr", "QM1"),

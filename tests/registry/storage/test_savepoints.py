@@ -105,11 +105,11 @@ def test_a_restore_gives_back_exactly_the_saved_state(qm):
     build(qm)
     saved = state(qm)
     result = one(qm, "SET QMLITE SNAPSHOT(BASE)")
-    assert result.completion_code == C.MQCC_OK and result.text[0].startswith("QML0002I: qmlite snapshot BASE saved: ")
+    assert result.completion_code == C.MQCC_OK and result.text[0].startswith("QML0200I: qmlite snapshot BASE saved: ")
     mess_up(qm)
     assert state(qm) != saved
     result = one(qm, "RESET QMLITE SNAPSHOT(BASE)")
-    assert result.completion_code == C.MQCC_OK and result.text[0].startswith("QML0003I: qmlite snapshot BASE restored")
+    assert result.completion_code == C.MQCC_OK and result.text[0].startswith("QML0201I: qmlite snapshot BASE restored")
     assert state(qm) == saved
     one(qm, "RESET QMLITE")  # everything gone, then back
     assert state(qm) != saved
@@ -208,10 +208,10 @@ def test_display_lists_snapshots_and_delete_forgets_one(qm):
     shown = one(qm, "DISPLAY QMLITE SNAPSHOT(A*)")
     assert [o["SNAPSHOT"] for o in shown.objects] == ["A.ONE", "A.TWO"]
     assert set(shown.objects[0]) == {"SNAPSHOT", "SAVEDATE", "SAVETIME", "OBJECTS", "MESSAGES", "SUBS", "RETAINED"}
-    assert shown.text[0] == "QML0004I: Display qmlite snapshot details."
+    assert shown.text[0] == "QML0202I: Display qmlite snapshot details."
     assert [o["SNAPSHOT"] for o in one(qm, "DIS QMLITE SNAPSHOT(*)").objects] == ["A.ONE", "A.TWO", "B"]
     assert one(qm, "DIS QMLITE SNAPSHOT(B)").objects[0]["SNAPSHOT"] == "B"
-    assert one(qm, "DELETE QMLITE SNAPSHOT(A.ONE)").text == ["QML0005I: qmlite snapshot A.ONE deleted."]
+    assert one(qm, "DELETE QMLITE SNAPSHOT(A.ONE)").text == ["QML0203I: qmlite snapshot A.ONE deleted."]
     assert [o["SNAPSHOT"] for o in one(qm, "DIS QMLITE SNAPSHOT(*)").objects] == ["A.TWO", "B"]
     # a quoted name keeps its case; an unquoted one is folded to upper case, as every MQSC name
     assert one(qm, "SET QMLITE SNAPSHOT('lower')").completion_code == C.MQCC_OK
@@ -240,11 +240,13 @@ def test_a_malformed_snapshot_command_is_a_syntax_error(qm, text):
 
 
 @pytest.mark.parametrize("verb", ["SET", "RESET", "DELETE", "DISPLAY"])
-@pytest.mark.parametrize("name", ["'A B'", "'A-B'", "'A*B'", "'" + "X" * 49 + "'", "'É'", "'A:B'", "' '"])
-def test_an_invalid_snapshot_name_is_an_object_name_error(qm, verb, name):
+@pytest.mark.parametrize(("name", "message"), [("'A B'", "QML0212E"), ("'A-B'", "QML0212E"), ("'A*B'", "QML0212E"),
+                                             ("'" + "X" * 49 + "'", "QML0211E"), ("'É'", "QML0212E"),
+                                             ("'A:B'", "QML0212E"), ("' '", "QML0212E")])
+def test_an_invalid_snapshot_name_is_an_object_name_error(qm, verb, name, message):
     result = one(qm, f"{verb} QMLITE SNAPSHOT({name})")
     assert (result.completion_code, result.reason_code) == (C.MQCC_FAILED, C.MQRCCF_OBJECT_NAME_ERROR)
-    assert result.text[0].startswith("QML0011E: qmlite snapshot name ")
+    assert result.text[0].startswith(f"{message}: qmlite snapshot name ")
 
 
 @pytest.mark.parametrize("verb", ["SET", "RESET", "DELETE"])
@@ -262,7 +264,7 @@ def test_the_longest_name_is_48_characters(qm):
 def test_an_unknown_snapshot_is_unknown_object_name(qm, verb):
     result = one(qm, f"{verb} QMLITE SNAPSHOT(NEVER.SAVED)")
     assert (result.completion_code, result.reason_code) == (C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME)
-    assert result.text == ["QML0012E: qmlite snapshot NEVER.SAVED not found."]
+    assert result.text == ["QML0213E: qmlite snapshot NEVER.SAVED not found."]
 
 
 @pytest.mark.parametrize("verb", ["SET", "RESET", "DELETE", "DISPLAY"])

@@ -57,8 +57,9 @@ def _name(cn: str, ous: tuple[str, ...] = (), org: str = "qmlite", country: str 
 
 
 def _key(kind: str = "ec"):
-    # The queue manager's key is RSA, so that every ECDHE_RSA_* and TLS_RSA_* CipherSpec can be
-    # negotiated with it; the CA's and the clients' are P-256 (as strong, and made in microseconds).
+    # The queue manager's key (and each --label one, for a channel's CERTLABL) is RSA, so that every
+    # ECDHE_RSA_* and TLS_RSA_* CipherSpec can be negotiated with it; the CA's and the client's are P-256
+    # (as strong, and made in microseconds).
     if kind == "rsa":
         return rsa.generate_private_key(public_exponent=65537, key_size=2048)
     return ec.generate_private_key(ec.SECP256R1())
@@ -141,7 +142,7 @@ def init(root: str | pathlib.Path, *, qmgr: str = "QM1", user: str = "app", pass
 
     extra = {}
     for label in extra_labels:
-        key = _key()
+        key = _key("rsa")  # a channel's CERTLABL is a server's certificate: RSA, as the queue manager's
         cert = _cert(_name(label, ("Channels",)), key, ca_name, ca_key, ca=False, hosts=("*.chl.mq.ibm.com",))
         p12, _pem_path = _personal(root, label, label, cert, key, ca_cert, password)
         d = pki / "keys" / label

@@ -58,9 +58,10 @@ class QueueManagerServer:
         self.reconnect_clients = False  # how quiesce ends client connections (endmqm -r when True)
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
+        # The TLS environment is set up at the first TLS handshake, and again at REFRESH SECURITY TYPE(SSL):
+        # an SSLKEYR/KEYRPWD/CERTLABL changed before the first TLS channel applies to it (decision KR1).
         self.tls = ServerTLS(cfg, self.registry, qlog.get(component="tls"))
-        self.tls.reload()
-        self.registry.running.refresh_ssl = self.tls.reload  # REFRESH SECURITY TYPE(SSL)
+        self.registry.running.refresh_ssl = self.tls.reload
         # ---- hosting (primary only): name -> server, and the domain's QueueManagers
         self.servers: dict[str, QueueManagerServer] = {}
         self.qmgrs: hosting.QueueManagers | None = None

@@ -10,7 +10,9 @@
   channel name mapped as ``pcf.cipherspecs.sni_for_channel`` -- and, as a queue manager does, answers
   with that channel's certificate (its CERTLABL, else the queue manager's) and only the protocol
   versions and cipher its SSLCIPH allows: an ANY_TLS12_OR_HIGHER client on an ANY_TLS12 channel
-  negotiates TLS 1.2.  ``reload`` (REFRESH SECURITY TYPE(SSL)) reads the repository again.
+  negotiates TLS 1.2.  The repository is read at the first TLS handshake (not at start: a queue
+  manager no TLS client reaches never loads ``cryptography``) and again by ``reload`` (REFRESH SECURITY
+  TYPE(SSL)), as IBM's channel process pool sets its TLS environment up at its first TLS channel.
 * ``Negotiated``: what the handshake settled, which the channel named in the first INITIAL_DATA then
   judges (``check``): its SSLCIPH against the protocol and cipher, SSLCAUTH, SSLPEER.
 """
@@ -104,15 +106,20 @@ def check(definition, negotiated: Negotiated | None) -> Refusal | None:
 
 
 class ServerTLS:
-    """The listener's TLS contexts, from the queue manager's key repository (see the module docstring)."""
+    """The listener's TLS environment (see the module docstring): the queue manager's key repository and
+    certificate label as they were when it was set up -- at the first TLS handshake after start, again at
+    REFRESH SECURITY TYPE(SSL) -- and the contexts made from them.  As IBM's channel process pool keeps
+    the environment it set up at its first TLS channel, an SSLKEYR, KEYRPWD or CERTLABL changed later is
+    used from the next refresh (docs/tls.md, docs/decisions.md KR1-KR3)."""
 
     def __init__(self, cfg, registry, log) -> None:
         self.cfg = cfg
         self.registry = registry
         self.log = log
-        self.repo = None  # qmlite.keyrepo.KeyRepository once loaded
+        self.repo = None  # qmlite.keyrepo.KeyRepository once the environment is set up
+        self.cert_label = ""  # the queue manager's CERTLABL when it was set up
         self._contexts: dict[tuple[str, str], ssl.SSLContext] = {}  # (label, SSLCIPH) -> context
-        self.problem = "not loaded"  # why TLS clients are refused; "" when a repository is loaded
+        self.problem = ""  # why the last attempt to set the environment up failed ("" when it did not)
         self._names: dict[bytes, tuple] = {}  # a client certificate (DER) -> its subject and issuer DNs
         self.loaded_at = 0.0
 
@@ -123,7 +130,29 @@ class ServerTLS:
         return p if (p / "keys").is_dir() or (p / "trust").is_dir() else None
 
     def reload(self) -> str:
-        """Read the repository again; "" when done, else why not (a repository loaded before stays)."""
+        """Set the environment up now from SSLKEYR, KEYRPWD, CERTLABL and the PKI directory (REFRESH
+        SECURITY TYPE(SSL)); "" when done, else why not, logged as an error (IBM's AMQ9657E): an
+        environment set up before then stays in use, and with none the next TLS handshake tries again."""
+        repo, why = self._read()
+        if repo is None:
+            self.problem = why
+            self.log.error("key_repository_error", reason="MQRC_KEY_REPOSITORY_ERROR",
+                           message="AMQ9657E: The key repository could not be opened.", why=why)
+            return why
+        self.repo, self._contexts, self.problem = repo, {}, ""
+        self.cert_label = (self.registry.qmgr.cert_label or "").strip()
+        self.loaded_at = time.time()
+        self.log.info("key_repository_loaded", labels=repo.labels, cert_label=self.cert_label,
+                      sources=[(self.registry.qmgr.ssl_key_repository or "").strip(), str(self.pki_dir() or "")])
+        return ""
+
+    def environment(self) -> str:
+        """At a TLS handshake: "" when the environment is set up -- now, if this is the first handshake
+        since start (or since an attempt that failed) -- else why not."""
+        return "" if self.repo is not None else self.reload()
+
+    def _read(self):
+        """(the repository, "") or (None, why not)."""
         from qmlite import keypaths
 
         qmgr = self.registry.qmgr
@@ -139,46 +168,42 @@ class ServerTLS:
                     problems.append(exc.detail)
                     readable = False
         if not readable and pki is None:  # cryptography loads only when there is something to read (issue 24)
-            return self._no_repository(problems)
+            return None, self._why(problems)
         from qmlite import keyrepo  # cryptography loads only here
 
         repo = keyrepo.KeyRepository("")
+        unreadable = ""
         if readable:
             try:
                 repo.merge(keyrepo.load(stem, qmgr.ssl_key_repo_password or None))
             except keyrepo.KeyRepositoryError as exc:
                 problems.append(exc.detail)
-                if not exc.missing:  # a .kdb, a wrong password, a damaged file: the administrator must act
-                    self.log.error("key_repository_error", reason="MQRC_KEY_REPOSITORY_ERROR", why=exc.detail)
+                unreadable = "" if exc.missing else exc.detail
         if pki is not None:
             repo.merge(keyrepo.load_pki_dir(pki))
         if not repo.entries:
-            return self._no_repository(problems)
-        self.repo, self._contexts = repo, {}
-        self.problem = ""
-        self.loaded_at = time.time()
-        self.log.info("key_repository_loaded", labels=repo.labels, sources=[stem, str(pki or "")])
-        return ""
+            return None, self._why(problems)
+        if unreadable:  # the PKI directory serves; a .kdb, a wrong KEYRPWD at SSLKEYR is still the administrator's
+            self.log.error("key_repository_error", reason="MQRC_KEY_REPOSITORY_ERROR", why=unreadable)
+        return repo, ""
 
-    def _no_repository(self, problems: list[str]) -> str:
-        why = "; ".join(problems) or "no key repository: set SSLKEYR (or mount keys under /etc/mqm/pki)"
-        if self.repo is None:
-            self.problem = why
-        return why
+    @staticmethod
+    def _why(problems: list[str]) -> str:
+        return "; ".join(problems) or "no key repository: set SSLKEYR (or mount keys under /etc/mqm/pki)"
 
     def context(self, definition) -> ssl.SSLContext | None:
         """The context for a handshake on ``definition`` (None: no channel known): its CERTLABL or the
         queue manager's certificate, limited to what its SSLCIPH allows."""
         from qmlite import keyrepo
 
-        label = ((definition.cert_label if definition is not None else "") or self.registry.qmgr.cert_label or "").strip()
+        label = ((definition.cert_label if definition is not None else "") or self.cert_label).strip()
         wanted = (definition.ssl_cipher_spec or "").strip().upper() if definition is not None else ""
         spec = cipherspecs.lookup(wanted) if wanted else None
         key = (label.lower(), spec.name if spec is not None else "")
         ctx = self._contexts.get(key)
         if ctx is not None:
             return ctx
-        entry = self.repo.entry(label) or self.repo.entry(self.registry.qmgr.cert_label)
+        entry = self.repo.entry(label) or self.repo.entry(self.cert_label)
         if entry is None:
             # IBM's container makes the first keys/<label> the queue manager's certificate; qmlite takes
             # the first personal certificate whenever the labels name none (docs/decisions.md X4).
@@ -203,8 +228,9 @@ class ServerTLS:
     async def handshake(self, stream: trio.SocketStream, first: bytes,
                         timeout: float) -> tuple[TLSStream | None, Negotiated | None, str]:
         """(the TLS stream, what was negotiated, "") or (None, None, why).  ``first``: the bytes already read."""
-        if self.repo is None:
-            return None, None, self.problem or "no key repository"
+        why = self.environment()
+        if why:
+            return None, None, why
         with trio.move_on_after(timeout) as scope:
             record = await _read_record(stream, first)
             if record is None:

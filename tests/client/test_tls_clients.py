@@ -280,32 +280,45 @@ def test_a_cms_kdb_gets_2381(client, server, tmp_path):
         == C.MQRC_KEY_REPOSITORY_ERROR
 
 
-# ---- REFRESH SECURITY TYPE(SSL) --------------------------------------------------------------------------
-def test_refresh_security_ssl_loads_new_keys_without_a_restart(client, tmp_path_factory):
+# ---- when SSLKEYR is read: the first TLS handshake, then REFRESH SECURITY TYPE(SSL) (decisions KR1-KR3) ----
+def test_sslkeyr_is_read_at_the_first_tls_handshake_then_only_at_refresh(client, tmp_path_factory):
     first = pki.init(tmp_path_factory.mktemp("first"))
     second = pki.init(tmp_path_factory.mktemp("second"))
     shutil.copy(second.qmgr_p12, second.root / "nostash.p12")  # its password given as KEYRPWD instead
+    m = client.mod
     with running_qmlite(tmp_path_factory.mktemp("refresh")) as srv:  # no key repository at start
         for result in srv.mqsc("DEFINE CHANNEL(TLS.R) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER) "
                                "SSLCAUTH(OPTIONAL) MCAUSER('app')\n"
                                "SET CHLAUTH(TLS.R) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)"):
             assert result.completion_code == 0, result.text
+        admin = m.connect(srv.qmgr, srv.admin_channel, srv.conn_name, srv.admin_user, srv.admin_password)
+        pcf = m.PCFExecute(admin)
 
         def attempt(made):
             return client.connect(srv, "TLS.R", "ANY_TLS12_OR_HIGHER", repo=made.client_stem, label=made.client_label)
 
-        assert client.reason(attempt, first) == C.MQRC_SSL_INITIALIZATION_ERROR  # no keys: no handshake
-        assert srv.mqsc(f"ALTER QMGR SSLKEYR('{first.qmgr_stem}')")[0].completion_code == 0
-        assert client.reason(attempt, first) == C.MQRC_SSL_INITIALIZATION_ERROR  # not read until REFRESH
-        assert srv.mqsc("REFRESH SECURITY TYPE(SSL)")[0].completion_code == 0
-        attempt(first).disconnect()
-        assert srv.mqsc(f"ALTER QMGR SSLKEYR('{second.root / 'nostash'}') KEYRPWD('{second.password}')\n"
-                        "REFRESH SECURITY TYPE(SSL)")[1].completion_code == 0
-        attempt(second).disconnect()  # the new CA's certificate is served now
-        assert client.reason(attempt, first) == C.MQRC_SSL_INITIALIZATION_ERROR  # the old CA is not trusted
-        # A repository that cannot be read leaves the one in use.
-        assert srv.mqsc("ALTER QMGR SSLKEYR('/nonexistent/key')\nREFRESH SECURITY TYPE(SSL)")[1].completion_code == 0
-        attempt(second).disconnect()
+        def refresh_ssl():
+            pcf.MQCMD_REFRESH_SECURITY({C.MQIACF_SECURITY_TYPE: m.CMQCFC.MQSECTYPE_SSL})
+
+        try:
+            # Nothing at SSLKEYR: the handshake fails, and no TLS environment is kept for the next one.
+            assert client.reason(attempt, first) == C.MQRC_SSL_INITIALIZATION_ERROR
+            # SSLKEYR changed by PCF before any TLS channel ran: the first one reads it, no refresh needed.
+            pcf.MQCMD_CHANGE_Q_MGR({C.MQCA_SSL_KEY_REPOSITORY: first.qmgr_stem.encode()})
+            attempt(first).disconnect()
+            # Changed once a TLS channel has run: the environment set up then stays until a refresh.
+            pcf.MQCMD_CHANGE_Q_MGR({C.MQCA_SSL_KEY_REPOSITORY: str(second.root / "nostash").encode(),
+                                    C.MQCA_SSL_KEY_REPO_PASSWORD: second.password.encode()})
+            attempt(first).disconnect()
+            assert client.reason(attempt, second) == C.MQRC_SSL_INITIALIZATION_ERROR  # first's certificate served
+            refresh_ssl()
+            attempt(second).disconnect()  # the new CA's certificate is served now
+            assert client.reason(attempt, first) == C.MQRC_SSL_INITIALIZATION_ERROR  # the old CA is not trusted
+            # A repository that cannot be read at a refresh leaves the one in use (MQSC this time).
+            assert srv.mqsc("ALTER QMGR SSLKEYR('/nonexistent/key')\nREFRESH SECURITY TYPE(SSL)")[1].completion_code == 0
+            attempt(second).disconnect()
+        finally:
+            admin.disconnect()
 
 
 # ---- definitions: SSLCIPH and SSLPEER are checked when entered ------------------------------------------

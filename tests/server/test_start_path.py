@@ -166,7 +166,9 @@ print("cryptography" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     why = "'key repository /var/mqm/qmgrs/QM1/ssl/key: neither key.p12 nor key.pem found'"
-    assert out == [why, why, "False"]
+    assert out[-3:] == [why, why, "False"]
+    (logged,) = out[:-3]  # and the one error line (IBM's AMQ9657E), saying why
+    assert "key_repository_error" in logged and "AMQ9657E" in logged and why[1:-1] in logged
 
 
 # decisions.md ST11: modules a served queue manager's start (and a first connection) never needs load at
@@ -178,7 +180,7 @@ _SERVE_TO_READY = """
 import json, os, sys
 from qmlite.server import app
 def ready(*args, **kwargs):
-    print(json.dumps(sorted(m for m in sys.modules if m.startswith("qmlite."))), flush=True)
+    print(json.dumps(sorted(m for m in sys.modules if m.startswith(("qmlite.", "cryptography")))), flush=True)
     os._exit(0)
 app.ready_lines = ready
 from qmlite.cli import main
@@ -192,6 +194,20 @@ def test_a_served_queue_managers_start_imports_none_of_the_deferred_modules(tmp_
     loaded = json.loads(out.stdout.splitlines()[-1])
     assert "qmlite.registry.qmgr" in loaded and "qmlite.server.listener" in loaded  # it did start
     assert [m for m in DEFERRED if m in loaded] == []
+
+
+def test_keys_mounted_are_read_at_the_first_tls_handshake_not_at_start(tmp_path):
+    # decision KR1: the TLS environment is set up by the first TLS channel, so even a queue manager with a
+    # key repository starts without cryptography (the channel tests connect over TLS after such a start).
+    from qmlite import pki
+
+    made = pki.init(tmp_path / "pki")
+    out = subprocess.run([sys.executable, "-c", _SERVE_TO_READY, "serve", "--port", "0", "--data-dir",
+                          str(tmp_path / "d"), "--pki-dir", str(made.pki_dir)], capture_output=True, text=True,
+                         timeout=120)
+    loaded = json.loads(out.stdout.splitlines()[-1])
+    assert "qmlite.server.listener" in loaded  # it did start
+    assert [m for m in loaded if m.startswith("cryptography") or m == "qmlite.keyrepo"] == []
 
 
 _FIRST_USE = """

@@ -7,7 +7,7 @@
 FROM python:3.11-slim
 
 WORKDIR /opt/qmlite
-COPY pyproject.toml README.md LICENSE ./
+COPY pyproject.toml setup.py README.md LICENSE ./
 COPY qmlite/ qmlite/
 COPY pcf/ pcf/
 COPY registry/ registry/

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import pathlib
 import re
 import tomllib
 
@@ -51,6 +52,7 @@ def test_every_module_of_the_checkout_lies_in_a_package():
 def test_the_dockerfile_reader(tmp_path):
     dockerfile = tmp_path / "Dockerfile"
     dockerfile.write_text("FROM x\n# a comment\nWORKDIR /opt/a\nCOPY one two ./\nCOPY pkg/ pkg/\nRUN a \\\n    && b\n"
+                          "WORKDIR /srv\n"
                           'ENV A=1 \\\n    B="two words"\nENTRYPOINT ["prog", "serve"]\n')
     context = tmp_path / "context"
     (context / "pkg" / "sub").mkdir(parents=True)
@@ -61,6 +63,7 @@ def test_the_dockerfile_reader(tmp_path):
     assert sorted(p.relative_to(workdir).as_posix() for p in workdir.rglob("*") if p.is_file()) == [
         "one", "pkg/sub/m.py", "two"]
     assert wheelkit.only("RUN", dockerfile) == ["a  && b"]
+    assert wheelkit.last_workdir(dockerfile) == pathlib.PurePosixPath("/srv")
     assert wheelkit.image_env(dockerfile) == {"A": "1", "B": "two words"}
     assert wheelkit.entrypoint(dockerfile) == ["prog", "serve"]
 
@@ -83,6 +86,16 @@ def test_the_entrypoint_is_a_serve_command_the_parser_accepts():
     for option, value in zip(argv, argv[1:]):
         if option.startswith("--") and not value.startswith("--"):
             assert str(getattr(args, option[2:].replace("-", "_"))) == value, option
+
+
+def test_the_entrypoint_runs_away_from_the_copied_sources(tmp_path):
+    # `docker exec CONTAINER python -m qmlite runmqsc` in the folder COPY filled would import its qmlite/
+    image = tmp_path / "image"
+    context = wheelkit.copy_files(wheelkit.checkout_files(), wheelkit.REPO, tmp_path / "context")
+    build_dir = wheelkit.copy_into_image(context, image)
+    assert (build_dir / "qmlite" / "cli.py").is_file()
+    final = image / wheelkit.last_workdir().relative_to("/")
+    assert final != build_dir and not (final / "qmlite").exists()
 
 
 @pytest.mark.slow

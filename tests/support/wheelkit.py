@@ -156,12 +156,15 @@ def image_env(path: pathlib.Path = DOCKERFILE) -> dict[str, str]:
 def copy_into_image(context: pathlib.Path, image: pathlib.Path, path: pathlib.Path = DOCKERFILE) -> pathlib.Path:
     """Lay out under ``image`` (a stand-in for the image's root) what the Dockerfile's WORKDIR and COPY
     lines take from the build ``context``, as docker does: a folder's contents go into the destination,
-    a file into a destination ending in ``/``.  Returns the last WORKDIR, where ``RUN pip install .``
-    runs."""
+    a file into a destination ending in ``/``.  Returns the WORKDIR of the first RUN, where
+    ``pip install .`` builds."""
     workdir = pathlib.PurePosixPath("/")
+    build_dir = None
     for kw, rest in instructions(path):
         if kw == "WORKDIR":
             workdir = workdir / rest
+        elif kw == "RUN" and build_dir is None:
+            build_dir = image / workdir.relative_to("/")
         elif kw in ("COPY", "ADD"):
             words = json.loads(rest) if rest.startswith("[") else shlex.split(rest)
             assert not any(w.startswith("--") for w in words), f"{kw} {rest}: flags are not modelled"
@@ -176,4 +179,13 @@ def copy_into_image(context: pathlib.Path, image: pathlib.Path, path: pathlib.Pa
                     into = target / origin.name if dest.endswith("/") else target
                     into.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(origin, into)
-    return image / workdir.relative_to("/")
+    assert build_dir is not None, "no RUN builds the image"
+    return build_dir
+
+
+def last_workdir(path: pathlib.Path = DOCKERFILE) -> pathlib.PurePosixPath:
+    """The WORKDIR the ENTRYPOINT (and ``docker exec``) run in."""
+    workdir = pathlib.PurePosixPath("/")
+    for rest in only("WORKDIR", path):
+        workdir = workdir / rest
+    return workdir

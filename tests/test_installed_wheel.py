@@ -72,7 +72,7 @@ def venv(tmp_path_factory, checkout_wheel) -> wheelkit.Venv:
 def outside(tmp_path_factory) -> pathlib.Path:
     """The working folder of every command: nothing of the checkout in it or above it."""
     where = tmp_path_factory.mktemp("outside")
-    assert not (where / "qmlite").exists() and not wheelkit.REPO in where.parents
+    assert not (where / "qmlite").exists() and wheelkit.REPO not in where.parents
     return where
 
 

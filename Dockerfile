@@ -7,7 +7,7 @@
 FROM python:3.11-slim
 
 WORKDIR /opt/qmlite
-COPY pyproject.toml README.md LICENSE ./
+COPY pyproject.toml setup.py README.md LICENSE ./
 COPY qmlite/ qmlite/
 COPY pcf/ pcf/
 COPY registry/ registry/
@@ -17,6 +17,9 @@ COPY pipeline/ pipeline/
 RUN pip install --no-cache-dir . \
     && useradd --system --uid 1001 --home-dir /var/lib/qmlite qmlite \
     && mkdir -p /var/lib/qmlite /etc/mqm && chown qmlite /var/lib/qmlite
+# The sources stay behind: in /opt/qmlite, `python -m qmlite ...` or `python -c "import qmlite..."` (a
+# `docker exec`) would import the copied qmlite/ folder, not the installed package (decision PK5).
+WORKDIR /var/lib/qmlite
 
 # IBM's names; LICENSE=accept is accepted and ignored (qmlite is Apache-2.0).  /etc/mqm holds start-up
 # *.mqsc files, run in name order after the default objects, as IBM's image runs them.

@@ -498,7 +498,7 @@ def _import_command(args: argparse.Namespace) -> int:
 
         from . import spark as spark_session
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        print(f"qmlite: import needs the spark extra (pip install 'qmlite[spark]'): {exc}", file=sys.stderr)
+        print(f"qmlite: import needs the spark extra (pip install '.[spark]' in qmlite's repository): {exc}", file=sys.stderr)
         return 2
     except (StoreError, RegistryInUse, OSError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)

@@ -2,9 +2,10 @@
 that run at import time, and the layering docs/architecture.md draws.
 
 Only module-level imports count (those in a function body run when it is called; those under
-``if TYPE_CHECKING:`` never run).  Module names come from the packaging (pyproject.toml's
-``package-dir``), so ``registry/mqsc/escape.py`` is ``qmlite.registry.mqsc.escape`` and
-``client/ibmmqc/_mqi.py`` is ``ibmmqc._mqi``.  ``from P import n`` is an edge to ``P.n`` when that is a
+``if TYPE_CHECKING:`` never run).  Module names come from the packaging, setup.py's rule (every folder
+with an ``__init__.py`` under pyproject.toml's ``package-dir`` roots: the wheel's packages), so
+``registry/mqsc/escape.py`` is ``qmlite.registry.mqsc.escape`` and ``client/ibmmqc/_mqi.py`` is
+``ibmmqc._mqi``.  ``from P import n`` is an edge to ``P.n`` when that is a
 module, and to ``P`` (whose ``__init__`` runs first); a module's own enclosing packages are already being
 imported when it runs, so importing them is not an edge.
 """
@@ -12,29 +13,18 @@ imported when it runs, so importing them is not an edge.
 from __future__ import annotations
 
 import ast
-import tomllib
 from pathlib import Path
 
 import pytest
 
+from tests.support.wheelkit import setup_py
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _package_dirs() -> dict[str, Path]:
-    """package name -> its folder, from pyproject.toml (a package without its own entry lies under
-    its parent's folder)."""
-    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    where = {name: ROOT / path for name, path in conf["package-dir"].items()}
-    for name in sorted(conf["packages"], key=len):
-        if name not in where:
-            parent, _, last = name.rpartition(".")
-            where[name] = where[parent] / last
-    return where
 
 
 def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
-    for package, folder in _package_dirs().items():
+    for package, folder in setup_py().package_folders(ROOT).items():
         for path in folder.glob("*.py"):
             out[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
     return out
@@ -156,7 +146,8 @@ GRAPH = import_graph()
 def test_the_graph_sees_the_packages_and_their_imports():
     # the reader itself: it finds the modules and known edges, so an empty graph cannot pass
     assert {"qmlite.registry.qmgr", "qmlite.server.http.mqscjson", "ibmmqc._mqi", "ibmmqc.consume", "pymqe",
-            "qmlite.pcf.constants", "qmlite.registry.mqsc.escape"} <= set(MODULES)
+            "qmlite.pcf.constants", "qmlite.registry.mqsc.escape", "qmlite.registry.testing.clock"} <= set(MODULES)
+    assert "qmlite.registry.testing.faults" in GRAPH["qmlite.server.mqi"]  # the package a hand list once left out
     assert "qmlite.pcf.constants" in GRAPH["qmlite.registry.qmgr"]
     assert {"ibmmqc.consume", "ibmmqc.msghandles", "ibmmqc.native"} <= GRAPH["ibmmqc._mqi"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -12,15 +12,14 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from qmlite.client.pytest_plugin import running_qmlite
+from tests.support.wheelkit import REPO, fresh_venv
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-PYMQI_INSTALL = ["pip", "install", "pymqi==1.12.13"]  # with CC=true LDSHARED=true, as docs/pymqi.md says
+PYMQI = "pymqi==1.12.13"  # installed with CC=true LDSHARED=true, as docs/pymqi.md says
 
 SCRIPT = textwrap.dedent('''
     import json, os, sys
@@ -61,14 +60,10 @@ SCRIPT = textwrap.dedent('''
 
 @pytest.mark.slow
 def test_documented_install_runs_a_pymqi_script(tmp_path):
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "QMLITE_"))}
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    subprocess.run([python, "-m", "pip", "install", "-q", str(REPO)], check=True, env=env, timeout=300)
-    subprocess.run([python, "-m", *PYMQI_INSTALL, "-q"], check=True, timeout=300,
-                   env={**env, "CC": "true", "LDSHARED": "true"})
+    fresh = fresh_venv(tmp_path / "venv")
+    venv, python, env = fresh.root, fresh.python, fresh.env
+    fresh.pip_install(str(REPO))
+    fresh.pip_install(PYMQI, env={**env, "CC": "true", "LDSHARED": "true"})
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
     with running_qmlite(tmp_path / "data") as server:

@@ -29,18 +29,23 @@ ADMIN_PASSWORD = "passw0rd"
 class Served:
     running: list[Served] = []
 
-    def __init__(self, data_dir: pathlib.Path, *extra: str, qmgr: str = "QM1") -> None:
+    def __init__(self, data_dir: pathlib.Path, *extra: str, qmgr: str = "QM1", command: list[str] | None = None,
+                 cwd: pathlib.Path = ROOT, env: dict[str, str] | None = None) -> None:
+        """``command``: the whole argv instead of this checkout's ``qmlite serve`` (an installed qmlite,
+        the Dockerfile's ENTRYPOINT), run in ``cwd`` with exactly ``env``; it must listen on 127.0.0.1
+        and keep its data in ``data_dir``."""
         data_dir = pathlib.Path(data_dir)
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         self.data_dir = data_dir
         self.qmgr = qmgr
         self.stderr_path = data_dir.parent / "serve.stderr"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
+        if command is None:
+            command = [sys.executable, "-m", "qmlite", "serve", "--port", "0", "--data-dir", str(data_dir),
+                       "--log-level", "warning", *extra]
+            env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
         with open(self.stderr_path, "a") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "qmlite", "serve", "--port", "0", "--data-dir", str(data_dir),
-                 "--log-level", "warning", *extra],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, text=True)
+            self.proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=err, text=True)
         Served.running.append(self)
         line = self.proc.stdout.readline()
         if not line.startswith(f"{READY}{qmgr} listening on 127.0.0.1:"):
@@ -48,6 +53,8 @@ class Served:
             self.proc.wait()
             raise RuntimeError(f"qmlite serve did not get ready: {line!r}\n{self.stderr_tail()}")
         self.port = int(line.split("127.0.0.1:")[1].split()[0])
+        http = line.split(" and http://127.0.0.1:")  # with --http-port
+        self.http_port = int(http[1].split()[0]) if len(http) > 1 else None
 
     def stderr_tail(self, lines: int = 40) -> str:
         try:

@@ -116,7 +116,7 @@ class QueueManagers:
 
     def get(self, name: str) -> QueueManager | None:
         """The queue manager an MQCONN's QMgrName names (blank or ``*``: the default); None if none."""
-        name = (name or "").strip()
+        name = (name or "").rstrip(" \x00")  # padding; a newline or tab is part of a (bad) name
         if name in ("", "*"):
             return self.default
         return self._qmgrs.get(name)

@@ -481,7 +481,7 @@ class Connection:
         puts MQCONN's QMgrName there, so the channel, the negotiation and every MQI call that follows
         are that queue manager's.  A name none is hosted under stays with the default, whose MQCONN
         then answers MQRC_Q_MGR_NAME_ERROR (2058), as a queue manager with another name does."""
-        name = (qmgr_name or "").strip()
+        name = (qmgr_name or "").rstrip(" \x00")  # blanks pad the field; any other character is the name's
         target = await self.server.route(name, self.log)
         if target is None:
             self.pending = self.server.pending(name)  # created, if at all, by an authenticated MQCONN

@@ -192,6 +192,8 @@ class QueueManagerServer:
         (NM5, NM7).  The MQCONN then runs on the new queue manager, with its own checks."""
         primary = self.primary
         pending = conn.pending
+        if body.QMgrName not in ("", "*", pending.qmgr_name):  # MQCONN names another than the ID did
+            return C.MQRC_Q_MGR_NAME_ERROR
         reason, user, _ = conn.authenticate(conv, body.ApplName, body.ApplType)
         if not reason:
             try:

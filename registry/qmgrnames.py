@@ -40,14 +40,14 @@ def is_name(name: object) -> bool:
 def why_not(name: object) -> str:
     """What is wrong with a name :func:`is_name` refuses, for a message that says which rule."""
     if not isinstance(name, str):
-        return f"{name!r} is not a queue manager name: a name is text"
+        return f"invalid queue manager name {name!r}: a name is text"
     if not name:
-        return "a queue manager name cannot be empty"
+        return "invalid queue manager name '': it is empty"
     if len(name) > MAX_LENGTH:
-        return f"{name[:MAX_LENGTH]!r}... is not a valid queue manager name: longer than {MAX_LENGTH} characters"
+        return f"invalid queue manager name {name[:MAX_LENGTH]!r}...: longer than {MAX_LENGTH} characters"
     if name in (".", ".."):
-        return f"{name!r} is not a valid queue manager name"
-    return f"{name!r} is not a valid queue manager name: 1 to {MAX_LENGTH} characters from {CHARACTERS}"
+        return f"invalid queue manager name {name!r}: . and .. name directories"
+    return f"invalid queue manager name {name!r}: 1 to {MAX_LENGTH} characters from {CHARACTERS}"
 
 
 def directory_name(name: str) -> str:

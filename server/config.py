@@ -150,7 +150,7 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         values["qmgrs"] = tuple(names)
     cfg = ServerConfig(**values)  # type: ignore[arg-type]
     if not qmgrnames.is_name(cfg.qmgr_name):
-        raise ConfigError(f"invalid queue manager name: {qmgrnames.why_not(cfg.qmgr_name)}")
+        raise ConfigError(qmgrnames.why_not(cfg.qmgr_name))
     _check_hosting(cfg)
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
@@ -179,7 +179,7 @@ def _check_hosting(cfg: ServerConfig) -> None:
     seen = {cfg.qmgr_name}
     for name in cfg.qmgrs:
         if not qmgrnames.is_name(name):
-            raise ConfigError(f"invalid queue manager name: {qmgrnames.why_not(name)}")
+            raise ConfigError(qmgrnames.why_not(name))
         if name in seen:
             raise ConfigError(f"queue manager {name} named twice")
         seen.add(name)

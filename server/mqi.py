@@ -215,8 +215,8 @@ class MQI:
             if reason:
                 return reason
             conv.session = qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
-                                           appl_type=body.ApplType, channel=conn.channel.name,
-                                           conname=_conname(conn), options=body.XOptions)
+                                      appl_type=body.ApplType, channel=conn.channel.name,
+                                      conname=_conname(conn), options=body.XOptions)
             if conn.instance is not None:
                 conn.instance.mca_user, conn.instance.remote_appl = user, body.ApplName
         except MQIError as exc:

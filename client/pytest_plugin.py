@@ -155,7 +155,9 @@ class QmliteServer:
 
     def on_qmgr(self, name: str) -> "QmliteServer":
         """The same server, connecting to queue manager ``name`` (one it hosts or creates on connect)."""
-        return dataclasses.replace(self, qmgr=name, data_dir=self.data_dir / "qmgrs" / name
+        from qmlite.registry.qmgrnames import directory_name  # IBM's transformation of the name (NM2)
+
+        return dataclasses.replace(self, qmgr=name, data_dir=self.data_dir / "qmgrs" / directory_name(name)
                                    if name != self.qmgr else self.data_dir)
 
     def qmgrs(self) -> list[str]:

@@ -35,7 +35,8 @@ def _qmgr_overrides(args: argparse.Namespace) -> dict:
     ``--create-on-connect PATTERN`` creates a queue manager when an MQCONN names one (docs/multiqm.md)."""
     names = args.qmgr or []
     return {"qmgr_name": names[0] if names else None, "qmgrs": tuple(names[1:]) or None,
-            "create_on_connect": args.create_on_connect}
+            "create_on_connect": args.create_on_connect, "max_qmgrs": args.max_qmgrs,
+            "create_rate": args.create_rate}
 def _tls_init(args: argparse.Namespace) -> int:
     from qmlite import pki
 
@@ -195,8 +196,13 @@ def _add_serve(sub) -> None:
                        help="queue manager name (default QM1, or MQ_QMGR_NAME); repeat it to host several "
                             "behind one port, the first being the default (docs/multiqm.md)")
     serve.add_argument("--create-on-connect", metavar="PATTERN",
-                       help="create a queue manager when an MQCONN names one matching PATTERN (* and ?), "
-                            "e.g. 'TEST*' or '*'")
+                       help="create a queue manager when an authenticated MQCONN names one matching PATTERN "
+                            "(* and ?), e.g. 'TEST*' or '*'")
+    serve.add_argument("--max-qmgrs", type=int, metavar="N",
+                       help="queue managers hosted at most, the default included (default 100; 0: no limit); "
+                            "MQCONN then answers 2059 instead of creating one")
+    serve.add_argument("--create-rate", type=int, metavar="N",
+                       help="queue managers MQCONNs may create per minute (default 60; 0: no limit)")
     serve.add_argument("--data-dir", type=pathlib.Path, help="where the registry lives (default ./data)")
     serve.add_argument("--config", type=pathlib.Path, help="TOML settings file")
     serve.add_argument("--publish-exit", metavar="MODULE:CALLABLE",

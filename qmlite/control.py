@@ -162,20 +162,28 @@ def open_target(args: argparse.Namespace, user: str | None, password: str | None
 
 
 def _hosted_dir(data_dir: pathlib.Path, name: str) -> pathlib.Path:
-    """The data directory of queue manager ``name``: ``<data dir>/qmgrs/<name>`` when the server hosted it
-    beside its default (registry/hosting.py), else the data directory itself."""
-    from qmlite.registry import hosting
+    """The data directory of queue manager ``name``: its directory under ``<data dir>/qmgrs`` when the
+    server hosted it beside its default (registry/hosting.py), else the data directory itself."""
+    from qmlite.registry import hosting, qmgrnames
 
-    hosted = data_dir / hosting.SUBDIR / name
-    return hosted if name and hosting.QMGR_NAME.match(name) and hosted.is_dir() else data_dir
+    if not qmgrnames.is_name(name):
+        return data_dir
+    root = data_dir / hosting.SUBDIR
+    legacy = [] if "/" in name else [root / name]  # the directory a qmlite before NM2 made
+    for hosted in (root / qmgrnames.directory_name(name), *legacy):
+        if hosted.is_dir():
+            return hosted
+    return data_dir
 
 
 def _hosted_names(data_dir: pathlib.Path) -> list[str]:
-    from qmlite.registry import hosting
+    from qmlite.registry import hosting, qmgrnames
 
     root = data_dir / hosting.SUBDIR
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and hosting.QMGR_NAME.match(p.name)
-                  and (p / "qmlite.db").exists()) if root.is_dir() else []
+    if not root.is_dir():
+        return []
+    names = {qmgrnames.name_of_directory(p.name) for p in root.iterdir() if p.is_dir() and (p / "qmlite.db").exists()}
+    return sorted(n for n in names if n is not None)
 
 
 def _password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:

@@ -7,10 +7,12 @@ plugin all create and find queue managers through the same rules:
 * the default queue manager keeps the server's data directory itself (a data directory written by a
   single-queue-manager qmlite opens unchanged); every other one lives in ``<data dir>/qmgrs/<name>``
   (docs/decisions.md MQ1);
-* a name is an MQ queue-manager name: 1-48 characters of ``A-Z a-z 0-9 . _ %`` (IBM "Rules for naming
-  IBM MQ objects": ``/`` is not allowed in queue-manager names);
+* a name is an MQ queue-manager name, checked by ``registry/qmgrnames.py`` (the one check every door
+  uses); its directory is IBM's transformation of the name (``.`` to ``!``, ``/`` to ``&``);
 * a blank name (or ``*``) picks the default, as MQCONN's blank QMgrName picks the default queue manager;
-* an unknown name is created when it matches the create-on-connect pattern, else it is unknown
+* an unknown name matching the create-on-connect pattern is created by ``create_on_connect``, which the
+  server calls only once the client is authenticated (docs/decisions.md NM5), within a cap on the queue
+  managers hosted (``max_qmgrs``) and on the creations per minute (``create_rate``); else it is unknown
   (MQCONN's MQRC_Q_MGR_NAME_ERROR, 2058).
 
 No sockets and no trio here: the server is told of each new queue manager through ``on_created`` and
@@ -19,45 +21,58 @@ starts its tasks (command server, committer, monitoring) itself.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import fnmatch
 import os
 import pathlib
 import re
+import shutil
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 
+from qmlite.registry import qmgrnames
 from qmlite.registry.qmgr import QueueManager
 
-QMGR_NAME = re.compile(r"^[A-Za-z0-9._%]{1,48}$")
-SUBDIR = "qmgrs"  # <data dir>/qmgrs/<name>: the data directory of each queue manager but the default
+SUBDIR = "qmgrs"  # <data dir>/qmgrs/<directory name>: the data directory of each queue manager but the default
 # A create-on-connect pattern: queue-manager name characters plus the generic * and ?.
-PATTERN = re.compile(r"^[A-Za-z0-9._%*?]{1,48}$")
+PATTERN = re.compile(r"[A-Za-z0-9./_%*?]{1,48}")
+RATE_WINDOW = 60.0  # seconds: create_rate counts the creations by MQCONN in the last minute
 
 
 class HostingError(ValueError):
-    """A name or pattern the hosting rules refuse; ``reason`` is the MQRC a caller reports."""
+    """A name or pattern the hosting rules refuse, or a queue manager they cannot create now; ``reason``
+    is the MQRC an MQCONN or REST reports, ``command_reason`` the MQRCCF an MQSC command reports."""
 
     def __init__(self, reason: int, message: str) -> None:
         super().__init__(message)
         self.reason = reason
 
+    @property
+    def command_reason(self) -> int:
+        return _COMMAND_REASONS.get(self.reason, self.reason)
+
 
 MQRC_Q_MGR_NAME_ERROR = 2058  # cmqc.h: the name is not a queue-manager name or names none hosted here
+MQRC_Q_MGR_NOT_AVAILABLE = 2059  # cmqc.h: a valid name that cannot be served now (a cap, or its opening failed)
 MQRC_Q_MGR_EXISTS = 4001  # cmqcfc.h MQRCCF_OBJECT_ALREADY_EXISTS: crtmqm's "already exists"
+MQRCCF_Q_MGR_NAME_ERROR = 3074  # cmqcfc.h: "queue manager name not valid or not known"
+MQRCCF_OBJECT_LIMIT_EXCEEDED = 3209  # cmqcfc.h: "queue manager local object limit exceeded"
+_COMMAND_REASONS = {MQRC_Q_MGR_NAME_ERROR: MQRCCF_Q_MGR_NAME_ERROR,
+                    MQRC_Q_MGR_NOT_AVAILABLE: MQRCCF_OBJECT_LIMIT_EXCEEDED}
 
 
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not QMGR_NAME.match(name):
-        raise HostingError(MQRC_Q_MGR_NAME_ERROR, f"{name!r} is not a valid queue manager name: "
-                           "1 to 48 characters from A-Z a-z 0-9 . _ %")
+    if not qmgrnames.is_name(name):
+        raise HostingError(MQRC_Q_MGR_NAME_ERROR, qmgrnames.why_not(name))
     return name
 
 
 def check_pattern(pattern: str) -> str:
-    if not isinstance(pattern, str) or not PATTERN.match(pattern):
+    if not isinstance(pattern, str) or not PATTERN.fullmatch(pattern):
         raise HostingError(MQRC_Q_MGR_NAME_ERROR, f"{pattern!r} is not a valid queue manager name pattern: "
-                           "1 to 48 characters from A-Z a-z 0-9 . _ % and the wildcards * ?")
+                           f"1 to 48 characters from {qmgrnames.CHARACTERS} and the wildcards * ?")
     return pattern
 
 
@@ -74,14 +89,21 @@ class Hosted:
 
 class QueueManagers:
     """The queue managers of one process.  ``opener(name, data_dir)`` opens one (the server passes its
-    settings: dev objects, start-up MQSC, publish exit); the default is opened by the caller and added."""
+    settings: dev objects, start-up MQSC, publish exit); the default is opened by the caller and added.
+    ``max_qmgrs`` caps how many are hosted (the default included; 0: no cap), ``create_rate`` how many
+    MQCONNs may create in a minute (0: no limit); ``clock`` measures that minute."""
 
     def __init__(self, data_dir: pathlib.Path, default: QueueManager, *,
-                 opener: Callable[[str, pathlib.Path], QueueManager], create_pattern: str = "") -> None:
+                 opener: Callable[[str, pathlib.Path], QueueManager], create_pattern: str = "",
+                 max_qmgrs: int = 0, create_rate: int = 0, clock: Callable[[], float] = time.monotonic) -> None:
         self.data_dir = pathlib.Path(data_dir)
         self.default = default
         self.default_name = default.registry.qmgr.name
         self.create_pattern = check_pattern(create_pattern) if create_pattern else ""
+        self.max_qmgrs = max_qmgrs
+        self.create_rate = create_rate
+        self._clock = clock
+        self._created_at: collections.deque[float] = collections.deque()  # create-on-connect times, last minute
         self._opener = opener
         self._qmgrs: dict[str, QueueManager] = {self.default_name: default}
         self._lock = threading.Lock()  # creations from the REST thread and the event loop
@@ -94,7 +116,7 @@ class QueueManagers:
 
     def get(self, name: str) -> QueueManager | None:
         """The queue manager an MQCONN's QMgrName names (blank or ``*``: the default); None if none."""
-        name = (name or "").strip()
+        name = (name or "").rstrip(" \x00")  # padding; a newline or tab is part of a (bad) name
         if name in ("", "*"):
             return self.default
         return self._qmgrs.get(name)
@@ -106,22 +128,42 @@ class QueueManagers:
         return iter([self._qmgrs[n] for n in self.names()])
 
     def creatable(self, name: str) -> bool:
-        return bool(self.create_pattern) and bool(QMGR_NAME.match(name)) \
-            and fnmatch.fnmatchcase(name, self.create_pattern)
+        """Whether an MQCONN naming ``name`` may create it (once its client is authenticated)."""
+        return bool(self.create_pattern) and qmgrnames.is_name(name) and fnmatch.fnmatchcase(name, self.create_pattern)
 
-    def resolve(self, name: str) -> QueueManager | None:
-        """MQCONN's choice: the hosted queue manager, one created now when the name matches the
-        create-on-connect pattern, or None (the caller answers MQRC_Q_MGR_NAME_ERROR)."""
+    def create_on_connect(self, name: str, *, created: float | None = None) -> QueueManager:
+        """What an authenticated MQCONN naming ``name`` gets: the hosted queue manager, or one created now
+        when the name matches the pattern and neither cap is reached (HostingError 2058 / 2059 otherwise).
+        ``created``: the creation time its QMID was already given with (the ID exchange's answer)."""
         found = self.get(name)
-        if found is not None or not self.creatable((name or "").strip()):
+        if found is not None:
             return found
-        return self.create(name.strip(), exist_ok=True)
+        if not self.creatable(name):
+            raise HostingError(MQRC_Q_MGR_NAME_ERROR, f"queue manager {name} is not hosted here")
+        with self._lock:
+            now = self._clock()
+            while self._created_at and self._created_at[0] <= now - RATE_WINDOW:
+                self._created_at.popleft()
+            if self.create_rate and len(self._created_at) >= self.create_rate:
+                raise HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} not created: "
+                                   f"{self.create_rate} created by MQCONN in the last minute (create_rate)")
+            self._created_at.append(now)
+        return self.create(name, exist_ok=True, created=created)
 
     # ---- creating --------------------------------------------------------------------------------
     def data_dir_of(self, name: str) -> pathlib.Path:
-        return self.data_dir if name == self.default_name else self.data_dir / SUBDIR / name
+        """Where queue manager ``name`` lives: the server's data directory for the default, else
+        ``<data dir>/qmgrs/<IBM's transformation of the name>``; a directory an earlier qmlite made under
+        the name itself (before NM2) is used where it exists and the transformed one does not."""
+        if name == self.default_name:
+            return self.data_dir
+        root = self.data_dir / SUBDIR
+        path = root / qmgrnames.directory_name(name)
+        if path.name != name and "/" not in name and not path.exists() and (root / name).is_dir():
+            return root / name
+        return path
 
-    def create(self, name: str, *, exist_ok: bool = False) -> QueueManager:
+    def create(self, name: str, *, exist_ok: bool = False, created: float | None = None) -> QueueManager:
         check_name(name)
         with self._lock:
             found = self._qmgrs.get(name)
@@ -129,51 +171,87 @@ class QueueManagers:
                 if exist_ok:
                     return found
                 raise HostingError(MQRC_Q_MGR_EXISTS, f"queue manager {name} already exists")
+            if self.max_qmgrs and len(self._qmgrs) >= self.max_qmgrs:
+                raise HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} not created: "
+                                   f"{len(self._qmgrs)} hosted, the most allowed (max_qmgrs)")
             path = self.data_dir_of(name)
-            os.makedirs(path, exist_ok=True)
-            qm = self._opener(name, path)
+            fresh = not path.exists()
+            qm = self._open(name, path, fresh)
+            if fresh and created is not None:
+                qm.registry.set_created(created)  # the QMID its first client was told (NM5)
             qm.hosting = self
             self._qmgrs[name] = qm
         if self.on_created is not None:
             self.on_created(qm)
         return qm
 
-    def open_existing(self) -> list[str]:
+    def _open(self, name: str, path: pathlib.Path, fresh: bool) -> QueueManager:
+        """Open (create) one; a failure is HostingError 2059 naming no path (the cause chained for the
+        server's log), and a directory made for it is removed again: nothing half-made stays behind."""
+        try:
+            os.makedirs(path, exist_ok=True)
+            return self._opener(name, path)
+        except Exception as exc:
+            if fresh:
+                shutil.rmtree(path, ignore_errors=True)
+            raise HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} could not be opened "
+                               f"({type(exc).__name__})") from exc
+
+    def open_existing(self, report: Callable[[str, str], None] | None = None) -> list[str]:
         """The queue managers an earlier run created (``<data dir>/qmgrs/*``): a restarted server hosts
-        what it hosted before (docs/decisions.md MQ3)."""
+        what it hosted before (docs/decisions.md MQ3).  A directory whose name gives no queue-manager
+        name is left alone and ``report(directory, why)`` told of it."""
         root = self.data_dir / SUBDIR
         if not root.is_dir():
             return []
-        return sorted(e.name for e in root.iterdir() if e.is_dir() and QMGR_NAME.match(e.name)
-                      and e.name not in self._qmgrs)
+        found: list[str] = []
+        for entry in sorted(root.iterdir()):
+            if not entry.is_dir():
+                continue
+            name = qmgrnames.name_of_directory(entry.name)
+            if name is None:
+                if report is not None:
+                    report(entry.name, "not a queue manager name")
+            elif name not in self._qmgrs and name not in found and self.data_dir_of(name) == entry:
+                found.append(name)
+        return found
 
-    def create_many(self, names: list[str], *, threads: int = 8) -> None:
+    def create_many(self, names: Iterable[str], *, found: Iterable[str] = (), threads: int = 8,
+                    report: Callable[[str, str], None] | None = None) -> None:
         """Open (creating where new) several queue managers at start, ``threads`` at a time: opening one
         is mostly SQLite and fsync, which run outside the GIL, so 32 are ready in little more than the
-        time of a few (scripts/bench/multiqm_ready.py).  Already hosted names are skipped."""
+        time of a few (scripts/bench/multiqm_ready.py).  Already hosted names are skipped.  ``names``
+        must open (the first failure is raised); ``found`` (directories of an earlier run) that fail to
+        open are left out and ``report(name, why)`` told, so one bad directory cannot stop a start."""
         import concurrent.futures
 
-        todo = [check_name(n) for n in dict.fromkeys(names) if n not in self._qmgrs]
+        wanted = [check_name(n) for n in dict.fromkeys(names)]
+        optional = [n for n in dict.fromkeys(found) if n not in wanted]
+        todo = [n for n in wanted + optional if n not in self._qmgrs]
         if not todo:
             return
         paths = {name: self.data_dir_of(name) for name in todo}
-        for path in paths.values():
-            os.makedirs(path, exist_ok=True)
         opened: dict[str, QueueManager] = {}
         failure: BaseException | None = None
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(threads, len(todo)))) as pool:
-            futures = {pool.submit(self._opener, name, paths[name]): name for name in todo}
+            futures = {pool.submit(self._open, name, paths[name], not paths[name].exists()): name for name in todo}
             for future in concurrent.futures.as_completed(futures):
+                name = futures[future]
                 try:
-                    opened[futures[future]] = future.result()
-                except BaseException as exc:  # report the first, close what did open
-                    failure = failure or exc
+                    opened[name] = future.result()
+                except HostingError as exc:
+                    if name in wanted:  # raise the first one's own error, close what did open
+                        failure = failure or exc.__cause__ or exc
+                    elif report is not None:
+                        report(name, f"{exc}: {exc.__cause__!r}")
         if failure is not None:
             for qm in opened.values():
                 qm.shutdown()
             raise failure
         for name in todo:  # in the order asked for, each announced as create() announces it
-            qm = opened[name]
+            qm = opened.get(name)
+            if qm is None:
+                continue
             qm.hosting = self
             with self._lock:
                 self._qmgrs[name] = qm

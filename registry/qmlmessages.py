@@ -97,8 +97,10 @@ FAULT_NOT_VALID = _entry(404, "E", "faults", "qmlite fault rule not valid: {keyw
 QMGR_SHOWN = _entry(501, "I", "hosting", "Display qmlite queue manager details.")
 QMGR_CREATED = _entry(502, "I", "hosting", "qmlite queue manager {name} created.")
 QMGR_EXISTS = _entry(503, "E", "hosting", "qmlite queue manager {name} already exists.")
-QMGR_NAME_BAD = _entry(504, "E", "hosting", "{name!r} is not a valid queue manager name: 1 to 48 characters "
-                       "from A-Z a-z 0-9 . _ %.")
 QMGR_NOT_HOSTED = _entry(505, "E", "hosting", "queue manager {name} is not hosted here.")
 QMGR_CANNOT_HOST = _entry(506, "E", "hosting",
                           "This queue manager is not run by a qmlite server that can host others.")
+# 0504 is retired: its text named the characters before "/" was allowed (docs/decisions.md NM1).
+QMGR_NAME_INVALID = _entry(507, "E", "hosting", "{name!r} is not a valid queue manager name: 1 to 48 characters "
+                           "from A-Z a-z 0-9 . / _ %, not . or ...")
+QMGR_NOT_CREATED = _entry(508, "E", "hosting", "qmlite queue manager {name} not created: {why}.")

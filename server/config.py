@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
-import re
 from collections.abc import Mapping
+
+from qmlite.registry import qmgrnames  # standard library only: the one check of queue-manager names (NM1)
 
 DEFAULT_QMGR = "QM1"
 DEFAULT_PORT = 1414
@@ -22,10 +23,6 @@ DEFAULT_ADMIN_PASSWORD = "passw0rd"  # the developer container's documented defa
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
 DEFAULT_SECRETS_DIR = "/run/secrets"
-
-# MQ object names: 1-48 characters from A-Z a-z 0-9 . / _ %  (queue-manager names omit / in practice).
-_QMGR_NAME = re.compile(r"^[A-Za-z0-9._%]{1,48}$")
-
 
 class ConfigError(ValueError):
     pass
@@ -74,6 +71,10 @@ class ServerConfig:
     # default (qmgr_name), and a pattern of names an MQCONN creates ("" = none).
     qmgrs: tuple[str, ...] = ()
     create_on_connect: str = ""
+    # Caps on what MQCONNs may create (docs/multiqm.md, decisions NM7): queue managers hosted at most
+    # (the default included) and creations by MQCONN per minute; 0 = no limit.
+    max_qmgrs: int = 100
+    create_rate: int = 60
     # "real" (time.time) or "virtual": a clock only the test moves (registry/testing/clock.py, issue 23)
     clock: str = "real"
 
@@ -148,8 +149,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
             raise ConfigError(f"qmgrs must be a list of queue manager names, not {names!r}")
         values["qmgrs"] = tuple(names)
     cfg = ServerConfig(**values)  # type: ignore[arg-type]
-    if not _QMGR_NAME.match(cfg.qmgr_name):
-        raise ConfigError(f"invalid queue manager name {cfg.qmgr_name!r}")
+    if not qmgrnames.is_name(cfg.qmgr_name):
+        raise ConfigError(qmgrnames.why_not(cfg.qmgr_name))
     _check_hosting(cfg)
     if not 0 <= cfg.port <= 65535:
         raise ConfigError(f"invalid port {cfg.port}")
@@ -177,11 +178,17 @@ def _check_hosting(cfg: ServerConfig) -> None:
     """Every extra queue-manager name valid and distinct; the create-on-connect pattern valid."""
     seen = {cfg.qmgr_name}
     for name in cfg.qmgrs:
-        if not isinstance(name, str) or not _QMGR_NAME.match(name):
-            raise ConfigError(f"invalid queue manager name {name!r}")
+        if not qmgrnames.is_name(name):
+            raise ConfigError(qmgrnames.why_not(name))
         if name in seen:
             raise ConfigError(f"queue manager {name} named twice")
         seen.add(name)
+    for field in ("max_qmgrs", "create_rate"):
+        value = getattr(cfg, field)
+        if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            raise ConfigError(f"invalid {field} {value!r}: expected a number >= 0 (0: no limit)")
+    if cfg.max_qmgrs and len(seen) > cfg.max_qmgrs:
+        raise ConfigError(f"{len(seen)} queue managers named, more than max_qmgrs {cfg.max_qmgrs}")
     if cfg.create_on_connect:
         from qmlite.registry import hosting  # only then: it imports the whole domain (start-up time, issue 24)
 

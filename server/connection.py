@@ -23,6 +23,7 @@ from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.framer import Framer, Reassembler
 
+from qmlite.registry.errors import MQIError
 from qmlite.registry.security import authrecs
 from qmlite.registry.security import chlauth
 from qmlite.registry.monitoring import events
@@ -119,6 +120,9 @@ class Connection:
         self.channel: ChannelConfig | None = None
         self.definition: Channel | None = None  # the registry's channel, as it was at the first ID
         self.instance: ChannelInstance | None = None  # this socket as the status commands see it
+        # The queue manager the first ID named when only its first authenticated MQCONN may create it
+        # (create-on-connect, NM5): its name and QMID as the ID exchange gave them; None otherwise.
+        self.pending: negotiation.ServerIdentity | None = None
         self.agreement: negotiation.Agreement | None = None
         self._agreed = False  # the agreement is an acceptance (set with it)
         self._mux = False  # ... and multiplexed: every segment after the first ID exchange is TSHM
@@ -443,7 +447,8 @@ class Connection:
             await self._route(client.QMgrName)
             await self._start_instance(client.ChannelName)
         channel = self.channel
-        reply, agreement = negotiation.answer(client, channel, self.server.identity, max_fap=self._max_fap(channel))
+        reply, agreement = negotiation.answer(client, channel, self.pending or self.server.identity,
+                                              max_fap=self._max_fap(channel))
         self.agreement = agreement
         self._agreed = agreement.accepted
         self._mux = agreement.accepted and agreement.multiplexed
@@ -476,10 +481,11 @@ class Connection:
         puts MQCONN's QMgrName there, so the channel, the negotiation and every MQI call that follows
         are that queue manager's.  A name none is hosted under stays with the default, whose MQCONN
         then answers MQRC_Q_MGR_NAME_ERROR (2058), as a queue manager with another name does."""
-        name = (qmgr_name or "").strip()
+        name = (qmgr_name or "").rstrip(" \x00")  # blanks pad the field; any other character is the name's
         target = await self.server.route(name, self.log)
         if target is None:
-            self.log.info("unknown_qmgr", qmgr=name)
+            self.pending = self.server.pending(name)  # created, if at all, by an authenticated MQCONN
+            self.log.info("pending_qmgr" if self.pending else "unknown_qmgr", qmgr=name)
             return
         if target is not self.server:
             self.server.connections.discard(self)
@@ -513,6 +519,26 @@ class Connection:
             self.instance.ssl_peer = dn.render(self.tls.subject) if self.tls.subject else ""
             self.instance.ssl_cert_issuer = dn.render(self.tls.issuer) if self.tls.issuer else ""
             self.instance.ssl_key_time = self.tls.at
+
+    def move_to(self, target: QueueManagerServer) -> None:
+        """Hand this connection to the queue manager its first authenticated MQCONN just created
+        (``pending``): its channel instance moves there with what it counted so far.  MQIError 2059
+        when that queue manager refuses the channel (stopped, at its limits, its TLS rules)."""
+        old = self.server
+        try:
+            _, definition = svrconn.resolve(target.cfg, target.registry, self.channel.name)
+            if tls_check(definition, self.tls) is not None:
+                raise ChannelRefused("TLS")
+            instance = target.registry.running.start_instance(definition, self.peer_address, target.registry.now(),
+                                                              carried=self.instance)
+        except (svrconn.Refused, ChannelRefused) as exc:
+            raise MQIError(C.MQRC_Q_MGR_NOT_AVAILABLE, C.MQCC_FAILED) from exc
+        old.registry.running.end_instance(self.instance)
+        old.connections.discard(self)
+        target.connections.add(self)
+        self.server, self.cfg, self.definition, self.instance = target, target.cfg, definition, instance
+        self.pending = None
+        self.log.info("routed", qmgr=target.qm.registry.qmgr.name, created=True)
 
     def _count_conversations(self) -> None:
         if self.instance is not None:

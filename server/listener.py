@@ -8,16 +8,20 @@ import dataclasses
 import itertools
 import os
 import pathlib
+import time
 from collections.abc import AsyncIterator
 
 import trio
 
-from qmlite.registry import hosting
+from qmlite.pcf import constants as C
+from qmlite.registry import hosting, qmgrnames
+from qmlite.registry.errors import MQIError
 from qmlite.registry.qmgr import QueueManager
+from qmlite.registry.security import authority
 
 from . import command_server, monitor, svrconn
 from . import log as qlog
-from .config import ConfigError, ServerConfig
+from .config import ServerConfig
 from .connection import Connection
 from .durability import GroupCommitter
 from .mqi import MQI
@@ -68,10 +72,14 @@ class QueueManagerServer:
         if primary is None:
             self.servers[qm.registry.qmgr.name] = self
             self.qmgrs = hosting.QueueManagers(cfg.data_dir, qm, opener=self._open_hosted,
-                                               create_pattern=cfg.create_on_connect)
+                                               create_pattern=cfg.create_on_connect, max_qmgrs=cfg.max_qmgrs,
+                                               create_rate=cfg.create_rate)
             self.qmgrs.on_created = self._hosted_created
             try:
-                self.qmgrs.create_many([*cfg.qmgrs, *self.qmgrs.open_existing()])
+                # What an earlier run left is hosted again; a directory that is no queue manager's, or
+                # one that will not open, is logged and left alone: it cannot stop the start (NM4).
+                self.qmgrs.create_many(cfg.qmgrs, found=self.qmgrs.open_existing(report=self._skipped),
+                                       report=self._skipped)
             except BaseException:
                 self.qmgrs.shutdown()
                 raise
@@ -154,22 +162,61 @@ class QueueManagerServer:
         return None if qm is None else self.primary.servers.get(qm.registry.qmgr.name)
 
     async def route(self, name: str, logger=None) -> QueueManagerServer | None:
-        """The server of the queue manager an ID exchange names, created now when the name matches the
-        create-on-connect pattern; None when none is hosted (MQCONN then answers 2058)."""
+        """The server of the queue manager an ID exchange names; None when none is hosted under that
+        name (MQCONN then answers 2058, unless ``pending`` says its first authenticated MQCONN may
+        create it).  Nothing is created here: the client has not said who it is yet (NM5)."""
         primary = self.primary
         if name in ("", "*", primary.qm.registry.qmgr.name):
             return primary
-        try:
-            qm = primary.qmgrs.resolve(name)
-        except (hosting.HostingError, ConfigError, OSError, ValueError) as exc:
-            (logger or qlog.get()).warning("qmgr_not_created", qmgr=name, reason=str(exc))
-            return None
+        qm = primary.qmgrs.get(name)
         if qm is None:
             return None
         server = primary.servers[qm.registry.qmgr.name]
         server.ensure_running()
         await server.ready.wait()
         return server
+
+    def pending(self, name: str) -> ServerIdentity | None:
+        """For a name no queue manager has yet but the create-on-connect pattern matches: the identity
+        the ID exchange answers with (its name, the QMID it will have), else None."""
+        if not self.primary.qmgrs.creatable(name):
+            return None
+        now = time.time()
+        return ServerIdentity(name, qmgrnames.identifier(name, now), self.identity.ccsid, created=now)
+
+    def create_pending(self, conn: Connection, conv, body) -> int:
+        """An MQCONN on a connection whose queue manager does not exist yet (``pending``): the client is
+        authenticated and authorised by the default queue manager's rules (CONNAUTH, CHLAUTH, connect
+        authority: the rules this server's administrator set), and only then is the queue manager
+        created, within the caps, and the connection handed to it; 0, or the MQRC the MQCONN fails with
+        (NM5, NM7).  The MQCONN then runs on the new queue manager, with its own checks."""
+        primary = self.primary
+        pending = conn.pending
+        if body.QMgrName not in ("", "*", pending.qmgr_name):  # MQCONN names another than the ID did
+            return C.MQRC_Q_MGR_NAME_ERROR
+        reason, user, _ = conn.authenticate(conv, body.ApplName, body.ApplType)
+        if not reason:
+            try:
+                authority.check_connect(primary.registry, user)
+            except MQIError as exc:
+                reason = exc.reason
+        if reason:
+            conn.log.warning("qmgr_not_created", qmgr=pending.qmgr_name, reason=C.describe("MQRC", reason),
+                             why="the client is not authenticated")
+            return reason
+        try:
+            qm = primary.qmgrs.create_on_connect(pending.qmgr_name, created=pending.created)
+            server = primary.servers[qm.registry.qmgr.name]
+            conn.move_to(server)
+        except (hosting.HostingError, MQIError) as exc:
+            conn.log.warning("qmgr_not_created", qmgr=pending.qmgr_name, reason=C.describe("MQRC", exc.reason),
+                             why=str(exc), cause=repr(exc.__cause__) if exc.__cause__ else None)
+            return exc.reason
+        server.ensure_running()
+        return 0
+
+    def _skipped(self, directory: str, why: str) -> None:
+        qlog.get().warning("qmgr_directory_skipped", directory=directory, why=why)
 
     def connection_count(self) -> int:
         return sum(len(s.connections) for s in self.primary.servers.values())

@@ -118,6 +118,8 @@ class MQI:
         session = conv.session
         if session is not None and session.fault is not None:
             await self._delay(conn, conv, session, t)
+        if conn.server is not self.server:  # this MQCONN created its queue manager: its tasks first
+            await conn.server.ready.wait()
         # _answer, inline (HP3): the reply leaves once what it depends on is durable
         after = qm.position
         position = depends_on if after <= before or depends_on > after else after
@@ -193,7 +195,7 @@ class MQI:
             fcno = fap.Fcno(Version=min(body.Fcno.Version, 2), CapabilityFlags=2,  # no AMS policies
                             ConnTag=conn_id + bytes(104))
         # A failed connect still echoes the MQCONN structures: clients read them before the reason.
-        out = fap.MQConnBody(QMgrName=self.qm.registry.qmgr.name, ApplName=body.ApplName, ApplType=body.ApplType,
+        out = fap.MQConnBody(QMgrName=conn.server.qm.registry.qmgr.name, ApplName=body.ApplName, ApplType=body.ApplType,
                              AccountingToken=body.AccountingToken, Options=body.Options, XOptions=body.XOptions,
                              Fcno=fcno, ReconnectionId=bytes(24) if body.ReconnectionId is not None else None,
                              ReconnectionQmId=bytes(48) if body.ReconnectionQmId is not None else None)
@@ -202,14 +204,19 @@ class MQI:
     def _connect(self, conn: Connection, conv: Conversation, body: fap.MQConnBody) -> int:
         if conv.session is not None:
             return C.MQRC_ALREADY_CONNECTED
+        if conn.pending is not None:  # create-on-connect: only once the client is authenticated (NM5)
+            reason = self.server.create_pending(conn, conv, body)
+            if reason:
+                return reason
+        qm = conn.server.qm  # the queue manager just created, when it was
         try:
-            self.qm.check_connect(body.QMgrName)
+            qm.check_connect(body.QMgrName)
             reason, user, admin = conn.authenticate(conv, body.ApplName, body.ApplType)
             if reason:
                 return reason
-            conv.session = self.qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
-                                           appl_type=body.ApplType, channel=conn.channel.name,
-                                           conname=_conname(conn), options=body.XOptions)
+            conv.session = qm.connect(body.QMgrName, user=user, admin=admin, appl_name=body.ApplName,
+                                      appl_type=body.ApplType, channel=conn.channel.name,
+                                      conname=_conname(conn), options=body.XOptions)
             if conn.instance is not None:
                 conn.instance.mca_user, conn.instance.remote_appl = user, body.ApplName
         except MQIError as exc:

@@ -31,6 +31,7 @@ class ServerIdentity:
     qmgr_name: str
     qmgr_id: str
     ccsid: int = 819
+    created: float = 0.0  # when the queue manager was (or, pending its creation, will be) created
 
 
 @dataclasses.dataclass(slots=True)

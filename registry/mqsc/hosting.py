@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from qmlite.pcf import constants as C
-from qmlite.registry import hosting
+from qmlite.registry import hosting, qmgrnames
 from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc import display
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
@@ -62,7 +62,10 @@ def run(qm, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], 
             if exc.reason == hosting.MQRC_Q_MGR_EXISTS:
                 return (C.MQCC_FAILED, MQRCCF_OBJECT_ALREADY_EXISTS,
                         [QML.QMGR_EXISTS(name=command.name)], [])
-            return C.MQCC_FAILED, exc.reason, [QML.QMGR_NAME_BAD(name=command.name)], []
+            # a command's MQRCCF (NM6): a bad name 3074, a cap or an opening that failed 3209
+            line = (QML.QMGR_NAME_INVALID(name=command.name) if exc.reason == hosting.MQRC_Q_MGR_NAME_ERROR
+                    else QML.QMGR_NOT_CREATED(name=command.name, why=exc))
+            return C.MQCC_FAILED, exc.command_reason, [line], []
         return C.MQCC_OK, 0, [QML.QMGR_CREATED(name=command.name)], []
     try:
         if qmgrs is None:
@@ -76,8 +79,8 @@ def run(qm, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], 
         else:
             shown = qmgrs.describe(command.name)
     except hosting.HostingError as exc:
-        line = QML.QMGR_NOT_HOSTED if hosting.QMGR_NAME.match(command.name or "") else QML.QMGR_NAME_BAD
-        return C.MQCC_FAILED, exc.reason, [line(name=command.name)], []
+        line = QML.QMGR_NOT_HOSTED if qmgrnames.is_name(command.name) else QML.QMGR_NAME_INVALID
+        return C.MQCC_FAILED, exc.command_reason, [line(name=command.name)], []
     text: list[str] = []
     objects: list[dict[str, str]] = []
     for entry in shown:

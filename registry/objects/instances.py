@@ -109,9 +109,12 @@ class Running:
         self._ids = itertools.count(1)
 
     # ---- channel instances -----------------------------------------------------------------------
-    def start_instance(self, channel: Channel, conn_name: str, now: float) -> ChannelInstance:
+    def start_instance(self, channel: Channel, conn_name: str, now: float, *,
+                       carried: ChannelInstance | None = None) -> ChannelInstance:
         """A client starts ``channel``: refused when it is stopped or its instance limits are reached
-        (IBM: the client sees MQRC_CHANNEL_NOT_AVAILABLE for all three)."""
+        (IBM: the client sees MQRC_CHANNEL_NOT_AVAILABLE for all three).  ``carried``: the instance the
+        socket had on another queue manager of the same server, whose counts continue here (a
+        connection its MQCONN's create-on-connect handed over, server/listener.py)."""
         if channel.name in self.stopped:
             raise ChannelRefused("channel stopped")
         mine = self._by_channel.get(channel.name, {})
@@ -120,7 +123,10 @@ class Running:
         client = (channel.name, conn_name)
         if self._per_client.get(client, 0) >= channel.max_instances_per_client:
             raise ChannelRefused("MAXINSTC reached")
-        instance = ChannelInstance(next(self._ids), channel.name, channel.channel_type, conn_name, now)
+        if carried is None:
+            instance = ChannelInstance(next(self._ids), channel.name, channel.channel_type, conn_name, now)
+        else:
+            instance = dataclasses.replace(carried, instance_id=next(self._ids))
         self.instances[instance.instance_id] = instance
         self._by_channel.setdefault(channel.name, {})[instance.instance_id] = instance
         self._per_client[client] = self._per_client.get(client, 0) + 1

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
 
+from qmlite.registry import qmgrnames
 from qmlite.registry.objects import defaults
 from qmlite.registry.objects import values as V
 from qmlite.registry.objects import generic
@@ -156,8 +157,7 @@ class QueueManager:
 
     @property
     def identifier(self) -> str:
-        stamp = time.strftime("%Y-%m-%d_%H.%M.%S", time.localtime(self.created))
-        return f"{self.name}_{stamp}"
+        return qmgrnames.identifier(self.name, self.created)  # fits MQCHAR48 for any name (NM3)
 
 
 
@@ -536,6 +536,13 @@ class Registry:
             cache.clear()  # a bound, not an LRU: topics that publications use come straight back
         cache[key] = value
         return value
+
+    def set_created(self, created: float) -> None:
+        """A just-created queue manager's creation time (its QMID and CRDATE/CRTIME), when its first
+        client was given the QMID before the queue manager existed (registry/hosting.py, NM5)."""
+        self.qmgr.created = created
+        self.store.set_meta("created", created)
+        self.store.commit()
 
     # ---- durability ------------------------------------------------------------------------------
     def commit(self) -> None:

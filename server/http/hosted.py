@@ -4,7 +4,7 @@ creates one (docs/rest.md "qmlite's own")."""
 
 from __future__ import annotations
 
-from qmlite.registry import hosting
+from qmlite.registry import hosting, qmgrnames
 
 from . import errors
 
@@ -19,7 +19,7 @@ def entries(server, name: str | None) -> dict:
     try:
         return {"qmgr": [_entry(e) for e in qmgrs.describe(name)]}
     except hosting.HostingError as exc:
-        if hosting.QMGR_NAME.match(name or ""):
+        if qmgrnames.is_name(name):
             raise errors.unknown_qmgr(name) from None
         raise errors.bad_request(f"{exc}.", reason=exc.reason) from None
 

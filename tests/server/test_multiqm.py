@@ -15,7 +15,7 @@ ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQCFC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite, worker_qmgr_name, worker_queue_manager  # noqa: E402
-from qmlite.registry import hosting  # noqa: E402
+from qmlite.registry import qmgrnames  # noqa: E402
 from qmlite.server import config  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
@@ -23,8 +23,8 @@ AUTH = ("admin", "passw0rd")
 APP = ("app", "app-passw0rd")
 CSRF = {"ibm-mq-rest-csrf-token": "x"}
 # Names no queue manager may have (IBM "Rules for naming IBM MQ objects"): too long, characters outside
-# A-Z a-z 0-9 . _ %, and empty.
-BAD_NAMES = ["A" * 49, "QM/2", "QM-2", "QM 2", "QM*", "QM?", "QM#", "QM@1", "Q\u00c9", ""]
+# A-Z a-z 0-9 . / _ %, empty, and the directories "." and ".." (docs/decisions.md NM1).
+BAD_NAMES = ["A" * 49, "QM-2", "QM 2", "QM*", "QM?", "QM#", "QM@1", "Q\u00c9", "", ".", ".."]
 
 
 @pytest.fixture(scope="module")
@@ -207,9 +207,9 @@ def test_a_queue_manager_defined_by_mqsc_is_served_at_once(server, qm1):
 @pytest.mark.parametrize("command, reason", [
     ("DEFINE QMLITE QMGR(QM2)", 4001),  # MQRCCF_OBJECT_ALREADY_EXISTS
     ("DEFINE QMLITE QMGR(QM1)", 4001),
-    ("DISPLAY QMLITE QMGR(NOT.HOSTED)", CMQC.MQRC_Q_MGR_NAME_ERROR),
-    *[(f"DEFINE QMLITE QMGR('{bad}')", CMQC.MQRC_Q_MGR_NAME_ERROR) for bad in BAD_NAMES],
-    *[(f"DISPLAY QMLITE QMGR('{bad}')", CMQC.MQRC_Q_MGR_NAME_ERROR) for bad in BAD_NAMES if bad not in ("", "QM*")],
+    ("DISPLAY QMLITE QMGR(NOT.HOSTED)", CMQCFC.MQRCCF_Q_MGR_NAME_ERROR),  # a command's MQRCCF (NM6)
+    *[(f"DEFINE QMLITE QMGR('{bad}')", CMQCFC.MQRCCF_Q_MGR_NAME_ERROR) for bad in BAD_NAMES],
+    *[(f"DISPLAY QMLITE QMGR('{bad}')", CMQCFC.MQRCCF_Q_MGR_NAME_ERROR) for bad in BAD_NAMES if bad not in ("", "QM*")],
 ])
 def test_mqsc_refuses_bad_names_with_their_reason(qm1, command, reason):
     with pytest.raises(ibmmq.MQMIError) as err:
@@ -298,7 +298,7 @@ def test_rest_unknown_qmgr_in_list_and_bad_name(server):
 
 # ---- configuration, restart, the plugin ---------------------------------------------------------------
 @pytest.mark.parametrize("overrides", [*({"qmgrs": (bad,)} for bad in BAD_NAMES), {"qmgrs": ("QM1",)},
-                                       {"qmgrs": ("QM2", "QM2")}, {"create_on_connect": "QM/*"},
+                                       {"qmgrs": ("QM2", "QM2")}, {"create_on_connect": "QM-*"},
                                        {"create_on_connect": "A" * 49}, {"qmgrs": 5}])
 def test_bad_configuration_is_refused(overrides):
     with pytest.raises(config.ConfigError):
@@ -335,7 +335,7 @@ def test_the_plugin_adds_queue_managers(server):
                                           ("", "QM_MAIN"), ("a-b", "QM_A_B")])
 def test_worker_names_are_queue_manager_names(worker, name):
     assert worker_qmgr_name(worker) == name
-    assert hosting.QMGR_NAME.match(name)
+    assert qmgrnames.is_name(name)
 
 
 def test_xdist_workers_get_their_own_queue_manager_on_a_shared_server(tmp_path):
@@ -411,7 +411,7 @@ def test_serve_runmqsc_and_dspmq_reach_each_queue_manager(tmp_path):
 
 
 @pytest.mark.parametrize("args", [("--qmgr", "QM1", "--qmgr", "QM-2"), ("--qmgr", "QM1", "--qmgr", "QM1"),
-                                  ("--create-on-connect", "A/B")])
+                                  ("--create-on-connect", "A-B")])
 def test_serve_refuses_bad_names(tmp_path, args):
     done = _cli("serve", "--port", "0", "--data-dir", str(tmp_path / "d"), *args)
     assert done.returncode == 2 and "qmlite:" in done.stderr

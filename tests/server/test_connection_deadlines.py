@@ -131,6 +131,20 @@ async def test_a_connected_client_is_not_held_to_the_opening_deadline(tmp_path):
         await peer.aclose()
 
 
+def test_the_opening_timeout_is_a_setting_a_flag_and_checked(tmp_path):
+    from qmlite import cli
+
+    assert config.load(environ={}).opening_timeout == 60.0  # decision CX1's default
+    args = cli.build_parser(only_serve=True).parse_args(["serve", "--opening-timeout", "2.5"])
+    assert args.opening_timeout == 2.5
+    settings = tmp_path / "qmlite.toml"
+    settings.write_text("opening_timeout = 7\n")
+    assert config.load(environ={}, config_file=settings).opening_timeout == 7
+    for bad in (0, -1, "soon", True):
+        with pytest.raises(config.ConfigError, match="invalid opening timeout"):
+            config.load(environ={}, overrides={"opening_timeout": bad})
+
+
 # ---- the read loop's watchdogs, on a virtual clock -----------------------------------------------------
 class _Log:
     def __init__(self) -> None:

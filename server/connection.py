@@ -176,11 +176,14 @@ class Connection:
         self._opening.deadline = math.inf
 
     def _opening_timed_out(self) -> None:
+        # The client, if still there, sees the socket close.
+        self.log.warning("channel_timeout", phase="opening", seconds=self.cfg.opening_timeout,
+                         channel=self._channel_name(), message=self._timed_out())
+
+    def _timed_out(self) -> str:
         # IBM's channel that receives nothing in time ends with AMQ9271E (the channel name '????' when
-        # the socket never named one); the client, if still there, sees the socket close.
-        name = self._channel_name()
-        self.log.warning("channel_timeout", phase="opening", seconds=self.cfg.opening_timeout, channel=name,
-                         message=f"AMQ9271E: Channel '{name or '????'}' timed out.")
+        # the socket never named one).
+        return f"AMQ9271E: Channel '{self._channel_name() or '????'}' timed out."
 
     async def _read_loop(self) -> None:
         if self._sock is not None:
@@ -200,7 +203,8 @@ class Connection:
                         return
                 await self._received(data)
         if watchdog.cancelled_caught:
-            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
+            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
+                          message=self._timed_out())
 
     async def _socket_read_loop(self, sock) -> None:
         """The read loop of a plain TCP connection, on the socket itself (issue 24, decision HP1).
@@ -256,7 +260,8 @@ class Connection:
                     await trio.lowlevel.cancel_shielded_checkpoint()
                     await trio.lowlevel.cancel_shielded_checkpoint()
         if watchdog.cancelled_caught:
-            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
+            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
+                          message=self._timed_out())
 
     async def _received(self, data: bytes) -> None:
         if self.instance is not None:

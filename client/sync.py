@@ -87,6 +87,12 @@ def _in_finalizer() -> bool:
 _TLS_REFUSALS = frozenset({fap.CIPHER_SPEC, fap.PEER_NAME, fap.SSL_CLIENT_CERTIFICATE})
 
 
+def _tls_alert(exc: Optional[OSError]) -> bool:
+    """Whether ``exc`` is a TLS alert the peer sent (OpenSSL's reasons for them read ``..._ALERT_...``:
+    SSLV3_ALERT_BAD_CERTIFICATE, TLSV1_ALERT_UNKNOWN_CA, SSLV3_ALERT_CERTIFICATE_EXPIRED ...)."""
+    return isinstance(exc, ssl.SSLError) and "_ALERT_" in (exc.reason or "")
+
+
 class QueueManager:
     """A connected conversation.  Create with :meth:`connect`."""
 
@@ -106,6 +112,7 @@ class QueueManager:
         self._async = AsyncPutStatus()
         self._disconnected = False
         self._rcvtimeo = 0.0  # the SO_RCVTIMEO in force (0: none)
+        self._lost_by: Optional[OSError] = None  # what broke the socket, when a send or receive failed
 
     # -- connecting ---------------------------------------------------------------------------
 
@@ -161,6 +168,12 @@ class QueueManager:
                 # 2393 when it asked for TLS, 2059 when it did not (docs/decisions.md X6).
                 reason = C.MQRC_SSL_INITIALIZATION_ERROR if tls is not None else C.MQRC_Q_MGR_NOT_AVAILABLE
                 raise MQIError(C.MQCC_FAILED, reason, str(exc)) from None
+            if tls is not None and _tls_alert(qm._lost_by):
+                # Under TLS 1.3 the queue manager checks our certificate after our side of the handshake
+                # is done: its refusal (an untrusted or expired certificate) arrives as an alert where we
+                # wait for the ID exchange.  The same refusal as under TLS 1.2, the same 2393 (CX4).
+                raise MQIError(C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR,
+                               f"the queue manager refused the TLS connection: {qm._lost_by}") from None
             raise
         except BaseException:
             qm._close_socket()
@@ -177,6 +190,7 @@ class QueueManager:
         try:
             self._sock.sendall(data)
         except OSError as exc:
+            self._lost_by = exc
             self._ch.abort(f"send failed: {exc!r}")
             self._close_socket()
             raise self._ch_error() from None
@@ -216,6 +230,7 @@ class QueueManager:
                 ch.on_timer()
                 continue
             except OSError as exc:
+                self._lost_by = exc
                 ch.abort(f"receive failed: {exc!r}")
                 continue
             ch.receive_data(data)

@@ -22,7 +22,7 @@ def _serve(args: argparse.Namespace) -> int:
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
                        "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock,
-                       "max_connections": args.max_connections},
+                       "max_connections": args.max_connections, "opening_timeout": args.opening_timeout},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -211,6 +211,10 @@ def _add_serve(sub) -> None:
                        help="seconds between resource-usage publications on $SYS/MQ/INFO/QMGR (default 10)")
     serve.add_argument("--max-connections", type=int, metavar="N",
                        help="client connections held at once; more are refused (default 1000, IBM's MaxChannels: "
+                            "docs/compat.md)")
+    serve.add_argument("--opening-timeout", type=float, metavar="SECONDS",
+                       help="seconds a new connection may take from accept to its first MQCONN (TLS handshake "
+                            "and ID exchange included); a client still short of it is closed (default 60: "
                             "docs/compat.md)")
     serve.add_argument("--clock", choices=("real", "virtual"),
                        help="the queue manager's clock: real (default) or virtual, moved only by the test "

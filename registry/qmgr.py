@@ -3,9 +3,9 @@
 It owns the registry of definitions, the queues' contents, the sessions (connections and their
 handles), units of work, publication routing, the MQSUB rules, authority and the command server's
 rules, on an injected clock.  It has no sockets and no event loop: a server decodes a call, calls a
-method here, and encodes what it returns.  Two plain hooks tell the outside world what it must act
-on: ``on_available(queue)`` when a queue gains a message someone may be waiting for, and the store's
-journal positions (``position`` / ``durable_position``) saying which writes a reply depends on.
+method here, and encodes what it returns.  Plain hooks tell the outside world what it must act
+on: ``on_available(queue)`` when a queue gains a message someone may be waiting for, ``on_stopped(session)``
+when Stop Connection marks a session, and the store's journal positions (``position`` / ``durable_position``) saying which writes a reply depends on.
 
 Durability (IBM MQ's promise): a persistent message is written before MQPUT replies (NO_SYNCPOINT)
 or before MQCMIT replies; a destructive MQGET of one is written before its reply or at MQCMIT; a
@@ -74,7 +74,7 @@ _KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "
 _CLOSE_TYPES = {**_KIND_TYPES, "sub": C.MQOT_TOPIC}
 
 
-def _ignore(queue: str) -> None:
+def _ignore(_subject: object) -> None:
     pass
 
 
@@ -105,6 +105,9 @@ class QueueManager:
         self.engine = Engine(registry)
         self.command_server = CommandServer(self)
         self.on_available: Callable[[str], None] = _ignore
+        # Stop Connection marked a session (registry/admin/commands/status.py): the transport ends what it
+        # holds for it now (a delayed reply) rather than at its next call.
+        self.on_stopped: Callable[[Session], None] = _ignore
         self.publish_exit = None  # a registry.publishexit.PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False

@@ -62,6 +62,10 @@ class ServerConfig:
     # when it exists (QMLITE_PKI_DIR sets it too).
     pki_dir: str = ""
     tls_handshake_timeout: float = 10.0  # seconds a client may take over its TLS handshake
+    # Seconds from accept until the socket's first MQCONN is answered (its first bytes, any TLS handshake,
+    # the ID exchange, MQCONN): a client still short of it then is closed and its slot freed
+    # (docs/compat.md "Deadlines", decision CX1).
+    opening_timeout: float = 60.0
     channels: tuple[ChannelConfig, ...] = ()
     # Start-up MQSC (server/startup.py): these files in order, then every *.mqsc of mqsc_dir by name.
     mqsc_files: tuple[pathlib.Path, ...] = ()
@@ -158,6 +162,10 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         raise ConfigError(f"invalid max connections {cfg.max_connections!r}: expected a number > 0")
     if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
         raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
+    for name in ("opening_timeout", "tls_handshake_timeout"):
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not (isinstance(value, (int, float)) and value > 0):
+            raise ConfigError(f"invalid {name.replace('_', ' ')} {value!r}: expected seconds > 0")
     if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):
         raise ConfigError(f"invalid HTTP port {cfg.http_port!r}")
     if cfg.clock not in ("real", "virtual"):

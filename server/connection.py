@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
+import math
 import os
 import time
 from typing import TYPE_CHECKING
@@ -46,6 +47,7 @@ _MQI_REQUEST_MASK, _MQI_REQUEST = 0x80 | fap.REPLY, 0x80
 _FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
 _POSIX = os.name == "posix"
 _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
+_HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
 _REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
 ADMIN_USER = "admin"
 APP_USER = "app"
@@ -107,7 +109,7 @@ def segment_count(data: bytes) -> int:
 
 class Connection:
     def __init__(self, server: QueueManagerServer, stream, conn_no: int, logger, *, raw: trio.SocketStream | None = None,
-                 tls=None) -> None:
+                 tls=None, opening_deadline: float = math.inf) -> None:
         self.server = server
         self.cfg = server.cfg
         self.stream = stream  # the socket stream, or the TLS stream over it
@@ -139,6 +141,11 @@ class Connection:
         self._bytes_out_before = 0
         self._segments_out_before = 0
         self.nursery: trio.Nursery | None = None
+        # The opening exchange's deadline (trio time, from accept: ServerConfig.opening_timeout): lifted
+        # once an MQCONN is answered on the socket (``opened``), else the connection ends there.
+        self._opening = trio.CancelScope(deadline=opening_deadline)
+        self._watchdog: trio.CancelScope | None = None  # the read loop's idle limit (moved by ``hold`` too)
+        self._held = bytearray()  # bytes read while a call was held, served before the socket is read again
         self._wakes_seen = 0  # QueueActivity.wakes when this connection last let the woken run
         # The plain TCP socket under the stream, read and written directly (decision HP1); None for a
         # TLS stream or anything else (tests' memory streams), which keep the stream's own methods.
@@ -154,16 +161,33 @@ class Connection:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
                 try:
-                    if first:
-                        await self._received(first)
-                        first = b""  # not kept for the connection's lifetime
-                    await self._read_loop()
+                    with self._opening:
+                        if first:
+                            await self._received(first)
+                            first = b""  # not kept for the connection's lifetime
+                        await self._read_loop()
+                    if self._opening.cancelled_caught:
+                        self._opening_timed_out()
                 finally:
                     nursery.cancel_scope.cancel()
         except* (Closed, trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
             pass
         finally:
             await self._cleanup()
+
+    def opened(self) -> None:
+        """An MQCONN was answered on this socket: its opening exchange is over, the deadline lifted."""
+        self._opening.deadline = math.inf
+
+    def _opening_timed_out(self) -> None:
+        # The client, if still there, sees the socket close.
+        self.log.warning("channel_timeout", phase="opening", seconds=self.cfg.opening_timeout,
+                         channel=self._channel_name(), message=self._timed_out())
+
+    def _timed_out(self) -> str:
+        # IBM's channel that receives nothing in time ends with AMQ9271E (the channel name '????' when
+        # the socket never named one).
+        return f"AMQ9271E: Channel '{self._channel_name() or '????'}' timed out."
 
     async def _read_loop(self) -> None:
         if self._sock is not None:
@@ -172,14 +196,19 @@ class Connection:
         # One watchdog for the connection: each read only moves its deadline (a scope per read
         # costs more than the read itself on a busy connection).
         with trio.CancelScope() as watchdog:
+            self._watchdog = watchdog
             while not self._closed:
-                watchdog.deadline = trio.current_time() + self._idle_limit()
-                data = await self.stream.receive_some(_RECEIVE)
-                if not data:
-                    return
+                if self._held:
+                    data, self._held = bytes(self._held), bytearray()
+                else:
+                    watchdog.deadline = trio.current_time() + self._idle_limit()
+                    data = await self.stream.receive_some(_RECEIVE)
+                    if not data:
+                        return
                 await self._received(data)
         if watchdog.cancelled_caught:
-            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
+            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
+                          message=self._timed_out())
 
     async def _socket_read_loop(self, sock) -> None:
         """The read loop of a plain TCP connection, on the socket itself (issue 24, decision HP1).
@@ -193,14 +222,19 @@ class Connection:
         requests that never waits passes one every ``_FAIR_RUN`` reads: the loop stays cancellable,
         and one busy client cannot hold the loop."""
         read = os.read
-        with trio.CancelScope() as watchdog:
+        # Armed from the start: a peer that stops part-way through its first header is closed too.
+        with trio.CancelScope(deadline=trio.current_time() + self._idle_limit()) as watchdog:
+            self._watchdog = watchdog
             run = 0
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
                 try:
-                    data = read(fd, _RECEIVE)
+                    if self._held:  # read while a call was held (hold): served first, in order
+                        data, self._held = bytes(self._held), bytearray()
+                    else:
+                        data = read(fd, _RECEIVE)
                 except BlockingIOError:
                     limit = trio.current_time() + self._idle_limit()
                     if watchdog.deadline < limit:
@@ -230,7 +264,8 @@ class Connection:
                     await trio.lowlevel.cancel_shielded_checkpoint()
                     await trio.lowlevel.cancel_shielded_checkpoint()
         if watchdog.cancelled_caught:
-            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name())
+            self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
+                          message=self._timed_out())
 
     async def _received(self, data: bytes) -> None:
         if self.instance is not None:
@@ -269,9 +304,60 @@ class Connection:
                 return
 
     def _idle_limit(self) -> float:
-        # A silent peer is dead after twice the heartbeat interval (plus slack for slow clients).
+        # A silent peer is dead after twice the heartbeat interval (plus slack for slow clients); before
+        # the ID exchange agrees one, twice 60 s.  HBINT(0) agreed: no heartbeats, so silence says
+        # nothing and there is no limit (IBM's receive timeout is twice HBINT; decision CX2).
         hb = self.agreement.heartbeat_interval if self.agreement else 60
-        return max(hb, 1) * 2 + 30
+        if hb <= 0:
+            return math.inf
+        return hb * 2 + 30
+
+    async def hold(self, scope: trio.CancelScope) -> None:
+        """Wait, inside ``scope``, before a call's reply leaves (a fault rule's DELAY: its deadline
+        ends the wait, and a release -- the rule deleted, RESET QMLITE, Stop Connection -- cancels it),
+        still reading the socket meanwhile: what the client sends is kept, in order, for the read loop;
+        its end (EOF, reset) ends the connection now, so a client killed while its call waits frees its
+        slot at once.  The client is sent a heartbeat every HBINT, as during a waiting GET (fap.md 22);
+        its answers move the idle watchdog, which ends a peer that stops answering."""
+        beat = self.agreement.heartbeat_interval if self.agreement else 0
+        with scope:
+            next_beat = trio.current_time() + beat if beat > 0 else math.inf
+            while True:
+                with trio.move_on_at(next_beat):
+                    data = await self._read_while_held()
+                    if not data:
+                        self.log.info("peer_closed", channel=self._channel_name(), during="held call")
+                        self._closed = True
+                        raise Closed
+                    self._held += data  # counted in channel status when the read loop serves it
+                    if self._watchdog is not None:
+                        self._watchdog.deadline = max(self._watchdog.deadline,
+                                                      trio.current_time() + self._idle_limit())
+                    continue
+                await self.send_heartbeat()
+                next_beat = trio.current_time() + beat
+
+    async def _read_while_held(self) -> bytes:
+        """One read for ``hold`` (b"": the peer is gone).  Past ``_HELD_LIMIT`` kept bytes nothing more
+        is read: the wait goes on unwatched, as a client that floods a waiting call is no killed one."""
+        if len(self._held) >= _HELD_LIMIT:
+            await trio.sleep_forever()
+        sock = self._sock
+        if sock is None:
+            return await self.stream.receive_some(_RECEIVE)
+        while True:
+            fd = sock.fileno()
+            if fd < 0:
+                raise trio.ClosedResourceError("the socket was closed")
+            await trio.lowlevel.wait_readable(fd)
+            try:
+                return os.read(fd, _RECEIVE)
+            except BlockingIOError:
+                continue
+            except ConnectionError:
+                raise
+            except OSError as exc:
+                raise trio.BrokenResourceError(str(exc)) from exc
 
     async def _cleanup(self) -> None:
         self._closed = True

@@ -240,6 +240,7 @@ class QueueManagerServer:
                                      backlog=chosen.backlog, process_id=os.getpid())
 
     async def _handle(self, stream: trio.SocketStream) -> None:
+        opening = trio.current_time() + self.cfg.opening_timeout  # the whole opening exchange, from accept
         conn_no = next(self._ids)
         try:
             peer = stream.socket.getpeername()
@@ -258,8 +259,9 @@ class QueueManagerServer:
             await conn.refuse(quiescing=self.quiescing)
             return
         # Plain or TLS, told by the first byte; the wait and any handshake are this connection's own
-        # (server/tls.py), so a silent or half-finished client never delays another.
-        first = await first_bytes(stream, self.cfg.tls_handshake_timeout)
+        # (server/tls.py), so a silent or half-finished client never delays another.  Both fit in the
+        # opening deadline, which the connection then keeps until its first MQCONN.
+        first = await first_bytes(stream, min(self.cfg.tls_handshake_timeout, self.cfg.opening_timeout))
         if not first:
             logger.info("connection_dropped", reason="nothing sent")
             await stream.aclose()
@@ -267,14 +269,15 @@ class QueueManagerServer:
         negotiated = None
         raw = stream
         if is_tls(first):
-            tls_stream, negotiated, why = await self.tls.handshake(stream, first, self.cfg.tls_handshake_timeout)
+            timeout = max(0.0, min(self.cfg.tls_handshake_timeout, opening - trio.current_time()))
+            tls_stream, negotiated, why = await self.tls.handshake(stream, first, timeout)
             if tls_stream is None:
                 logger.warning("tls_handshake_failed", reason="MQRC_SSL_INITIALIZATION_ERROR", why=why)
                 with trio.CancelScope(shield=True):
                     await stream.aclose()
                 return
             stream, first = tls_stream, b""
-        conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated)
+        conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated, opening_deadline=opening)
         self.connections.add(conn)
         logger.info("connect", tls=negotiated.cipher_spec if negotiated else None)
         serving = conn.run(first)

@@ -71,6 +71,11 @@ class MQI:
         self.activity = QueueActivity()
         self.qm.on_available = self.activity.notify
         self.qm.clock_control.on_moved.append(self.activity.notify_all)
+        # Replies held by a DELAY rule (scope -> its rule and session): released at once when the rule
+        # goes (DELETE QMLITE FAULT, RESET QMLITE) or the session is stopped (Stop Connection).
+        self._holds: dict[trio.CancelScope, tuple[str, object]] = {}
+        self.qm.faults.on_change.append(self._faults_changed)
+        self.qm.on_stopped = self._session_stopped
         self._async_index = 0
         self._verbs: dict[int, Callable[..., Replies]] = {
             fap.MQCONN: self._conn, fap.MQDISC: self._disc, fap.MQOPEN: self._open, fap.MQCLOSE: self._close,
@@ -117,7 +122,8 @@ class MQI:
                                  hobj=call.ApiHeader.Hobj)
         session = conv.session
         if session is not None and session.fault is not None:
-            await self._delay(conn, conv, session, t)
+            if not await self._delay(conn, conv, session, seg, call):
+                return  # stopped while it waited: answered as a stopped call
         if conn.server is not self.server:  # this MQCONN created its queue manager: its tasks first
             await conn.server.ready.wait()
         # _answer, inline (HP3): the reply leaves once what it depends on is durable
@@ -136,11 +142,38 @@ class MQI:
                          conversation=conv.conv_id)
         await conn.abort()
 
-    async def _delay(self, conn: Connection, conv: Conversation, session, t: int) -> None:
-        """A rule delayed the reply: the call has acted; its answer leaves ``delay_ms`` later."""
+    async def _delay(self, conn: Connection, conv: Conversation, session, seg: fap.Segment,
+                     call: fap.MqiCall) -> bool:
+        """A rule delayed the reply: the call has acted; its answer leaves ``delay_ms`` later, or as soon
+        as the rule is deleted (or RESET QMLITE clears it).  The connection keeps reading meanwhile, so a
+        client that goes away ends it at once.  False when Stop Connection ended the wait: the call is
+        then answered as a stopped one (2009, its unit of work backed out; docs/faults.md, decision CX3)."""
         fault, session.fault = session.fault, None
-        conn.log.info("fault_delay", verb=fap.segment_type_name(t), user=conv.user, ms=fault.delay_ms)
-        await trio.sleep(fault.delay_ms / 1000)
+        verb = fap.segment_type_name(seg.header.SegmentType)
+        conn.log.info("fault_delay", verb=verb, user=conv.user, ms=fault.delay_ms)
+        scope = trio.CancelScope(deadline=trio.current_time() + fault.delay_ms / 1000)
+        self._holds[scope] = (fault.rule, session)
+        try:
+            await conn.hold(scope)
+        finally:
+            del self._holds[scope]
+        if session.stopped:
+            await self._stopped(conn, conv, seg, call)
+            return False
+        if trio.current_time() < scope.deadline:  # released early: the rule is gone
+            conn.log.info("fault_delay_released", verb=verb, user=conv.user, rule=fault.rule)
+        return True
+
+    def _faults_changed(self) -> None:
+        faults = self.qm.faults
+        for scope, (rule, _session) in list(self._holds.items()):
+            if rule not in faults:
+                scope.cancel()
+
+    def _session_stopped(self, session) -> None:
+        for scope, (_rule, held) in list(self._holds.items()):
+            if held is session:
+                scope.cancel()
 
     async def _stopped(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> None:
         """Stop Connection marked this connection (registry/admin/commands/status.py): it ends here, its
@@ -185,6 +218,8 @@ class MQI:
     def _conn(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> Replies:
         body: fap.MQConnBody = call.Call
         comp, reason = C.MQCC_OK, self._connect(conn, conv, body)
+        if conv.session is not None:
+            conn.opened()  # the socket's opening exchange is done: its deadline no longer applies
         if reason:
             comp = C.MQCC_WARNING if reason == C.MQRC_ALREADY_CONNECTED else C.MQCC_FAILED
             conn.log.warning("connect_refused", user=conv.auth_user or conv.user_id, channel=conn.channel.name,

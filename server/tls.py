@@ -243,6 +243,7 @@ class ServerTLS:
             try:
                 await tls.do_handshake()
             except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
+                await tls.send_alert()
                 return None, None, f"handshake failed: {exc.__cause__ or exc}"
         if scope.cancelled_caught:
             return None, None, f"no TLS handshake within {timeout:g} s"
@@ -359,6 +360,17 @@ class TLSStream(trio.abc.Stream):
             finally:
                 self._sending = False
                 self._send_turn.unpark()
+
+    async def send_alert(self) -> None:
+        """Send what OpenSSL wrote as the handshake failed -- its alert (bad certificate, unknown CA,
+        certificate expired) -- so the client learns the queue manager refused its TLS rather than
+        seeing the socket just close.  Under TLS 1.3 the client has finished its side of the handshake
+        by then and reads the alert where it waits for the ID exchange (decision CX4)."""
+        if self._out.pending:
+            try:
+                await self.transport.send_all(self._out.read())
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass  # the client is gone: nobody to tell
 
     async def do_handshake(self) -> None:
         while True:

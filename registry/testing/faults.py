@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+from collections.abc import Callable
 
 import structlog
 
@@ -204,9 +205,20 @@ class Faults:
         self._index: dict[str, _VerbIndex] = {}
         self._order = 0
         self.diskfull = False  # a DISKFULL rule is set: only then does a put work out its persistence
+        # Called after rules are removed (delete, clear): the transport releases the replies a removed
+        # DELAY rule still holds (server/mqi.py).
+        self.on_change: list[Callable[[], None]] = []
 
     def __len__(self) -> int:
         return len(self._rules)
+
+    def __contains__(self, name: object) -> bool:
+        """Whether a rule of this exact name is set."""
+        return name in self._rules
+
+    def _removed(self) -> None:
+        for callback in self.on_change:
+            callback()
 
     # ---- administration ------------------------------------------------------------------------
     def define(self, name: str, *, verb: str | list[str] | tuple[str, ...] | None = None, action: str | None = None,
@@ -235,6 +247,7 @@ class Faults:
             del self._rules[n]
         self._reindex()
         log.info("fault_rule_deleted", rule=name, deleted=len(gone))
+        self._removed()
         return len(gone)
 
     def clear(self) -> int:
@@ -242,6 +255,7 @@ class Faults:
         self._rules.clear()
         self._index = {}
         self.diskfull = False
+        self._removed()
         return cleared
 
     def rules(self, name: str = "*") -> list[Rule]:

@@ -258,6 +258,71 @@ def test_delay_holds_the_reply_after_the_call_has_acted(server):
     assert _rule(server, "SLOW")["FIRED"] == 1
 
 
+def _held(server) -> threading.Event:
+    """An event set when the server next holds a reply for a DELAY rule (its MQI's table of held replies
+    watched from the server's own thread): the release below then certainly meets a held call."""
+    held = threading.Event()
+    runner = server._runner
+    mqi = runner.server.mqi
+
+    class Watched(dict):
+        def __setitem__(self, key, value) -> None:
+            super().__setitem__(key, value)
+            held.set()
+
+    runner.loop.run_sync(lambda: setattr(mqi, "_holds", Watched(mqi._holds)))
+    return held
+
+
+def _delayed_get(server, gmo=None) -> tuple[threading.Thread, dict, object]:
+    """An MQGET of the one message on Q, its reply held by a rule: (thread, outcome, qm)."""
+    _admin(server).put1(Q, b"held")
+    qm = _admin(server)
+    q = ibmmq.Queue(qm, Q, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_SET)  # options that mark it
+    held = _held(server)
+    server.faults.set("SLOW", verb="MQGET", object=Q, delay=3_600_000)
+    outcome: dict = {}
+
+    def get() -> None:
+        try:
+            outcome["data"] = q.get(None, ibmmq.MD(), gmo or ibmmq.GMO())
+        except ibmmq.MQMIError as err:
+            outcome["reason"] = err.reason
+
+    thread = threading.Thread(target=get, daemon=True)
+    thread.start()
+    assert held.wait(30)  # the get has acted, its reply is held for an hour
+    return thread, outcome, qm
+
+
+def test_deleting_the_rule_releases_a_delayed_reply_at_once(server):
+    thread, outcome, _qm = _delayed_get(server)
+    assert "QML0402I" in " ".join(_mqsc(server, "DELETE QMLITE FAULT(SLOW)").text)
+    thread.join(30)  # far less than the hour: the deletion ended the delay
+    assert outcome == {"data": b"held"}  # the call answered as it acted
+
+
+def test_reset_qmlite_releases_a_delayed_reply_at_once(server):
+    thread, outcome, _qm = _delayed_get(server)
+    server.reset()
+    thread.join(30)
+    assert outcome == {"data": b"held"}
+
+
+def test_stop_connection_ends_a_delayed_call_with_2009_and_backs_its_unit_of_work_out(server):
+    thread, outcome, qm = _delayed_get(server, ibmmq.GMO(Options=CMQC.MQGMO_SYNCPOINT))
+    pcf = ibmmq.PCFExecute(_admin(server))
+    found = pcf.MQCMD_INQUIRE_CONNECTION({CMQCFC.MQBACF_GENERIC_CONNECTION_ID: ibmmq.ByteString(b""),
+                                         CMQCFC.MQIACF_CONN_INFO_TYPE: CMQCFC.MQIACF_CONN_INFO_HANDLE})
+    (target,) = [h for h in found
+                 if h[CMQCFC.MQIACF_OPEN_OPTIONS] == CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_SET]
+    assert pcf.MQCMD_STOP_CONNECTION({CMQCFC.MQBACF_CONNECTION_ID:
+                                      ibmmq.ByteString(target[CMQCFC.MQBACF_CONNECTION_ID])}) == []
+    thread.join(30)
+    assert outcome == {"reason": CMQC.MQRC_CONNECTION_BROKEN}
+    assert _depth(server) == 1  # the get under syncpoint backed out: the message is back
+
+
 def test_diskfull_fails_persistent_puts_with_2102_and_lets_nonpersistent_ones_through(server):
     _mqsc(server, "SET QMLITE FAULT(DISK) ACTION(DISKFULL)")
     qm = _admin(server)

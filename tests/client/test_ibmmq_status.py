@@ -237,3 +237,37 @@ def test_stop_connection_ends_a_waiting_get(conn_name, pcf):
         pass
     # the stopped connection's handle is gone: the queue is no longer in use
     assert pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: empty}) == []
+
+
+def test_stop_connection_ends_an_asynchronous_consumer_with_2009(conn_name, pcf):
+    import threading
+
+    empty = b"STATUS.MQCB.Q"  # nothing on it: the consumer waits
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: empty, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+    other = ibmmq.connect("QM1", ADMIN_CHANNEL, conn_name, "admin", "passw0rd")
+    marked = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INQUIRE | CMQC.MQOO_SET
+    q = ibmmq.Queue(other, empty, marked)
+    events: list = []
+    heard = threading.Event()
+
+    def handler(queue_manager, queue, md, gmo, msg, cbc):
+        events.append((cbc.CallType, cbc.Reason))
+        heard.set()
+
+    other.cb(operation=CMQC.MQOP_REGISTER, cbd=ibmmq.CBD(CallbackFunction=handler,
+                                                         CallbackType=CMQC.MQCBT_EVENT_HANDLER))
+    q.cb(operation=CMQC.MQOP_REGISTER, cbd=ibmmq.CBD(CallbackFunction=lambda **kw: None), md=ibmmq.MD(),
+         gmo=ibmmq.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_WAIT, WaitInterval=CMQC.MQWI_UNLIMITED))
+    other.ctl(CMQC.MQOP_START, ibmmq.CTLO())
+    found = pcf.MQCMD_INQUIRE_CONNECTION({CMQCFC.MQBACF_GENERIC_CONNECTION_ID: ibmmq.ByteString(b""),
+                                         CMQCFC.MQIACF_CONN_INFO_TYPE: CMQCFC.MQIACF_CONN_INFO_HANDLE})
+    (target,) = [h for h in found if h[CMQCFC.MQIACF_OPEN_OPTIONS] == marked]
+    assert pcf.MQCMD_STOP_CONNECTION({CMQCFC.MQBACF_CONNECTION_ID:
+                                      ibmmq.ByteString(target[CMQCFC.MQBACF_CONNECTION_ID])}) == []
+    assert heard.wait(30)  # far less than the unlimited wait: the stop ended it
+    assert events[0] == (CMQC.MQCBCT_EVENT_CALL, CMQC.MQRC_CONNECTION_BROKEN)
+    try:
+        other.disconnect()
+    except ibmmq.MQMIError:
+        pass  # the queue manager ended it already
+    assert pcf.MQCMD_DELETE_Q({CMQC.MQCA_Q_NAME: empty}) == []  # its handle is gone: the queue is not in use

@@ -174,6 +174,24 @@ def test_a_cipherspec_mismatch_is_refused_with_2393(client, server, channel, cip
     assert client.reason(tls_connect, client, server, channel, cipher) == C.MQRC_SSL_INITIALIZATION_ERROR
 
 
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory, made):
+    from tests.support.badcerts import refused_client_repositories
+
+    return refused_client_repositories(made, tmp_path_factory.mktemp("refused"))
+
+
+@pytest.mark.parametrize("certificate", ["unknown CA", "expired"])
+@pytest.mark.parametrize("channel", ["TLS.N13", "TLS.ANY13", "TLS.ANY12H", "TLS.ANY12", "TLS.N12"])
+def test_a_refused_client_certificate_gives_2393_under_every_cipherspec(client, server, refused, channel,
+                                                                        certificate):
+    # Under TLS 1.3 the queue manager judges the client's certificate after the client has finished its
+    # side of the handshake: the refusal (the server's alert) is read where the ID exchange is awaited.
+    spec = SPEC_CHANNELS[channel]
+    assert client.reason(tls_connect, client, server, channel, spec, repo=refused[certificate], label="any") \
+        == C.MQRC_SSL_INITIALIZATION_ERROR
+
+
 def test_a_plain_client_on_a_tls_channel_gets_2059(client, server):
     assert client.reason(client.connect, server, "TLS.ANY12H") == C.MQRC_Q_MGR_NOT_AVAILABLE
 

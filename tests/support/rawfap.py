@@ -102,12 +102,17 @@ async def handshake(peer: RawPeer, channel: str = "DEV.ADMIN.SVRCONN", user: str
     return theirs
 
 
-async def mqi_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj: int = 0, conv: int = 1) -> tuple[fap.ApiHeader, bytes]:
+async def send_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj: int = 0, conv: int = 1) -> None:
+    """Send an MQI request and nothing more (its reply is the caller's to read, or not)."""
     sid = getattr(peer, "sid", fap.TSHM)
     total = (36 if sid == fap.TSHM else 28) + 16 + len(body)
     api = fap.ApiHeader(CallLength=total, Hobj=hobj).pack(fap.LITTLE)
     await peer.send(fap.encode_segment(segment_type, api + body, struct_id=sid,
                                        conversation_id=conv if sid == fap.TSHM else 0))
+
+
+async def mqi_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj: int = 0, conv: int = 1) -> tuple[fap.ApiHeader, bytes]:
+    await send_call(peer, segment_type, body, hobj=hobj, conv=conv)
     seg = await peer.receive()
     assert seg is not None, "server closed the connection"
     assert seg.header.SegmentType == segment_type | fap.REPLY, seg.header
@@ -115,10 +120,13 @@ async def mqi_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj:
     return call.ApiHeader, (call.Call if call.Call is not None else call.Data)
 
 
+def mqconn_body() -> bytes:
+    return fap.MQConnBody(QMgrName="QM1", ApplName="rawfap", ApplType=C.MQAT_UNIX, Options=3,
+                          Fcno=fap.Fcno(Version=2, CapabilityFlags=0)).pack(fap.LITTLE)
+
+
 async def connect_mq(peer: RawPeer, conv: int = 1) -> fap.ApiHeader:
-    body = fap.MQConnBody(QMgrName="QM1", ApplName="rawfap", ApplType=C.MQAT_UNIX, Options=3,
-                          Fcno=fap.Fcno(Version=2, CapabilityFlags=0))
-    api, _ = await mqi_call(peer, fap.MQCONN, body.pack(fap.LITTLE), conv=conv)
+    api, _ = await mqi_call(peer, fap.MQCONN, mqconn_body(), conv=conv)
     return api
 
 

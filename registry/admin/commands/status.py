@@ -500,10 +500,12 @@ def stop_connection(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if session is None:
         raise CommandError(C.MQRCCF_CONNECTION_ID_ERROR, parameter=C.MQBACF_CONNECTION_ID)
     session.stopped = True  # the server ends it (server/mqi.py); the domain keeps no sockets
-    # A GET waiting on one of its queues must notice now, not when a message comes: wake the waiters.
+    # A GET waiting on one of its queues must notice now, not when a message comes: wake the waiters;
+    # and a reply a fault rule delays is released now.
     for handle in session.handles.values():
         if handle.kind == "queue":
             ctx.qm.on_available(handle.name)
+    ctx.qm.on_stopped(session)
     return R.ok(ctx.command)
 
 

@@ -29,6 +29,9 @@ from .negotiation import ServerIdentity
 from .opening import open_queue_manager
 from .tls import ServerTLS, first_bytes, is_tls
 
+# IBM's channel program that ends on an unexpected error writes AMQ9999E "Channel program ended abnormally".
+_CRASHED = "AMQ9999E: Channel program ended abnormally."
+
 
 class QueueManagerServer:
     """One queue manager's tasks (committer, command server, monitoring) and connections.  The first
@@ -240,8 +243,21 @@ class QueueManagerServer:
                                      backlog=chosen.backlog, process_id=os.getpid())
 
     async def _handle(self, stream: trio.SocketStream) -> None:
-        opening = trio.current_time() + self.cfg.opening_timeout  # the whole opening exchange, from accept
+        """One accepted socket, from accept to close.  trio's serve_listeners runs this in the
+        listener's nursery, so whatever escapes it would end the whole server: a bug met by one client
+        ends that client's connection alone (logged with its traceback), and the socket accepted here
+        is closed here, whatever happened to it on the way."""
         conn_no = next(self._ids)
+        try:
+            await self._serve(stream, conn_no)
+        except Exception:
+            qlog.get(connection=conn_no).exception("connection_crashed", message=_CRASHED)
+        finally:
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
+
+    async def _serve(self, stream: trio.SocketStream, conn_no: int) -> None:
+        opening = trio.current_time() + self.cfg.opening_timeout  # the whole opening exchange, from accept
         try:
             peer = stream.socket.getpeername()
             peer_text = f"{peer[0]}:{peer[1]}"

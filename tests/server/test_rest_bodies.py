@@ -142,6 +142,23 @@ async def test_a_client_streaming_a_huge_put_gets_its_answer_long_before_it_has_
         assert r.status_code == 200
 
 
+async def test_an_http2_body_answered_before_it_has_all_arrived_leaves_the_server_serving(tmp_path):
+    """HTTP/2 (prior knowledge, plain HTTP): DATA still arriving for a stream already answered -- a 401 or a
+    413 -- once ended the whole server through a KeyError in hypercorn (server/http/h2guard.py)."""
+    async with rest_server(tmp_path) as (server, client):
+        server.qm.registry.queues["DEV.QUEUE.1"].max_msg_length = 1000
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}", http1=False,
+                                     http2=True) as h2client:
+            for auth, status in ((APP, 413), (("app", "wrong"), 401), (APP, 413)):
+                r = await h2client.post(PUT.format("DEV.QUEUE.1"), auth=auth, headers=CSRF,
+                                        content=_pieces(*[b"d" * 65536] * 64))
+                assert r.http_version == "HTTP/2" and r.status_code == status
+            r = await h2client.post(PUT.format("DEV.QUEUE.1"), auth=APP, headers=CSRF, content=_pieces(b"ok"))
+            assert r.status_code == 201
+        r = await client.get("/ibmmq/rest/v1/admin/qmgr", auth=ADMIN)
+        assert r.status_code == 200 and server.qm.registry.messages.depth("DEV.QUEUE.1") == 1
+
+
 @pytest.mark.parametrize("method, path", JSON_ENDPOINTS)
 async def test_an_admin_body_over_the_limit_is_413_by_either_framing(tmp_path, method, path):
     async with rest_server(tmp_path, http_max_body=SMALL) as (server, client):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from qmlite.pcf import constants as C
 from qmlite.server.http import bodies, errors
 from qmlite.server.http.app import create_app
-from tests.server.test_rest import ADMIN, APP, CSRF, rest_server
+from tests.server.test_rest import ADMIN, APP, CSRF, _error, rest_server
 from tests.support.inprocess import serving
 
 PUT = "/ibmmq/rest/v1/messaging/qmgr/QM1/queue/{}/message"
@@ -54,7 +54,7 @@ async def _pieces(*parts: bytes):
         yield part
 
 
-async def _answer_to_unfinished(port: int, request: bytes) -> tuple[int, dict]:
+async def _answer_to_unfinished(port: int, request: bytes) -> httpx.Response:
     """Send ``request`` -- headers and a body that stops short of what they promise -- and read the answer
     to the end: it can only come from a server that judged the body from what it had, and the server
     closes the connection after it rather than read the rest."""
@@ -66,14 +66,7 @@ async def _answer_to_unfinished(port: int, request: bytes) -> tuple[int, dict]:
             while chunk := await stream.receive_some(65536):
                 received += chunk
     head, _, body = received.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), json.loads(body)
-
-
-def _refusal(body: dict) -> dict:
-    assert set(body) == {"error"} and len(body["error"]) == 1
-    err = body["error"][0]
-    assert err["type"] == "rest" and err["message"].startswith(err["msgId"] + ": ")
-    return err
+    return httpx.Response(int(head.split(b" ", 2)[1]), content=body)
 
 
 async def test_a_put_longer_than_the_queues_maxmsgl_is_refused_before_its_body_is_sent(tmp_path):
@@ -82,22 +75,22 @@ async def test_a_put_longer_than_the_queues_maxmsgl_is_refused_before_its_body_i
         reg.queues["DEV.QUEUE.1"].max_msg_length = 1000
         reg.queues["DEV.QUEUE.2"].max_msg_length = reg.qmgr.max_msg_length + 1000
         # Content-Length over the queue's MAXMSGL: answered with not one byte of the body sent
-        status, body = await _answer_to_unfinished(server.http_port, _head(
+        r = await _answer_to_unfinished(server.http_port, _head(
             "POST", PUT.format("DEV.QUEUE.1"), APP, "Content-Length: 300000000\r\n", "text/plain"))
-        assert status == 413 and _refusal(body)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q
-        assert _refusal(body)["msgId"] == "MQWB0004E" and "DEV.QUEUE.1" in _refusal(body)["explanation"]
+        assert r.status_code == 413 and _error(r)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q
+        assert _error(r)["msgId"] == "MQWB0004E" and "DEV.QUEUE.1" in _error(r)["explanation"]
         # chunked: answered once 1001 bytes are in, the body unfinished, with the same reason
-        status, body = await _answer_to_unfinished(server.http_port, _head(
+        r = await _answer_to_unfinished(server.http_port, _head(
             "POST", PUT.format("DEV.QUEUE.1"), APP, "Transfer-Encoding: chunked\r\n", "text/plain")
             + _chunked(b"x" * 1001))
-        assert status == 413 and _refusal(body)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q
+        assert r.status_code == 413 and _error(r)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q
         # the queue manager's MAXMSGL the lesser: its reason, by either framing
         for framing, data in ((f"Content-Length: {reg.qmgr.max_msg_length + 1}\r\n", b""),
                               ("Transfer-Encoding: chunked\r\n", _chunked(b"y" * (reg.qmgr.max_msg_length + 1),
                                                                           65536))):
-            status, body = await _answer_to_unfinished(server.http_port, _head(
+            r = await _answer_to_unfinished(server.http_port, _head(
                 "POST", PUT.format("DEV.QUEUE.2"), APP, framing, "text/plain") + data)
-            assert status == 413 and _refusal(body)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+            assert r.status_code == 413 and _error(r)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
         # exactly MAXMSGL is a message, chunked or not; nothing refused was put
         for content in (b"z" * 1000, _pieces(b"z" * 600, b"z" * 400)):
             r = await client.post(PUT.format("DEV.QUEUE.1"), auth=APP, headers=CSRF, content=content)
@@ -112,14 +105,14 @@ async def test_an_alias_puts_under_its_base_queues_maxmsgl_and_a_publication_und
         r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={"type": "runCommand", "parameters": {
             "command": "DEFINE QALIAS(BODIES.ALIAS) TARGET(DEV.QUEUE.1)"}})
         assert r.json()["overallReasonCode"] == 0
-        status, body = await _answer_to_unfinished(server.http_port, _head(
+        r = await _answer_to_unfinished(server.http_port, _head(
             "POST", PUT.format("BODIES.ALIAS"), APP, "Content-Length: 1001\r\n", "text/plain"))
-        assert status == 413 and _refusal(body)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q
-        status, body = await _answer_to_unfinished(server.http_port, _head(
+        assert r.status_code == 413 and _error(r)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q
+        r = await _answer_to_unfinished(server.http_port, _head(
             "POST", PUBLISH, APP, "Transfer-Encoding: chunked\r\n", "text/plain")
             + _chunked(b"p" * (reg.qmgr.max_msg_length + 1), 65536))
-        assert status == 413 and _refusal(body)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
-        assert "publish to" in _refusal(body)["explanation"]
+        assert r.status_code == 413 and _error(r)["reasonCode"] == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+        assert "publish to" in _error(r)["explanation"]
 
 
 async def test_a_client_streaming_a_huge_put_gets_its_answer_long_before_it_has_sent_it(tmp_path):
@@ -164,9 +157,9 @@ async def test_an_admin_body_over_the_limit_is_413_by_either_framing(tmp_path, m
     async with rest_server(tmp_path, http_max_body=SMALL) as (server, client):
         for framing, data in ((f"Content-Length: {50_000_000}\r\n", b""),
                               ("Transfer-Encoding: chunked\r\n", _chunked(b" " * (SMALL + 1)))):
-            status, body = await _answer_to_unfinished(server.http_port, _head(method, path, ADMIN, framing) + data)
-            err = _refusal(body)
-            assert status == 413 and err["msgId"] == "MQWB0007E" and f"{SMALL} bytes" in err["message"]
+            r = await _answer_to_unfinished(server.http_port, _head(method, path, ADMIN, framing) + data)
+            err = _error(r)
+            assert r.status_code == 413 and err["msgId"] == "MQWB0007E" and f"{SMALL} bytes" in err["message"]
         # a body of exactly the limit is read and judged by the endpoint itself
         r = await client.request(method, path, auth=ADMIN, headers=CSRF, content=b" " * (SMALL - 4) + b"null")
         assert r.status_code == 400 and "nest" not in r.text and f"{SMALL} bytes" not in r.text
@@ -177,7 +170,7 @@ async def test_json_nested_too_deep_is_400_on_every_json_endpoint(tmp_path, meth
     async with rest_server(tmp_path) as (_, client):
         for text in ("[" * 200_000, '{"a":' * 100_000, "[" * 65 + "]" * 65):
             r = await client.request(method, path, auth=ADMIN, headers=CSRF, content=text)
-            err = _refusal(r.json())
+            err = _error(r)
             assert r.status_code == 400 and err["msgId"] == "MQWB0007E"
             assert err["message"] == ("MQWB0007E: The request body is not valid JSON: arrays and objects nest "
                                       "deeper than 64 levels.")
@@ -266,6 +259,6 @@ def test_hostile_json_bodies_never_get_a_500_from_a_running_server():
                 r = client.request(method, path, auth=ADMIN, headers=CSRF,
                                    content=body.encode() if isinstance(body, str) else body)
                 assert r.status_code < 500, (path, body, r.text)
-                assert r.status_code < 400 or _refusal(r.json())["msgId"].startswith("MQWB")
+                assert r.status_code < 400 or _error(r)["msgId"].startswith("MQWB")
 
             post()

@@ -17,7 +17,9 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from qmlite import cli
 from qmlite.pcf import constants as C
+from qmlite.server import config
 from qmlite.server.http import bodies, errors
 from qmlite.server.http.app import create_app
 from tests.server.test_rest import ADMIN, APP, CSRF, _error, rest_server
@@ -193,6 +195,18 @@ async def test_every_route_that_takes_a_body_answers_a_hostile_one_below_500(tmp
                 for auth in (ADMIN, APP):
                     r = await client.request(method, path, auth=auth, headers=CSRF, content=content)
                     assert r.status_code < 500, (method, path, r.text)
+
+
+def test_the_body_limit_is_a_setting_a_flag_and_checked(tmp_path, capsys):
+    assert config.load(environ={}).http_max_body == 1_048_576  # RB3's default
+    settings_file = tmp_path / "qmlite.toml"
+    settings_file.write_text("http_max_body = 65536\n")
+    assert config.load(environ={}, config_file=settings_file).http_max_body == 65536
+    for bad in (0, -1, True, "1M"):
+        with pytest.raises(config.ConfigError, match="invalid HTTP body limit"):
+            config.load(environ={}, overrides={"http_max_body": bad})
+    assert cli.main(["serve", "--http-max-body", "0", "--data-dir", str(tmp_path / "d")]) == 2
+    assert "invalid HTTP body limit 0" in capsys.readouterr().err
 
 
 # ---- the JSON reader itself, and hostile JSON-ish bodies against a running server -----------------------

@@ -36,7 +36,8 @@ async def read(request: Request, limit: int, refuse: Callable[[], errors.RestErr
     """The request's body, at most ``limit`` bytes; ``refuse()`` is raised, before anything more is
     read, as soon as the Content-Length or the bytes received so far pass it."""
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > limit:  # h11 has already refused a malformed one (400)
+    # h11 refuses a malformed one (400); a number of thousands of digits would not even convert (int's limit)
+    if length.isdigit() and (len(length) > 18 or int(length) > limit):
         raise refuse()
     received = bytearray()
     async for chunk in request.stream():

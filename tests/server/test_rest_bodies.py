@@ -16,6 +16,7 @@ import pytest
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.requests import Request
 
 from qmlite import cli
 from qmlite.pcf import constants as C
@@ -207,6 +208,17 @@ def test_the_body_limit_is_a_setting_a_flag_and_checked(tmp_path, capsys):
             config.load(environ={}, overrides={"http_max_body": bad})
     assert cli.main(["serve", "--http-max-body", "0", "--data-dir", str(tmp_path / "d")]) == 2
     assert "invalid HTTP body limit 0" in capsys.readouterr().err
+
+
+async def test_the_reader_refuses_by_the_announced_length_without_receiving():
+    async def receive():
+        raise AssertionError("the body was read")
+
+    for announced in (b"1001", b"9" * 5000):  # the second has more digits than int() converts
+        request = Request({"type": "http", "method": "POST", "headers": [(b"content-length", announced)]}, receive)
+        with pytest.raises(errors.RestError) as refused:
+            await bodies.read(request, 1000, lambda: errors.body_too_large(1000))
+        assert refused.value.status == 413 and "1000 bytes" in refused.value.message
 
 
 # ---- the JSON reader itself, and hostile JSON-ish bodies against a running server -----------------------

@@ -22,7 +22,8 @@ def _serve(args: argparse.Namespace) -> int:
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
                        "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock,
-                       "max_connections": args.max_connections, "opening_timeout": args.opening_timeout},
+                       "max_connections": args.max_connections, "opening_timeout": args.opening_timeout,
+                       "http_max_body": args.http_max_body},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -224,6 +225,9 @@ def _add_serve(sub) -> None:
     serve.add_argument("--http-host", help="address for the REST API (default: --host)")
     serve.add_argument("--tls-cert", metavar="PEM", help="certificate for https on --http-port (with --tls-key)")
     serve.add_argument("--tls-key", metavar="PEM", help="private key for https on --http-port")
+    serve.add_argument("--http-max-body", type=int, metavar="BYTES",
+                       help="the longest REST request body but a message put's (default 1048576; longer: 413; "
+                            "a put's limit is MAXMSGL; docs/rest.md)")
     serve.add_argument("--pki-dir", metavar="DIR",
                        help="TLS keys laid out like IBM's container's /etc/mqm/pki (keys/<label>/, trust/<n>/); "
                             "default /etc/mqm/pki when it exists (docs/tls.md)")

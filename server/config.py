@@ -57,6 +57,9 @@ class ServerConfig:
     http_host: str = ""  # address for the REST API; "" = the same as host
     tls_cert: str = ""  # PEM certificate and key: the REST API speaks https when both are given
     tls_key: str = ""
+    # The longest request body a REST endpoint other than a message put reads (a put's limit is MAXMSGL):
+    # longer is refused 413 before it is read whole (server/http/bodies.py, docs/decisions.md RB3).
+    http_max_body: int = 1_048_576
     # The MQ listener's TLS (server/tls.py, docs/tls.md): a directory laid out like IBM's container's
     # /etc/mqm/pki (keys/<label>/, trust/<n>/), read beside the queue manager's SSLKEYR.  "" = /etc/mqm/pki
     # when it exists (QMLITE_PKI_DIR sets it too).
@@ -168,6 +171,9 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
             raise ConfigError(f"invalid {name.replace('_', ' ')} {value!r}: expected seconds > 0")
     if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):
         raise ConfigError(f"invalid HTTP port {cfg.http_port!r}")
+    if not (isinstance(cfg.http_max_body, int) and not isinstance(cfg.http_max_body, bool)
+            and cfg.http_max_body > 0):
+        raise ConfigError(f"invalid HTTP body limit {cfg.http_max_body!r}: expected a number of bytes > 0")
     if cfg.clock not in ("real", "virtual"):
         raise ConfigError(f"invalid clock {cfg.clock!r}: expected real or virtual")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):

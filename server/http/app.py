@@ -13,10 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from qmlite.pcf import constants as C
-
 from .. import log as qlog
-from . import admin, auth, console, errors, messaging
+from . import admin, auth, bodies, console, errors, messaging
 from . import hosted  # qmlite's /admin/qmlite/qmgrs (docs/multiqm.md)
 from . import clock as http_clock  # qmlite's clock resource (issue 23)
 from . import snapshots  # qmlite's snapshot resources
@@ -39,19 +37,16 @@ def _json(body: object, status: int = 200) -> Response:
     return Response(json.dumps(body), status_code=status, media_type=_JSON)
 
 
-async def _json_body(request: Request) -> object:
-    """The request's JSON body (an empty body is ``None``); anything else is IBM's 400 error JSON."""
-    try:
-        return json.loads(await request.body() or b"null")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise errors.bad_request(f"The request body is not valid JSON: {exc}.") from None
-
-
 def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette:
     """The REST app for a running QueueManagerServer; ``run_mqsc`` is the MQSC runner (default: the
     ``qmlite.registry.mqsc`` module's, imported on first use)."""
     cfg = server.cfg
     log = qlog.get(component="rest")
+
+    async def _json_body(request: Request) -> object:
+        """The request's JSON body (an empty body is ``None``), read under cfg.http_max_body (413 when
+        longer); anything that is not JSON, or nests too deep, is IBM's 400 error JSON."""
+        return await bodies.read_json(request, cfg.http_max_body)
 
     def endpoint(role: str | None):
         def wrap(handler):
@@ -240,14 +235,14 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         return int(text)
 
     async def _body(request: Request) -> bytes:
-        """The message body, refused before it is read when it is larger than the queue manager takes."""
+        """The message body, refused as soon as it is known to be longer than its target takes (its
+        Content-Length, or the bytes so far), with the reason of the limit passed (messaging.size_limit)."""
         qm = admin.check_qmgr(server, request.path_params["qmgr"]).qm  # the queue manager the URL names
-        limit = qm.registry.qmgr.max_msg_length
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > limit:
-            raise errors.from_reason(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "put to", request.path_params.get("queue")
-                                     or request.path_params.get("topic", ""), qm.registry.qmgr.name)
-        return await request.body()
+        queue = request.path_params.get("queue")
+        limit, reason = messaging.size_limit(qm, queue)
+        name = queue or request.path_params.get("topic", "")
+        return await bodies.read(request, limit, lambda: errors.from_reason(
+            reason, "put to" if queue else "publish to", name, qm.registry.qmgr.name))
 
     @endpoint(auth.USER_ROLE)
     async def put_message(request: Request, principal) -> Response:

@@ -80,6 +80,14 @@ def bad_request(message: str, action: str = "Correct the request and resubmit it
                      "The request is not valid for this REST API resource.", action, reason=reason)
 
 
+def body_too_large(limit: int) -> RestError:
+    """A request body longer than the resource takes (docs/rest.md "Request bodies"; a message put's
+    limit is MAXMSGL instead, answered with its MQ reason by ``from_reason``)."""
+    return RestError(413, "MQWB0007E", f"The request body is longer than the {limit} bytes this resource accepts.",
+                     "The request body was refused before it was read whole.",
+                     "Resubmit a shorter body (qmlite serve --http-max-body sets the limit).")
+
+
 def not_found(path: str) -> RestError:
     return RestError(404, "MQWB0002E", f"The resource '{path}' does not exist.",
                      "The URL names no REST API resource.", "Check the URL (docs/rest.md lists what qmlite serves).")

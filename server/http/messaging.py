@@ -126,6 +126,22 @@ def outgoing(headers, body: bytes, version: int, qmgr: str) -> Outgoing:
     return Outgoing(body, md, props)
 
 
+def size_limit(qm, queue: str | None) -> tuple[int, int]:
+    """(bytes, reason): how long a put's body may be, known before it is read, and the reason for one
+    longer.  The lesser of the queue manager's MAXMSGL and, for a local queue or an alias of one, the
+    queue's; the reason names the lesser (2030 MSG_TOO_BIG_FOR_Q on a tie, as the domain checks the queue
+    first).  Any other target (a topic, a remote or model queue, an unknown name) has the queue
+    manager's, and the domain judges the rest once the body is in (docs/decisions.md RB2)."""
+    reg = qm.registry
+    qmgr_limit = reg.qmgr.max_msg_length
+    target = reg.queues.get(queue) if queue else None
+    if target is not None and target.qtype == C.MQQT_ALIAS and target.target_type != C.MQOT_TOPIC:
+        target = reg.queues.get(target.target)
+    if target is None or target.qtype != C.MQQT_LOCAL or target.max_msg_length > qmgr_limit:
+        return qmgr_limit, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+    return target.max_msg_length, C.MQRC_MSG_TOO_BIG_FOR_Q
+
+
 def _expiry(text: str) -> int:
     if text.lower() == "unlimited":
         return C.MQEI_UNLIMITED

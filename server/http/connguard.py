@@ -6,7 +6,12 @@ exception hypercorn's per-connection code does not expect -- a UnicodeDecodeErro
 ``:method`` or ``:path`` that is not ASCII was one (decision HC2) -- ends hypercorn's nursery and with it
 the whole queue manager, every MQ client included.  As ``server/listener.py``'s ``_handle`` does for
 the MQ port, the guarded connection catches what escapes it, logs ``http_connection_crashed`` with the
-traceback and closes the socket it was given; every other connection goes on."""
+traceback and closes the socket it was given; every other connection goes on.
+
+It also closes a connection as soon as its client has closed and no request is in progress (HC3).
+hypercorn, seeing EOF on an idle keep-alive connection, only ends its read loop: the socket stayed open
+(CLOSE_WAIT, a descriptor held) until the keep-alive timer ran out, 30 s here -- a client opening and
+closing connections in a loop held a descriptor per connection for that long."""
 
 from __future__ import annotations
 
@@ -22,6 +27,30 @@ _CRASHED = "HTTP connection ended by an unexpected error; the server and its oth
 
 
 class GuardedTCPServer(TCPServer):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._peer_gone = trio.Event()  # the read loop has ended: EOF, a reset, a read timeout
+
+    async def _read_data(self) -> None:
+        try:
+            await super()._read_data()
+        finally:
+            self._peer_gone.set()
+
+    async def _idle_timeout(self) -> None:
+        """hypercorn's keep-alive timer (running only while no request is in progress), which also
+        ends at once when the client has gone: nothing more can arrive, so the socket is closed now."""
+        with trio.move_on_after(self.config.keep_alive_timeout):
+            async with trio.open_nursery() as nursery:
+                async def first(wait) -> None:
+                    await wait()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(first, self.context.terminated.wait)
+                nursery.start_soon(first, self._peer_gone.wait)
+        with trio.CancelScope(shield=True):
+            await self._initiate_server_close()
+
     async def run(self) -> None:
         try:
             await super().run()

@@ -33,6 +33,8 @@ from .served import ADMIN_PASSWORD, ADMIN_USER, ROOT, Served
 
 PATIENCE = 30.0  # seconds: how long a step may wait for the server's answer or close (a bound, not a delay)
 ADMIN = (ADMIN_USER, ADMIN_PASSWORD)
+APP = ("app", "hostile-app")  # the messaging API's user (MQWebUser), its password given to the server
+ENV = {"MQ_APP_PASSWORD": APP[1]}
 CSRF = {"ibm-mq-rest-csrf-token": "hostile"}
 MQSC = "/ibmmq/rest/v2/admin/action/qmgr/QM1/mqsc"
 PCF = "/ibmmq/rest/v1/admin/action/qmgr/QM1/pcf"
@@ -41,8 +43,27 @@ QMGRS = "/ibmmq/rest/v1/admin/qmlite/qmgrs"
 
 
 # ---- what the suite measures ------------------------------------------------------------------------
-def open_fds(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+_TCP_STATES = {"01": "ESTABLISHED", "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "0A": "LISTEN",
+               "04": "FIN_WAIT1", "05": "FIN_WAIT2", "09": "LAST_ACK", "0B": "CLOSING"}
+
+
+def fd_targets(pid: int) -> list[str]:
+    """What each open descriptor is, a TCP socket as its ports and state (for a failure's message)."""
+    sockets = {}
+    for table in ("tcp", "tcp6"):
+        with open(f"/proc/{pid}/net/{table}") as lines:
+            for line in list(lines)[1:]:
+                f = line.split()
+                sockets[f"socket:[{f[9]}]"] = (f"tcp {int(f[1].rsplit(':', 1)[1], 16)}->"
+                                               f"{int(f[2].rsplit(':', 1)[1], 16)} {_TCP_STATES.get(f[3], f[3])}")
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue  # closed meanwhile
+        targets.append(sockets.get(target, target))
+    return sorted(targets)
 
 
 def rss_kib(pid: int) -> int:
@@ -224,7 +245,8 @@ def garbage_after_mqconn(served: Served, data: bytes) -> None:
 # ---- clients killed in a held call ------------------------------------------------------------------------
 _GET_CLIENT = textwrap.dedent("""
     import sys
-        from qmlite.pcf import constants as C
+    from qmlite.client.sync import QueueManager
+    from qmlite.pcf import constants as C
     from qmlite.pcf.mqi import MQGMO, MQMD, MQOD
     port, queue, wait = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     qm = QueueManager.connect("127.0.0.1", port, "DEV.ADMIN.SVRCONN", "QM1", user="admin", password="passw0rd")
@@ -258,20 +280,17 @@ def raw_get_then_reset(served: Served, queue: str, wait_ms: int, held=None) -> N
             peer = await RawPeer.connect(served)
             await handshake(peer)
             assert (await mqi_call(peer, fap.MQCONN, mqconn_naming(b"QM1")))[0].Reason == 0
-            api, reply = await open_q(peer, queue, C.MQOO_INPUT_SHARED)
+            api, _ = await open_q(peer, queue, C.MQOO_INPUT_SHARED)
             assert api.CompCode == 0
             gmo = MQGMO(Version=4, Options=C.MQGMO_WAIT if wait_ms else C.MQGMO_NO_WAIT, WaitInterval=wait_ms)
             await send_call(peer, fap.MQGET, calls.MQGetRequest(mqi.MQMD(Version=2), gmo, 100).pack(fap.LITTLE),
-                            hobj=reply.Hobj)
-            return peer
+                            hobj=api.Hobj)
+            return socket.socket(fileno=peer.stream.socket.detach())  # out of trio, to reset after it ran
 
-    peer = trio.run(exchange)
-    sock = peer.stream.socket
+    sock = trio.run(exchange)
     if held is not None:
         held()
-    # trio's socket wraps a real one: SO_LINGER 0 and close send the reset
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    sock.close()
+    reset(sock)
 
 
 # ---- REST and HTTP ---------------------------------------------------------------------------------------
@@ -310,6 +329,7 @@ def http_request(port: int, head: bytes, pieces, *, shut: bool = True) -> int:
 
 def body_head(method: str, path: str, *, length: int | None, content_type: str = "application/json",
               auth: tuple[str, str] = ADMIN) -> bytes:
+    """A request head for a body of ``length`` bytes (None: chunked), as ``auth``."""
     token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
     framing = f"Content-Length: {length}" if length is not None else "Transfer-Encoding: chunked"
     return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic {token}\r\n"

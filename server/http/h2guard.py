@@ -11,10 +11,17 @@ The guard hands hypercorn its events one at a time and takes out, first, the DAT
 hypercorn no longer has: the bytes are dropped and acknowledged, so that the client, which has its
 answer waiting, can finish sending and read it (memory stays bounded: one frame at a time).  A
 RST_STREAM with NO_ERROR (RFC 9113 section 8.1) would stop the sending sooner, but httpx's HTTP/2
-client then never reads the answer and ends in a timeout (tried), so it is not sent."""
+client then never reads the answer and ends in a timeout (tried), so it is not sent.
+
+It also resets, as RFC 9113 section 8.1.1 requires of a malformed request (a stream error of type
+PROTOCOL_ERROR), a request whose ``:method`` or ``:path`` is not ASCII: h2 passes such values through,
+and hypercorn's ``value.decode("ascii")`` on them raised in the protocol's event loop -- the whole
+server ended (decision HC2; ``connguard.py`` confines whatever else may).  RFC 9110 makes a method a
+token and RFC 3986 a path ASCII, so no valid request is reset."""
 
 from __future__ import annotations
 
+import h2.errors
 import h2.events
 import hypercorn.protocol
 from hypercorn.protocol.h2 import H2Protocol
@@ -27,8 +34,15 @@ class GuardedH2Protocol(H2Protocol):
             if isinstance(event, h2.events.DataReceived) and event.stream_id not in self.streams:
                 self.connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                 await self._flush()
+            elif isinstance(event, h2.events.RequestReceived) and not _ascii_target(event.headers):
+                self.connection.reset_stream(event.stream_id, h2.errors.ErrorCodes.PROTOCOL_ERROR)
+                await self._flush()
             else:
                 await super()._handle_events([event])
+
+
+def _ascii_target(headers) -> bool:
+    return all(value.isascii() for name, value in headers if name in (b":method", b":path"))
 
 
 def install() -> None:

@@ -8,7 +8,7 @@ from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 
 from .. import log as qlog
-from . import h2guard
+from . import connguard, h2guard
 from .app import create_app
 
 
@@ -29,6 +29,7 @@ async def run(server, stopping: trio.Event, *, run_mqsc=None, task_status=trio.T
     """Serve until ``stopping`` is set; ``task_status.started`` gets the bound port."""
     cfg = server.cfg
     h2guard.install()  # an HTTP/2 body answered early must not end the server (h2guard.py)
+    connguard.install()  # nor any other bug met by one HTTP connection (connguard.py)
     app = create_app(server, run_mqsc=run_mqsc)
     config = hypercorn_config(cfg)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import socket
-import ssl
 import struct
 import types
 
@@ -17,31 +16,14 @@ import trio
 import trio.testing
 
 from qmlite import pki
-from qmlite.pcf import cipherspecs, fap
+from qmlite.pcf import fap
 from qmlite.server import config
 from qmlite.server.connection import Connection
-from tests.support.rawfap import RawPeer, client_id, connect_mq, handshake, mqconn_body, running_server, send_call
+from tests.support.rawfap import (RawPeer, client_hello, connect_mq, handshake, id_segment, mqconn_body,
+                                  running_server, send_call)
 
 OPENING = 1.0  # seconds: the opening deadline of the servers below (the bounds are only how long a test waits)
 PATIENCE = 60
-
-
-def _id_segment(struct_id: str) -> bytes:
-    """A whole first INITIAL_DATA as IBM's clients send it, in a TSH or a TSHM."""
-    return fap.encode_segment(fap.INITIAL_DATA, client_id("DEV.ADMIN.SVRCONN").pack(fap.BIG), struct_id=struct_id,
-                              conversation_id=1 if struct_id == fap.TSHM else 0, byte_order=1,
-                              control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST)
-
-
-def _client_hello() -> bytes:
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = ctx.wrap_bio(incoming, outgoing, server_hostname=cipherspecs.sni_for_channel("DEV.APP.SVRCONN"))
-    with pytest.raises(ssl.SSLWantReadError):
-        obj.do_handshake()
-    return outgoing.read()
 
 
 async def _stall(server, data: bytes) -> trio.SocketStream:
@@ -69,7 +51,7 @@ async def _all_closed(streams: list[trio.SocketStream]) -> None:
 
 
 async def test_a_peer_stalled_at_any_byte_of_its_opening_exchange_is_closed_and_its_slot_freed(tmp_path):
-    tsh, tshm = _id_segment(fap.TSH), _id_segment(fap.TSHM)
+    tsh, tshm = id_segment(fap.TSH), id_segment(fap.TSHM)
     stalls = [b""]  # connects and says nothing
     stalls += [tsh[:n] for n in range(1, fap.TSH_LENGTH + 1)]  # every byte of a TSH header
     stalls += [tshm[:n] for n in range(1, fap.TSHM_LENGTH + 1)]  # ... and of a TSHM header
@@ -93,7 +75,7 @@ async def test_a_peer_stalled_at_any_byte_of_its_opening_exchange_is_closed_and_
 
 async def test_a_tls_client_stalled_at_any_byte_of_its_client_hello_is_closed(tmp_path):
     made = pki.init(tmp_path / "pki")
-    hello = _client_hello()
+    hello = client_hello()
     async with running_server(tmp_path / "data", opening_timeout=OPENING, pki_dir=str(made.pki_dir)) as server:
         streams = [await _stall(server, hello[:n]) for n in range(1, len(hello) + 1)]
         await _all_closed(streams)

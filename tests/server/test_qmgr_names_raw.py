@@ -9,23 +9,13 @@ import pytest
 from qmlite.pcf import fap
 from qmlite.pcf import constants as C
 
-from tests.support.rawfap import RawPeer, client_id, mqi_call, running_server
-
-_QMGR_NAME_AT = 48  # the ID's QMgrName: CHAR[48] at offset 48 (fap.md section 6.3)
-
-
-def _id_with_name(raw_name: bytes) -> bytes:
-    body = bytearray(client_id("DEV.ADMIN.SVRCONN", fap_level=12, max_msg=4194304, cap3=0).pack(fap.BIG))
-    body[_QMGR_NAME_AT:_QMGR_NAME_AT + 48] = raw_name.ljust(48, b" ")
-    return fap.encode_segment(fap.INITIAL_DATA, bytes(body), struct_id=fap.TSH, byte_order=1,
-                              control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST)
-
+from tests.support.rawfap import RawPeer, id_naming, mqconn_naming, mqi_call, running_server
 
 async def _session(server, raw_name: bytes, password: str | None = "passw0rd") -> tuple[RawPeer, fap.InitialData]:
     """ID exchange naming ``raw_name`` (accepted in one round: our values are the server's), then the
     user's UID and CAUT on conversation 1."""
     peer = await RawPeer.connect(server)
-    await peer.send(_id_with_name(raw_name))
+    await peer.send(id_naming(raw_name))
     seg = await peer.receive()
     assert seg.header.SegmentType == fap.INITIAL_DATA and not seg.header.ControlFlags1 & fap.CF1_ERROR
     theirs = fap.decode_body(seg)
@@ -42,10 +32,7 @@ async def _session(server, raw_name: bytes, password: str | None = "passw0rd") -
 
 
 async def _mqconn(peer: RawPeer, raw_name: bytes) -> int:
-    body = bytearray(fap.MQConnBody(QMgrName="X", ApplName="raw", ApplType=C.MQAT_UNIX, Options=3,
-                                    Fcno=fap.Fcno(Version=2, CapabilityFlags=0)).pack(fap.LITTLE))
-    body[0:48] = raw_name.ljust(48, b" ")  # MQCONN's QMgrName: its first 48 bytes
-    api, _ = await mqi_call(peer, fap.MQCONN, bytes(body))
+    api, _ = await mqi_call(peer, fap.MQCONN, mqconn_naming(raw_name))
     return api.Reason
 
 

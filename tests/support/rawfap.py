@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import ssl
 
 import trio
 
-from qmlite.pcf import calls, fap, mqi
+from qmlite.pcf import calls, cipherspecs, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf.framer import Framer, Reassembler
 from qmlite.server import config
@@ -135,3 +136,44 @@ async def open_q(peer: RawPeer, name: str, options: int, *, dynamic: str = "AMQ.
     api, data = await mqi_call(peer, fap.MQOPEN, req.pack(fap.LITTLE), conv=conv)
     reply = calls.MQOpenReply.unpack(data, 0, fap.LITTLE)[0] if api.CompCode == 0 else None
     return api, reply
+
+
+def id_segment(struct_id: str) -> bytes:
+    """A whole first INITIAL_DATA as IBM's clients send it, in a TSH or a TSHM."""
+    return fap.encode_segment(fap.INITIAL_DATA, client_id("DEV.ADMIN.SVRCONN").pack(fap.BIG), struct_id=struct_id,
+                              conversation_id=1 if struct_id == fap.TSHM else 0, byte_order=1,
+                              control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST)
+
+
+_QMGR_NAME_AT = 48  # the ID's QMgrName: CHAR[48] at offset 48 (fap.md section 6.3)
+
+
+def id_naming(raw_name: bytes) -> bytes:
+    """A first INITIAL_DATA (TSH, the server's own values, so accepted in one round) naming ``raw_name``
+    byte for byte: what no client library would send (it strips or refuses such names)."""
+    body = bytearray(client_id("DEV.ADMIN.SVRCONN", fap_level=12, max_msg=4194304, cap3=0).pack(fap.BIG))
+    body[_QMGR_NAME_AT:_QMGR_NAME_AT + 48] = raw_name[:48].ljust(48, b" ")
+    return fap.encode_segment(fap.INITIAL_DATA, bytes(body), struct_id=fap.TSH, byte_order=1,
+                              control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST)
+
+
+def mqconn_naming(raw_name: bytes) -> bytes:
+    """An MQCONN body whose QMgrName (its first 48 bytes) is ``raw_name`` byte for byte."""
+    body = bytearray(fap.MQConnBody(QMgrName="X", ApplName="raw", ApplType=C.MQAT_UNIX, Options=3,
+                                    Fcno=fap.Fcno(Version=2, CapabilityFlags=0)).pack(fap.LITTLE))
+    body[0:48] = raw_name[:48].ljust(48, b" ")
+    return bytes(body)
+
+
+def client_hello(channel: str = "DEV.APP.SVRCONN") -> bytes:
+    """The first flight of a TLS client naming ``channel`` by its SNI, as bytes (no socket)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(incoming, outgoing, server_hostname=cipherspecs.sni_for_channel(channel))
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        return outgoing.read()
+    raise AssertionError("a TLS client finished its handshake with no server")

@@ -33,7 +33,8 @@ class Served:
                  cwd: pathlib.Path = ROOT, env: dict[str, str] | None = None) -> None:
         """``command``: the whole argv instead of this checkout's ``qmlite serve`` (an installed qmlite,
         the Dockerfile's ENTRYPOINT), run in ``cwd`` with exactly ``env``; it must listen on 127.0.0.1
-        and keep its data in ``data_dir``."""
+        and keep its data in ``data_dir``.  Without ``command``, ``env`` is added to the caller's
+        environment less its ``MQ_*`` variables (``{"MQ_APP_PASSWORD": ...}`` gives ``app`` a password)."""
         data_dir = pathlib.Path(data_dir)
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         self.data_dir = data_dir
@@ -42,7 +43,7 @@ class Served:
         if command is None:
             command = [sys.executable, "-m", "qmlite", "serve", "--port", "0", "--data-dir", str(data_dir),
                        "--log-level", "warning", *extra]
-            env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
+            env = {**{k: v for k, v in os.environ.items() if not k.startswith("MQ_")}, **(env or {})}
         with open(self.stderr_path, "a") as err:
             self.proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=err, text=True)

@@ -250,7 +250,7 @@ class QueueManagerServer:
         conn_no = next(self._ids)
         try:
             await self._serve(stream, conn_no)
-        except Exception:
+        except* Exception:  # except*: also a bug grouped with a cancellation, which goes on as it should
             qlog.get(connection=conn_no).exception("connection_crashed", message=_CRASHED)
         finally:
             with trio.CancelScope(shield=True):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import random
 import struct
+import sys
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -29,6 +30,7 @@ from typing import Callable, Iterator, Optional
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
 
+from . import locks as _locks
 from .errors import ConnectionBroken, MQIError
 
 log = logging.getLogger("qmlite.reconnect")
@@ -334,12 +336,14 @@ class ReconnectingQueueManager:
 
     def _broken(self, gen: int, exc: MQIError) -> None:
         """The connection of generation ``gen`` broke with ``exc``: reconnect (once, whichever thread
-        notices first), or fail for good."""
-        with self._lock:
+        notices first), or fail for good.  Not at interpreter exit: the process is ending (IBM's
+        client does not outlive it either), and the thread holding the lock may be stopped in its
+        reconnection for good (docs/decisions.md FN1)."""
+        with _locks.held(self._lock):
             if gen != self._gen or self._disconnected:
                 return  # another thread reconnected already
             self._check()
-            if not reconnectable(exc):
+            if not reconnectable(exc) or sys.is_finalizing():
                 self.status.state = "failed"
                 self.status.error = (exc.comp, exc.reason)
                 raise exc
@@ -498,7 +502,7 @@ class ReconnectingQueueManager:
             self._do(_Call("close"), lambda qm: qm.close(hobj, options))
             return
         self._do(_Call("close"), lambda qm: qm.close(self._real(hobj), options))
-        with self._lock:
+        with _locks.held(self._lock):  # a finalizer's path (ibmmq's and pymqi's __del__)
             h = self._handles.pop(hobj, None)
             if h is not None and h.kind == "sub" and h.managed_hobj:
                 self._handles.pop(h.managed_hobj, None)
@@ -579,8 +583,9 @@ class ReconnectingQueueManager:
         if self._disconnected:
             return
         self._disconnected = True
-        with _kick:
-            _kick.notify_all()  # a reconnection in progress gives up
+        with _locks.held(_kick) as taken:  # a finalizer's path: not taken only at interpreter exit,
+            if taken:                      # when no reconnection is left running to be told
+                _kick.notify_all()  # a reconnection in progress gives up
         try:
             self._qm.disc()
         except ConnectionBroken:

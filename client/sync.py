@@ -38,6 +38,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import fap
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
+from . import locks as _locks
 from . import protocol as proto
 from . import verbs as V
 from .channel import NEED_DATA, ClientChannel, Connected, HeartbeatAck, Reply
@@ -267,8 +268,11 @@ class QueueManager:
 
     def _acquire(self) -> bool:
         """Take the connection; False when this thread is already inside a call on it (a
-        re-entrant call, from a finalizer or callback the garbage collector ran mid-call)."""
-        self._lock.acquire()
+        re-entrant call, from a finalizer or callback the garbage collector ran mid-call), or when
+        the interpreter is exiting and another thread holds it (that thread may have been stopped
+        inside its call: docs/decisions.md FN1)."""
+        if not _locks.acquire(self._lock):
+            return False
         if self._depth:
             self._lock.release()
             return False
@@ -341,9 +345,14 @@ class QueueManager:
         """Take in, without waiting, whatever the server sent while no call was running -- a heartbeat
         request, a STATUS, a request to reconnect, the end of the socket -- so that a connection that
         broke while idle is known to be broken *before* a call is sent on it (a reconnecting client
-        then reconnects first instead of losing the call's outcome)."""
-        if not self._acquire():
+        then reconnects first instead of losing the call's outcome).  Never waits: when another
+        thread is inside a call, that call takes in whatever came."""
+        if not self._lock.acquire(blocking=False):
             return
+        if self._depth:
+            self._lock.release()
+            return
+        self._depth = 1
         try:
             ch = self._ch
             if ch.closed or self._pending or self._disconnected:
@@ -460,8 +469,10 @@ class QueueManager:
         if self._lock.acquire(blocking=False):  # free, or held by this very thread
             busy_here = self._depth > 0
             self._lock.release()
-        else:  # another thread is inside a call: wait for it, unless this is a finalizer
-            busy_here = _in_finalizer()
+        else:  # another thread is inside a call: wait for it, unless this is a finalizer or the
+            # interpreter's exit (that thread may be stopped for good: the close never happens, and
+            # the queue manager sees the socket close when the process ends, as with IBM's client)
+            busy_here = sys.is_finalizing() or _in_finalizer()
         if busy_here:
             self._deferred.append((what, hobj, options))
         return busy_here
@@ -608,44 +619,62 @@ class QueueManager:
 
 
 class _Keepalive:
-    """One daemon thread heartbeating every idle blocking connection of the process."""
+    """One daemon thread heartbeating every idle blocking connection of the process.
+
+    The thread holds no lock that anyone else waits for (docs/decisions.md FN1): at interpreter exit
+    it is stopped wherever it is, and the finalizers that run after that (MQDISC -> :meth:`discard`)
+    must not wait for it.  The connections are a set of weak references (a dead one removes itself;
+    adding, discarding and copying a set are single operations, atomic under the GIL), and the thread
+    sleeps on a bare lock used as a doorbell, which :meth:`add` rings by releasing it: never a wait.
+    The thread may look at a connection just discarded: it finds it disconnected and skips it."""
 
     def __init__(self) -> None:
-        self._conns: "weakref.WeakSet[QueueManager]" = weakref.WeakSet()
-        self._cond = threading.Condition()
+        self._conns: set[weakref.ref] = set()
+        self._bell = threading.Lock()  # held (silent) until rung; only the keepalive thread acquires it
+        self._bell.acquire()
+        self._starting = threading.Lock()  # taken by connecting threads only, never by the daemon
         self._thread: Optional[threading.Thread] = None
 
     def add(self, qm: QueueManager) -> None:
-        with self._cond:
-            self._conns.add(qm)
+        self._conns.add(weakref.ref(qm, self._conns.discard))
+        if sys.is_finalizing():  # no thread can start now, and the process is ending anyway
+            return
+        with self._starting:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._main, name="qmlite-keepalive", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+        self._ring()  # its deadline may be the nearest
 
     def discard(self, qm: QueueManager) -> None:
-        with self._cond:
-            self._conns.discard(qm)
+        self._conns.discard(weakref.ref(qm))  # equal to the stored reference while qm lives
+
+    def _ring(self) -> None:
+        try:
+            self._bell.release()
+        except RuntimeError:  # rung already: the thread looks before it sleeps again
+            pass
 
     def _main(self) -> None:
         while True:
-            with self._cond:
-                conns = list(self._conns)
-                deadlines = [d for d in (c._idle_deadline() for c in conns) if d is not None]
-                now = time.monotonic()
-                wait = min(deadlines) - now if deadlines else 3600.0
-                if wait > 0:
-                    self._cond.wait(min(wait, 3600.0))
+            wait = 3600.0
+            now = time.monotonic()
+            for ref in list(self._conns):
+                qm = ref()
+                deadline = qm._idle_deadline() if qm is not None else None
+                if deadline is None:
                     continue
-            for qm in conns:
-                deadline = qm._idle_deadline()
-                if deadline is not None and deadline <= time.monotonic():
+                if deadline <= now:
                     qm._keepalive_tick()
-            del conns
-            # a connection inside a call stays due until the call ends: look again a little later
-            # rather than spin
-            with self._cond:
-                self._cond.wait(0.5)
+                    deadline = qm._idle_deadline()
+                    if deadline is not None and deadline <= time.monotonic():
+                        # inside a call, which answers heartbeats itself: look again a little later
+                        # rather than spin
+                        deadline = now + 0.5
+                    if deadline is None:
+                        continue
+                wait = min(wait, deadline - now)
+            qm = None  # no strong reference while asleep: a forgotten connection is collected
+            self._bell.acquire(timeout=max(wait, 0.0))
 
 
 _KEEPALIVE = _Keepalive()

@@ -16,6 +16,7 @@ import sys
 import threading
 from dataclasses import dataclass, field, replace
 
+from qmlite.client.locks import held as _held
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
 from qmlite.pcf.errors import CodecError
@@ -57,7 +58,10 @@ class _Connection:
 
 
 _connections: dict[int, _Connection] = {}
-_table_lock = threading.Lock()
+# Re-entrant, and taken with locks.held where a finalizer (MQDISC) takes it: the garbage collector may
+# run ibmmq's __del__ on a thread inside MQCONNX's block, and at interpreter exit a stopped thread may
+# hold it (docs/decisions.md FN1).
+_table_lock = threading.RLock()
 _hconns = itertools.count(0x1001)  # any non-zero value; ibmmq tests the handle for truth
 _modules: tuple = ()
 
@@ -292,7 +296,7 @@ def _off_the_loop(name: str, fn) -> None:
 def MQDISC(hconn):
     """MQDISC → (CompCode, Reason).  Asked for on an event loop's thread (a finalizer run there by the
     garbage collector), the disconnect goes on a thread of its own and MQDISC answers at once."""
-    with _table_lock:
+    with _held(_table_lock):
         conn = _connections.pop(hconn, None)
     if conn is None:
         return FAILED, C.MQRC_HCONN_ERROR
@@ -304,7 +308,8 @@ def MQDISC(hconn):
     try:
         return _call(conn, lambda qm: qm.disc())[1:3]
     except Exception as exc:  # noqa: BLE001 - e.g. at interpreter exit, when imports no longer work
-        log.debug("MQDISC: %r", exc)
+        if not sys.is_finalizing():  # (logging's locks may be held by a thread stopped at exit)
+            log.debug("MQDISC: %r", exc)
         return FAILED, C.MQRC_CONNECTION_BROKEN
 
 

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from qmlite.client.locks import held as _held
 from qmlite.pcf import constants as C
 
 from . import structs as S
@@ -61,7 +62,10 @@ _dispatch: Optional[Callable] = None  # ibmmq's _internal_cb
 # handed over by _mqi when it is imported (set_get): this module does not import _mqi.
 _get: Optional[Callable] = None
 _controls: dict[int, "_Control"] = {}
-_table = threading.Lock()
+# Re-entrant (a finalizer's MQDISC may run on a thread inside _control's block) and taken with
+# locks.held on MQCLOSE's and MQDISC's paths, as is each control's lock: at interpreter exit a
+# dispatcher stopped inside ``with ctl.lock`` never lets go (docs/decisions.md FN1).
+_table = threading.RLock()
 
 
 def set_dispatcher(function) -> None:
@@ -117,13 +121,14 @@ def _control(qm, hconn: int) -> _Control:
 
 def drop_connection(hconn: int) -> None:
     """MQDISC: the dispatcher stops; nothing more is called."""
-    with _table:
+    with _held(_table):
         ctl = _controls.pop(hconn, None)
     if ctl is not None:
-        with ctl.lock:
+        with _held(ctl.lock) as taken:
             ctl.stop = True
             ctl.consumers.clear()
-            ctl.wake.notify_all()
+            if taken:  # (not taken only at interpreter exit: the dispatcher is stopped already)
+                ctl.wake.notify_all()
 
 
 def notify_event(hconn: int, cc: int, rc: int) -> None:
@@ -143,7 +148,7 @@ def forget(hconn: int, hobj: int) -> None:
     deregistered automatically")."""
     ctl = _controls.get(hconn)
     if ctl is not None:
-        with ctl.lock:
+        with _held(ctl.lock):
             ctl.consumers.pop(hobj, None)
 
 
@@ -259,8 +264,8 @@ def mqctl(qm, hconn: int, operation: int, ctlo) -> tuple[int, int]:
                 ctl.thread.start()
                 return OK, C.MQRC_NONE
     if operation == MQOP_STOP:
-        if thread is not None and thread.ident != me and ctl.dispatcher_ident != me:
-            thread.join()
+        if thread is not None and thread.ident != me and ctl.dispatcher_ident != me and not sys.is_finalizing():
+            thread.join()  # (at interpreter exit the dispatcher is stopped for good: never joined)
         return OK, C.MQRC_NONE
     return _run(ctl)  # START_WAIT: the caller's thread dispatches
 

@@ -33,6 +33,7 @@ import struct
 import threading
 from dataclasses import dataclass, field
 
+from qmlite.client.locks import held as _held
 from qmlite.pcf import constants as C
 from qmlite.pcf import properties as P
 from qmlite.pcf.errors import CodecError
@@ -263,8 +264,9 @@ def handle_count() -> int:
 
 def drop_connection(hconn: int) -> int:
     """Delete the handles created on ``hconn`` (MQCRTMH: when the connection ceases to be valid, its
-    handles are deleted implicitly; MQHC_UNASSOCIATED_HCONN handles are never).  Returns how many."""
-    with _lock:
+    handles are deleted implicitly; MQHC_UNASSOCIATED_HCONN handles are never).  Returns how many.
+    MQDISC's, so a finalizer's: at interpreter exit it does not wait for a stopped thread's lock."""
+    with _held(_lock):
         gone = [h for h, st in _handles.items() if st.hconn == hconn and hconn != MQHC_UNASSOCIATED_HCONN]
         for h in gone:
             del _handles[h]
@@ -335,7 +337,7 @@ def MQDLTMH(hconn, hmsg, dmho):
         return FAILED, C.MQRC_DMHO_ERROR
     if v[2] != 0:
         return FAILED, C.MQRC_OPTIONS_ERROR
-    with _lock:
+    with _held(_lock):  # a finalizer's: ibmmq's MQDISC (its OTel layer deletes the handles it made)
         st, reason = _lookup(hconn, hmsg)
         if st is None:
             return FAILED, reason

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+import structlog
 
 from qmlite import pki
 from qmlite.client.pytest_plugin import running_qmlite
@@ -42,16 +43,15 @@ def refused(server, made, peer: str | None = None) -> int:
     return info.value.reason
 
 
-def test_an_unreadable_repository_at_the_first_handshake_is_logged_and_tried_again(made, tmp_path, capsys):
+def test_an_unreadable_repository_at_the_first_handshake_is_logged_and_tried_again(made, tmp_path):
     shutil.copy(made.qmgr_p12, tmp_path / "nostash.p12")  # the password must come from KEYRPWD
     with running_qmlite(tmp_path / "d") as server:
         mqsc_ok(server, SETUP + f"\nALTER QMGR SSLKEYR('{tmp_path / 'nostash'}') KEYRPWD('wrong')")
-        capsys.readouterr()
-        assert refused(server, made) == C.MQRC_SSL_INITIALIZATION_ERROR
-        # stdout or stderr: wherever an earlier test configured structlog to write
-        logged = [line for line in "".join(capsys.readouterr()).splitlines() if "key_repository_error" in line]
-        assert len(logged) == 1 and "[error" in logged[0] and "AMQ9657E" in logged[0]
-        assert "nostash.p12" in logged[0]  # which repository could not be read
+        with structlog.testing.capture_logs() as logs:  # structlog's own capture, whatever prints its lines
+            assert refused(server, made) == C.MQRC_SSL_INITIALIZATION_ERROR
+        logged = [e for e in logs if e["event"] == "key_repository_error"]
+        assert len(logged) == 1 and logged[0]["log_level"] == "error" and "AMQ9657E" in logged[0]["message"]
+        assert "nostash.p12" in logged[0]["why"]  # which repository could not be read
         # Fixed by the administrator: the next handshake sets the environment up, no refresh needed.
         mqsc_ok(server, f"ALTER QMGR KEYRPWD('{made.password}')")
         connect(server, made).close()

@@ -84,7 +84,7 @@ class QmliteServer:
     def mqsc(self, text: str, *, wait_s: float = 30.0) -> list:
         """Run MQSC on the server as the admin user, each command as a PCF Escape (as ``qmlite runmqsc
         -c``); the results carry runmqsc's text for each command."""
-        from qmlite.control import ServerTarget
+        from .mqsc import ServerTarget
 
         target = ServerTarget(self.host, self.port, self.admin_channel, self.admin_user, self.admin_password,
                               self.qmgr, wait_s)

@@ -10,6 +10,7 @@ WORKDIR /opt/qmlite
 COPY pyproject.toml setup.py README.md LICENSE ./
 COPY qmlite/ qmlite/
 COPY pcf/ pcf/
+COPY keys/ keys/
 COPY registry/ registry/
 COPY server/ server/
 COPY client/ client/

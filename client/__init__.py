@@ -14,6 +14,8 @@ Modules:
   ``md``, ``gmo``, ``data_length``, ``data``; PCF ``responses``) and ``ConnectionBroken``.
 * :mod:`qmlite.client.protocol` -- which values the client sends (ID, UID, CAUT, MQCONN, segments).
 * :mod:`qmlite.client.pytest_plugin` -- the ``qmlite_server`` / ``qmlite_server_session`` fixtures.
+* :mod:`qmlite.client.mqsc` -- ``ServerTarget``: MQSC on a running queue manager, each command a PCF
+  Escape (the plugin's ``server.mqsc()`` and ``qmlite runmqsc -c``).
 * :mod:`qmlite.client.locks` -- taking a lock on a path a finalizer or the interpreter's exit runs
   (never waiting, at exit, for a thread the interpreter stopped).
 

@@ -84,7 +84,7 @@ class QmliteServer:
     def mqsc(self, text: str, *, wait_s: float = 30.0) -> list:
         """Run MQSC on the server as the admin user, each command as a PCF Escape (as ``qmlite runmqsc
         -c``); the results carry runmqsc's text for each command."""
-        from qmlite.control import ServerTarget
+        from .mqsc import ServerTarget
 
         target = ServerTarget(self.host, self.port, self.admin_channel, self.admin_user, self.admin_password,
                               self.qmgr, wait_s)
@@ -511,7 +511,7 @@ class QmliteTLS:
     """A TLS-enabled queue manager and the client's side of the test PKI (docs/tls.md)."""
 
     server: QmliteServer
-    pki: object  # qmlite.pki.TestPKI: the CA, the queue manager's and the client's certificates
+    pki: object  # qmlite.keys.testpki.TestPKI: the CA, the queue manager's and the client's certificates
     channel: str = TLS_CHANNEL  # SVRCONN, SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL) MCAUSER('app')
     cipher_spec: str = "ANY_TLS12_OR_HIGHER"
 
@@ -542,7 +542,7 @@ class QmliteTLS:
 def qmlite_tls_server(tmp_path_factory) -> Iterator[QmliteTLS]:
     """A fresh queue manager serving TLS on its port: a test PKI (``qmlite tls init``) mounted as IBM's
     container mounts /etc/mqm/pki, and the channel QMLITE.TLS.SVRCONN requiring TLS 1.2 or higher."""
-    from qmlite import pki as test_pki
+    from qmlite.keys import testpki as test_pki
 
     made = test_pki.init(tmp_path_factory.mktemp("qmlite-pki"))
     with running_qmlite(tmp_path_factory.mktemp("qmlite"), pki_dir=str(made.pki_dir)) as server:

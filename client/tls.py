@@ -80,7 +80,7 @@ class ClientTLS:
             sock.close()
             raise TLSSetupError(MQRC_SSL_INITIALIZATION_ERROR, f"TLS handshake failed: {exc}") from exc
         if self.peer_name:
-            from qmlite import keyrepo
+            from qmlite.keys import repository as keyrepo
 
             der = tls.getpeercert(binary_form=True)
             subject = keyrepo.subject_pairs(keyrepo.from_der(der)) if der else []
@@ -160,7 +160,7 @@ def _context(cipher_spec: str, key_repository: str | None, password: str | None,
         raise TLSSetupError(MQRC_SSL_INITIALIZATION_ERROR, f"unknown CipherSpec {cipher_spec!r}")
     if not key_repository or not key_repository.strip():
         raise TLSSetupError(MQRC_KEY_REPOSITORY_ERROR, "no key repository (MQSCO KeyRepository or MQSSLKEYR)")
-    from qmlite import keyrepo  # cryptography loads only when TLS is asked for
+    from qmlite.keys import repository as keyrepo  # cryptography loads only when TLS is asked for
 
     try:
         repo = keyrepo.load(key_repository, password)

@@ -39,7 +39,7 @@ def _qmgr_overrides(args: argparse.Namespace) -> dict:
             "create_on_connect": args.create_on_connect, "max_qmgrs": args.max_qmgrs,
             "create_rate": args.create_rate}
 def _tls_init(args: argparse.Namespace) -> int:
-    from qmlite import pki
+    from qmlite.keys import testpki as pki
 
     made = pki.init(args.dir, qmgr=args.qmgr, user=args.user, password=args.password,
                     extra_labels=tuple(args.label))

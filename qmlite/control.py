@@ -13,98 +13,33 @@ syntax error), 20 on an error (no queue manager reachable).  docs/mqsc.md.
 
 from __future__ import annotations
 
-import abc
 import argparse
 import os
 import pathlib
 import socket
 import sys
 from collections.abc import Callable
+from typing import Protocol
 
+from qmlite.client.mqsc import ServerTarget, Unreachable
 from qmlite.pcf import constants as C
 
 RC_OK, RC_SOME_FAILED, RC_ERROR = 0, 10, 20
 
 
-class Unreachable(Exception):
-    """No queue manager to run against (the message says why)."""
-
-
 # ---- where commands run --------------------------------------------------------------------------
-class Target(abc.ABC):
-    """A queue manager to run MQSC on: ``run(text)`` gives MqscResults."""
+class Target(Protocol):
+    """A queue manager to run MQSC on: ``run(text)`` gives MqscResults.  ``ServerTarget``
+    (client/mqsc.py: a running server, over our client) or ``LocalTarget`` (the data directory)."""
 
-    qmgr_name: str = ""
+    qmgr_name: str
 
-    @abc.abstractmethod
-    def run(self, text: str) -> list:
-        """The results of running ``text``."""
+    def run(self, text: str) -> list: ...
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None: ...
 
 
-class ServerTarget(Target):
-    """A running server, over our client, each MQSC command in a PCF Escape."""
-
-    def __init__(self, host: str, port: int, channel: str, user: str | None, password: str | None,
-                 qmgr: str = "", wait_s: float = 30.0) -> None:
-        from qmlite.client.sync import QueueManager
-
-        self.wait_ms = int(wait_s * 1000)
-        self.qm = QueueManager.connect(host, port, channel, qmgr, user=user, password=password)
-        self.qmgr_name = qmgr or self._name()
-
-    def _name(self) -> str:
-        from qmlite.pcf import pcf as P
-
-        try:
-            for response in self.qm.pcf(C.MQCMD_INQUIRE_Q_MGR, [P.CFIL(C.MQIACF_Q_MGR_ATTRS, (C.MQCA_Q_MGR_NAME,))],
-                                        wait_ms=self.wait_ms):
-                for param in response.parameters:
-                    if param.parameter == C.MQCA_Q_MGR_NAME:
-                        return str(param.value).strip()
-        except Exception:  # the name is only for the banner
-            pass
-        return ""
-
-    def run(self, text: str) -> list:
-        from qmlite.client.errors import MQIError
-        from qmlite.pcf import pcf as P
-        from qmlite.registry.mqsc import MqscResult
-        from qmlite.registry.mqsc.reader import split_commands
-
-        results = []
-        for source in split_commands(text):
-            if source.text.strip().upper() == "END":
-                break
-            params = [P.CFIN(C.MQIACF_ESCAPE_TYPE, C.MQET_MQSC), P.CFST(C.MQCACF_ESCAPE_TEXT, source.text)]
-            try:
-                responses = self.qm.pcf(C.MQCMD_ESCAPE, params, wait_ms=self.wait_ms)
-            except MQIError as exc:
-                responses = exc.responses or []
-                if not responses:
-                    raise Unreachable(f"no answer to the Escape command (reason {exc.reason})") from exc
-            text_lines: list[str] = []
-            for response in responses:
-                for param in response.parameters:
-                    if param.parameter == C.MQCACF_ESCAPE_TEXT:
-                        text_lines += str(param.value).rstrip(" \x00").split("\n")
-            first = responses[0].header
-            if first.CompCode == C.MQCC_FAILED and not text_lines:  # the Escape itself failed
-                text_lines = [f"AMQ8101S: IBM MQ error ({first.Reason:X}) has occurred."]
-            results.append(MqscResult(source.text, first.CompCode, first.Reason, text_lines, [],
-                                      [*source.comments, *source.lines]))
-        return results
-
-    def close(self) -> None:
-        try:
-            self.qm.disc()
-        except Exception:
-            pass
-
-
-class LocalTarget(Target):
+class LocalTarget:
     """The data directory, opened directly (no server runs on it)."""
 
     def __init__(self, data_dir: pathlib.Path, qmgr_name: str, user: str) -> None:

@@ -116,7 +116,7 @@ class ServerTLS:
         self.cfg = cfg
         self.registry = registry
         self.log = log
-        self.repo = None  # qmlite.keyrepo.KeyRepository once the environment is set up
+        self.repo = None  # qmlite.keys.repository.KeyRepository once the environment is set up
         self.cert_label = ""  # the queue manager's CERTLABL when it was set up
         self._contexts: dict[tuple[str, str], ssl.SSLContext] = {}  # (label, SSLCIPH) -> context
         self.problem = ""  # why the last attempt to set the environment up failed ("" when it did not)
@@ -153,7 +153,7 @@ class ServerTLS:
 
     def _read(self):
         """(the repository, "") or (None, why not)."""
-        from qmlite import keypaths
+        from qmlite.keys import paths as keypaths
 
         qmgr = self.registry.qmgr
         stem = (qmgr.ssl_key_repository or "").strip()
@@ -169,7 +169,7 @@ class ServerTLS:
                     readable = False
         if not readable and pki is None:  # cryptography loads only when there is something to read (issue 24)
             return None, self._why(problems)
-        from qmlite import keyrepo  # cryptography loads only here
+        from qmlite.keys import repository as keyrepo  # cryptography loads only here
 
         repo = keyrepo.KeyRepository("")
         unreadable = ""
@@ -194,7 +194,7 @@ class ServerTLS:
     def context(self, definition) -> ssl.SSLContext | None:
         """The context for a handshake on ``definition`` (None: no channel known): its CERTLABL or the
         queue manager's certificate, limited to what its SSLCIPH allows."""
-        from qmlite import keyrepo
+        from qmlite.keys import repository as keyrepo
 
         label = ((definition.cert_label if definition is not None else "") or self.cert_label).strip()
         wanted = (definition.ssl_cipher_spec or "").strip().upper() if definition is not None else ""
@@ -247,7 +247,7 @@ class ServerTLS:
                 return None, None, f"handshake failed: {exc.__cause__ or exc}"
         if scope.cancelled_caught:
             return None, None, f"no TLS handshake within {timeout:g} s"
-        from qmlite import keyrepo
+        from qmlite.keys import repository as keyrepo
 
         der = tls.getpeercert(binary_form=True)
         subject = issuer = None

@@ -8,11 +8,16 @@ with an ``__init__.py`` under pyproject.toml's ``package-dir`` roots: the wheel'
 ``ibmmqc._mqi``.  ``from P import n`` is an edge to ``P.n`` when that is a
 module, and to ``P`` (whose ``__init__`` runs first); a module's own enclosing packages are already being
 imported when it runs, so importing them is not an edge.
+
+The layering tests below read imports at every level too (a function's body runs at its call, still an
+import): a layer that must not reach up must not do it lazily either.  Where an import at call time is
+allowed (the pytest plugin starting an in-process server), the test says so.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,6 +173,8 @@ def test_no_import_cycle_runs_at_import_time():
     ("qmlite.registry", ("qmlite.server", "qmlite.client", "ibmmqc", "pymqe", "trio")),
     ("qmlite.pcf", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
                     "ibmmqc", "pymqe", "trio")),
+    ("qmlite.keys", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
+                     "qmlite.control", "qmlite.trace", "ibmmqc", "pymqe", "trio")),
 ])
 def test_layers_import_only_downwards(layer, forbidden):
     bad = []
@@ -178,8 +185,8 @@ def test_layers_import_only_downwards(layer, forbidden):
         for node in ast.walk(tree):  # any import, even in a function: the layer must not reach up
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level:
-                names = [node.module or ""]
+            elif isinstance(node, ast.ImportFrom) and not node.level:  # ``from qmlite import cli`` too
+                names = [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
             else:
                 continue
             bad += [(module, n) for n in names if any(n == f or n.startswith(f + ".") for f in forbidden)]
@@ -190,6 +197,95 @@ def test_pcf_imports_nothing_of_qmlite_but_itself():
     outside = {(m, t) for m, targets in GRAPH.items() if m.startswith("qmlite.pcf")
                for t in targets if not t.startswith("qmlite.pcf") and t != "qmlite"}
     assert outside == set()
+
+
+# ---- the key leaf, the client and the command line (issue 31; docs/architecture.md "Target layout") --
+def _every_import(module: str, source: str) -> set[str]:
+    """The modules of ours ``source`` (as ``module``) imports anywhere: at import time or in a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found |= _targets(module, node)
+    return found
+
+
+def _in(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+# The command line: the modules of the ``qmlite`` folder itself (not ``qmlite`` -- the namespace every
+# package is installed under, whose __init__ runs first and holds only the version -- nor its subpackages).
+CLI = {m for m, path in MODULES.items()
+       if m.startswith("qmlite.") and m.count(".") == 1 and path.parent == ROOT / "qmlite"}
+CLIENT = ("qmlite.client", "ibmmqc", "pymqe")  # client/, with the two transports installed top level
+# What a client module may import when it is imported: itself, the wire vocabulary and the key leaf (and
+# ``qmlite``, the namespace, which ibmmqc's and pymqe's ``from qmlite.pcf import ...`` runs first).
+CLIENT_AT_IMPORT = (*CLIENT, "qmlite.pcf", "qmlite.keys")
+# Where the client may import the server, and only in a function: the plugin starts in-process servers.
+CLIENT_STARTS_SERVERS = {"qmlite.client.pytest_plugin"}
+
+
+def client_violations(module: str, source: str) -> list[str]:
+    """What a module of client/ imports against the rules: at import time anything but itself, pcf/ and
+    keys/; at any time the command line; the server anywhere but in the pytest plugin's functions.  It may
+    import registry/ in a function (pymqe's attribute tables, the plugin's and MQSC results' helpers)."""
+    bad = [f"{module} -> {t} (the command line)" for t in _every_import(module, source) if t in CLI]
+    bad += [f"{module} -> {t} (the server)" for t in _every_import(module, source)
+            if _in(t, "qmlite.server") and module not in CLIENT_STARTS_SERVERS]
+    at_import: set[str] = set()
+    for node in _import_time_statements(ast.parse(source).body):
+        at_import |= _targets(module, node)
+    bad += [f"{module} -> {t} (at import)" for t in at_import if t != "qmlite" and not _in(t, *CLIENT_AT_IMPORT)]
+    return sorted(bad)
+
+
+def test_the_sets_the_rules_name_are_what_the_checkout_holds():
+    assert CLI == {"qmlite.__main__", "qmlite.cli", "qmlite.control", "qmlite.trace"}
+    assert {"qmlite.keys.paths", "qmlite.keys.repository", "qmlite.keys.testpki"} <= set(MODULES)
+    assert "qmlite.client.mqsc" in GRAPH["qmlite.control"]  # the command line imports what it shares from client/
+    assert "qmlite.server.listener" in _every_import("qmlite.client.pytest_plugin",
+                                                     MODULES["qmlite.client.pytest_plugin"].read_text())
+
+
+@pytest.mark.parametrize("source, broken", [
+    ("from qmlite import control\n", "qmlite.control (the command line)"),
+    ("def f():\n    from qmlite import control\n", "qmlite.control (the command line)"),
+    ("def f():\n    import qmlite.trace\n", "qmlite.trace (the command line)"),
+    ("def f():\n    from qmlite.server import listener\n", "qmlite.server.listener (the server)"),
+    ("from qmlite.registry import qmgr\n", "qmlite.registry.qmgr (at import)"),
+])
+def test_the_client_rules_catch_a_client_module_reaching_up(source, broken):
+    assert f"qmlite.client.sync -> {broken}" in client_violations("qmlite.client.sync", source)
+    assert client_violations("qmlite.client.sync", "from qmlite.pcf import constants\nfrom . import errors\n"
+                                                   "def f():\n    from qmlite.keys import repository\n"
+                                                   "    from qmlite.registry import qmgr\n") == []
+
+
+def test_the_client_imports_neither_the_server_nor_the_command_line():
+    bad = [v for m, path in MODULES.items() if _in(m, *CLIENT) for v in client_violations(m, path.read_text())]
+    assert bad == []
+
+
+def test_nothing_but_the_command_line_imports_it():
+    bad = sorted((m, t) for m, path in MODULES.items() if m not in CLI
+                 for t in _every_import(m, path.read_text()) if t in CLI)
+    assert bad == []
+
+
+def test_the_key_leaf_imports_only_pcf_cryptography_and_the_standard_library():
+    ours, others = set(), set()
+    for module, path in MODULES.items():
+        if not _in(module, "qmlite.keys"):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        ours |= {t for t in _every_import(module, path.read_text()) if not _in(t, "qmlite.keys", "qmlite.pcf")}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                others |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                others.add((node.module or "").split(".")[0])
+    assert ours == set()
+    assert others - set(sys.stdlib_module_names) == {"cryptography", "qmlite"}
 
 
 def test_the_transport_hands_consume_and_msghandles_what_they_need_at_import():

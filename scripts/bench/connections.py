@@ -595,7 +595,7 @@ def _allocation_report(before, held, reached: int, top: int) -> list[dict]:
 
 def _is_qmlite(filename: str) -> bool:
     parts = pathlib.Path(filename).parts
-    return any(p in parts for p in ("server", "registry", "pcf", "client", "qmlite")) and "site-packages" not in parts \
+    return any(p in parts for p in ("server", "registry", "pcf", "keys", "client", "qmlite")) and "site-packages" not in parts \
         and "bench" not in parts
 
 

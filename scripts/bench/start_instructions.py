@@ -68,7 +68,7 @@ def main() -> int:
     parser.add_argument("--mqsc-lines", type=int, default=0, help="also count a start with this many MQSC lines")
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / d) for d in
-                    ("pcf", "registry", "server", "client", "qmlite"))], check=False, stdout=subprocess.DEVNULL)
+                    ("pcf", "keys", "registry", "server", "client", "qmlite"))], check=False, stdout=subprocess.DEVNULL)
     report = {}
     with tempfile.TemporaryDirectory(prefix="qmlite-start-insn-", dir="/tmp") as tmp_name:
         tmp = pathlib.Path(tmp_name)

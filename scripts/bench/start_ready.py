@@ -308,7 +308,7 @@ def main() -> int:
     parser.add_argument("--skip-reset", action="store_true")
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / d) for d in
-                    ("pcf", "registry", "server", "client", "qmlite"))], check=False, stdout=subprocess.DEVNULL, env=_env())
+                    ("pcf", "keys", "registry", "server", "client", "qmlite"))], check=False, stdout=subprocess.DEVNULL, env=_env())
     report: dict[str, object] = {"python": sys.version.split()[0], "load_average": os.getloadavg()}
     verdicts = []
     if not args.skip_start:

@@ -107,7 +107,7 @@ def main(argv=None) -> int:
 
     import ibmmq
 
-    from qmlite import pki
+    from qmlite.keys import testpki as pki
 
     made = pki.init(tempfile.mkdtemp(prefix="qmlite-bench-pki-"))
     os.environ["QMLITE_PKI_DIR"] = str(made.pki_dir)

@@ -19,7 +19,7 @@ if os.environ.get("QMLITE_REQUIRE_PYMQI"):  # scripts/test installs pymqi: never
 else:
     pymqi = pytest.importorskip("pymqi", reason="install with: CC=true LDSHARED=true pip install pymqi==1.12.13")
 
-from qmlite import pki  # noqa: E402
+from qmlite.keys import testpki as pki  # noqa: E402
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
 from qmlite.pcf import cipherspecs  # noqa: E402
 from qmlite.pcf import constants as C  # noqa: E402

@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from qmlite import keyrepo, pki
+from qmlite.keys import repository as keyrepo
+from qmlite.keys import testpki as pki
 from qmlite.cli import main as cli_main
 from qmlite.client import tls as client_tls
 from qmlite.pcf import constants as C

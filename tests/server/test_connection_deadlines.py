@@ -15,7 +15,7 @@ import pytest
 import trio
 import trio.testing
 
-from qmlite import pki
+from qmlite.keys import testpki as pki
 from qmlite.pcf import fap
 from qmlite.server import config
 from qmlite.server.connection import Connection

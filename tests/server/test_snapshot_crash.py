@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from qmlite.client.mqsc import ServerTarget
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQMD, MQOD, MQPMO
 from qmlite.registry.qmgr import QueueManager
-from qmlite.control import ServerTarget
 from tests.support.served import ADMIN_CHANNEL, ADMIN_PASSWORD, ADMIN_USER, Served
 
 QUEUES = 8

@@ -199,7 +199,7 @@ def test_a_served_queue_managers_start_imports_none_of_the_deferred_modules(tmp_
 def test_keys_mounted_are_read_at_the_first_tls_handshake_not_at_start(tmp_path):
     # decision KR1: the TLS environment is set up by the first TLS channel, so even a queue manager with a
     # key repository starts without cryptography (the channel tests connect over TLS after such a start).
-    from qmlite import pki
+    from qmlite.keys import testpki as pki
 
     made = pki.init(tmp_path / "pki")
     out = subprocess.run([sys.executable, "-c", _SERVE_TO_READY, "serve", "--port", "0", "--data-dir",
@@ -207,7 +207,7 @@ def test_keys_mounted_are_read_at_the_first_tls_handshake_not_at_start(tmp_path)
                          timeout=120)
     loaded = json.loads(out.stdout.splitlines()[-1])
     assert "qmlite.server.listener" in loaded  # it did start
-    assert [m for m in loaded if m.startswith("cryptography") or m == "qmlite.keyrepo"] == []
+    assert [m for m in loaded if m.startswith("cryptography") or m == "qmlite.keys.repository"] == []
 
 
 _FIRST_USE = """

@@ -10,7 +10,7 @@ import shutil
 import pytest
 import structlog
 
-from qmlite import pki
+from qmlite.keys import testpki as pki
 from qmlite.client.pytest_plugin import running_qmlite
 from qmlite.client.sync import MQIError, QueueManager
 from qmlite.client.tls import client_tls

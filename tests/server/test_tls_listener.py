@@ -10,7 +10,7 @@ import ssl
 
 import pytest
 
-from qmlite import pki
+from qmlite.keys import testpki as pki
 from qmlite.client.pytest_plugin import QmliteTLS, running_qmlite
 from qmlite.pcf import cipherspecs
 from qmlite.server.tls import client_hello_sni

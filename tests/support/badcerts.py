@@ -1,4 +1,4 @@
-"""Client key repositories a queue manager must refuse, beside a test PKI (qmlite.pki): each holds a
+"""Client key repositories a queue manager must refuse, beside a test PKI (qmlite.keys.testpki): each holds a
 client certificate and its key, and trusts the PKI's CA (so the client itself accepts the queue
 manager's certificate and the refusal is the queue manager's)."""
 

@@ -32,7 +32,7 @@ def appltags(server, channel: str) -> str:
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
-    from qmlite import pki
+    from qmlite.keys import testpki as pki
 
     return pki.init(tmp_path_factory.mktemp("pki"))
 

@@ -17,7 +17,8 @@ channel's CERTLABL, a client's CertificateLabel), and the CA certificates it tru
 * ``.kdb`` (CMS): its format is not public and cannot be read; refused with MQRC_KEY_REPOSITORY_ERROR
   and a message saying how to convert it.
 
-Only this module and qmlite's TLS set-up import ``cryptography``.
+Only this package (keys/) imports ``cryptography``; server/tls.py and client/tls.py import this module
+when TLS is first used, so nothing loads it before.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
-# What names a repository and the error it raises need no cryptography (qmlite/keypaths.py); re-exported.
-from qmlite.keypaths import KDB_HINT, MQRC_KEY_REPOSITORY_ERROR, KeyRepositoryError, resolve  # noqa: F401
+# What names a repository and the error it raises need no cryptography (keys/paths.py); re-exported.
+from .paths import KDB_HINT, MQRC_KEY_REPOSITORY_ERROR, KeyRepositoryError, resolve  # noqa: F401
 
 STASH_XOR = 0xF5
 

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from .keyrepo import write_stash
+from .repository import write_stash
 
 DEFAULT_PASSWORD = "passw0rd"
 
@@ -157,5 +157,6 @@ def init(root: str | pathlib.Path, *, qmgr: str = "QM1", user: str = "app", pass
 def _dn(cert: x509.Certificate) -> str:
     from qmlite.pcf import dn
 
-    from .keyrepo import name_pairs
+    from .repository import name_pairs
+
     return dn.render(name_pairs(cert.subject))

@@ -1,5 +1,5 @@
 """Which file a key repository name (SSLKEYR, MQSCO KeyRepository, MQSSLKEYR) means, and the error a
-repository that cannot be used raises: what qmlite/keyrepo.py's rules need that does not need
+repository that cannot be used raises: what keys/repository.py's rules need that does not need
 ``cryptography``, so a queue manager with no key repository starts without loading it (issue 24).
 """
 
@@ -24,7 +24,7 @@ class KeyRepositoryError(Exception):
 
 
 def resolve(path: str) -> pathlib.Path:
-    """The file (or directory) a KeyRepository/SSLKEYR value names, by the rules in qmlite/keyrepo.py's docstring."""
+    """The file (or directory) a KeyRepository/SSLKEYR value names, by the rules in keys/repository.py's docstring."""
     if not path or not path.strip():
         raise KeyRepositoryError("no key repository named")
     p = pathlib.Path(path.strip()).expanduser()

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.registry.objects import defaults
-from qmlite.registry.storage import snapshot
+from qmlite.registry.storage import definitionsblob
 from qmlite.registry.admin.commands import subscriptions as S
 from qmlite.registry.admin.engine import Engine, Requester
 from qmlite.registry.objects.ids import IdGenerator
@@ -269,7 +269,7 @@ class _NullStore:
 
 def scratch_engine(blob: bytes) -> Engine:
     """An engine over a snapshot registry that never writes anything anywhere."""
-    reg = snapshot.load(blob)
+    reg = definitionsblob.load(blob)
     reg.store = _NullStore()  # type: ignore[assignment]
     # A snapshot registry numbers ids from the current second, as the target may have in the second
     # the snapshot was taken: a SubId or managed queue name it issued again would replace one of the
@@ -442,7 +442,7 @@ def import_(spark, path, data_dir, *, replace: bool = False, fmt: str | None = N
         raise FileNotFoundError(f"{path} does not exist")
     target = Registry.open_readonly(data_dir)
     check_offline(data_dir)  # before the Spark job, not after it
-    dumped = snapshot.dump(target)
+    dumped = definitionsblob.dump(target)
     blob_id = hashlib.sha256(dumped).hexdigest()
     blob = spark.sparkContext.broadcast(dumped)
     rows = read_rows(spark, str(path), fmt).cache()

@@ -1,7 +1,7 @@
 """``qmlite pipeline route``: the deliveries a queue manager would make for a set of publications, on Spark.
 
 The registry (a data directory, read-only and safe while a server runs on it, or a snapshot file
-written by ``registry.snapshot.dump``) is loaded once on the driver; where the executors route, it
+written by ``registry.definitionsblob.dump``) is loaded once on the driver; where the executors route, it
 is broadcast as one snapshot blob and each executor builds its routing registry from it once.
 Routing is ``registry.routing`` itself (through ``pipeline.routes``), never a second copy of the
 rules, used in two ways:
@@ -28,7 +28,7 @@ import uuid
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
 from qmlite.registry.pubsub import routing
-from qmlite.registry.storage import snapshot
+from qmlite.registry.storage import definitionsblob
 from qmlite.registry.storage.catalog import Registry
 
 from . import capture, routes
@@ -41,14 +41,14 @@ def load_registry(source: str):
     path = pathlib.Path(source)
     if path.is_dir():
         return Registry.open_readonly(path)
-    return snapshot.load(path.read_bytes())
+    return definitionsblob.load(path.read_bytes())
 
 
 def _registry_of(blob_id: str, blob: bytes):
     reg = _CACHE.get(blob_id)
     if reg is None:
         _CACHE.clear()  # one job's registry at a time per executor
-        reg = _CACHE[blob_id] = snapshot.load(blob)
+        reg = _CACHE[blob_id] = definitionsblob.load(blob)
     return reg
 
 
@@ -271,7 +271,7 @@ class _Groups:
         run = uuid.uuid4().hex[:12]  # SparkContext.addFile refuses a name twice: one set of names per job
         names = {}
         for first, subs in prefix_groups(reg).items():
-            blob = snapshot.dump(reg, subs)
+            blob = definitionsblob.dump(reg, subs)
             name = f"qmlite-{run}-{hashlib.sha256(blob).hexdigest()[:24]}.snapshot"
             path = pathlib.Path(self._dir.name) / name
             if not path.exists():
@@ -301,7 +301,7 @@ def _group_registry(name: str):
 
         if len(_CACHE) >= 4:
             _CACHE.clear()  # a few groups at a time: the point is not to hold them all
-        reg = _CACHE[name] = snapshot.load(pathlib.Path(SparkFiles.get(name)).read_bytes())
+        reg = _CACHE[name] = definitionsblob.load(pathlib.Path(SparkFiles.get(name)).read_bytes())
     return reg
 
 
@@ -378,7 +378,7 @@ class Routed:
         """(keys mapper, each mapper, tag) for routing on the executors; the registry is shipped to
         them on first use only (a job whose keys the driver routed, none one by one, ships nothing)."""
         if self._mappers is None:
-            dumped = snapshot.dump(self._reg)
+            dumped = definitionsblob.dump(self._reg)
             if len(dumped) <= self._limit:
                 blob_id = hashlib.sha256(dumped).hexdigest()  # names this registry in the executors' cache
                 self._blob = blob = self._spark.sparkContext.broadcast(dumped)

@@ -81,7 +81,7 @@ def _pipeline_route(args: argparse.Namespace) -> int:
         print(f"qmlite: the pipeline needs the spark extra (pip install '.[spark]' in qmlite's repository): {exc}", file=sys.stderr)
         return 2
     from qmlite.pipeline.routes import PublicationError
-    from qmlite.registry.storage.snapshot import SnapshotError
+    from qmlite.registry.storage.definitionsblob import SnapshotError
     from qmlite.registry.storage.sqlite import StoreError
 
     try:  # what can be wrong before a JVM is started is reported before one is
@@ -128,7 +128,7 @@ def _first_line(exc: BaseException) -> str:
 def _pipeline_diff(args: argparse.Namespace) -> int:
     from qmlite.pipeline import route_job, spark
     from qmlite.pipeline.routes import PublicationError
-    from qmlite.registry.storage.snapshot import SnapshotError
+    from qmlite.registry.storage.definitionsblob import SnapshotError
     from qmlite.registry.storage.sqlite import StoreError
 
     try:  # a bad registry is reported before a JVM is started

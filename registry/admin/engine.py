@@ -16,7 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.errors import CodecError
 
-from qmlite.registry.security import commands
+from qmlite.registry.security import commandauthority
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.admin import responses
 from qmlite.registry.admin.params import CommandError
@@ -33,7 +33,7 @@ class Requester:
 
     user: str = "mqm"
     connection_id: bytes = bytes(24)
-    admin: bool = True  # in mqm: no authority check (False: registry/security/commands.py checks the user's records)
+    admin: bool = True  # in mqm: no authority check (False: registry/security/commandauthority.py checks the user's records)
     # For configuration and command events (registry/monitoring/events.py): how the command came
     # (IBM's EventOrigin: MQEVO_CONSOLE for runmqsc and start-up files, MQEVO_MSG for the command
     # server, MQEVO_REST), the command message's MQMD (its context goes into the events), and
@@ -131,9 +131,9 @@ class Engine:
                 reason = C.MQRC_FUNCTION_NOT_SUPPORTED if command in _KNOWN_COMMANDS else C.MQRCCF_CFH_COMMAND_ERROR
                 raise CommandError(reason)
             self.registry.expire_subscriptions()
-            if not requester.admin:  # a user outside mqm: the command server says so (registry/security/commands.py)
+            if not requester.admin:  # a user outside mqm: the command server says so (registry/security/commandauthority.py)
                 try:
-                    commands.check(self.registry, requester.user, command, request)
+                    commandauthority.check(self.registry, requester.user, command, request)
                 except CommandError as err:
                     if err.reason == C.MQRC_NOT_AUTHORIZED and self.qm is not None:
                         self.qm.events.not_authorized_command(requester.user, command)  # type 4
@@ -147,7 +147,7 @@ class Engine:
             command_event = qmgr.command_event
             out = handler(Context(self.registry, requester, command, self.qm), request)
             if not requester.admin:
-                out = commands.visible(self.registry, requester.user, command, request, out)
+                out = commandauthority.visible(self.registry, requester.user, command, request, out)
                 if (self.qm is not None and out and out[0].header.Reason == C.MQRC_NOT_AUTHORIZED
                         and out[0].header.CompCode == C.MQCC_FAILED):  # a specific object it may not display
                     self.qm.events.not_authorized_command(requester.user, command)  # type 4

@@ -19,7 +19,7 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.security import authrecs
 from qmlite.registry.admin.engine import Engine, Requester
-from qmlite.registry.mqsc import display
+from qmlite.registry.mqsc import display, extensions
 from qmlite.registry.mqsc import messages
 from qmlite.registry.mqsc.lexer import MqscSyntaxError
 from qmlite.registry.mqsc.reader import Source, split_commands
@@ -78,8 +78,9 @@ def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[Mqs
     for source, tr, failed in _translated(text):
         if failed is not None:
             results.append(failed)
-        elif tr.row is None:  # RESET QMLITE, and the snapshot commands (translate.SNAPSHOT_EXTENSIONS)
-            results.append(_extension(engine, source, tr, requester))
+        elif tr.extension is not None:  # qmlite's own commands: registry/mqsc/extensions/'s table runs them
+            cc, reason, text, objects = extensions.run(engine.qm, tr.extension, requester)
+            results.append(MqscResult(source.text, cc, reason, text, objects, _echo(source)))
         else:
             responses = engine.run_batch([(tr.message, requester)])[0]
             results.append(_outcome(source, tr, responses))
@@ -165,42 +166,3 @@ def _outcome(source: Source, tr: Translated, responses: list) -> MqscResult:
         text += display.lines([display.item(kw, value) for kw, value in pairs])
     return MqscResult(source.text, C.MQCC_OK, 0, text, objects, _echo(source))
 
-
-def _extension(engine: Engine, source: Source, tr: Translated, requester: Requester) -> MqscResult:
-    """qmlite's own commands: RESET QMLITE (docs/mqsc.md)."""
-    from qmlite.registry.storage import reset
-
-    qm = engine.qm
-    if tr.hosting is not None:  # DISPLAY QMLITE QMGRS, DEFINE QMLITE QMGR(name): registry/mqsc/hosting.py
-        from qmlite.registry.mqsc import hosting
-
-        cc, reason, text, objects = hosting.run(qm, tr.hosting, requester.admin)
-        return MqscResult(source.text, cc, reason, text, objects, _echo(source))
-    if not requester.admin:
-        return MqscResult(source.text, C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], [],
-                          _echo(source))
-    if qm is None:
-        return MqscResult(source.text, C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED,
-                          [messages.failure(C.MQRC_FUNCTION_NOT_SUPPORTED, "")], [], _echo(source))
-    from qmlite.registry.mqsc import qmliteclock  # SET/DISPLAY QMLITE CLOCK (issue 23)
-
-    if isinstance(tr, qmliteclock.ClockCommand):
-        comp, reason, text, objects = qmliteclock.run(qm, tr)
-        return MqscResult(source.text, comp, reason, text, objects, _echo(source))
-    if tr.extension is not None:  # DISPLAY/ALTER/CLEAR QMLTRACE (registry/mqsc/calltrace.py)
-        from qmlite.registry.mqsc import calltrace
-
-        lines, objects = calltrace.run(qm, tr.verb, tr.extension, requester.user)
-        return MqscResult(source.text, C.MQCC_OK, 0, lines, objects, _echo(source))
-    if tr.snapshot is not None:  # SET/RESET/DISPLAY/DELETE QMLITE SNAPSHOT(name): registry/mqsc/snapshots.py
-        from qmlite.registry.mqsc import snapshots
-
-        cc, reason, text, objects = snapshots.run(qm, tr.verb, tr.snapshot)
-        return MqscResult(source.text, cc, reason, text, objects, _echo(source))
-    if tr.fault is not None:  # SET/DISPLAY/DELETE QMLITE FAULT (registry/mqsc/faults.py)
-        from qmlite.registry.mqsc import faults
-
-        comp, reason, text, objects = faults.run(qm.faults, tr.fault)
-        return MqscResult(source.text, comp, reason, text, objects, _echo(source))
-    summary = reset.reset(qm)
-    return MqscResult(source.text, C.MQCC_OK, 0, [summary.message()], [], _echo(source))

@@ -16,6 +16,7 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.security import vocab as A
 from qmlite.registry.admin.commands import topics as T
+from qmlite.registry.mqsc import extensions
 from qmlite.registry.mqsc import keywords as K
 from qmlite.registry.mqsc.keywords import Keyword, ObjectType, e, flag, i, s
 
@@ -35,8 +36,8 @@ NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL",
          "TOPICSTR": "TOPICSTR", "TPSTATUS": "TPSTATUS", "QMGR": "QMGR", "QMSTATUS": "QMSTATUS",
          "CONN": "CONN", "AUTHINFO": "AUTHINFO", "AUTHREC": "AUTHREC", "AUTHSERV": "AUTHSERV",
          "ENTAUTH": "ENTAUTH", "CHLAUTH": "CHLAUTH", "COMMINFO": "COMMINFO", "SECURITY": "SECURITY",
-         "CLUSQMGR": "CLUSQMGR", "CLUSTER": "CLUSTER", "QSTATS": "QSTATS", "QMLITE": "QMLITE", "PUBSUB": "PUBSUB"}
-NOUNS["QMLTRACE"] = "QMLTRACE"  # qmlite's call trace (registry/mqsc/calltrace.py)
+         "CLUSQMGR": "CLUSQMGR", "CLUSTER": "CLUSTER", "QSTATS": "QSTATS", "PUBSUB": "PUBSUB"}
+NOUNS.update({noun: noun for noun in extensions.NOUNS})  # qmlite's own (QMLITE, QMLTRACE): registry/mqsc/extensions/
 
 NAME_REQUIRED, NAME_OPTIONAL, NAME_NONE = "required", "optional", "none"
 

@@ -16,10 +16,9 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.security import vocab as A
-from qmlite.registry.mqsc import calltrace
 from qmlite.registry.mqsc import commands as T
+from qmlite.registry.mqsc import extensions
 from qmlite.registry.mqsc.keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
-from qmlite.registry.mqsc import hosting
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token, tokenize
 
 OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, "NE": C.MQCFOP_NOT_EQUAL,
@@ -27,29 +26,20 @@ OPERATORS = {"LT": C.MQCFOP_LESS, "GT": C.MQCFOP_GREATER, "EQ": C.MQCFOP_EQUAL, 
              "CT": C.MQCFOP_CONTAINS, "EX": C.MQCFOP_EXCLUDES, "CTG": C.MQCFOP_CONTAINS_GEN,
              "EXG": C.MQCFOP_EXCLUDES_GEN}
 
-# qmlite's own commands (not IBM's): no PCF; the queue manager runs them (docs/mqsc.md).
-EXTENSIONS = frozenset({("RESET", "QMLITE")})
-# qmlite's snapshots (registry/storage/savepoints.py): VERB QMLITE SNAPSHOT(name); RESET QMLITE alone
-# stays the reset.  SNAPSHOT is required but for RESET; DISPLAY's name may be generic.
-SNAPSHOT_EXTENSIONS = frozenset({("SET", "QMLITE"), ("RESET", "QMLITE"), ("DISPLAY", "QMLITE"),
-                                 ("DELETE", "QMLITE")})
-
 
 @dataclasses.dataclass
 class Translated:
-    """A command ready to run: its PCF (None for an extension or END), the row, the name."""
+    """A command ready to run: its PCF (None for an extension or END), the row, the name; or qmlite's own
+    command (``extension``, run by registry/mqsc/extensions/'s table)."""
 
     verb: str
     noun: str
     row: T.Command | None
     name: str = ""
     message: P.PCFMessage | None = None
-    extension: dict | None = None  # a qmlite extension's parsed keywords (DISPLAY QMLTRACE ...)
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
     qstatus_type: int = C.MQIACF_Q_STATUS  # DISPLAY QSTATUS TYPE(...)
-    hosting: object = None  # DISPLAY QMLITE QMGRS / DEFINE QMLITE QMGR(name): registry/mqsc/hosting.py
-    snapshot: str | None = None  # VERB QMLITE SNAPSHOT(name): the snapshot's name as given
-    fault: object = None  # SET/DISPLAY/DELETE QMLITE FAULT(...): a registry.mqsc.faults.FaultCommand
+    extension: extensions.ExtensionCommand | None = None  # qmlite's own command (no row, no PCF)
 
 
 def translate(text: str) -> Translated:
@@ -70,46 +60,13 @@ def translate(text: str) -> Translated:
     noun = T.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
-    from qmlite.registry.mqsc import qmliteclock  # SET/DISPLAY QMLITE CLOCK (issue 23): its own grammar
-
-    if qmliteclock.is_clock(verb, noun, tokens):
-        return qmliteclock.translate(text, verb, tokens)
-    if noun == "QMLITE" and len(tokens) > 2 and noun_token.items is None and tokens[2].word in hosting.SUBJECTS:
-        return Translated(verb, noun, None, hosting=hosting.parse(text, verb, tokens[2:]))  # qmlite's queue managers
-    if noun == calltrace.NOUN:  # qmlite's call trace commands (registry/mqsc/calltrace.py)
-        return Translated(verb, noun, None, extension=calltrace.parse(text, verb, noun_token, tokens[2:]))
-    if noun == "QMLITE" and len(tokens) > 2 and tokens[2].word == "FAULT" and noun_token.items is None:
-        from qmlite.registry.mqsc import faults  # qmlite's fault rules (docs/faults.md)
-
-        return Translated(verb, noun, None, fault=faults.parse(text, verb, tokens[2:]))
-    # the snapshot commands last among QMLITE's: they take any other keyword as a malformed snapshot command
-    if (verb, noun) in SNAPSHOT_EXTENSIONS and (len(tokens) > 2 or verb != "RESET"):
-        return _snapshot_command(text, verb, noun, noun_token, tokens[2:])
-    if (verb, noun) in EXTENSIONS:
-        if len(tokens) > 2 or noun_token.items is not None:
-            raise MqscSyntaxError(text[:(tokens[2] if len(tokens) > 2 else noun_token).end])
-        return Translated(verb, noun, None)
+    ext = extensions.claim(text, verb, noun, tokens)  # qmlite's own commands, one table (docs/architecture.md)
+    if ext is not None:
+        return Translated(verb, noun, None, extension=ext)
     row = T.TABLE.get((verb, noun))
     if row is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
     return _build(text, row, noun_token, tokens[2:])
-
-
-def _snapshot_command(text: str, verb: str, noun: str, noun_token: Token, rest: list[Token]) -> Translated:
-    """SET / RESET / DISPLAY / DELETE QMLITE SNAPSHOT(name): one keyword, one value (its validity as a
-    name is the snapshot domain's to judge, with MQRCCF_OBJECT_NAME_ERROR)."""
-    if noun_token.items is not None:
-        raise MqscSyntaxError(text[:noun_token.end])
-    if not rest:
-        raise MqscSyntaxError(text, "SNAPSHOT(name) missing")
-    token = rest[0]
-    if token.word != "SNAPSHOT":
-        raise MqscSyntaxError(text[:token.word_end], "unknown keyword")
-    if token.items is None or len(token.items) != 1 or token.items[0].text == "":
-        raise MqscSyntaxError(text[:token.end], "value missing")
-    if len(rest) > 1:
-        raise MqscSyntaxError(text[:rest[1].word_end], "unknown keyword")
-    return Translated(verb, noun, None, snapshot=token.items[0].text)
 
 
 def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> Translated:
@@ -198,7 +155,7 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
     header = P.CFH(Type=C.MQCFT_COMMAND, StrucLength=36, Version=1, Command=command, MsgSeqNumber=1,
                    Control=C.MQCFC_LAST, ParameterCount=len(params))
     shown = None if all_attrs or not selectors else tuple(selectors)
-    out = Translated(row.verb, row.noun, row, name, P.PCFMessage(header, params), shown)
+    out = Translated(row.verb, row.noun, row, name, P.PCFMessage(header, params), selectors=shown)
     if "TYPE" in values and row.noun == "QSTATUS":
         out.qstatus_type = values["TYPE"][1]  # type: ignore[assignment]
     return out

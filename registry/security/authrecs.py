@@ -135,7 +135,7 @@ def expand(object_type: int, values) -> set[int]:
 _PROFILE_CHARS = re.compile(r"^[A-Za-z0-9._%/*?]+$")
 
 
-CLASS_PROFILE = "@class"  # crt on an object type: not specific to any object (registry/security/commands.py)
+CLASS_PROFILE = "@class"  # crt on an object type: not specific to any object (registry/security/commandauthority.py)
 
 
 def valid_profile(profile: str, object_type: int) -> bool:

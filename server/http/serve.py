@@ -9,7 +9,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from .. import log as qlog
 from . import connguard, h2guard
-from .app import create_app
+from .restapp import create_app
 
 
 def hypercorn_config(cfg) -> Config:

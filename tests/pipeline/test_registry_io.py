@@ -11,7 +11,7 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.pipeline import registry_io as rio
-from qmlite.registry.storage import snapshot
+from qmlite.registry.storage import definitionsblob
 from qmlite.registry.admin.engine import Engine
 from qmlite.registry.objects.definitions import Subscription
 from qmlite.registry.storage.catalog import Registry
@@ -209,7 +209,7 @@ def test_a_row_failing_at_apply_time_discards_every_other(target):
 
 
 def test_validation_leaves_the_scratch_registry_as_it_found_it(target):
-    engine = rio.scratch_engine(snapshot.dump(Registry.open_readonly(target)))
+    engine = rio.scratch_engine(definitionsblob.dump(Registry.open_readonly(target)))
     reg = engine.registry
     queues, subs = set(reg.queues), dict(reg.subs)
     managed = {"name": "M", "topic_string": "m/1", "destination_class": C.MQDC_MANAGED}

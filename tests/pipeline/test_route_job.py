@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from qmlite.pcf import constants as C
 from qmlite.pipeline import route_job, routes
 from qmlite.registry.qmgr import QueueManager
-from qmlite.registry.storage import snapshot
+from qmlite.registry.storage import definitionsblob
 from tests.pipeline.test_routes import _online, _registry, _row, pub_specs, sub_specs
 from tests.support.pcfkit import command, i, st
 
@@ -67,7 +67,7 @@ def test_route_job_reads_a_snapshot_and_parquet(spark, tmp_path, clock):
     try:
         _admin_sub(qm, "S", "t/+", "DEV.QUEUE.3")
         snap = tmp_path / "registry.snapshot"
-        snap.write_bytes(snapshot.dump(qm.registry))
+        snap.write_bytes(definitionsblob.dump(qm.registry))
     finally:
         qm.shutdown()
     import pyarrow as pa

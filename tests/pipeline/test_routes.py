@@ -21,7 +21,7 @@ from qmlite.pcf import properties as P
 from qmlite.pcf.mqi import MQMD
 from qmlite.pipeline import routes
 from qmlite.registry.pubsub import routing
-from qmlite.registry.storage import snapshot
+from qmlite.registry.storage import definitionsblob
 from qmlite.registry.objects.definitions import Queue, Subscription
 from qmlite.registry.qmgr import QueueManager
 
@@ -98,7 +98,7 @@ def test_the_pipeline_delivers_what_the_queue_manager_delivers(subs, pubs):
         qm = QueueManager.open(pathlib.Path(tmp), synchronous="OFF")
         try:
             _registry(qm, subs)
-            shipped = snapshot.load(snapshot.dump(qm.registry))  # what an executor routes against
+            shipped = definitionsblob.load(definitionsblob.dump(qm.registry))  # what an executor routes against
             rows = [_row(n, spec) for n, spec in enumerate(pubs)]
             expected = _online(qm, rows)
             assert _pipeline(shipped, rows) == expected

@@ -22,7 +22,7 @@ from qmlite import cli
 from qmlite.pcf import constants as C
 from qmlite.server import config
 from qmlite.server.http import bodies, errors
-from qmlite.server.http.app import create_app
+from qmlite.server.http.restapp import create_app
 from tests.server.test_rest import ADMIN, APP, CSRF, _error, rest_server
 from tests.support.inprocess import serving
 

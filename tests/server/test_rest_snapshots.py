@@ -1,4 +1,4 @@
-"""qmlite's snapshot resources over REST (server/http/snapshots.py, docs/rest.md): save, list, restore,
+"""qmlite's snapshot resources over REST (server/http/snapshotroutes.py, docs/rest.md): save, list, restore,
 delete through the one domain object MQSC reaches too; IBM's error JSON for every bad name, an unknown
 snapshot, a wrong role or a missing CSRF header."""
 

@@ -1,4 +1,4 @@
-"""PCF commands from a user outside mqm (registry/security/commands.py): dsp on the queue manager to run any,
+"""PCF commands from a user outside mqm (registry/security/commandauthority.py): dsp on the queue manager to run any,
 Inquire shows only what the user may display, and each action needs its authority."""
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from starlette.routing import Route
 from .. import log as qlog
 from . import admin, auth, bodies, console, errors, messaging
 from . import hosted  # qmlite's /admin/qmlite/qmgrs (docs/multiqm.md)
-from . import clock as http_clock  # qmlite's clock resource (issue 23)
-from . import snapshots  # qmlite's snapshot resources
-from . import faults
+from . import clockroutes  # qmlite's clock resource (issue 23)
+from . import faultroutes  # qmlite's fault rules
+from . import snapshotroutes  # qmlite's snapshot resources
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -122,18 +122,18 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         target = admin.check_qmgr(server, request.path_params["qmgr"])
         return _json(await admin.reset_qmgr(target))
 
-    # ---- the test's clock (qmlite extension, issue 23: server/http/clock.py) --------------------------
+    # ---- the test's clock (qmlite extension, issue 23: server/http/clockroutes.py) --------------------------
     @endpoint(auth.ADMIN_ROLE)
     async def clock_state(request: Request, principal) -> Response:
         _version(request)
-        return _json(http_clock.state(admin.check_qmgr(server, request.path_params["qmgr"])))
+        return _json(clockroutes.state(admin.check_qmgr(server, request.path_params["qmgr"])))
 
     @endpoint(auth.ADMIN_ROLE)
     async def clock_move(request: Request, principal) -> Response:
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])  # a hosted one too (docs/multiqm.md)
         body = await _json_body(request)
-        return _json(await http_clock.move(target, body))
+        return _json(await clockroutes.move(target, body))
 
     # ---- qmlite's call trace (registry/monitoring/activity.py; docs/rest.md) --------------------------
     @endpoint(auth.ADMIN_ROLE)
@@ -158,14 +158,14 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         calls = tracer.calls(after=_int_param(request, "after", 0, 2**62), connection=conn,
                              appl=query.get("applName", ""), limit=_int_param(request, "limit", 0, 1_000_000))
         return _json({"recording": tracer.recording, "last": tracer.seq, "calls": [c.to_dict() for c in calls]})
-    # ---- snapshots (qmlite extension; server/http/snapshots.py, docs/rest.md) -------------------
+    # ---- snapshots (qmlite extension; server/http/snapshotroutes.py, docs/rest.md) -------------------
     @endpoint(auth.ADMIN_ROLE)
     async def snapshot_list(request: Request, principal) -> Response:
         _version(request)
         qmgr = request.path_params["qmgr"]
         target = admin.check_qmgr(server, qmgr)
         name = request.path_params.get("name") or request.query_params.get("name", "*")
-        return _json(snapshots.listing(target, qmgr, name))
+        return _json(snapshotroutes.listing(target, qmgr, name))
 
     @endpoint(auth.ADMIN_ROLE)
     async def snapshot_action(request: Request, principal) -> Response:
@@ -174,9 +174,9 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         target = admin.check_qmgr(server, qmgr)
         name, action = request.path_params["name"], request.path_params["action"]
         if action == "save":
-            return _json(await snapshots.save(target, qmgr, name))
+            return _json(await snapshotroutes.save(target, qmgr, name))
         if action == "restore":
-            return _json(await snapshots.restore(target, qmgr, name))
+            return _json(await snapshotroutes.restore(target, qmgr, name))
         raise errors.not_found(request.url.path)
 
     @endpoint(auth.ADMIN_ROLE)
@@ -184,16 +184,16 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         _version(request)
         qmgr = request.path_params["qmgr"]
         target = admin.check_qmgr(server, qmgr)
-        snapshots.delete(target, qmgr, request.path_params["name"])
+        snapshotroutes.delete(target, qmgr, request.path_params["name"])
         return Response(status_code=204)
 
-    # ---- qmlite's fault rules (server/http/faults.py, docs/rest.md "Fault rules") ------------------
+    # ---- qmlite's fault rules (server/http/faultroutes.py, docs/rest.md "Fault rules") ------------------
     @endpoint(auth.ADMIN_ROLE)
     async def fault_list(request: Request, principal) -> Response:
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])  # a hosted one too (docs/multiqm.md)
         name = request.path_params.get("name") or request.query_params.get("name", "*")
-        return _json(faults.listing(target.qm.faults, name))
+        return _json(faultroutes.listing(target.qm.faults, name))
 
     @endpoint(auth.ADMIN_ROLE)
     async def fault_set(request: Request, principal) -> Response:
@@ -202,13 +202,13 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         body = await _json_body(request)
         if isinstance(body, dict) and "name" in request.path_params:
             body = {**body, "name": request.path_params["name"]}
-        return _json(faults.define(target.qm.faults, body), 201)
+        return _json(faultroutes.define(target.qm.faults, body), 201)
 
     @endpoint(auth.ADMIN_ROLE)
     async def fault_delete(request: Request, principal) -> Response:
         _version(request)
         target = admin.check_qmgr(server, request.path_params["qmgr"])
-        return _json(faults.delete(target.qm.faults, request.path_params.get("name", "*")))
+        return _json(faultroutes.delete(target.qm.faults, request.path_params.get("name", "*")))
 
     # ---- messaging ------------------------------------------------------------------------------
     def _messaging(request: Request) -> messaging.Messaging:

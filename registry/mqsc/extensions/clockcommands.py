@@ -4,7 +4,7 @@
     SET QMLITE CLOCK(SET) DATE(yyyy-mm-dd) [TIME(hh.mm.ss)]  move it to that GMT time (never back)
     DISPLAY QMLITE CLOCK                                  CLOCK(REAL|VIRTUAL) DATE TIME SECONDS ADVANCED WAITS
 
-Parsed here into a :class:`ClockCommand`; run by ``registry/testing/clock.py``'s ``ClockControl``, the
+Parsed here into a :class:`ClockCommand` and run here (a row of registry/mqsc/extensions/'s table) by ``registry/testing/clock.py``'s ``ClockControl``, the
 object the REST API and the pytest plugin call too.  A keyword this grammar does not have, a value of
 the wrong shape or a missing one is runmqsc's syntax error (AMQ8405I); a well-formed request the clock
 refuses (a real clock, a step beyond a year, a time in the past) fails with the clock's reason.
@@ -18,27 +18,21 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
-from qmlite.registry.mqsc.translate import Translated
 from qmlite.registry.testing import clock as vclock
 
-VERBS = ("SET", "DISPLAY")
 _SET_KEYWORDS = {"ADVANCE": ("SECONDS",), "SET": ("DATE", "TIME")}
 SHOWN = ("CLOCK", "DATE", "TIME", "SECONDS", "ADVANCED", "WAITS")  # DISPLAY's attributes, in order
 
 
-@dataclasses.dataclass
-class ClockCommand(Translated):
-    """A translated clock command: ``action`` is DISPLAY, ADVANCE or SET, ``values`` its keywords."""
+@dataclasses.dataclass(frozen=True)
+class ClockCommand:
+    """A parsed clock command: ``action`` is DISPLAY, ADVANCE or SET, ``values`` its keywords."""
 
     action: str = "DISPLAY"
     values: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
-def is_clock(verb: str, noun: str, tokens: list[Token]) -> bool:
-    return noun == "QMLITE" and verb in VERBS and len(tokens) > 2 and tokens[2].word == "CLOCK"
-
-
-def translate(text: str, verb: str, tokens: list[Token]) -> ClockCommand:
+def parse(text: str, verb: str, tokens: list[Token]) -> ClockCommand:
     noun_token, clock_token, rest = tokens[1], tokens[2], tokens[3:]
     if noun_token.items is not None:
         raise MqscSyntaxError(text[:noun_token.end])
@@ -50,8 +44,7 @@ def translate(text: str, verb: str, tokens: list[Token]) -> ClockCommand:
             if token.items is not None or (token.word not in SHOWN and token.word != "ALL"):
                 raise MqscSyntaxError(text[:token.end], "unknown keyword")
             selected.append(token.word)
-        return ClockCommand("DISPLAY", "QMLITE", None, action="DISPLAY",
-                            values={w: "" for w in selected if w != "ALL"})
+        return ClockCommand("DISPLAY", {w: "" for w in selected if w != "ALL"})
     if clock_token.items is None or len(clock_token.items) != 1:
         raise MqscSyntaxError(text[:clock_token.end], "CLOCK(ADVANCE) or CLOCK(SET)")
     action = clock_token.items[0].text.upper()
@@ -79,14 +72,14 @@ def translate(text: str, verb: str, tokens: list[Token]) -> ClockCommand:
             vclock.parse_datetime(values["DATE"], values.get("TIME", "00.00.00"))
         except vclock.ClockError as err:
             raise MqscSyntaxError(text[:_end(rest, err.parameter or "DATE")], str(err)) from None
-    return ClockCommand("SET", "QMLITE", None, action=action, values=values)
+    return ClockCommand(action, values)
 
 
 def _end(tokens: list[Token], word: str) -> int:
     return next(t.end for t in tokens if t.word == word)
 
 
-def run(qm, command: ClockCommand) -> tuple[int, int, list[str], list[dict[str, str]]]:
+def run(qm, command: ClockCommand, requester) -> tuple[int, int, list[str], list[dict[str, str]]]:
     """(CompCode, Reason, runmqsc lines, DISPLAY objects) for one clock command."""
     from qmlite.registry.mqsc import display, messages
 

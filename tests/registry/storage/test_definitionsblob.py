@@ -7,7 +7,7 @@ import pytest
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.registry.pubsub import routing
-from qmlite.registry.storage import snapshot
+from qmlite.registry.storage import definitionsblob
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.storage.sqlite import StoreError
@@ -33,7 +33,7 @@ def test_readonly_registry_and_snapshot_route_like_the_live_one(tmp_path, clock)
         qm.flush()
         live = qm.registry
         ro = Registry.open_readonly(tmp_path / "qm")  # while the queue manager has it open
-        again = snapshot.load(snapshot.dump(ro))
+        again = definitionsblob.load(definitionsblob.dump(ro))
         for topic in ("price/fruit", "price/veg/apple", "price", "other"):
             assert _routed(ro, topic) == _routed(live, topic) == _routed(again, topic), topic
         assert sorted(again.subs) == sorted(live.subs) and sorted(again.topics) == sorted(live.topics)
@@ -45,5 +45,5 @@ def test_readonly_registry_and_snapshot_route_like_the_live_one(tmp_path, clock)
 def test_readonly_open_refuses_what_it_cannot_read(tmp_path):
     with pytest.raises(StoreError):
         Registry.open_readonly(tmp_path / "nothing-here")
-    with pytest.raises(snapshot.SnapshotError):
-        snapshot.load(b"not marshal at all")
+    with pytest.raises(definitionsblob.SnapshotError):
+        definitionsblob.load(b"not marshal at all")

@@ -29,7 +29,6 @@ _KEYWORDS = {"VERB": ("verb", "list"), "ACTION": ("action", "word"), "REASON": (
 VERBS = ("SET", "DISPLAY", "DELETE")
 
 
-
 @dataclasses.dataclass(frozen=True)
 class FaultCommand:
     verb: str
@@ -38,7 +37,9 @@ class FaultCommand:
 
 
 def parse(text: str, verb: str, tokens: list[Token]) -> FaultCommand:
-    """``tokens`` from FAULT(name) on; MqscSyntaxError for anything the syntax does not allow."""
+    """The command's ``tokens`` (verb, QMLITE, FAULT(name), ...); MqscSyntaxError for anything the syntax
+    does not allow."""
+    tokens = tokens[2:]
     first = tokens[0]
     if verb not in VERBS or first.items is None or len(first.items) != 1:
         raise MqscSyntaxError(text[:first.end])
@@ -86,8 +87,9 @@ def parse(text: str, verb: str, tokens: list[Token]) -> FaultCommand:
     return FaultCommand(verb, name, {k: v for k, v in args.items() if not k.isupper()})
 
 
-def run(faults: F.Faults, command: FaultCommand) -> tuple[int, int, list[str], list[dict[str, str]]]:
+def run(qm, command: FaultCommand, requester) -> tuple[int, int, list[str], list[dict[str, str]]]:
     """Run a parsed command on the queue manager's rules: (CompCode, Reason, runmqsc lines, DISPLAY objects)."""
+    faults: F.Faults = qm.faults
     try:
         if command.verb == "SET":
             faults.define(command.name, **command.args)

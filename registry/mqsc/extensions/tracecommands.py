@@ -9,17 +9,27 @@ Every malformed keyword or value is runmqsc's syntax error (AMQ8405I) up to the 
 
 from __future__ import annotations
 
+import dataclasses
+
+from qmlite.pcf import constants as C
+
 from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 
-NOUN = "QMLTRACE"
 _KEYWORDS = {"DISPLAY": {"AFTER": "int", "CONN": "hex", "APPLNAME": "str", "LIMIT": "int"},
              "ALTER": {"RECORD": ("ON", "OFF")},
              "CLEAR": {}}
 
 
-def parse(text: str, verb: str, noun_token: Token, rest: list[Token]) -> dict:
+@dataclasses.dataclass(frozen=True)
+class TraceCommand:
+    verb: str  # DISPLAY, ALTER or CLEAR
+    args: dict  # keyword -> value
+
+
+def parse(text: str, verb: str, tokens: list[Token]) -> TraceCommand:
     """The command's keywords as {name: value}; MqscSyntaxError for anything else."""
+    noun_token, rest = tokens[1], tokens[2:]
     allowed = _KEYWORDS.get(verb)
     if allowed is None or noun_token.items is not None:
         raise MqscSyntaxError(text[:noun_token.end if noun_token.items is not None else noun_token.word_end])
@@ -50,11 +60,16 @@ def parse(text: str, verb: str, noun_token: Token, rest: list[Token]) -> dict:
             args[token.word] = value
     if verb == "ALTER" and "RECORD" not in args:
         raise MqscSyntaxError(text, "RECORD(ON|OFF) expected")
-    return args
+    return TraceCommand(verb, args)
 
 
-def run(qm, verb: str, args: dict, user: str = "") -> tuple[list[str], list[dict]]:
-    """Run a parsed command on the queue manager's activity trace: (runmqsc lines, objects)."""
+def run(qm, command: TraceCommand, requester) -> tuple[int, int, list[str], list[dict]]:
+    """Run a parsed command on the queue manager's activity trace: (CompCode, Reason, runmqsc lines, objects)."""
+    lines, objects = _run(qm, command.verb, command.args, requester.user)
+    return C.MQCC_OK, 0, lines, objects
+
+
+def _run(qm, verb: str, args: dict, user: str) -> tuple[list[str], list[dict]]:
     tracer = qm.activity
     if verb == "ALTER":
         tracer.record(args["RECORD"] == "ON", user=user, via="ALTER QMLTRACE")

@@ -12,17 +12,44 @@ for one not saved (docs/mqsc.md "Snapshots").
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from qmlite.pcf import constants as C
 
 from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc import display
+from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 from qmlite.registry.storage import savepoints
 
 
-def run(qm, verb: str, name: str) -> tuple[int, int, list[str], list[dict[str, str]]]:
+@dataclasses.dataclass(frozen=True)
+class SnapshotCommand:
+    verb: str  # SET, RESET, DISPLAY or DELETE
+    name: str  # the snapshot's name as given (DISPLAY's may be generic)
+
+
+def parse(text: str, verb: str, tokens: list[Token]) -> SnapshotCommand:
+    """VERB QMLITE SNAPSHOT(name): one keyword, one value (its validity as a name is the snapshot domain's
+    to judge, with MQRCCF_OBJECT_NAME_ERROR).  Any other keyword is a malformed snapshot command."""
+    noun_token, rest = tokens[1], tokens[2:]
+    if noun_token.items is not None:
+        raise MqscSyntaxError(text[:noun_token.end])
+    if not rest:
+        raise MqscSyntaxError(text, "SNAPSHOT(name) missing")
+    token = rest[0]
+    if token.word != "SNAPSHOT":
+        raise MqscSyntaxError(text[:token.word_end], "unknown keyword")
+    if token.items is None or len(token.items) != 1 or token.items[0].text == "":
+        raise MqscSyntaxError(text[:token.end], "value missing")
+    if len(rest) > 1:
+        raise MqscSyntaxError(text[:rest[1].word_end], "unknown keyword")
+    return SnapshotCommand(verb, token.items[0].text)
+
+
+def run(qm, command: SnapshotCommand, requester) -> tuple[int, int, list[str], list[dict[str, str]]]:
     """(completion code, reason, runmqsc lines, DISPLAY objects) for one snapshot command."""
+    verb, name = command.verb, command.name
     book = savepoints.of(qm)
     try:
         if verb == "SET":

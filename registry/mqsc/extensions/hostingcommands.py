@@ -19,7 +19,6 @@ from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc import display
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 
-SUBJECTS = frozenset({"QMGRS", "QMGR"})  # the word after QMLITE that makes a command one of these
 MQRCCF_OBJECT_ALREADY_EXISTS = 4001  # cmqcfc.h
 
 
@@ -29,8 +28,9 @@ class HostingCommand:
     name: str | None  # None: every queue manager
 
 
-def parse(text: str, verb: str, rest: list[Token]) -> HostingCommand:
-    """The tokens after ``QMLITE``: ``QMGRS`` or ``QMGR(name)`` and nothing else (a syntax error otherwise)."""
+def parse(text: str, verb: str, tokens: list[Token]) -> HostingCommand:
+    """After ``verb QMLITE``: ``QMGRS`` or ``QMGR(name)`` and nothing else (a syntax error otherwise)."""
+    rest = tokens[2:]
     subject = rest[0]
     if len(rest) > 1:
         raise MqscSyntaxError(text[:rest[1].end])
@@ -47,8 +47,10 @@ def parse(text: str, verb: str, rest: list[Token]) -> HostingCommand:
     return HostingCommand(verb, name)
 
 
-def run(qm, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], list[dict[str, str]]]:
-    """(CompCode, Reason, runmqsc lines, DISPLAY objects) for one command on ``qm``'s hosting."""
+def run(qm, command: HostingCommand, requester) -> tuple[int, int, list[str], list[dict[str, str]]]:
+    """(CompCode, Reason, runmqsc lines, DISPLAY objects) for one command on ``qm``'s hosting.  Its own
+    judge of who may run it (anyone may DISPLAY) and of a missing queue manager (extensions.TABLE)."""
+    admin = requester.admin
     qmgrs = getattr(qm, "hosting", None) if qm is not None else None
     if command.verb == "DEFINE":
         if not admin:

@@ -1,0 +1,104 @@
+"""qmlite's MQSC extensions, one table (registry/mqsc/extensions/, docs/architecture.md): every row's module
+parses and runs, the rows' QML ranges are the catalogue's, each command reaches the row that owns it, and
+importing MQSC loads none of the extension modules."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qmlite.pcf import constants as C
+from qmlite.registry import qmlmessages as QML
+from qmlite.registry.admin.engine import Requester
+from qmlite.registry.mqsc import check_mqsc, extensions, run_mqsc
+from qmlite.registry.mqsc.lexer import MqscSyntaxError
+from qmlite.registry.mqsc.translate import translate
+from qmlite.registry.qmgr import QueueManager
+
+
+@pytest.fixture
+def qm(tmp_path):
+    qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL")
+    yield qm
+    qm.shutdown()
+
+
+def test_every_row_names_a_module_with_parse_and_run():
+    folder = Path(extensions.__file__).parent
+    modules = {path.stem for path in folder.glob("*.py")} - {"__init__"}
+    assert modules == {row.module for row in extensions.TABLE}  # no module outside the table, none twice
+    assert len(extensions.TABLE) == len(modules)
+    for row in extensions.TABLE:
+        code = row.code()
+        assert callable(code.parse) and callable(code.run), row.module
+
+
+def test_the_rows_ranges_are_the_catalogues_and_each_module_prints_only_its_own():
+    assert sorted(row.messages for row in extensions.TABLE) == sorted(QML.RANGES)
+    for row in extensions.TABLE:
+        source = Path(row.code().__file__).read_text()
+        used = set(re.findall(r"\bQML\.([A-Z_]+)\b", source))
+        assert {name for name in used if getattr(QML, name).extension != row.messages} == set(), row.module
+
+
+@pytest.mark.parametrize("text, module", [
+    ("DISPLAY QMLITE CLOCK", "clockcommands"),
+    ("SET QMLITE CLOCK(ADVANCE) SECONDS(5)", "clockcommands"),
+    ("DISPLAY QMLITE QMGRS", "hostingcommands"),
+    ("DEFINE QMLITE QMGR(QM2)", "hostingcommands"),
+    ("DISPLAY QMLTRACE LIMIT(3)", "tracecommands"),
+    ("ALTER QMLTRACE RECORD(ON)", "tracecommands"),
+    ("SET QMLITE FAULT(F1) VERB(MQPUT) REASON(2053)", "faultcommands"),
+    ("DELETE QMLITE FAULT(F1)", "faultcommands"),
+    ("RESET QMLITE", "resetcommands"),
+    ("RESET QMLITE SNAPSHOT(S1)", "snapshotcommands"),
+    ("DISPLAY QMLITE SNAPSHOT(*)", "snapshotcommands"),
+])
+def test_each_command_reaches_the_row_that_owns_it(text, module):
+    tr = translate(text)
+    assert tr.row is None and tr.message is None
+    assert tr.extension is not None and tr.extension.extension.module == module
+
+
+@pytest.mark.parametrize("text, segment", [
+    ("RESET QMLITE(X)", "RESET QMLITE(X)"),  # the reset takes no value
+    ("DELETE QMLITE CLOCK", "DELETE QMLITE CLOCK"),  # no DELETE for the clock: a malformed snapshot command
+    ("SET QMLITE", "SET QMLITE"),  # SNAPSHOT(name) missing
+    ("DISPLAY QMLITE(X) QMGRS", "DISPLAY QMLITE(X)"),  # a value on the noun: no hosting row, a bad snapshot
+])
+def test_what_no_row_parses_is_runmqscs_syntax_error(text, segment):
+    with pytest.raises(MqscSyntaxError) as err:
+        translate(text)
+    assert err.value.segment == segment
+
+
+def test_ibms_commands_have_no_extension():
+    tr = translate("DISPLAY QLOCAL(DEV.QUEUE.1) MAXDEPTH")
+    assert tr.extension is None and tr.row is not None and tr.selectors == ("MAXDEPTH",)
+
+
+def test_the_table_checks_the_administrator_and_the_queue_manager(qm):
+    tr = translate("RESET QMLITE")
+    assert extensions.run(qm, tr.extension, Requester(user="app", admin=False))[:2] == (
+        C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
+    assert extensions.run(None, tr.extension, Requester())[:2] == (C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED)
+    hosting = translate("DISPLAY QMLITE QMGRS")  # the hosting commands judge for themselves: anyone may DISPLAY
+    cc, reason, text, objects = extensions.run(qm, hosting.extension, Requester(user="app", admin=False))
+    assert (cc, reason) == (C.MQCC_OK, 0) and objects[0]["QMNAME"] == qm.registry.qmgr.name
+
+
+def test_run_mqsc_and_check_mqsc_go_through_the_table(qm):
+    (result,) = run_mqsc(qm, "DISPLAY QMLITE CLOCK")
+    assert result.completion_code == C.MQCC_OK and result.objects[0]["CLOCK"] == "REAL"
+    assert [r.text for r in check_mqsc("SET QMLITE SNAPSHOT(S1)\nCLEAR QMLTRACE")] == [[], []]
+
+
+def test_importing_mqsc_loads_no_extension_module():
+    code = ("import sys; import qmlite.registry.mqsc, qmlite.registry.mqsc.translate, qmlite.registry.mqsc.escape;"
+            "print(sorted(m for m in sys.modules if m.startswith('qmlite.registry.mqsc.extensions.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

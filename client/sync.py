@@ -84,7 +84,7 @@ def _in_finalizer() -> bool:
     return False
 
 
-# STATUS codes by which a queue manager refuses a channel's TLS set-up (fap.md section 9).
+# STATUS codes by which a queue manager refuses a channel's TLS set-up (docs/reference/fap.md section 9).
 _TLS_REFUSALS = frozenset({fap.CIPHER_SPEC, fap.PEER_NAME, fap.SSL_CLIENT_CERTIFICATE})
 
 

@@ -455,7 +455,7 @@ def from_capture(publications: str, reg, out: pathlib.Path) -> str:
 
 
 # Columns with a value per publication get no dictionary: Parquet builds one per column chunk and
-# then throws it away when it overflows (10M deliveries: 20.6-30.0 s -> 17.8-19.9 s, benchmarks.md).
+# then throws it away when it overflows (10M deliveries: 20.6-30.0 s -> 17.8-19.9 s, docs/benchmarks.md).
 _WRITE_OPTIONS = {"parquet.enable.dictionary#publication_id": "false",
                   "parquet.enable.dictionary#timestamp": "false"}
 

@@ -337,7 +337,7 @@ class QueueManager:
                         temporary=temporary, remote=remote)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
         if text:
-            from qmlite.registry.pubsub import selectors  # at the first selection string (decisions.md ST11)
+            from qmlite.registry.pubsub import selectors  # at the first selection string (docs/decisions.md ST11)
 
             subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
@@ -1213,7 +1213,7 @@ class QueueManager:
                 self._session_fault(session, "MQSET", name)
             before = None
             if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
-                from qmlite.registry.monitoring import configevents  # only when CONFIGEV is on (decisions.md ST11)
+                from qmlite.registry.monitoring import configevents  # only when CONFIGEV is on (docs/decisions.md ST11)
 
                 before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
@@ -1331,7 +1331,7 @@ def _counted_get(contents: QueueContents, on_queue: float) -> None:
 
 def _resolver(msg: Message):
     """What an MQOPEN selection string sees of a queued message: its MQMD and its properties."""
-    from qmlite.registry.pubsub import selectors  # only where a selection string is used (decisions.md ST11)
+    from qmlite.registry.pubsub import selectors  # only where a selection string is used (docs/decisions.md ST11)
 
     props = msg.props
     return selectors.message_resolver(msg.md, props.values_for_selectors() if props else {})

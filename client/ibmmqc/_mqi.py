@@ -530,7 +530,7 @@ _id_counter = itertools.count(1)
 
 def _new_id(conn: _Connection) -> bytes:
     # "AMQ " + the queue manager's name blank-padded to 12 + 8 bytes unique to this connection and
-    # message, the shape of a queue manager's MsgId (fap.md 15.4)
+    # message, the shape of a queue manager's MsgId (docs/reference/fap.md 15.4)
     qmgr = (conn.qm.agreement.qmgr_name or "").encode("latin-1", "replace")[:12].ljust(12)
     return b"AMQ " + qmgr + conn.qm.connection_id[16:20] + next(_id_counter).to_bytes(4, "big")
 

@@ -131,7 +131,7 @@ def render(props, md, data: bytes, options: int, property_control: int):
     MQGMO_NO_PROPERTIES or PROPCTL(NONE) drop them; FORCE_MQRFH2, PROPCTL(FORCE) and PROPCTL(ALL)
     give every property in an MQRFH2; COMPAT (the default, and V6COMPAT) gives them in an MQRFH2 only
     when one is in the usr, mcd, jms or mqext folders.  A getter asking PROPERTIES_IN_HANDLE gets the
-    MQRFH2 too: the client's message handle is filled from it (docs/decisions.md S31).
+    MQRFH2 too: the client's message handle is filled from it (docs/decisions.md P5).
     """
     if not props:
         return md, data

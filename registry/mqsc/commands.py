@@ -152,7 +152,7 @@ def _table() -> dict[tuple[str, str], Command]:
         Command("DISPLAY", "QMSTATUS", C.MQCMD_INQUIRE_Q_MGR_STATUS, K.QMSTATUS, name=NAME_NONE,
                 attrs_pid=C.MQIACF_Q_MGR_STATUS_ATTRS, default_all=True,
                 display="AMQ8705I: Display Queue Manager Status Details."),
-        # AMQ8723I: IBM's number for this display, not yet seen in a published transcript (decisions.md MS3)
+        # AMQ8723I: IBM's number for this display, not yet seen in a published transcript (docs/decisions.md MS3)
         Command("DISPLAY", "PUBSUB", C.MQCMD_INQUIRE_PUBSUB_STATUS, K.PUBSUB, name=NAME_NONE,
                 attrs_pid=C.MQIACF_PUBSUB_STATUS_ATTRS, default_all=True,
                 display="AMQ8723I: Display pub/sub status details."),

@@ -324,7 +324,7 @@ class Messaging:
                 raise errors.from_reason(exc.reason, "browse from" if browse else "get from", queue,
                                          self.qmgr_name) from None
             deadline = trio.current_time() + wait_ms / 1000
-            # A virtual clock (decisions.md VC2): the wait also ends when that clock passes it, whichever first.
+            # A virtual clock (docs/decisions.md VC2): the wait also ends when that clock passes it, whichever first.
             virtual, virtual_at, timer = self.qm.clock_control.virtual, self.qm.now() + wait_ms / 1000, None
             try:
                 while True:

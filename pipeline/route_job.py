@@ -247,12 +247,10 @@ def prefix_groups(reg) -> dict[str, list]:
     """Subscriptions by the literal first level of their topic string; those that can match any first
     level (a wildcard there, or the character scheme) are in SHARED and in every group, so a group
     holds every subscription a topic with that first level could match."""
-    from qmlite.pcf import constants as K
-
     groups: dict[str, list] = {SHARED: []}
     for sub in reg.subs.values():
         first = sub.resolved_topic.split("/")[0]
-        if sub.wildcard_schema == K.MQWS_CHAR or first in ("#", "+"):
+        if sub.wildcard_schema == C.MQWS_CHAR or first in ("#", "+"):
             groups[SHARED].append(sub)
         else:
             groups.setdefault(first, []).append(sub)

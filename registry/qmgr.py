@@ -1,4 +1,4 @@
-"""The queue manager: the one domain object every MQI verb, PCF command (and later MQSC and REST) goes through.
+"""The queue manager: the one domain object every MQI verb, PCF command, MQSC command and REST request goes through.
 
 It owns the registry of definitions, the queues' contents, the sessions (connections and their
 handles), units of work, publication routing, the MQSUB rules, authority and the command server's
@@ -108,7 +108,7 @@ class QueueManager:
         # Stop Connection marked a session (registry/admin/commands/status.py): the transport ends what it
         # holds for it now (a delayed reply) rather than at its next call.
         self.on_stopped: Callable[[Session], None] = _ignore
-        self.publish_exit = None  # a registry.publishexit.PublishExit, or None
+        self.publish_exit = None  # a registry/pubsub/publishexit.py PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False
         self.hosting = None  # the registry.hosting.QueueManagers this one is hosted by, when a server hosts several

@@ -12,7 +12,7 @@ import dataclasses
 import os
 import secrets
 
-from qmlite.pcf import encoding as E
+from qmlite.pcf import encoding
 from qmlite.pcf import fap
 
 from .config import ChannelConfig
@@ -68,7 +68,7 @@ def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
     heartbeat = channel.heartbeat_interval  # SVRCONN's HBINT rules (docs/reference/fap.md section 6.3)
     if heartbeat != client.HeartbeatInterval:
         ief1 |= fap.IEF1_HEARTBEAT_INTERVAL
-    ccsid = client.CCSID if E.codec_for_ccsid(client.CCSID) and not E.is_ebcdic(client.CCSID) else me.ccsid
+    ccsid = client.CCSID if encoding.codec_for_ccsid(client.CCSID) and not encoding.is_ebcdic(client.CCSID) else me.ccsid
     if client.CCSID and ccsid != client.CCSID:
         ief1 |= fap.IEF1_CCSID_NOT_SUPPORTED
     # Shared conversations travel in TSHM, which FAP 10 brought; below it the answer must be 0.

@@ -15,7 +15,7 @@ import dataclasses
 from qmlite.pcf import constants as C
 
 from qmlite.registry.security import vocab as A
-from qmlite.registry.admin.commands import topics as T
+from qmlite.registry.admin.commands import topics as TP
 from qmlite.registry.mqsc import extensions
 from qmlite.registry.mqsc import keywords as K
 from qmlite.registry.mqsc.keywords import Keyword, ObjectType, e, flag, i, s
@@ -139,8 +139,8 @@ def _table() -> dict[tuple[str, str], Command]:
                                                               "PUB": C.MQIACF_TOPIC_PUB}),), generic=True),
         Command("CLEAR", "TOPICSTR", C.MQCMD_CLEAR_TOPIC_STRING, K.TPSTATUS, C.MQCA_TOPIC_STRING,
                 message="AMQ8927I: Topic string cleared.",
-                extra=(e("CLRTYPE", C.MQIACF_CLEAR_TYPE, {"RETAINED": T.MQCLRT_RETAINED}),
-                       e("SCOPE", C.MQIACF_CLEAR_SCOPE, {"LOCAL": T.MQCLRS_LOCAL, "ALL": T.MQCLRS_GLOBAL}))),
+                extra=(e("CLRTYPE", C.MQIACF_CLEAR_TYPE, {"RETAINED": TP.MQCLRT_RETAINED}),
+                       e("SCOPE", C.MQIACF_CLEAR_SCOPE, {"LOCAL": TP.MQCLRS_LOCAL, "ALL": TP.MQCLRS_GLOBAL}))),
     ]
     # ---- queue manager
     rows += [

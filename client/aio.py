@@ -44,7 +44,7 @@ from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
 from . import protocol as proto
-from . import verbs as V
+from . import verbs as VB
 from .channel import NEED_DATA, ClientChannel, Connected, HeartbeatAck, Reply
 from .errors import ConnectionBroken, MQIError
 
@@ -82,7 +82,7 @@ class AsyncQueueManager:
         self._ch = channel
         self._lock = _Gate()
         self._pcf_lock = _Gate()
-        self._pcf_queues = V.PcfQueues()
+        self._pcf_queues = VB.PcfQueues()
         self._disconnected = False
         self._keepalive_scope: Optional[trio.CancelScope] = None
 
@@ -233,7 +233,7 @@ class AsyncQueueManager:
             raise MQIError(C.MQCC_FAILED, C.MQRC_HCONN_ERROR, "disconnected")
         self._ch.check_usable()
 
-    async def _call_locked(self, call: V.Call) -> Reply:
+    async def _call_locked(self, call: VB.Call) -> Reply:
         self._check_usable()
         done = False
         try:
@@ -267,19 +267,19 @@ class AsyncQueueManager:
     async def open(self, od: MQOD, options: int) -> tuple[int, MQOD]:
         """MQOPEN.  Returns (Hobj, the returned MQOD): for a model queue the OD's ObjectName is the
         name of the dynamic queue created."""
-        return await self._run(V.open_(self._ch, od, options))
+        return await self._run(VB.open_(self._ch, od, options))
 
     async def close(self, hobj: int, options: int = C.MQCO_NONE) -> None:
         """MQCLOSE of an object or subscription handle."""
-        await self._run(V.close(self._ch, hobj, options))
+        await self._run(VB.close(self._ch, hobj, options))
 
     async def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
         """MQPUT.  Returns the MQMD as stored (with the MsgId the server generated) and the MQPMO."""
-        return await self._run(V.put(self._ch, hobj, md, pmo, data))
+        return await self._run(VB.put(self._ch, hobj, md, pmo, data))
 
     async def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
         """MQPUT1 (open, put, close in one call)."""
-        return await self._run(V.put1(self._ch, od, md, pmo, data))
+        return await self._run(VB.put1(self._ch, od, md, pmo, data))
 
     async def get(self, hobj: int, md: MQMD, gmo: MQGMO, buffer_length: int) -> tuple[MQMD, MQGMO, bytes]:
         """MQGET.  Returns (the message's MQMD, the returned MQGMO, the data).
@@ -287,31 +287,31 @@ class AsyncQueueManager:
         A non-zero CompCode raises MQIError; for 2080 TRUNCATED_MSG_FAILED (message left on the
         queue) and 2079 TRUNCATED_MSG_ACCEPTED (message removed) the exception carries ``md``,
         ``gmo``, ``data_length`` (the full length) and ``data`` (what came back)."""
-        return await self._run(V.get(self._ch, hobj, md, gmo, buffer_length))
+        return await self._run(VB.get(self._ch, hobj, md, gmo, buffer_length))
 
     async def inq(self, hobj: int, selectors: list[int], int_attr_count: int,
                   char_attr_length: int) -> tuple[list[int], str]:
         """MQINQ.  Returns (IntAttrs, CharAttrs); CharAttrs keeps each value's blank padding."""
-        return await self._run(V.inq(self._ch, hobj, selectors, int_attr_count, char_attr_length))
+        return await self._run(VB.inq(self._ch, hobj, selectors, int_attr_count, char_attr_length))
 
     async def set(self, hobj: int, selectors: list[int], int_attrs: list[int], char_attrs: str) -> None:
         """MQSET."""
-        await self._run(V.set_(self._ch, hobj, selectors, int_attrs, char_attrs))
+        await self._run(VB.set_(self._ch, hobj, selectors, int_attrs, char_attrs))
 
     async def sub(self, sd: MQSD, hobj: int = 0) -> tuple[int, int, MQSD]:
         """MQSUB.  Returns (Hsub, Hobj, the returned MQSD); Hobj is the managed queue's handle with
         MQSO_MANAGED, else the ``hobj`` passed."""
-        return await self._run(V.sub(self._ch, sd, hobj))
+        return await self._run(VB.sub(self._ch, sd, hobj))
 
     async def subrq(self, hsub: int, action: int, sro: MQSRO) -> MQSRO:
         """MQSUBRQ.  Returns the MQSRO with NumPubs filled."""
-        return await self._run(V.subrq(self._ch, hsub, action, sro))
+        return await self._run(VB.subrq(self._ch, hsub, action, sro))
 
     async def cmit(self) -> None:
-        await self._run(V.cmit(self._ch))
+        await self._run(VB.cmit(self._ch))
 
     async def back(self) -> None:
-        await self._run(V.back(self._ch))
+        await self._run(VB.back(self._ch))
 
     async def disc(self) -> None:
         """Close the PCF reply queue (if any), MQDISC, end the conversation, close the socket.
@@ -331,14 +331,14 @@ class AsyncQueueManager:
                     raise
                 except MQIError:
                     pass
-            api = await self._run(V.disc(self._ch))
+            api = await self._run(VB.disc(self._ch))
             async with self._lock:
                 self._disconnected = True
                 try:
                     await self._stream.send_all(self._ch.end())
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
-            V.raise_if_failed(api, "MQDISC")
+            VB.raise_if_failed(api, "MQDISC")
         finally:
             self._disconnected = True
             self._stop_keepalive()
@@ -413,7 +413,7 @@ class AsyncQueueManager:
         """Run one PCF command the way pymqi's / ibmmq's PCFExecute does and return every response
         message (see :func:`qmlite.client.verbs.pcf`)."""
         async with self._pcf_lock:
-            return await self._run(V.pcf(self._ch, self._pcf_queues, command, parameters, wait_ms=wait_ms,
+            return await self._run(VB.pcf(self._ch, self._pcf_queues, command, parameters, wait_ms=wait_ms,
                                          cfh_type=cfh_type))
 
 

@@ -26,7 +26,7 @@ back in the order the requests went, as the server answers one conversation in o
 with the oldest outstanding call and must be of its type.
 
 The byte-level work is :mod:`qmlite.pcf`'s; which values to send is :mod:`qmlite.client.protocol`'s
-(the fap.md section numbers are there).  Heartbeat flag rules are shared with the server
+(the docs/reference/fap.md section numbers are there).  Heartbeat flag rules are shared with the server
 (``fap.heartbeat_*``), as is the rule for when a conversation is multiplexed (``fap.multiplexed``).
 """
 
@@ -194,7 +194,7 @@ class ClientChannel:
         return out
 
     def initiate(self) -> bytes:
-        """The first ID (fap.md 6.3); the start of the handshake."""
+        """The first ID (docs/reference/fap.md 6.3); the start of the handshake."""
         if self._ours is not None:
             raise RuntimeError("initiate() was called already")
         self._ours = proto.first_id(self.opts)
@@ -206,7 +206,7 @@ class ClientChannel:
     def send_call(self, segment_type: int, hobj: int, body: bytes, *, extra: int = 0,
                   wait_s: float = 0.0) -> bytes:
         """Queue one MQI request and return every byte to send (queued heartbeat answers first).
-        ``extra``: what the reply may bring back beyond the request (CallLength, fap.md 10);
+        ``extra``: what the reply may bring back beyond the request (CallLength, docs/reference/fap.md 10);
         ``wait_s``: how long the server may legitimately hold the reply (an MQGET's wait)."""
         self.check_usable()
         segments = self.link.mqi(segment_type, hobj, body, extra=extra)
@@ -292,7 +292,7 @@ class ClientChannel:
         else:
             hb = self.agreement.heartbeat_interval if self.agreement else 0
             if hb > 0:
-                # quiet time counts from the last byte either way (fap.md 22, the Java client's rule)
+                # quiet time counts from the last byte either way (docs/reference/fap.md 22, the Java client's rule)
                 candidates.append(max(self.last_heard, self.last_sent) + hb)
         return min(candidates) if candidates else None
 
@@ -336,7 +336,7 @@ class ClientChannel:
     # -- failure ------------------------------------------------------------------------------
 
     def _lost(self) -> int:
-        """2059 Q_MGR_NOT_AVAILABLE while connecting, 2009 CONNECTION_BROKEN once connected (fap.md 9)."""
+        """2059 Q_MGR_NOT_AVAILABLE while connecting, 2009 CONNECTION_BROKEN once connected (docs/reference/fap.md 9)."""
         return C.MQRC_CONNECTION_BROKEN if self.state == State.CONNECTED else C.MQRC_Q_MGR_NOT_AVAILABLE
 
     def _break(self, reason: int, detail: str, *, status_code: Optional[int] = None) -> None:
@@ -456,7 +456,7 @@ class ClientChannel:
         # replies are split at the agreed size; a little slack for peers that count differently
         self._framer.max_segment_length = max(ag.max_transmission_size, INITIAL_MAX_SEGMENT_LENGTH) + 64
         self._reassembler = Reassembler(max_call_length=max(ag.max_message_size, opts.max_message_length) + 65536)
-        # UID: no reply (fap.md 7); CAUT: a STATUS comes back (fap.md 8)
+        # UID: no reply (docs/reference/fap.md 7); CAUT: a STATUS comes back (docs/reference/fap.md 8)
         self._queue(self.link.segment(fap.USERID_DATA, proto.uid_body()))
         if opts.user is not None or opts.password is not None:
             self._queue(self.link.segment(fap.CONAUTH_INFO, proto.caut_body(opts.user, opts.password, self.codec)))

@@ -69,7 +69,7 @@ class MQIError(Exception):
 
 class ConnectionBroken(MQIError):
     """The connection is unusable.  ``reason`` is 2009 CONNECTION_BROKEN unless the server said more
-    (a STATUS code mapped as in fap.md section 9, e.g. 2540 UNKNOWN_CHANNEL_NAME); ``status_code`` is
+    (a STATUS code mapped as in docs/reference/fap.md section 9, e.g. 2540 UNKNOWN_CHANNEL_NAME); ``status_code`` is
     the STATUS code when one was received."""
 
     def __init__(self, reason: int = C.MQRC_CONNECTION_BROKEN, detail: str = "", *,

@@ -1,11 +1,11 @@
 """The client side of the FAP conversation, sans-IO: what to send and how to read what comes back.
 
 Everything byte-level is done by ``qmlite.pcf`` (``fap``, ``framer``, ``calls``, ``mqi``); this
-module only decides *which* structures to send with *which* values (fap.md sections 3-12, 21, 22, 26)
+module only decides *which* structures to send with *which* values (docs/reference/fap.md sections 3-12, 21, 22, 26)
 and keeps the state both sides agreed on.  :class:`qmlite.client.channel.ClientChannel` runs the
 conversation with it; the drivers (:mod:`qmlite.client.sync`, :mod:`qmlite.client.aio`) move the bytes.
 
-Choices (fap.md section numbers in brackets):
+Choices (docs/reference/fap.md section numbers in brackets):
 
 * Our segments are little-endian (ByteOrder 2), Encoding 546, CCSID as configured (819 by default),
   like an x86 C client [4].  Incoming segments are read in the order their own ByteOrder byte states.
@@ -30,7 +30,7 @@ Choices (fap.md section numbers in brackets):
 * HEARTBEAT: a request (CONFIRM_REQUEST at FAP >= 10, the inverse below) is answered at once with the
   same StructId and the flag flipped [22]; ``TSHC`` when multiplexed, ``TSH `` otherwise.
 * STATUS with ERROR or CLOSE_CHANNEL: the connection is over; the code is mapped to a reason with the
-  table in fap.md section 9 (36 PASSWORD_PROTECTION -> 2594 is our addition).
+  table in docs/reference/fap.md section 9 (36 PASSWORD_PROTECTION -> 2594 is our addition).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ MAX_ID_ROUNDS = 10
 MIN_FAP_LEVEL = 8  # FCNO (and so our MQCONN) needs FAP 8
 MAX_FAP_LEVEL = 15  # the highest level whose MQCONN/FCNO layout the codec knows
 OUR_MAX_TRANSMISSION_SIZE = 32748  # what real clients propose
-PRODUCT_ID = "MQMM09000000"  # a C-client-style product id (fap.md 6.1: "C-like MQMM09000000")
+PRODUCT_ID = "MQMM09000000"  # a C-client-style product id (docs/reference/fap.md 6.1: "C-like MQMM09000000")
 CAP_FLAGS1 = 0x26  # CONVERSION_CAPABLE | SPLIT_MESSAGES | MQREQUEST, as every real peer sends
 CAP_FLAGS2 = 0x01  # DIST_LIST_CAPABLE; no XA, no SPI
 CAP_FLAGS3 = 0x00  # we use the synchronous MQGET and ask for nothing else
@@ -63,7 +63,7 @@ PCF_DYNAMIC_NAME = "PYMQPCF.*"
 
 
 # ------------------------------------------------------------------------------------------------
-# STATUS code -> MQRC (fap.md section 9, the Java client's table)
+# STATUS code -> MQRC (docs/reference/fap.md section 9, the Java client's table)
 # ------------------------------------------------------------------------------------------------
 
 _STATUS_REASONS = {
@@ -218,7 +218,7 @@ def agreement_from(server: fap.InitialData, rounds: int, ccsid: int) -> Agreemen
 # Segment building
 # ------------------------------------------------------------------------------------------------
 
-CONVERSATION_ID = 1  # the implicit first conversation (fap.md 6.3, 26)
+CONVERSATION_ID = 1  # the implicit first conversation (docs/reference/fap.md 6.3, 26)
 _SID = {fap.TSHM: b"TSHM", fap.TSH: b"TSH ", fap.TSHC: b"TSHC"}
 _U32BE = struct.Struct(">I")
 _API_TAIL = struct.Struct("<iii")  # CompCode, Reason, Hobj in our (little-endian) order
@@ -251,12 +251,12 @@ class Link:
                                   encoding=OUR_ENCODING, ccsid=self.ccsid)
 
     def id_segment(self, ident: fap.InitialData, *, struct_id: str) -> bytes:
-        # CONFIRM_REQUEST|FIRST|LAST, as the real clients' IDs carry (fap.md 5.2)
+        # CONFIRM_REQUEST|FIRST|LAST, as the real clients' IDs carry (docs/reference/fap.md 5.2)
         return self.segment(fap.INITIAL_DATA, ident.pack(LITTLE), struct_id=struct_id,
                             control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST)
 
     def mqi(self, segment_type: int, hobj: int, body: bytes, *, extra: int = 0) -> list[bytes]:
-        """The segments of one MQI request; split when longer than MaxTransmissionSize (fap.md 5.3)."""
+        """The segments of one MQI request; split when longer than MaxTransmissionSize (docs/reference/fap.md 5.3)."""
         sid = self.struct_id
         hl = fap.TSHM_LENGTH if sid == fap.TSHM else fap.TSH_LENGTH
         total = hl + fap.API_HEADER_LENGTH + len(body)

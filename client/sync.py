@@ -40,7 +40,7 @@ from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
 
 from . import locks as _locks
 from . import protocol as proto
-from . import verbs as V
+from . import verbs as VB
 from .channel import NEED_DATA, ClientChannel, Connected, HeartbeatAck, Reply
 from .errors import ConnectionBroken, MQIError
 
@@ -84,7 +84,7 @@ def _in_finalizer() -> bool:
     return False
 
 
-# STATUS codes by which a queue manager refuses a channel's TLS set-up (fap.md section 9).
+# STATUS codes by which a queue manager refuses a channel's TLS set-up (docs/reference/fap.md section 9).
 _TLS_REFUSALS = frozenset({fap.CIPHER_SPEC, fap.PEER_NAME, fap.SSL_CLIENT_CERTIFICATE})
 
 
@@ -109,7 +109,7 @@ class QueueManager:
         # waited for, else a function taking the reply (asynchronous puts)
         self._pending: deque[Optional[Callable[[Reply], None]]] = deque()
         self._deferred: list[tuple[str, int, int]] = []  # ("close", hobj, options) / ("disc", 0, 0)
-        self._pcf_queues = V.PcfQueues()
+        self._pcf_queues = VB.PcfQueues()
         self._async = AsyncPutStatus()
         self._disconnected = False
         self._rcvtimeo = 0.0  # the SO_RCVTIMEO in force (0: none)
@@ -285,7 +285,7 @@ class QueueManager:
                 what, hobj, options = self._deferred.pop(0)
                 try:
                     if what == "close":
-                        self._run_locked(V.close(self._ch, hobj, options))
+                        self._run_locked(VB.close(self._ch, hobj, options))
                     else:
                         self._disc_locked()
                 except MQIError:
@@ -452,7 +452,7 @@ class QueueManager:
     # -- MQI ----------------------------------------------------------------------------------
 
     def open(self, od: MQOD, options: int) -> tuple[int, MQOD]:
-        return self.run(V.open_(self._ch, od, options))
+        return self.run(VB.open_(self._ch, od, options))
 
     def close(self, hobj: Optional[int] = None, options: int = C.MQCO_NONE) -> None:
         """``close(hobj[, options])``: MQCLOSE.  ``close()``: disconnect, like :meth:`disc`.  Deferred
@@ -463,7 +463,7 @@ class QueueManager:
             return
         if self._defer("close", hobj, options):
             return
-        self.run(V.close(self._ch, hobj, options))
+        self.run(VB.close(self._ch, hobj, options))
 
     def _defer(self, what: str, hobj: int, options: int) -> bool:
         if self._lock.acquire(blocking=False):  # free, or held by this very thread
@@ -478,36 +478,36 @@ class QueueManager:
         return busy_here
 
     def put(self, hobj: int, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
-        return self.run(V.put(self._ch, hobj, md, pmo, data))
+        return self.run(VB.put(self._ch, hobj, md, pmo, data))
 
     def put1(self, od: MQOD, md: MQMD, pmo: MQPMO, data: bytes) -> tuple[MQMD, MQPMO]:
-        return self.run(V.put1(self._ch, od, md, pmo, data))
+        return self.run(VB.put1(self._ch, od, md, pmo, data))
 
     def get(self, hobj: int, md: MQMD, gmo: MQGMO, buffer_length: int) -> tuple[MQMD, MQGMO, bytes]:
-        return self.run(V.get(self._ch, hobj, md, gmo, buffer_length))
+        return self.run(VB.get(self._ch, hobj, md, gmo, buffer_length))
 
     def inq(self, hobj: int, selectors: list[int], int_attr_count: int, char_attr_length: int) -> tuple[list[int], str]:
-        return self.run(V.inq(self._ch, hobj, selectors, int_attr_count, char_attr_length))
+        return self.run(VB.inq(self._ch, hobj, selectors, int_attr_count, char_attr_length))
 
     def set(self, hobj: int, selectors: list[int], int_attrs: list[int], char_attrs: str) -> None:
-        self.run(V.set_(self._ch, hobj, selectors, int_attrs, char_attrs))
+        self.run(VB.set_(self._ch, hobj, selectors, int_attrs, char_attrs))
 
     def sub(self, sd: MQSD, hobj: int = 0) -> tuple[int, int, MQSD]:
-        return self.run(V.sub(self._ch, sd, hobj))
+        return self.run(VB.sub(self._ch, sd, hobj))
 
     def subrq(self, hsub: int, action: int, sro: MQSRO) -> MQSRO:
-        return self.run(V.subrq(self._ch, hsub, action, sro))
+        return self.run(VB.subrq(self._ch, hsub, action, sro))
 
     def cmit(self) -> None:
-        self.run(V.cmit(self._ch))
+        self.run(VB.cmit(self._ch))
 
     def back(self) -> None:
-        self.run(V.back(self._ch))
+        self.run(VB.back(self._ch))
 
     def pcf(self, command: int, parameters: list, *, wait_ms: int = 5000,
             cfh_type: int = C.MQCFT_COMMAND_XR) -> list:
         """Same as :meth:`qmlite.client.aio.AsyncQueueManager.pcf`."""
-        return self.run(V.pcf(self._ch, self._pcf_queues, command, parameters, wait_ms=wait_ms, cfh_type=cfh_type))
+        return self.run(VB.pcf(self._ch, self._pcf_queues, command, parameters, wait_ms=wait_ms, cfh_type=cfh_type))
 
     def ping(self, timeout: float = 60.0) -> None:
         """Send a heartbeat request and wait for the server's answer; ConnectionBroken when none
@@ -554,17 +554,17 @@ class QueueManager:
                     self._drain()
                 for hobj in self._pcf_queues.held():
                     try:
-                        self._run_locked(V.close(self._ch, hobj))
+                        self._run_locked(VB.close(self._ch, hobj))
                     except ConnectionBroken:
                         raise
                     except MQIError:
                         pass
-                api = self._run_locked(V.disc(self._ch))
+                api = self._run_locked(VB.disc(self._ch))
                 try:
                     self._sock.sendall(self._ch.end())
                 except OSError:
                     pass
-                V.raise_if_failed(api, "MQDISC")
+                VB.raise_if_failed(api, "MQDISC")
         finally:
             self._disconnected = True
             self._ch.abort("disconnected")

@@ -25,7 +25,7 @@ from . import protocol as proto
 from .channel import ClientChannel, Reply
 from .errors import MQIError
 
-PCF_FIRST_BUFFER = 4096  # what pymqi and ibmmq start with (fap.md 16.3)
+PCF_FIRST_BUFFER = 4096  # what pymqi and ibmmq start with (docs/reference/fap.md 16.3)
 
 
 @dataclass(slots=True)
@@ -59,7 +59,7 @@ def get_wait_s(gmo_options: int, wait_interval: int) -> float:
 
 
 def open_fopa(ch: ClientChannel) -> Optional[FOPA]:
-    # FOPA v1 with -1 (unset) defaults (fap.md 13.4), from FAP 9
+    # FOPA v1 with -1 (unset) defaults (docs/reference/fap.md 13.4), from FAP 9
     if ch.link.fap_level >= 9:
         return FOPA(Version=1, Length=28, DefPersistence=-1, DefPutResponseType=-1, DefReadAhead=-1,
                     PropertyControl=-1)
@@ -130,7 +130,7 @@ def inq(ch: ClientChannel, hobj: int, selectors: list[int], int_attr_count: int,
 
 def set_(ch: ClientChannel, hobj: int, selectors: list[int], int_attrs: list[int], char_attrs: str) -> Verb:
     """MQSET: the selectors, then the integer values, then the character values, behind the same three
-    counts as an MQINQ reply (fap.md 17, 20)."""
+    counts as an MQINQ reply (docs/reference/fap.md 17, 20)."""
     body = calls.MQInqReply([int(s) for s in selectors], [int(v) for v in int_attrs],
                             char_attrs).pack(LITTLE, ch.codec)
     reply = yield Call(fap.MQSET, hobj, body)

@@ -1,4 +1,4 @@
-"""MQI call bodies: what follows the 16-byte API header (fap.md §10) in MQI request and reply segments.
+"""MQI call bodies: what follows the 16-byte API header (docs/reference/fap.md §10) in MQI request and reply segments.
 
 Each body is a ``@dataclass(slots=True)`` whose fields carry the MQI call's parameter names (ObjDesc,
 MsgDesc, PutMsgOpts, GetMsgOpts, SubDesc, SubRqOpts, Selectors, ...) with
@@ -12,7 +12,7 @@ negative values are rejected.  Message data is always returned as ``bytes`` (a c
 for bytearray/memoryview input) of exactly the declared length.  Bytes after the declared body
 are ignored, except after MQOPEN where they are kept in ``Trailer`` (e.g. the optional FCMI structure).
 
-``REQUEST_BODIES`` / ``REPLY_BODIES`` map a FAP segment type (fap.md §5.1) to its body class.  MQCONN,
+``REQUEST_BODIES`` / ``REPLY_BODIES`` map a FAP segment type (docs/reference/fap.md §5.1) to its body class.  MQCONN,
 MQDISC and SPI are decoded elsewhere.
 """
 
@@ -87,7 +87,7 @@ class EmptyBody:
 
 
 # --------------------------------------------------------------------------------------------------
-# MQOPEN (fap.md §13)
+# MQOPEN (docs/reference/fap.md §13)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -132,7 +132,7 @@ class MQOpenReply(MQOpenRequest):
 
 
 # --------------------------------------------------------------------------------------------------
-# MQCLOSE (fap.md §14)
+# MQCLOSE (docs/reference/fap.md §14)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -151,7 +151,7 @@ class MQCloseRequest:
 
 
 # --------------------------------------------------------------------------------------------------
-# MQPUT / MQPUT1 (fap.md §15)
+# MQPUT / MQPUT1 (docs/reference/fap.md §15)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -268,7 +268,7 @@ class MQPut1Reply:
 
 
 # --------------------------------------------------------------------------------------------------
-# MQGET (fap.md §16)
+# MQGET (docs/reference/fap.md §16)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -335,7 +335,7 @@ class MQGetReply:
 
 
 # --------------------------------------------------------------------------------------------------
-# MQINQ (fap.md §17)
+# MQINQ (docs/reference/fap.md §17)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -418,7 +418,7 @@ class MQInqReply:
 
 
 # --------------------------------------------------------------------------------------------------
-# MQSUB (fap.md §18) and MQSUBRQ (§19)
+# MQSUB (docs/reference/fap.md §18) and MQSUBRQ (§19)
 # --------------------------------------------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ from . import constants as C
 # The family tells the caller which answer channel the reason belongs to.
 MQRCCF = "MQRCCF"  # PCF response reason (MQCFH.Reason), or MQRC_* where PCF reuses one
 MQRC = "MQRC"  # MQI reason code in an API reply
-STATUS = "STATUS"  # FAP STATUS_DATA error code (fap.md section 9)
+STATUS = "STATUS"  # FAP STATUS_DATA error code (docs/reference/fap.md section 9)
 
 _STATUS_NAMES = {
     1: "NO_CHANNEL", 2: "CHANNEL_WRONG_TYPE", 3: "QM_UNAVAILABLE", 4: "MSG_SEQUENCE_ERROR",

@@ -1,6 +1,6 @@
 """FAP segments: the TSH/TSHC/TSHM segment header and the bodies of the connection-level flows.
 
-Sans-IO and standard library only.  Layouts follow ``fap.md`` (section numbers below refer to it).
+Sans-IO and standard library only.  Layouts follow ``docs/reference/fap.md`` (section numbers below refer to it).
 
 Conventions
 -----------

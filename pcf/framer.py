@@ -7,7 +7,7 @@ Sans-IO (the h11 model): the caller feeds whatever bytes arrived and gets whole 
   outside ``header length .. max_segment_length`` raises CodecError(STATUS 11
   PROTOCOL_LENGTH_ERROR) as soon as the 8 bytes StructId + SegmentLength are there, without
   buffering the body; a bad StructId raises as soon as its first bytes are seen.
-* :class:`Reassembler` — joins FIRST / middle / LAST segments of an MQI call (fap.md 5.3).
+* :class:`Reassembler` — joins FIRST / middle / LAST segments of an MQI call (docs/reference/fap.md 5.3).
 * :func:`split_call` — the reverse, for calls longer than MaxTransmissionSize (defined in
   :mod:`~qmlite.pcf.fap`, which this module builds on; re-exported here).
 
@@ -183,7 +183,7 @@ class Framer:
 
 
 class Reassembler:
-    """Join the segments of multi-segment MQI calls (fap.md 5.3), per ConversationId.
+    """Join the segments of multi-segment MQI calls (docs/reference/fap.md 5.3), per ConversationId.
 
     ``add(segment)`` returns a segment to act on, or None while a call is incomplete:
 

@@ -1,6 +1,6 @@
 """MQI structures as they travel in FAP segments: MQMD, MQOD, MQPMO, MQGMO, MQSD, MQSRO, FOPA, MQRFH, MQRFH2.
 
-Layouts follow fap.md (§13 MQOD/MQCHARV/FOPA, §15 MQMD/MQPMO, §16 MQGMO, §18 MQSD, §19 MQSRO): the
+Layouts follow docs/reference/fap.md (§13 MQOD/MQCHARV/FOPA, §15 MQMD/MQPMO, §16 MQGMO, §18 MQSD, §19 MQSRO): the
 32-bit-pointer C layout, pointers travel as 4 bytes.  The generated ``MQxx_LENGTH_n`` constants are the
 64-bit layouts of the wheel they came from (MQOD_LENGTH_4 = 424, MQSD_LENGTH_1 = 344, ...) and are
 deliberately *not* used for wire sizes here.
@@ -264,7 +264,7 @@ _MD_SIZE = {1: 324, 2: 364}
 
 @dataclass(slots=True)
 class MQMD:
-    """Message descriptor: v1 324 bytes, v2 364 bytes (fap.md §15.2)."""
+    """Message descriptor: v1 324 bytes, v2 364 bytes (docs/reference/fap.md §15.2)."""
 
     Version: int = C.MQMD_VERSION_1
     Report: int = C.MQRO_NONE
@@ -369,7 +369,7 @@ _MD_SEEN = _Decoded()
 
 @dataclass(slots=True)
 class MQOD:
-    """Object descriptor: v1 168, v2 200, v3 336, v4 400 bytes + MQCHARV strings (fap.md §13.2).
+    """Object descriptor: v1 168, v2 200, v3 336, v4 400 bytes + MQCHARV strings (docs/reference/fap.md §13.2).
 
     Distribution-list records (RecsPresent > 0 with ObjectRecOffset/ResponseRecOffset) are bounds-checked
     and counted in the end offset but not kept; ``pack`` writes the fields as they are and no records.
@@ -489,7 +489,7 @@ for _v, _f in ((1, _PMO_V1), (2, _PMO_V1 + "6i"), (3, _PMO_V1 + "6i2q2i")):
 
 @dataclass(slots=True)
 class MQPMO:
-    """Put-message options: v1 128, v2 152, v3 176 bytes (fap.md §15.3).  Records are not interpreted."""
+    """Put-message options: v1 128, v2 152, v3 176 bytes (docs/reference/fap.md §15.3).  Records are not interpreted."""
 
     Version: int = C.MQPMO_VERSION_1
     Options: int = C.MQPMO_NONE
@@ -564,7 +564,7 @@ for _v, _f in ((1, _GMO_V1), (2, _GMO_V1 + "i4B"), (3, _GMO_V1 + "i4B16si"), (4,
 
 @dataclass(slots=True)
 class MQGMO:
-    """Get-message options: v1 72, v2 80, v3 100, v4 112 bytes (fap.md §16.2).
+    """Get-message options: v1 72, v2 80, v3 100, v4 112 bytes (docs/reference/fap.md §16.2).
 
     GroupStatus, SegmentStatus, Segmentation and Reserved1 are single MQCHARs kept as byte values
     (``C.MQGS_NOT_IN_GROUP`` is 32, a blank).
@@ -633,7 +633,7 @@ _SD_SIZE = 312
 
 @dataclass(slots=True)
 class MQSD:
-    """Subscription descriptor, version 1: 312 bytes + MQCHARV strings (fap.md §18.2)."""
+    """Subscription descriptor, version 1: 312 bytes + MQCHARV strings (docs/reference/fap.md §18.2)."""
 
     Version: int = C.MQSD_VERSION_1
     Options: int = 0
@@ -700,7 +700,7 @@ _SRO_S = _structs("4s3i")
 
 @dataclass(slots=True)
 class MQSRO:
-    """Subscription-request options: 16 bytes (fap.md §19)."""
+    """Subscription-request options: 16 bytes (docs/reference/fap.md §19)."""
 
     Version: int = C.MQSRO_VERSION_1
     Options: int = 0
@@ -725,7 +725,7 @@ class MQSRO:
 
 
 # --------------------------------------------------------------------------------------------------
-# FOPA (MQOPEN private area, fap.md §13.4)
+# FOPA (MQOPEN private area, docs/reference/fap.md §13.4)
 # --------------------------------------------------------------------------------------------------
 
 _FOPA_ID = b"FOPA"
@@ -740,7 +740,7 @@ FOPA_REASON = C.MQRC_OD_ERROR  # no MQRC exists for this private structure; it t
 class FOPA:
     """MQOPEN private area: v1 28, v2 84 bytes.  ``Length`` is kept as sent (not recomputed).
 
-    Defaults are the values fap.md §13.4 recommends for a reply (v2, real values, not the emulator's -1).
+    Defaults are the values docs/reference/fap.md §13.4 recommends for a reply (v2, real values, not the emulator's -1).
     """
 
     Version: int = 2

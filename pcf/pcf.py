@@ -1,7 +1,7 @@
 """PCF structures: the MQCFH header and the MQCFxx parameter structures, decoded and encoded.
 
 Sans-IO, standard library only.  ``decode`` turns the bytes of one whole PCF message (MQCFH plus its
-parameters) into a :class:`PCFMessage`; ``encode`` does the reverse.  Layouts are those of pcf.md §4.
+parameters) into a :class:`PCFMessage`; ``encode`` does the reverse.  Layouts are those of docs/reference/pcf.md §4.
 
 Decoding is strict and total: any malformed input raises :class:`~qmlite.pcf.errors.CodecError` carrying
 the MQRCCF_* reason a queue manager answers (plus the offending parameter id and the byte offset of the

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.errors import CodecError
 from qmlite.registry.pubsub import topics
 
@@ -50,7 +50,7 @@ def _row(offset: int, topic: str, call: dict, message: dict | None) -> dict:
     fmt = str(md.get("Format", ""))
     if hex_data and fmt.rstrip() == C.MQFMT_RF_HEADER_2.rstrip():
         try:
-            split = P.split(bytes.fromhex(hex_data), fmt, md.get("Encoding", C.MQENC_NATIVE),
+            split = PR.split(bytes.fromhex(hex_data), fmt, md.get("Encoding", C.MQENC_NATIVE),
                             md.get("CodedCharSetId", 1208))
         except (CodecError, ValueError):
             split = None

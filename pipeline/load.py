@@ -31,7 +31,7 @@ from typing import Optional, Union
 
 from qmlite.client.errors import MQIError
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.mqi import MQCHARV, MQMD, MQOD, MQPMO
 from qmlite.registry.pubsub import routing
 
@@ -325,7 +325,7 @@ def _publication(row: dict, number: int) -> tuple[str, MQMD, MQPMO, bytes, bool]
     except routes.PublicationError as exc:
         raise RowError(str(exc)) from None
     try:
-        data, fmt = P.join(props, data, C.MQFMT_STRING, C.MQENC_NATIVE, UTF8)
+        data, fmt = PR.join(props, data, C.MQFMT_STRING, C.MQENC_NATIVE, UTF8)
     except ValueError as exc:
         raise RowError(f"row {number}: properties: {exc}") from None
     md = MQMD(Format=fmt, CodedCharSetId=UTF8,

@@ -36,7 +36,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.registry.objects import defaults
 from qmlite.registry.storage import definitionsblob
-from qmlite.registry.admin.commands import subscriptions as S
+from qmlite.registry.admin.commands import subscriptions as SUB
 from qmlite.registry.admin.engine import Engine, Requester
 from qmlite.registry.objects.ids import IdGenerator
 from qmlite.registry.admin.params import CommandError, p_int, parse, strip
@@ -45,16 +45,16 @@ from qmlite.registry.storage.sqlite import FILENAME
 
 # ---- the row format --------------------------------------------------------------------------------
 # Column -> Create Subscription parameter: the snake_case names of the Subscription fields each sets.
-COLUMNS = {"name": S.SUB_NAME, **{field: pid for pid, field in S.FIELD.items()}}
+COLUMNS = {"name": SUB.SUB_NAME, **{field: pid for pid, field in SUB.FIELD.items()}}
 # Exported for people to read; on import they are checked, not applied: Create Subscription makes an
 # administrative, durable subscription whatever the original was.
-INFORMATIONAL = {"durable": S.DURABLE, "sub_type": S.SUB_TYPE}
-_INFORMATIONAL_PARAMS = (p_int(S.DURABLE, C.MQSUB_DURABLE_YES), p_int(S.SUB_TYPE, C.MQSUBTYPE_ADMIN, C.MQSUBTYPE_API))
+INFORMATIONAL = {"durable": SUB.DURABLE, "sub_type": SUB.SUB_TYPE}
+_INFORMATIONAL_PARAMS = (p_int(SUB.DURABLE, C.MQSUB_DURABLE_YES), p_int(SUB.SUB_TYPE, C.MQSUBTYPE_ADMIN, C.MQSUBTYPE_API))
 EXPORT_FIELDS = ("name", "topic_object", "topic_string", "destination", "destination_qmgr", "destination_class",
                  "destination_correl_id", "expiry", "pub_accounting_token", "pub_appl_identity_data",
                  "pub_priority", "psprop", "selector", "sub_level", "sub_scope", "sub_user", "user_data",
                  "variable_user", "wildcard_schema", "request_only", "durable", "sub_type")
-_KIND = {p.id: p.kind for p in S.CREATE_PARAMS}
+_KIND = {p.id: p.kind for p in SUB.CREATE_PARAMS}
 _COLUMN_OF = {pid: column for column, pid in {**COLUMNS, **INFORMATIONAL}.items()}
 _HEX_FIELDS = ("destination_correl_id", "pub_accounting_token")
 _INT32 = range(-(2**31), 2**31)
@@ -210,7 +210,7 @@ def to_request(row: object, replace: bool = False) -> P.PCFMessage:
             raise CommandError(_WRONG_ID[type(struct)], detail=f"unknown column {column!r}")
     parse(_command(informational), _INFORMATIONAL_PARAMS)  # raises for a value Create could not give
     if replace:
-        params.append(P.CFIN(S.REPLACE, C.MQRP_YES))
+        params.append(P.CFIN(SUB.REPLACE, C.MQRP_YES))
     return _command(params)
 
 
@@ -461,7 +461,7 @@ def import_(spark, path, data_dir, *, replace: bool = False, fmt: str | None = N
         for f, r, first_file, first_row in _duplicates(named):
             # A row that is bad for its own reason keeps that reason; one that is not is bad all the same.
             of = f"row {first_row}" + (f" of {first_file}" if first_file else "")
-            bad.setdefault((f, r), BadRow(r, C.MQRCCF_SUB_ALREADY_EXISTS, S.SUB_NAME, f"the name of {of} too", f))
+            bad.setdefault((f, r), BadRow(r, C.MQRCCF_SUB_ALREADY_EXISTS, SUB.SUB_NAME, f"the name of {of} too", f))
         count = rows.count()
         if bad:
             return ImportResult(count, sorted(bad.values(), key=lambda b: (b.file, b.row)))

@@ -247,12 +247,10 @@ def prefix_groups(reg) -> dict[str, list]:
     """Subscriptions by the literal first level of their topic string; those that can match any first
     level (a wildcard there, or the character scheme) are in SHARED and in every group, so a group
     holds every subscription a topic with that first level could match."""
-    from qmlite.pcf import constants as K
-
     groups: dict[str, list] = {SHARED: []}
     for sub in reg.subs.values():
         first = sub.resolved_topic.split("/")[0]
-        if sub.wildcard_schema == K.MQWS_CHAR or first in ("#", "+"):
+        if sub.wildcard_schema == C.MQWS_CHAR or first in ("#", "+"):
             groups[SHARED].append(sub)
         else:
             groups.setdefault(first, []).append(sub)
@@ -455,7 +453,7 @@ def from_capture(publications: str, reg, out: pathlib.Path) -> str:
 
 
 # Columns with a value per publication get no dictionary: Parquet builds one per column chunk and
-# then throws it away when it overflows (10M deliveries: 20.6-30.0 s -> 17.8-19.9 s, benchmarks.md).
+# then throws it away when it overflows (10M deliveries: 20.6-30.0 s -> 17.8-19.9 s, docs/benchmarks.md).
 _WRITE_OPTIONS = {"parquet.enable.dictionary#publication_id": "false",
                   "parquet.enable.dictionary#timestamp": "false"}
 

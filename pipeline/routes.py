@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.mqi import MQMD
 from qmlite.registry.pubsub import routing
 from qmlite.registry.objects.definitions import put_stamp
@@ -57,7 +57,7 @@ def properties_of(value: object, row: int):
             raise PublicationError(f"row {row}: properties are not a JSON object") from None
     if not isinstance(value, dict):
         raise PublicationError(f"row {row}: properties must be an object of name -> value")
-    props = P.Properties()
+    props = PR.Properties()
     for name, item in value.items():
         try:
             props.set(str(name), item)

@@ -1,4 +1,4 @@
-"""The queue manager: the one domain object every MQI verb, PCF command (and later MQSC and REST) goes through.
+"""The queue manager: the one domain object every MQI verb, PCF command, MQSC command and REST request goes through.
 
 It owns the registry of definitions, the queues' contents, the sessions (connections and their
 handles), units of work, publication routing, the MQSUB rules, authority and the command server's
@@ -108,7 +108,7 @@ class QueueManager:
         # Stop Connection marked a session (registry/admin/commands/status.py): the transport ends what it
         # holds for it now (a delayed reply) rather than at its next call.
         self.on_stopped: Callable[[Session], None] = _ignore
-        self.publish_exit = None  # a registry.publishexit.PublishExit, or None
+        self.publish_exit = None  # a registry/pubsub/publishexit.py PublishExit, or None
         registry.on_new_subscription = self._administered
         self.quiescing = False
         self.hosting = None  # the registry.hosting.QueueManagers this one is hosted by, when a server hosts several
@@ -337,7 +337,7 @@ class QueueManager:
                         temporary=temporary, remote=remote)
         text = od.SelectionString.VSString if od.Version >= C.MQOD_VERSION_4 else ""
         if text:
-            from qmlite.registry.pubsub import selectors  # at the first selection string (decisions.md ST11)
+            from qmlite.registry.pubsub import selectors  # at the first selection string (docs/decisions.md ST11)
 
             subscribe.check_selector(text)  # MQRC_SELECTOR_SYNTAX_ERROR / MQRC_SELECTION_STRING_ERROR
             handle.selector = selectors.compile_selector(text)
@@ -1213,7 +1213,7 @@ class QueueManager:
                 self._session_fault(session, "MQSET", name)
             before = None
             if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
-                from qmlite.registry.monitoring import configevents  # only when CONFIGEV is on (decisions.md ST11)
+                from qmlite.registry.monitoring import configevents  # only when CONFIGEV is on (docs/decisions.md ST11)
 
                 before = configevents.attributes(self.engine, configevents.QUEUE, name)  # IBM: MQSET changes too
             inquire.mqset(self.registry, obj_type, name, selectors, ints, chars)
@@ -1331,7 +1331,7 @@ def _counted_get(contents: QueueContents, on_queue: float) -> None:
 
 def _resolver(msg: Message):
     """What an MQOPEN selection string sees of a queued message: its MQMD and its properties."""
-    from qmlite.registry.pubsub import selectors  # only where a selection string is used (decisions.md ST11)
+    from qmlite.registry.pubsub import selectors  # only where a selection string is used (docs/decisions.md ST11)
 
     props = msg.props
     return selectors.message_resolver(msg.md, props.values_for_selectors() if props else {})

@@ -1,6 +1,6 @@
 """One client socket: framing, ID negotiation, conversations, heartbeats, and MQI dispatch.
 
-The order of events on a connection (fap.md sections 6-12, 21, 22, 28): INITIAL_DATA until both sides
+The order of events on a connection (docs/reference/fap.md sections 6-12, 21, 22, 28): INITIAL_DATA until both sides
 agree, then per conversation USERID_DATA (no reply), optionally CONAUTH_INFO, MQCONN, MQI calls,
 MQDISC.  On a multiplexed connection (SharingConversations > 0) every segment after the first ID
 exchange is TSHM, further conversations start with SOCKET_ACTION START_CONV, and replies travel on the
@@ -48,11 +48,11 @@ _FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to
 _POSIX = os.name == "posix"
 _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
-_REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (fap.md section 4)
+_REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (docs/reference/fap.md section 4)
 ADMIN_USER = "admin"
 APP_USER = "app"
 # Users the default channel authentication rule BLOCKUSER(*MQADMIN) keeps off every channel but the
-# administrators' own: an MCAUSER naming one is refused (reference/container.md CHLAUTH).
+# administrators' own: an MCAUSER naming one is refused (docs/reference/container.md CHLAUTH).
 PRIVILEGED = frozenset({ADMIN_USER, "mqm"})
 
 
@@ -317,7 +317,7 @@ class Connection:
         ends the wait, and a release -- the rule deleted, RESET QMLITE, Stop Connection -- cancels it),
         still reading the socket meanwhile: what the client sends is kept, in order, for the read loop;
         its end (EOF, reset) ends the connection now, so a client killed while its call waits frees its
-        slot at once.  The client is sent a heartbeat every HBINT, as during a waiting GET (fap.md 22);
+        slot at once.  The client is sent a heartbeat every HBINT, as during a waiting GET (docs/reference/fap.md 22);
         its answers move the idle watchdog, which ends a peer that stops answering."""
         beat = self.agreement.heartbeat_interval if self.agreement else 0
         with scope:
@@ -637,7 +637,7 @@ class Connection:
 
     async def _stop_by_admin(self) -> None:
         # The client learns at its next call: STATUS USER_CLOSED, which a connected client reports
-        # as MQRC_CONNECTION_BROKEN (fap.md section 9), then the socket closes.
+        # as MQRC_CONNECTION_BROKEN (docs/reference/fap.md section 9), then the socket closes.
         self.log.info("channel_stopped", channel=self._channel_name())
         try:
             await self.send(self._status(fap.USER_CLOSED))
@@ -674,7 +674,7 @@ class Connection:
             return ""
 
     def _max_fap(self, channel: ChannelConfig) -> int:
-        # FAP 13 brings password protection whose algorithm is not public (fap.md section 8); where a
+        # FAP 13 brings password protection whose algorithm is not public (docs/reference/fap.md section 8); where a
         # password must be checked we agree FAP 12, at which clients send it in clear.
         return 12 if self._password_required(channel) else negotiation.MAX_FAP_LEVEL
 
@@ -713,7 +713,7 @@ class Connection:
         caut = fap.decode_body(seg)
         conv.auth_user = caut.UserId
         conv.auth_password = caut.Password
-        # The client waits for a STATUS; ESH code 0 without ERROR is the accepted answer (fap.md section
+        # The client waits for a STATUS; ESH code 0 without ERROR is the accepted answer (docs/reference/fap.md section
         # 8; decision in docs/decisions.md).  The verdict comes with the MQCONN reply, as on a real one.
         on_conversation = h.StructId == fap.TSHM
         await self.send(fap.status_segment(

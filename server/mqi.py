@@ -1,4 +1,4 @@
-"""The MQI verbs on the wire (fap.md sections 11-20): decode a call, ask the queue manager, encode its answer.
+"""The MQI verbs on the wire (docs/reference/fap.md sections 11-20): decode a call, ask the queue manager, encode its answer.
 
 Every rule lives in the domain (``qmlite.registry.qmgr.QueueManager``); this module only
 translates, and does the two things that need the event loop: a reply is sent once the journal
@@ -363,7 +363,7 @@ class MQI:
                     attempt: Callable[[], Replies | None], expired: Callable[[], list[bytes]],
                     scope: trio.CancelScope, timer: tuple[int, float] | None = None) -> None:
         """The one home of a waiting GET: look, park until the queue gains a message, heartbeat the
-        client every HBINT while it waits (fap.md 22), answer empty when the wait is over.  With a
+        client every HBINT while it waits (docs/reference/fap.md 22), answer empty when the wait is over.  With a
         virtual clock (``timer``, VC2) the interval is measured on the queue manager's clock, which wakes
         this task when it moves; heartbeats stay on real time."""
         virtual = self.qm.clock_control.virtual if timer is not None else None
@@ -416,7 +416,7 @@ class MQI:
             if session is not None and session.stopped:
                 await self.disconnect(conn, conv)  # its unit of work backed out, as for any stopped call
 
-    # ---- REQUEST_MSGS / ASYNC_MESSAGE / NOTIFICATION (fap.md sections 23-25) -------------------------
+    # ---- REQUEST_MSGS / ASYNC_MESSAGE / NOTIFICATION (docs/reference/fap.md sections 23-25) -------------------------
     async def request_msgs(self, conn: Connection, seg: fap.Segment) -> None:
         """A multiplexed client's GET: the message comes back as ASYNC_MESSAGE segments, and a wait
         that ends empty as a NOTIFICATION (CHECK_MSG), as the reference's real replies show."""
@@ -510,7 +510,7 @@ class MQI:
 
     def _set(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> Replies:
         # MQSET carries the selectors, then the integer values, then the character values, with the
-        # same three counts in front as an MQINQ reply (fap.md section 17; Wireshark's MQ dissector).
+        # same three counts in front as an MQINQ reply (docs/reference/fap.md section 17; Wireshark's MQ dissector).
         req, _ = calls.MQInqReply.unpack(call.Data, 0, seg.header.order)
         hobj = call.ApiHeader.Hobj
         self.qm.set(conv.session, hobj, list(req.Selectors), list(req.IntAttrs), req.CharAttrs)

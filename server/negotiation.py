@@ -1,4 +1,4 @@
-"""INITIAL_DATA negotiation (fap.md section 6.3), sans-IO.
+"""INITIAL_DATA negotiation (docs/reference/fap.md section 6.3), sans-IO.
 
 The server answers a client's ID with its own values.  Where it changed one, it sets the matching
 IniErrFlags bit and the ERROR control flag; the client then repeats its ID with the server's values,
@@ -12,7 +12,7 @@ import dataclasses
 import os
 import secrets
 
-from qmlite.pcf import encoding as E
+from qmlite.pcf import encoding
 from qmlite.pcf import fap
 
 from .config import ChannelConfig
@@ -65,10 +65,10 @@ def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
     max_msg = min(client.MaxMessageSize, channel.max_msg_length) if client.MaxMessageSize else channel.max_msg_length
     if max_msg != client.MaxMessageSize:
         ief1 |= fap.IEF1_MAX_MSG_SIZE
-    heartbeat = channel.heartbeat_interval  # SVRCONN's HBINT rules (fap.md section 6.3)
+    heartbeat = channel.heartbeat_interval  # SVRCONN's HBINT rules (docs/reference/fap.md section 6.3)
     if heartbeat != client.HeartbeatInterval:
         ief1 |= fap.IEF1_HEARTBEAT_INTERVAL
-    ccsid = client.CCSID if E.codec_for_ccsid(client.CCSID) and not E.is_ebcdic(client.CCSID) else me.ccsid
+    ccsid = client.CCSID if encoding.codec_for_ccsid(client.CCSID) and not encoding.is_ebcdic(client.CCSID) else me.ccsid
     if client.CCSID and ccsid != client.CCSID:
         ief1 |= fap.IEF1_CCSID_NOT_SUPPORTED
     # Shared conversations travel in TSHM, which FAP 10 brought; below it the answer must be 0.
@@ -83,7 +83,7 @@ def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
         SharingConversations=sharecnv, CapFlags3=CAP_FLAGS3,
         ECapFlags3=refused3 if ief1 else 0, ProcessId=os.getpid() & 0xFFFFFFFF, ThreadId=1, TraceId=1,
         ProductId=PRODUCT_ID, QMgrId=me.qmgr_id,
-        # PAL as the real server offers it (fap.md section 8 option a): the Java client refuses a FAP 13
+        # PAL as the real server offers it (docs/reference/fap.md section 8 option a): the Java client refuses a FAP 13
         # server that offers no algorithm.  Passwords are checked in clear only at FAP <= 12.
         PAL=[1, 0] + [0xFFFF] * 8, R=secrets.token_bytes(12),
     )

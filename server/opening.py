@@ -36,7 +36,7 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL", registry
     else:
         qm = QueueManager(registry, max_handles=cfg.max_handles)  # what QueueManager.open does after Registry.open
     if cfg.publish_exit:
-        from qmlite.registry.pubsub import publishexit  # only when one is configured (decisions.md ST11)
+        from qmlite.registry.pubsub import publishexit  # only when one is configured (docs/decisions.md ST11)
 
         try:
             qm.publish_exit = publishexit.PublishExit(publishexit.load(cfg.publish_exit), cfg.publish_exit)

@@ -3,7 +3,7 @@ client channel instance; the configuration adds only who may connect.
 
 * A client names a channel in its first INITIAL_DATA.  ``resolve`` finds it in the registry: no such
   channel is STATUS NO_CHANNEL (the client's MQRC_UNKNOWN_CHANNEL_NAME), a channel of another type
-  CHANNEL_WRONG_TYPE (fap.md section 6.4).  SharingConversations, HeartbeatInterval and MaxMsgLength
+  CHANNEL_WRONG_TYPE (docs/reference/fap.md section 6.4).  SharingConversations, HeartbeatInterval and MaxMsgLength
   come from the definition as it is at that moment, so a channel created or changed by PCF governs
   the next connection; MCAUSER decides whom the connection runs as (Connection.authenticate).
 * The configuration's ``channels`` (ServerConfig; the TOML ``[[channels]]``) keep their rules for

@@ -68,7 +68,7 @@ class Negotiated:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Refusal:
-    code: int  # the STATUS code sent (fap.md section 9)
+    code: int  # the STATUS code sent (docs/reference/fap.md section 9)
     message: str  # IBM's error-log message, for the log line
 
 

@@ -26,7 +26,7 @@ from . import extrules as _extrules
 from . import msghandles as _msghandles
 from . import native as N
 from . import resolve as _resolve
-from . import structs as S
+from . import structs as ST
 from .native import NativeError
 
 log = logging.getLogger("qmlite.ibmmqc")
@@ -398,8 +398,8 @@ def _msg(msg) -> bytes:
 
 _LE = sys.byteorder == "little"
 _I32 = struct.Struct("<i")
-_MD_SIZES, _GMO_SIZES = S.MD_SIZES, S.GMO_SIZES
-_PMO_WIRE_SIZES, _PMO_NATIVE_SIZES = S.PMO_WIRE_SIZES, S.PMO_NATIVE_SIZES
+_MD_SIZES, _GMO_SIZES = ST.MD_SIZES, ST.GMO_SIZES
+_PMO_WIRE_SIZES, _PMO_NATIVE_SIZES = ST.PMO_WIRE_SIZES, ST.PMO_NATIVE_SIZES
 _ZERO8 = bytes(8)
 _ZERO16 = bytes(16)
 _MD_FORMAT = slice(32, 40)
@@ -409,7 +409,7 @@ _PROPERTY_OPTIONS = (C.MQGMO_PROPERTIES_AS_Q_DEF | C.MQGMO_PROPERTIES_IN_HANDLE 
                      | C.MQGMO_PROPERTIES_FORCE_MQRFH2 | C.MQGMO_PROPERTIES_COMPATIBILITY)
 
 
-_Bad, _version, _wire_version = S.Bad, S.version, S.wire_version
+_Bad, _version, _wire_version = ST.Bad, ST.version, ST.wire_version
 
 
 def _pmo_wire(pmo, version: int) -> bytes:
@@ -530,7 +530,7 @@ _id_counter = itertools.count(1)
 
 def _new_id(conn: _Connection) -> bytes:
     # "AMQ " + the queue manager's name blank-padded to 12 + 8 bytes unique to this connection and
-    # message, the shape of a queue manager's MsgId (fap.md 15.4)
+    # message, the shape of a queue manager's MsgId (docs/reference/fap.md 15.4)
     qmgr = (conn.qm.agreement.qmgr_name or "").encode("latin-1", "replace")[:12].ljust(12)
     return b"AMQ " + qmgr + conn.qm.connection_id[16:20] + next(_id_counter).to_bytes(4, "big")
 

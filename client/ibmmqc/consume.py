@@ -37,7 +37,7 @@ from typing import Callable, Optional
 from qmlite.client.locks import held as _held
 from qmlite.pcf import constants as C
 
-from . import structs as S
+from . import structs as ST
 
 log = logging.getLogger("qmlite.ibmmqc")
 
@@ -185,9 +185,9 @@ def mqcb(qm, hconn: int, operation: int, cbd, hobj: int, md, gmo) -> tuple[int, 
             if not isinstance(hobj, int) or hobj in (C.MQHO_NONE, -1):
                 return FAILED, C.MQRC_HOBJ_ERROR
             try:
-                S.version(md, b"MD  ", C.MQRC_MD_ERROR, S.MD_SIZES)
-                S.version(gmo, b"GMO ", C.MQRC_GMO_ERROR, S.GMO_SIZES)
-            except S.Bad as bad:
+                ST.version(md, b"MD  ", C.MQRC_MD_ERROR, ST.MD_SIZES)
+                ST.version(gmo, b"GMO ", C.MQRC_GMO_ERROR, ST.GMO_SIZES)
+            except ST.Bad as bad:
                 return FAILED, bad.reason
             old = ctl.consumers.get(hobj)
             cons = _Consumer(hobj, options, max_length, bytes(md), bytes(gmo), suspended=bool(suspend),

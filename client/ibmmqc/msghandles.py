@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from qmlite.client.locks import held as _held
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.errors import CodecError
 
 __all__ = [
@@ -67,7 +67,7 @@ MQTYPE_AS_SET, MQTYPE_NULL, MQTYPE_BOOLEAN, MQTYPE_BYTE_STRING = 0, 2, 4, 8
 MQTYPE_INT8, MQTYPE_INT16, MQTYPE_INT32, MQTYPE_INT64 = 16, 32, 64, 128
 MQTYPE_FLOAT32, MQTYPE_FLOAT64, MQTYPE_STRING = 256, 512, 1024
 
-_KIND = {v: k for k, v in P.MQTYPE.items()}  # MQTYPE_* -> the property model's type name
+_KIND = {v: k for k, v in PR.MQTYPE.items()}  # MQTYPE_* -> the property model's type name
 _FIXED_SIZE = {MQTYPE_BOOLEAN: 4, MQTYPE_INT8: 1, MQTYPE_INT16: 2, MQTYPE_INT32: 4, MQTYPE_INT64: 8,
                MQTYPE_FLOAT32: 4, MQTYPE_FLOAT64: 8, MQTYPE_NULL: 0}
 _INT_BITS = {MQTYPE_INT8: 8, MQTYPE_INT16: 16, MQTYPE_INT32: 32, MQTYPE_INT64: 64}
@@ -132,7 +132,7 @@ def _java_part(part: str) -> bool:
 
 def _element_part(part: str) -> bool:
     """What the MQRFH2 folder codec can write as an element name."""
-    return P._PART.fullmatch(part) is not None  # noqa: SLF001 (the codec's own rule)
+    return PR._PART.fullmatch(part) is not None  # noqa: SLF001 (the codec's own rule)
 
 
 def _name_problem(name: str, validate: bool) -> int | None:
@@ -592,7 +592,7 @@ def _convert(ptype: int, value, want: int) -> tuple[int, object, int]:
         if ptype == MQTYPE_BYTE_STRING:
             return want, value.hex().upper(), C.MQRC_NONE
         if ptype in (MQTYPE_FLOAT32, MQTYPE_FLOAT64):
-            return want, P.float_text(value, P.FLOAT32 if ptype == MQTYPE_FLOAT32 else P.FLOAT64), C.MQRC_NONE
+            return want, PR.float_text(value, PR.FLOAT32 if ptype == MQTYPE_FLOAT32 else PR.FLOAT64), C.MQRC_NONE
         return want, str(value), C.MQRC_NONE
     if ptype == MQTYPE_BOOLEAN:  # to a byte string
         return want, b"\x01" if value else b"\x00", C.MQRC_NONE
@@ -803,8 +803,8 @@ def MQDLTMP(hconn, hmsg, dmpo, name):
 # --------------------------------------------------------------------------------------------------
 
 
-def _to_model(props: list) -> P.Properties:
-    out = P.Properties()
+def _to_model(props: list) -> PR.Properties:
+    out = PR.Properties()
     for p in props:
         if p.name in out:
             continue  # duplicates (APPEND/BEFORE/AFTER): the first is the one MQINQMP finds
@@ -815,11 +815,11 @@ def _to_model(props: list) -> P.Properties:
     return out
 
 
-def _from_model(props: P.Properties) -> list:
+def _from_model(props: PR.Properties) -> list:
     out = []
     for name, prop in props.items():
         folder = props.folder(name)
-        mqtype = P.MQTYPE.get(prop.type)
+        mqtype = PR.MQTYPE.get(prop.type)
         if mqtype is None:
             out.append(_Prop(name, folder, 0, prop.value, dt=prop.type))
         else:
@@ -827,7 +827,7 @@ def _from_model(props: P.Properties) -> list:
     return out
 
 
-def properties_of(hmsg: int) -> P.Properties | None:
+def properties_of(hmsg: int) -> PR.Properties | None:
     """The properties a put naming ``hmsg`` sends (a copy); None for 0 or an unknown handle."""
     with _lock:
         st = _handles.get(hmsg) if hmsg else None
@@ -887,7 +887,7 @@ def encode_for_put(hmsg: int, md_format: str, encoding: int, ccsid: int, body: b
         props = _to_model(st.props)
     if not props:
         return body, md_format
-    return P.join(props, body, md_format, encoding, ccsid)
+    return PR.join(props, body, md_format, encoding, ccsid)
 
 
 def decode_from_get(hmsg: int, data: bytes, md_format: str, encoding: int, ccsid: int) -> tuple[bytes, str, int, int]:
@@ -905,11 +905,11 @@ def decode_from_get(hmsg: int, data: bytes, md_format: str, encoding: int, ccsid
         st.reset_cursor()
         st.props = []
     try:
-        s = P.split(data, md_format, encoding, ccsid)
+        s = PR.split(data, md_format, encoding, ccsid)
     except CodecError as exc:
         log.debug("message handle %#x: properties not read: %s", hmsg, exc)
         return data, md_format, encoding, ccsid
-    if any(not isinstance(h, P.MQRFH2) for h in s.headers):
+    if any(not isinstance(h, PR.MQRFH2) for h in s.headers):
         return data, md_format, encoding, ccsid
     if not s.headers:
         return data, md_format, encoding, ccsid
@@ -919,7 +919,7 @@ def decode_from_get(hmsg: int, data: bytes, md_format: str, encoding: int, ccsid
             st.props = _from_model(s.properties)
     body, fmt = bytes(s.body), s.fmt
     if s.folders:
-        body, fmt = P.join(None, body, fmt, s.encoding, s.ccsid, folders_extra=s.folders)
+        body, fmt = PR.join(None, body, fmt, s.encoding, s.ccsid, folders_extra=s.folders)
     return body, fmt.ljust(8) if fmt else C.MQFMT_NONE, s.encoding, s.ccsid
 
 
@@ -974,7 +974,7 @@ def MQMHBUF(hconn, hmsg, mhbo, name, md, buffer_length):
         if not chosen:
             return b"", md, 0, FAILED, C.MQRC_PROPERTY_NOT_AVAILABLE
         fmt = head[8].decode("ascii", "replace").rstrip("\0 ")
-        buf, new_fmt = P.join(_to_model(chosen), b"", fmt, head[6], head[7])
+        buf, new_fmt = PR.join(_to_model(chosen), b"", fmt, head[6], head[7])
         if len(buf) > int(buffer_length):
             return b"", md, len(buf), FAILED, C.MQRC_PROPERTY_VALUE_TOO_BIG
         if v[2] & MQMHBO_DELETE_PROPERTIES:
@@ -1003,7 +1003,7 @@ def MQBUFMH(hconn, hmsg, bmho, md, buffer):
     data = bytes(buffer)
     fmt = head[8].decode("ascii", "replace")
     try:
-        s = P.split(data, fmt, head[6], head[7])
+        s = PR.split(data, fmt, head[6], head[7])
     except CodecError:
         return buffer, md, len(data), FAILED, C.MQRC_RFH_ERROR
     with _lock:
@@ -1017,9 +1017,9 @@ def MQBUFMH(hconn, hmsg, bmho, md, buffer):
             else:
                 st.props.append(new)
     if not v[2] & MQBMHO_DELETE_PROPERTIES or not s.headers or any(
-            not isinstance(h, P.MQRFH2) for h in s.headers):
+            not isinstance(h, PR.MQRFH2) for h in s.headers):
         return buffer, md, len(data), OK, C.MQRC_NONE
     body, new_fmt = s.body, s.fmt
     if s.folders:
-        body, new_fmt = P.join(None, body, new_fmt, s.encoding, s.ccsid, folders_extra=s.folders)
+        body, new_fmt = PR.join(None, body, new_fmt, s.encoding, s.ccsid, folders_extra=s.folders)
     return body, _md_with(bytes(md), s.encoding, s.ccsid, new_fmt or ""), len(body), OK, C.MQRC_NONE

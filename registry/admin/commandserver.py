@@ -1,7 +1,7 @@
 """The command server's rules: PCF requests from SYSTEM.ADMIN.COMMAND.QUEUE in, responses onto their ReplyToQ.
 
 A batch of requests is executed together and every response is put once the batch's effects are
-durable (pcf.md sections 1, 2 and 5): ``run_batch`` executes and returns the responses, the caller
+durable (docs/reference/pcf.md sections 1, 2 and 5): ``run_batch`` executes and returns the responses, the caller
 makes the journal durable and calls ``deliver``.  The responses also carry the journal position of
 those effects, so even a caller that delivers at once never lets anyone read one early.  Reply MsgId and CorrelId follow the request's
 report options; MQRO_PASS_DISCARD_AND_EXPIRY passes on the remaining expiry and MQRO_DISCARD_MSG.

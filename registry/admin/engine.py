@@ -141,7 +141,7 @@ class Engine:
             qmgr = self.registry.qmgr
             pending = None
             if self.qm is not None and (qmgr.configuration_event == E.ENABLED or command == C.MQCMD_CHANGE_Q_MGR):
-                from qmlite.registry.monitoring import configevents  # CONFIGEV on, or ALTER QMGR (decisions.md ST11)
+                from qmlite.registry.monitoring import configevents  # CONFIGEV on, or ALTER QMGR (docs/decisions.md ST11)
 
                 pending = configevents.before(self, command, request)
             command_event = qmgr.command_event

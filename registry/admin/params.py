@@ -2,7 +2,7 @@
 
 Each command lists the parameters it accepts with their PCF type, maximum length and allowed
 values; ``parse`` turns a decoded command into ``{parameter id: value}`` or raises ``CommandError``
-with the reason a queue manager answers (pcf.md section 8).  Handlers then only see valid values.
+with the reason a queue manager answers (docs/reference/pcf.md section 8).  Handlers then only see valid values.
 """
 
 from __future__ import annotations

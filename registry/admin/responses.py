@@ -1,4 +1,4 @@
-"""Building command-server responses the way a queue manager does (pcf.md section 5).
+"""Building command-server responses the way a queue manager does (docs/reference/pcf.md section 5).
 
 OK: one MQCFT_RESPONSE, Control LAST, no parameters.  Failure: the specific reason (NOT_LAST, with
 MQIACF_PARAMETER_ID when known) then MQRCCF_COMMAND_FAILED (LAST).  Inquire: one message per object,

@@ -50,7 +50,7 @@ QMGR_SELECTORS = frozenset(a.id for a in qmgr.TABLE.attrs if a.kind != INT_LIST)
 QUEUE_SELECTORS = frozenset(queues.TABLE.by_id) - QUEUE_PCF_ONLY
 NAMELIST_SELECTORS = frozenset(namelists.TABLE.by_id)
 PROCESS_SELECTORS = frozenset(processes.TABLE.by_id)
-TOPIC_SELECTORS = frozenset(topics.TOPIC_TABLE.by_id)  # qmlite's answer; IBM documents none (compat.md)
+TOPIC_SELECTORS = frozenset(topics.TOPIC_TABLE.by_id)  # qmlite's answer; IBM documents none (docs/compat.md)
 SELECTORS = {C.MQOT_Q_MGR: QMGR_SELECTORS, C.MQOT_Q: QUEUE_SELECTORS, C.MQOT_NAMELIST: NAMELIST_SELECTORS,
              C.MQOT_PROCESS: PROCESS_SELECTORS, C.MQOT_TOPIC: TOPIC_SELECTORS}
 

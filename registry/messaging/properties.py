@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 
 RFH2 = C.MQFMT_RF_HEADER_2.rstrip()
 # The folders whose properties make COMPAT give an MQRFH2 back (IBM: PROPCTL(COMPAT)).
@@ -36,14 +36,14 @@ def split_message(md, data: bytes, *, as_sent: bool = False):
     otherwise."""
     if md.Format.rstrip() != RFH2:
         return md, None, data
-    split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
+    split = PR.split(data, md.Format, md.Encoding, md.CodedCharSetId)
     if not split.properties or any(h.Version == 1 for h in split.headers):
         return md, None, data  # nothing to take apart (or an MQRFH v1 in the chain, kept as sent)
     if as_sent and (split.folders or len(split.headers) > 1):
         return md, split.properties, data
     body, fmt = split.body, split.fmt
     if split.folders:  # folders that are not properties (psc, pscr, ...) stay in an MQRFH2 with the body
-        body, fmt = P.join(None, body, fmt, split.encoding, split.ccsid, folders_extra=split.folders)
+        body, fmt = PR.join(None, body, fmt, split.encoding, split.ccsid, folders_extra=split.folders)
     md = dataclasses.replace(md, Format=fmt, Encoding=split.encoding, CodedCharSetId=split.ccsid)
     return md, split.properties, body
 
@@ -53,7 +53,7 @@ def properties_length(md, data: bytes) -> int:
     carry properties (what MAXPROPL limits; 0 for a message without).  Only asked when a limit is set."""
     if md.Format.rstrip() != RFH2:
         return 0
-    split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
+    split = PR.split(data, md.Format, md.Encoding, md.CodedCharSetId)
     return len(data) - len(split.body) if split.properties else 0
 
 
@@ -61,12 +61,12 @@ def _carried(md, data: bytes):
     """The Split of a message kept as sent (its MQRFH2 chain still carries its properties), else None."""
     if md.Format.rstrip() != RFH2:
         return None
-    split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
+    split = PR.split(data, md.Format, md.Encoding, md.CodedCharSetId)
     return split if split.properties else None
 
 
 def _with(props, extra: list[tuple[str, str, object]]):
-    out = props.copy() if props else P.Properties()
+    out = props.copy() if props else PR.Properties()
     for name, kind, value in extra:
         out.put_known(name, kind, value, "mqps")
     return out
@@ -77,15 +77,15 @@ def shape(sub, pub) -> tuple[object, bytes, str | None]:
     mode = sub.psprop
     body = pub.body
     if mode == C.MQPSPROP_MSGPROP:
-        extra = [(TOPIC_STRING, P.STRING, pub.topic)]
+        extra = [(TOPIC_STRING, PR.STRING, pub.topic)]
         if sub.user_data:
-            extra.append((SUB_USER_DATA, P.STRING, sub.user_data))
+            extra.append((SUB_USER_DATA, PR.STRING, sub.user_data))
         if pub.retained:
-            extra.append((IS_RETAINED, P.BOOLEAN, True))
+            extra.append((IS_RETAINED, PR.BOOLEAN, True))
         return _with(pub.props, extra), body, None
     if mode == C.MQPSPROP_RFH2:
         folder = psc_folder(pub.topic, pub.retained)
-        data, fmt = P.join(None, body, pub.md.Format, pub.md.Encoding, pub.md.CodedCharSetId, folders_extra=[folder])
+        data, fmt = PR.join(None, body, pub.md.Format, pub.md.Encoding, pub.md.CodedCharSetId, folders_extra=[folder])
         return pub.props, data, fmt
     if mode == C.MQPSPROP_COMPAT:
         return pub.props, compat_header(pub) + body, C.MQFMT_RF_HEADER
@@ -106,7 +106,7 @@ def compat_header(pub) -> bytes:
     pairs = [("MQPSCommand", "Publish"), ("MQPSTopic", pub.topic)]
     if pub.retained:
         pairs.append(("MQPSPubOpts", "RetainPub"))
-    text = P.render_name_value_string(pairs)
+    text = PR.render_name_value_string(pairs)
     order = order_of_encoding(pub.md.Encoding) or "<"
     header = MQRFH(Encoding=pub.md.Encoding, CodedCharSetId=pub.md.CodedCharSetId, Format=pub.md.Format,
                    NameValueString=text)
@@ -131,7 +131,7 @@ def render(props, md, data: bytes, options: int, property_control: int):
     MQGMO_NO_PROPERTIES or PROPCTL(NONE) drop them; FORCE_MQRFH2, PROPCTL(FORCE) and PROPCTL(ALL)
     give every property in an MQRFH2; COMPAT (the default, and V6COMPAT) gives them in an MQRFH2 only
     when one is in the usr, mcd, jms or mqext folders.  A getter asking PROPERTIES_IN_HANDLE gets the
-    MQRFH2 too: the client's message handle is filled from it (docs/decisions.md S31).
+    MQRFH2 too: the client's message handle is filled from it (docs/decisions.md P5).
     """
     if not props:
         return md, data
@@ -152,10 +152,10 @@ def render(props, md, data: bytes, options: int, property_control: int):
         if wanted and not options & C.MQGMO_PROPERTIES_IN_HANDLE:
             return md, data  # kept as sent: its own MQRFH2 chain, byte for byte
         # Take the property folders out; the other folders stay in one MQRFH2 before the body.
-        data, fmt = P.join(None, carried.body, carried.fmt, carried.encoding, carried.ccsid,
+        data, fmt = PR.join(None, carried.body, carried.fmt, carried.encoding, carried.ccsid,
                            folders_extra=carried.folders)
         md = dataclasses.replace(md, Format=fmt, Encoding=carried.encoding, CodedCharSetId=carried.ccsid)
     if not wanted:
         return md, data
-    out, fmt = P.join(props, data, md.Format, md.Encoding, md.CodedCharSetId)
+    out, fmt = PR.join(props, data, md.Format, md.Encoding, md.CodedCharSetId)
     return dataclasses.replace(md, Format=fmt, Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId), out

@@ -35,7 +35,7 @@ class Message:
     message: the position of its own write when it is persistent, or of whatever produced it (a
     command's effects, for a reply) when it is not.  ``props`` are its message properties (a
     ``pcf.properties.Properties``, or None for none): kept apart from the data, as a queue manager
-    keeps them, and given back as each getter asks (registry/delivery.py).
+    keeps them, and given back as each getter asks (registry/messaging/properties.py ``render``).
     """
 
     __slots__ = ("_md", "md_raw", "_data", "priority", "msg_id", "correl_id", "put_time", "expires_at", "seq",

@@ -15,7 +15,7 @@ import dataclasses
 from qmlite.pcf import constants as C
 
 from qmlite.registry.security import vocab as A
-from qmlite.registry.admin.commands import topics as T
+from qmlite.registry.admin.commands import topics as TP
 from qmlite.registry.mqsc import extensions
 from qmlite.registry.mqsc import keywords as K
 from qmlite.registry.mqsc.keywords import Keyword, ObjectType, e, flag, i, s
@@ -139,8 +139,8 @@ def _table() -> dict[tuple[str, str], Command]:
                                                               "PUB": C.MQIACF_TOPIC_PUB}),), generic=True),
         Command("CLEAR", "TOPICSTR", C.MQCMD_CLEAR_TOPIC_STRING, K.TPSTATUS, C.MQCA_TOPIC_STRING,
                 message="AMQ8927I: Topic string cleared.",
-                extra=(e("CLRTYPE", C.MQIACF_CLEAR_TYPE, {"RETAINED": T.MQCLRT_RETAINED}),
-                       e("SCOPE", C.MQIACF_CLEAR_SCOPE, {"LOCAL": T.MQCLRS_LOCAL, "ALL": T.MQCLRS_GLOBAL}))),
+                extra=(e("CLRTYPE", C.MQIACF_CLEAR_TYPE, {"RETAINED": TP.MQCLRT_RETAINED}),
+                       e("SCOPE", C.MQIACF_CLEAR_SCOPE, {"LOCAL": TP.MQCLRS_LOCAL, "ALL": TP.MQCLRS_GLOBAL}))),
     ]
     # ---- queue manager
     rows += [
@@ -152,7 +152,7 @@ def _table() -> dict[tuple[str, str], Command]:
         Command("DISPLAY", "QMSTATUS", C.MQCMD_INQUIRE_Q_MGR_STATUS, K.QMSTATUS, name=NAME_NONE,
                 attrs_pid=C.MQIACF_Q_MGR_STATUS_ATTRS, default_all=True,
                 display="AMQ8705I: Display Queue Manager Status Details."),
-        # AMQ8723I: IBM's number for this display, not yet seen in a published transcript (decisions.md MS3)
+        # AMQ8723I: IBM's number for this display, not yet seen in a published transcript (docs/decisions.md MS3)
         Command("DISPLAY", "PUBSUB", C.MQCMD_INQUIRE_PUBSUB_STATUS, K.PUBSUB, name=NAME_NONE,
                 attrs_pid=C.MQIACF_PUBSUB_STATUS_ATTRS, default_all=True,
                 display="AMQ8723I: Display pub/sub status details."),

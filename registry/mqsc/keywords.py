@@ -27,7 +27,7 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.objects import values as V
 from qmlite.registry.security import vocab as A
-from qmlite.registry.admin.commands import status as S
+from qmlite.registry.admin.commands import status as STS
 
 STR, INT, ENUM, HEX, STRLIST, ENUMLIST, FLAG, INTLIST = ("str", "int", "enum", "hex", "strlist", "enumlist", "flag",
                                                          "intlist")
@@ -520,8 +520,8 @@ QSTATUS = ObjectType("QSTATUS", (
     i("CURMAXFS", C.MQIACF_CUR_MAX_FILE_SIZE),
     s("APPLDESC", C.MQCACF_APPL_DESC),
     i("OPENOPTS", C.MQIACF_OPEN_OPTIONS),
-    e("URTYPE", C.MQIACF_UOW_TYPE, {"QMGR": S.MQUOWT_Q_MGR}),
-    e("ASTATE", C.MQIACF_ASYNC_STATE, {"NONE": S.MQAS_NONE}),
+    e("URTYPE", C.MQIACF_UOW_TYPE, {"QMGR": STS.MQUOWT_Q_MGR}),
+    e("ASTATE", C.MQIACF_ASYNC_STATE, {"NONE": STS.MQAS_NONE}),
     h("CONN", C.MQBACF_CONNECTION_ID),
     s("APPLTAG", C.MQCACF_APPL_TAG),
     e("APPLTYPE", C.MQIA_APPL_TYPE, {"USER": C.MQAT_USER, "QMGR": C.MQAT_QMGR, "SYSTEM": C.MQAT_SYSTEM_EXTENSION,
@@ -532,13 +532,13 @@ QSTATUS = ObjectType("QSTATUS", (
     i("PID", C.MQIACF_PROCESS_ID),
     i("TID", C.MQIACF_THREAD_ID),
     e("BROWSE", C.MQIACF_OPEN_BROWSE, YES_NO),
-    e("INPUT", C.MQIACF_OPEN_INPUT_TYPE, {"NO": S.MQQSO_NO, "SHARED": S.MQQSO_SHARED,
-                                          "EXCL": S.MQQSO_EXCLUSIVE}),
+    e("INPUT", C.MQIACF_OPEN_INPUT_TYPE, {"NO": STS.MQQSO_NO, "SHARED": STS.MQQSO_SHARED,
+                                          "EXCL": STS.MQQSO_EXCLUSIVE}),
     e("INQUIRE", C.MQIACF_OPEN_INQUIRE, YES_NO),
     e("OUTPUT", C.MQIACF_OPEN_OUTPUT, YES_NO),
     e("SET", C.MQIACF_OPEN_SET, YES_NO),
-    e("HSTATE", C.MQIACF_HANDLE_STATE, {"INACTIVE": S.MQHSTATE_INACTIVE, "ACTIVE": S.MQHSTATE_ACTIVE}),
-    e("OPENTYPE", C.MQIACF_OPEN_TYPE, {"ALL": S.MQQSOT_ALL, "INPUT": S.MQQSOT_INPUT, "OUTPUT": S.MQQSOT_OUTPUT}),
+    e("HSTATE", C.MQIACF_HANDLE_STATE, {"INACTIVE": STS.MQHSTATE_INACTIVE, "ACTIVE": STS.MQHSTATE_ACTIVE}),
+    e("OPENTYPE", C.MQIACF_OPEN_TYPE, {"ALL": STS.MQQSOT_ALL, "INPUT": STS.MQQSOT_INPUT, "OUTPUT": STS.MQQSOT_OUTPUT}),
 ), lead=("QUEUE", "TYPE"))
 
 CONN = ObjectType("CONN", (
@@ -559,7 +559,7 @@ CONN = ObjectType("CONN", (
     s("OBJNAME", C.MQCACF_OBJECT_NAME),
     e("OBJTYPE", C.MQIACF_OBJECT_TYPE, OBJTYPE),
     s("CLIENTID", C.MQCACH_CLIENT_ID),
-    e("ASTATE", C.MQIACF_ASYNC_STATE, {"NONE": S.MQAS_NONE}),
+    e("ASTATE", C.MQIACF_ASYNC_STATE, {"NONE": STS.MQAS_NONE}),
     i("UOWSTATE", C.MQIACF_UOW_STATE),
     s("UOWSTDA", C.MQCACF_UOW_START_DATE),
     s("UOWSTTI", C.MQCACF_UOW_START_TIME),
@@ -570,7 +570,7 @@ CONN = ObjectType("CONN", (
     s("SUBNAME", C.MQCACF_SUB_NAME),
     h("SUBID", C.MQBACF_SUB_ID),
     s("TOPICSTR", C.MQCA_TOPIC_STRING),
-    e("HSTATE", C.MQIACF_HANDLE_STATE, {"INACTIVE": S.MQHSTATE_INACTIVE, "ACTIVE": S.MQHSTATE_ACTIVE}),
+    e("HSTATE", C.MQIACF_HANDLE_STATE, {"INACTIVE": STS.MQHSTATE_INACTIVE, "ACTIVE": STS.MQHSTATE_ACTIVE}),
 ), lead=("CONN", "TYPE"))
 
 # ---- channels ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.security import vocab as A
-from qmlite.registry.mqsc import commands as T
+from qmlite.registry.mqsc import commands as MC
 from qmlite.registry.mqsc import extensions
 from qmlite.registry.mqsc.keywords import ENUMLIST, FLAG, HEX, INT, INTLIST, STR, STRLIST, Keyword
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token, tokenize
@@ -34,7 +34,7 @@ class Translated:
 
     verb: str
     noun: str
-    row: T.Command | None
+    row: MC.Command | None
     name: str = ""
     message: P.PCFMessage | None = None
     selectors: tuple[str, ...] | None = None  # DISPLAY: the keywords asked for (None: ALL or summary)
@@ -47,7 +47,7 @@ def translate(text: str) -> Translated:
     if not tokens:
         raise MqscSyntaxError(text)
     first = tokens[0]
-    verb = T.VERBS.get(first.word)
+    verb = MC.VERBS.get(first.word)
     if verb is None or first.items is not None:
         raise MqscSyntaxError(text[:first.word_end])
     if verb == "END":
@@ -57,28 +57,28 @@ def translate(text: str) -> Translated:
     if len(tokens) < 2:
         raise MqscSyntaxError(text)
     noun_token = tokens[1]
-    noun = T.NOUNS.get(noun_token.word)
+    noun = MC.NOUNS.get(noun_token.word)
     if noun is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
     ext = extensions.claim(text, verb, noun, tokens)  # qmlite's own commands, one table (docs/architecture.md)
     if ext is not None:
         return Translated(verb, noun, None, extension=ext)
-    row = T.TABLE.get((verb, noun))
+    row = MC.TABLE.get((verb, noun))
     if row is None:
         raise MqscSyntaxError(text[:noun_token.word_end])
     return _build(text, row, noun_token, tokens[2:])
 
 
-def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> Translated:
+def _build(text: str, row: MC.Command, noun_token: Token, rest: list[Token]) -> Translated:
     params: list = []
     name = ""
     if noun_token.items is not None:
-        if row.name == T.NAME_NONE and not (row.noun == "SECURITY" and _one(text, noun_token) == "*"):
+        if row.name == MC.NAME_NONE and not (row.noun == "SECURITY" and _one(text, noun_token) == "*"):
             raise MqscSyntaxError(text[:noun_token.end])
         name = _one(text, noun_token)
         if row.noun == "SECURITY":
             name = ""  # REFRESH SECURITY(*): every class, as without a name
-    elif row.name == T.NAME_REQUIRED:
+    elif row.name == MC.NAME_REQUIRED:
         raise MqscSyntaxError(text[:noun_token.end])
     display = row.verb == "DISPLAY"
     selectors: list[str] = []
@@ -129,7 +129,7 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
         command, from_pid, to_pid = row.like  # type: ignore[misc]
         params.append(P.CFST(from_pid, like))
         params.append(P.CFST(to_pid, name))
-    elif row.name_pid is not None and (name or row.name == T.NAME_REQUIRED):
+    elif row.name_pid is not None and (name or row.name == MC.NAME_REQUIRED):
         params.append(_name_param(text, row, noun_token, name))
     for pid, value in row.fixed:
         params.append(P.CFIN(pid, value))
@@ -161,7 +161,7 @@ def _build(text: str, row: T.Command, noun_token: Token, rest: list[Token]) -> T
     return out
 
 
-def command_keyword(row: T.Command, word: str) -> Keyword | None:
+def command_keyword(row: MC.Command, word: str) -> Keyword | None:
     """The keyword ``word`` names in this command: one only it takes (REPLACE, PURGE), else its object
     type's (the REST runCommandJSON translation asks too, for keyword-only flags)."""
     for kw in row.extra:
@@ -177,7 +177,7 @@ def _one(text: str, token: Token) -> str:
     return items[0].text
 
 
-def _name_param(text: str, row: T.Command, token: Token, name: str):
+def _name_param(text: str, row: MC.Command, token: Token, name: str):
     pid = row.name_pid
     assert pid is not None
     if 6001 <= pid <= 8000:  # a byte-string name: DISPLAY CONN(hex), STOP CONN(hex)
@@ -245,7 +245,7 @@ def _param(kw: Keyword, value: object):
     return P.CFIN(kw.pid, value)  # type: ignore[arg-type]
 
 
-def _filter(here: str, row: T.Command, token: Token):
+def _filter(here: str, row: MC.Command, token: Token):
     items = token.items or ()
     if len(items) < 3:
         raise MqscSyntaxError(here, "WHERE needs keyword, operator and value")
@@ -277,11 +277,11 @@ def _filter(here: str, row: T.Command, token: Token):
     return P.CFIF(kw.pid, op, value)
 
 
-def _hook(row: T.Command, values: dict, params: list) -> None:
+def _hook(row: MC.Command, values: dict, params: list) -> None:
     """The few commands whose keywords are not one parameter each (IBM's own mapping)."""
     if row.noun in ("AUTHREC", "ENTAUTH") and row.verb == "DISPLAY":
         for word, entity_type in (("PRINCIPAL", A.MQZAET_PRINCIPAL), ("GROUP", A.MQZAET_GROUP)):
             if word in values:
                 params.append(P.CFIN(C.MQIACF_ENTITY_TYPE, entity_type))
         if row.noun == "AUTHREC" and "MATCH" not in values:
-            params.append(P.CFIN(C.MQIACF_AUTH_OPTIONS, T.MATCH["PROFILE"]))
+            params.append(P.CFIN(C.MQIACF_AUTH_OPTIONS, MC.MATCH["PROFILE"]))

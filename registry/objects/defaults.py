@@ -15,7 +15,7 @@ BASE_TOPIC = "SYSTEM.BASE.TOPIC"
 DEFAULT_NAMELIST = "SYSTEM.DEFAULT.NAMELIST"
 DEFAULT_PROCESS = "SYSTEM.DEFAULT.PROCESS"
 SYSTEM_CONN_AUTH = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS"  # CONNAUTH of a new queue manager
-DEV_CONN_AUTH = "DEV.AUTHINFO"  # the developer container's (reference/container.md)
+DEV_CONN_AUTH = "DEV.AUTHINFO"  # the developer container's (docs/reference/container.md)
 
 
 def system_queues() -> list[Queue]:

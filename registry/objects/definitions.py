@@ -1,6 +1,6 @@
 """The objects a queue manager administers: subscriptions, queues, topics, namelists, processes.
 
-Field defaults are those of the SYSTEM.DEFAULT.* objects (pcf.md section 10.1 for subscriptions).
+Field defaults are those of the SYSTEM.DEFAULT.* objects (docs/reference/pcf.md section 10.1 for subscriptions).
 Times are epoch seconds; they are formatted the MQ way (``yyyy-mm-dd`` / ``hh.mm.ss``) only when a
 response is built.  Classes use slots because a registry may hold a million subscriptions.
 """

@@ -56,7 +56,7 @@ class Publication:
             # IBM: a selector may test the topic a publication was made on (MQTopicString).
             values.setdefault(properties.TOPIC_STRING, self.topic)
             values.setdefault("MQTopicString", self.topic)
-            from qmlite.registry.pubsub import selectors  # a selector's first use (decisions.md ST11)
+            from qmlite.registry.pubsub import selectors  # a selector's first use (docs/decisions.md ST11)
 
             self._resolver = selectors.message_resolver(self.md, values)
         return self._resolver
@@ -157,7 +157,7 @@ def blocks_for(reg, sub: Subscription) -> tuple[str, ...]:
 def selected(sub: Subscription, pub: Publication) -> bool:
     """Whether ``pub`` passes ``sub``'s selector (``sub.selector`` not empty).  The selector module
     (its parser and SQL92 evaluator) loads here, at the first subscription with a selector, not at
-    start: most queue managers never see one (decisions.md ST11)."""
+    start: most queue managers never see one (docs/decisions.md ST11)."""
     from qmlite.registry.pubsub import selectors
 
     return selectors.compile_selector(sub.selector).matches(pub.resolver())

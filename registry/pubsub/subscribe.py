@@ -166,7 +166,7 @@ def check_selector(text: str) -> int:
         return C.MQSELTYPE_NONE
     if len(text) > C.MQ_SELECTOR_LENGTH:
         raise MQIError(C.MQRC_SELECTION_STRING_ERROR)
-    from qmlite.registry.pubsub import selectors  # at the first selection string, not at start (decisions.md ST11)
+    from qmlite.registry.pubsub import selectors  # at the first selection string, not at start (docs/decisions.md ST11)
 
     try:
         selectors.compile_selector(text)

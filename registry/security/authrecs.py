@@ -98,7 +98,7 @@ def new_record(object_type: int, profile: str, entity_type: int, entity: str, au
 
 
 def _dev_records(dev: bool) -> list[AuthRecord]:
-    """The developer container's records for principal ``app`` (docs: container.md, 10-dev.mqsc)."""
+    """The developer container's records for principal ``app`` (docs: docs/reference/container.md, 10-dev.mqsc)."""
     if not dev:
         return []
     P = A.MQZAET_PRINCIPAL

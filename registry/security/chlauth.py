@@ -78,7 +78,7 @@ def make(profile: str, type_: int, **fields) -> ChlauthRecord:
 
 def _defaults(dev: bool) -> list[ChlauthRecord]:
     """IBM's back-stop records of a new queue manager and the developer container's own
-    (container.md).  Without the developer objects none are seeded: qmlite has no start-up MQSC that
+    (docs/reference/container.md).  Without the developer objects none are seeded: qmlite has no start-up MQSC that
     could open SYSTEM.DEF.SVRCONN again (docs/compat.md Part 5)."""
     if not dev:
         return []

@@ -115,7 +115,7 @@ MIGRATIONS.append([  # 3: persistent messages (non-persistent ones are never wri
     " msg_id BLOB NOT NULL, correl_id BLOB NOT NULL, put_time REAL NOT NULL, expires_at REAL,"
     " md BLOB NOT NULL, data BLOB NOT NULL)",
 ])
-_QUEUE_COLUMNS_4 = (  # (column, declaration) appended to queues by schema 4: model.Queue's defaults
+_QUEUE_COLUMNS_4 = (  # (column, declaration) appended to queues by schema 4: the defaults of objects/definitions.py Queue
     ("backout_threshold", "INTEGER NOT NULL DEFAULT 0"),
     ("backout_requeue_q", "TEXT NOT NULL DEFAULT ''"),
     ("harden_get_backout", "INTEGER NOT NULL DEFAULT 0"),  # MQQA_BACKOUT_NOT_HARDENED
@@ -178,7 +178,7 @@ MIGRATIONS.append([  # 7: clustered topics (CLUSTER, CLROUTE); model.Topic's def
     "ALTER TABLE topics ADD COLUMN cluster_name TEXT NOT NULL DEFAULT ''",
     "ALTER TABLE topics ADD COLUMN cluster_pub_route INTEGER NOT NULL DEFAULT 0",  # MQCLROUTE_DIRECT
 ])
-_QUEUE_COLUMNS_8 = (  # remote queues and the later Change Queue attributes: model.Queue's defaults
+_QUEUE_COLUMNS_8 = (  # remote queues and the later Change Queue attributes: objects/definitions.py Queue's defaults
     ("remote_q_name", "TEXT NOT NULL DEFAULT ''"),
     ("remote_qmgr_name", "TEXT NOT NULL DEFAULT ''"),
     ("xmit_q_name", "TEXT NOT NULL DEFAULT ''"),

@@ -1,7 +1,7 @@
 """Who is asking: HTTP basic authentication against the channels' users and passwords (admin with
 MQ_ADMIN_PASSWORD, app with MQ_APP_PASSWORD), their mqweb roles, and the CSRF header rule.
 
-Roles as in IBM's developer container (reference/container.md): ``admin`` is in MQWebAdmin only and
+Roles as in IBM's developer container (docs/reference/container.md): ``admin`` is in MQWebAdmin only and
 ``app`` in MQWebUser only.  The admin REST API needs MQWebAdmin; the messaging REST API needs
 MQWebUser, and then the queue manager's authority records for that user apply (the domain checks
 them, as for an MQI client).  ``app`` has no REST password until MQ_APP_PASSWORD is set.

@@ -6,7 +6,7 @@ a malformed rule is a 400 in IBM's error JSON carrying the domain's MQRCCF reaso
 from __future__ import annotations
 
 from qmlite.pcf import constants as C
-from qmlite.registry.testing import faults as F
+from qmlite.registry.testing import faults as FR
 
 from . import errors
 
@@ -16,29 +16,29 @@ _MEMBERS = {"verb": "verb", "action": "action", "reason": "reason", "delay": "de
             "probability": "probability", "seed": "seed"}
 
 
-def rule_json(rule: F.Rule) -> dict:
-    return {"name": rule.name, "verb": F.verb_names(rule), "action": rule.action, "reason": rule.reason,
+def rule_json(rule: FR.Rule) -> dict:
+    return {"name": rule.name, "verb": FR.verb_names(rule), "action": rule.action, "reason": rule.reason,
             "delay": rule.delay_ms, "object": rule.object, "user": rule.user, "channel": rule.channel,
             "appl": rule.appl, "nth": rule.nth, "count": rule.count, "probability": rule.probability,
             "seed": rule.seed, "matched": rule.matched, "fired": rule.fired}
 
 
-def _bad(err: F.FaultRuleError) -> errors.RestError:
+def _bad(err: FR.FaultRuleError) -> errors.RestError:
     return errors.bad_request(f"The fault rule is not valid: {err.keyword.lower()}: {err.why}.",
                               "Correct the rule (docs/faults.md) and resubmit it.", reason=err.reason)
 
 
-def listing(faults: F.Faults, name: str = "*") -> dict:
+def listing(faults: FR.Faults, name: str = "*") -> dict:
     try:
         rules = faults.rules(name)
-    except F.FaultRuleError as err:
+    except FR.FaultRuleError as err:
         raise _bad(err) from None
     if not rules and "*" not in name:
         raise not_found(name)
     return {"fault": [rule_json(rule) for rule in rules]}
 
 
-def define(faults: F.Faults, body: object) -> dict:
+def define(faults: FR.Faults, body: object) -> dict:
     if not isinstance(body, dict):
         raise errors.bad_request("The request body must be a JSON object describing one fault rule.",
                                  reason=C.MQRCCF_PARM_SYNTAX_ERROR)
@@ -48,21 +48,21 @@ def define(faults: F.Faults, body: object) -> dict:
                                  "Use the members docs/rest.md lists.", reason=C.MQRCCF_PARM_SYNTAX_ERROR)
     try:
         rule = faults.define(body.get("name"), **{_MEMBERS[k]: v for k, v in body.items() if k != "name"})
-    except F.FaultRuleError as err:
+    except FR.FaultRuleError as err:
         raise _bad(err) from None
     except TypeError as err:  # a JSON value of a type no argument takes
         raise errors.bad_request(f"The fault rule is not valid: {err}.", reason=C.MQRCCF_PARM_SYNTAX_ERROR) from None
     return {"fault": [rule_json(rule)]}
 
 
-def delete(faults: F.Faults, name: str) -> dict:
+def delete(faults: FR.Faults, name: str) -> dict:
     if name == "*":
         return {"deleted": faults.clear()}
     try:
         return {"deleted": faults.delete(name)}
-    except F.FaultRuleError as err:
+    except FR.FaultRuleError as err:
         raise _bad(err) from None
-    except F.FaultNotFound:
+    except FR.FaultNotFound:
         raise not_found(name) from None
 
 

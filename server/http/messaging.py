@@ -16,7 +16,7 @@ import trio
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.errors import CodecError
 from qmlite.registry.security import authrecs
 from qmlite.registry.errors import MQIError
@@ -43,7 +43,7 @@ class Outgoing:
 
     body: bytes
     md: S.MQMD
-    props: P.Properties | None
+    props: PR.Properties | None
 
 
 @dataclasses.dataclass(slots=True)
@@ -52,7 +52,7 @@ class Received:
 
     md: S.MQMD
     body: bytes
-    props: P.Properties | None
+    props: PR.Properties | None
 
 
 # ---- ids ---------------------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ def outgoing(headers, body: bytes, version: int, qmgr: str) -> Outgoing:
         md.ReplyToQ, md.ReplyToQMgr = queue, reply_qmgr or qmgr
     props = user_properties(headers, version)
     if props:
-        data, fmt = P.join(props, body, md.Format, md.Encoding, md.CodedCharSetId)
+        data, fmt = PR.join(props, body, md.Format, md.Encoding, md.CodedCharSetId)
         md.Format = fmt
         body = data
     return Outgoing(body, md, props)
@@ -158,7 +158,7 @@ def _persistence(text: str) -> int:
     return found
 
 
-def user_properties(headers, version: int) -> P.Properties | None:
+def user_properties(headers, version: int) -> PR.Properties | None:
     """``ibm-mq-usr: name1="text", name2=5;int`` (one header, comma-separated; repeated headers add up)."""
     values = headers.getlist("ibm-mq-usr") if hasattr(headers, "getlist") else [headers.get("ibm-mq-usr")]
     values = [v for v in values if v]
@@ -166,7 +166,7 @@ def user_properties(headers, version: int) -> P.Properties | None:
         return None
     if version < 3:
         raise errors.bad_request("The ibm-mq-usr header needs REST API v3.")
-    props = P.Properties()
+    props = PR.Properties()
     for header in values:
         for item in _split_items(header):
             name, sep, rest = item.partition("=")
@@ -324,7 +324,7 @@ class Messaging:
                 raise errors.from_reason(exc.reason, "browse from" if browse else "get from", queue,
                                          self.qmgr_name) from None
             deadline = trio.current_time() + wait_ms / 1000
-            # A virtual clock (decisions.md VC2): the wait also ends when that clock passes it, whichever first.
+            # A virtual clock (docs/decisions.md VC2): the wait also ends when that clock passes it, whichever first.
             virtual, virtual_at, timer = self.qm.clock_control.virtual, self.qm.now() + wait_ms / 1000, None
             try:
                 while True:
@@ -397,7 +397,7 @@ def _received(md: S.MQMD, data: bytes) -> Received:
             md = dataclasses.replace(md, Format=C.MQFMT_STRING)
         return Received(md, data, None)
     try:
-        split = P.split(data, md.Format, md.Encoding, md.CodedCharSetId)
+        split = PR.split(data, md.Format, md.Encoding, md.CodedCharSetId)
     except CodecError:
         return Received(md, data, None)
     md = dataclasses.replace(md, Format=split.fmt, Encoding=split.encoding, CodedCharSetId=split.ccsid)

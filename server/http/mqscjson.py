@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from qmlite.pcf import constants as C
-from qmlite.registry.mqsc import commands as T
+from qmlite.registry.mqsc import commands as MC
 from qmlite.registry.mqsc.keywords import FLAG, Keyword
 from qmlite.registry.mqsc.translate import command_keyword
 
@@ -120,7 +120,7 @@ def command_text(body: dict) -> str:
         params = {}
     if not isinstance(params, dict):
         raise TranslationError("'parameters' must be a JSON object of MQSC keyword to value")
-    row = T.TABLE.get((T.VERBS.get(verb, verb), T.NOUNS.get(qual, qual)))
+    row = MC.TABLE.get((MC.VERBS.get(verb, verb), MC.NOUNS.get(qual, qual)))
     for keyword, value in params.items():
         if not _WORD.match(keyword):
             raise TranslationError(f"parameter name {keyword!r} is not an MQSC keyword")

@@ -151,7 +151,7 @@ async def test_error_then_accept_with_real_912_replies_switches_to_tshm():
     first_id = fap.decode_body(first)
     assert (first_id.FapLevel, first_id.ChannelName, first_id.QMgrName) == (13, "DEV.ADMIN.SVRCONN", "QM1")
     assert (first_id.HeartbeatInterval, first_id.MaxMessageSize, first_id.SharingConversations) == (1, 104857600, 10)
-    # the repeat takes the server's values and travels in TSHM conversation 1, request 0 (fap.md 6.3)
+    # the repeat takes the server's values and travels in TSHM conversation 1, request 0 (docs/reference/fap.md 6.3)
     assert (repeat.header.StructId, repeat.header.ConversationId, repeat.header.RequestId) == (fap.TSHM, 1, 0)
     repeat_id = fap.decode_body(repeat)
     assert (repeat_id.HeartbeatInterval, repeat_id.MaxMessageSize, repeat_id.MaxTransmissionSize) == (300, 4194304, 32748)
@@ -181,7 +181,7 @@ async def test_direct_accept(multiplexed):
     assert qm.connection_id == b"AMQCQM1         12345678"
     body = fap.decode_body(uid)
     assert body.LongUserId is not None  # the 132-byte form
-    # neither UID nor MQCONN waited for anything in between (fap.md 7): 3 segments, in order
+    # neither UID nor MQCONN waited for anything in between (docs/reference/fap.md 7): 3 segments, in order
     assert [s.header.SegmentType for s in peer.seen] == [fap.INITIAL_DATA, fap.USERID_DATA, fap.MQCONN]
 
 

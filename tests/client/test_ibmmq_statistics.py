@@ -280,14 +280,14 @@ WORKER = {
     CMQCFC.MQIAMO64_GET_BYTES: [10 + 20 + 7 + 7, 30 + 5],
     CMQCFC.MQIAMO_BROWSES: [0, 0], CMQCFC.MQIAMO_BROWSES_FAILED: 0, CMQCFC.MQIAMO64_BROWSE_BYTES: [0, 0],
     CMQCFC.MQIAMO_COMMITS: 3, CMQCFC.MQIAMO_COMMITS_FAILED: 0, CMQCFC.MQIAMO_BACKOUTS: 2,
-    CMQCFC.MQIAMO_SUBS_DUR: [1, 1, 1],  # [created, altered, resumed] (decisions.md T7)
+    CMQCFC.MQIAMO_SUBS_DUR: [1, 1, 1],  # [created, altered, resumed] (docs/decisions.md T7)
     CMQCFC.MQIAMO_SUBS_NDUR: [2, 0, 0],
     CMQCFC.MQIAMO_SUBS_FAILED: 1,
     CMQCFC.MQIAMO_UNSUBS_DUR: [1, 0, 0],  # only the MQCLOSE with MQCO_REMOVE_SUB
     CMQCFC.MQIAMO_UNSUBS_NDUR: [2, 0, 0],
     CMQCFC.MQIAMO_UNSUBS_FAILED: 0,
     CMQCFC.MQIAMO_SUBRQS: 1, CMQCFC.MQIAMO_SUBRQS_FAILED: 1,
-    # MQCB/MQCTL/MQSTAT run in qmlite's client (decisions.md K3, T7): the queue manager sees none
+    # MQCB/MQCTL/MQSTAT run in qmlite's client (docs/decisions.md K3, T7): the queue manager sees none
     CMQCFC.MQIAMO_CBS: [0, 0, 0, 0], CMQCFC.MQIAMO_CBS_FAILED: 0,
     CMQCFC.MQIAMO_CTLS: [0, 0, 0], CMQCFC.MQIAMO_CTLS_FAILED: 0,
     CMQCFC.MQIAMO_STATS: 0, CMQCFC.MQIAMO_STATS_FAILED: 0,

@@ -1,6 +1,6 @@
 """IBM's ``ibmmq`` package (dev extra) against qmlite through the ``ibmmqc`` transport.
 
-The calls follow IBM's documented style (pcf.md section 11.3): ``ibmmq.connect(qmgr, channel,
+The calls follow IBM's documented style (docs/reference/pcf.md section 11.3): ``ibmmq.connect(qmgr, channel,
 'host(port)', user, password)``, ``ibmmq.PCFExecute(qmgr)``, dict arguments, ``ByteString(subid)``.
 ibmmq is blocking; the server runs in its own trio thread (``running_qmlite``), one per module."""
 

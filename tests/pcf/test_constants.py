@@ -70,7 +70,7 @@ def test_name_lookup_by_family(family, value, name):
 
 
 def test_reference_values_used_by_the_project():
-    # Values the reference states outright (pcf.md section 6); a regeneration must never move them.
+    # Values the reference states outright (docs/reference/pcf.md section 6); a regeneration must never move them.
     assert (C.MQCMD_INQUIRE_SUBSCRIPTION, C.MQCMD_CHANGE_SUBSCRIPTION, C.MQCMD_DELETE_SUBSCRIPTION) == (176, 178, 179)
     assert (C.MQCMD_INQUIRE_SUB_STATUS, C.MQCMD_INQUIRE_TOPIC_STATUS, C.MQCMD_INQUIRE_Q_MGR) == (182, 183, 2)
     assert (C.MQCACF_LAST_MSG_DATE, C.MQCACF_LAST_MSG_TIME) == (3168, 3167)

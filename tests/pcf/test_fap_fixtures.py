@@ -1,4 +1,4 @@
-"""Golden tests: real and emulator-assembled segments decode to the values in fixtures/README.md
+"""Golden tests: real and emulator-assembled segments decode to the values in tests/fixtures/README.md
 and re-encode byte for byte."""
 
 import pytest
@@ -179,7 +179,7 @@ def test_async_message():
     assert len(am.Data) == 364 + 272 + 8
 
 
-# MQ-Explorer-style first ID, fap.md 30.2 (transcribed from the hex dump)
+# MQ-Explorer-style first ID, docs/reference/fap.md 30.2 (transcribed from the hex dump)
 EXPLORER_ID = bytes.fromhex("""
 54 53 48 20 00 00 01 0c 01 01 31 00 00 00 00 00
 00 00 00 00 00 00 01 11 04 b8 00 00 49 44 20 20

@@ -185,7 +185,7 @@ def test_real_messages_truncated_fail_cleanly(name):
             decode(data[:cut])
 
 
-# --- ibmmq example, pcf.md §11.1 --------------------------------------------------------------------
+# --- ibmmq example, docs/reference/pcf.md §11.1 --------------------------------------------------------------------
 
 IBMMQ_CREATE_SUB = bytes.fromhex(
     "10000000 24000000 03000000 b1000000 01000000 01000000 00000000 00000000 04000000"
@@ -215,7 +215,7 @@ def test_ibmmq_create_subscription_example():
 
 
 def test_subid_as_mqcfbs_struc_length_40():
-    # pcf.md §11.3: ByteString(subid) is sent as an MQCFBS with StrucLength 40.
+    # docs/reference/pcf.md §11.3: ByteString(subid) is sent as an MQCFBS with StrucLength 40.
     msg = PCFMessage(CFH(C.MQCFT_COMMAND_XR, Command=C.MQCMD_DELETE_SUBSCRIPTION, ParameterCount=1),
                      [CFBS(C.MQBACF_SUB_ID, bytes(range(24)))])
     data = encode(msg)

@@ -1,4 +1,4 @@
-"""No client takes the server down or holds it hostage (issue 30 item 7, decisions HC1-HC5): hypothesis
+"""No client takes the server down or holds it hostage (issue 30 item 7, decisions HC1-HC4): hypothesis
 mixes what a hostile but ordinary client on 127.0.0.1 can do -- queue-manager names at every door,
 stalled and lying headers, garbage after a valid header, oversized and nested REST bodies, malformed
 HTTP/1.1 and HTTP/2, clients killed while a DELAY rule holds their MQGET or while it waits -- against a

@@ -166,7 +166,7 @@ async def test_pass_correl_id_answers_with_the_request_correl_id(tmp_path):
         await connect_mq(peer)
         api, reply_q = await open_q(peer, "SYSTEM.MQEXPLORER.REPLY.MODEL", C.MQOO_INPUT_EXCLUSIVE, dynamic="EXP.*")
         md = mqi.MQMD(Format="MQADMIN", MsgType=C.MQMT_REQUEST, ReplyToQ=reply_q.ObjDesc.ObjectName,
-                      Report=C.MQRO_PASS_CORREL_ID, Expiry=300)  # what MQ Explorer sends (fap.md 29)
+                      Report=C.MQRO_PASS_CORREL_ID, Expiry=300)  # what MQ Explorer sends (docs/reference/fap.md 29)
         put1 = calls.MQPut1Request(mqi.MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), md,
                                    mqi.MQPMO(Version=2, Options=C.MQPMO_NEW_CORREL_ID), _inquire_qmgr())
         _, out = await mqi_call(peer, fap.MQPUT1, put1.pack(LE), hobj=-1)

@@ -171,7 +171,7 @@ print("cryptography" in sys.modules)
     assert "key_repository_error" in logged and "AMQ9657E" in logged and why[1:-1] in logged
 
 
-# decisions.md ST11: modules a served queue manager's start (and a first connection) never needs load at
+# docs/decisions.md ST11: modules a served queue manager's start (and a first connection) never needs load at
 # their feature's first use.  Each check runs in a fresh interpreter: this one has imported everything.
 DEFERRED = ("qmlite.registry.pubsub.selectors", "qmlite.registry.monitoring.configevents",
             "qmlite.registry.pubsub.publishexit")

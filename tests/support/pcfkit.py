@@ -117,7 +117,7 @@ def failed(reply: Reply, reason: int, parameter: int | None = None) -> bool:
 
 
 def check_response_shape(command: int, messages: list[P.PCFMessage]) -> None:
-    """Invariants of every command-server answer (pcf.md section 5)."""
+    """Invariants of every command-server answer (docs/reference/pcf.md section 5)."""
     assert messages, "a command always gets at least one response"
     for n, m in enumerate(messages, start=1):
         h = m.header

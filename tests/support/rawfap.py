@@ -145,7 +145,7 @@ def id_segment(struct_id: str) -> bytes:
                               control_flags1=fap.CF1_CONFIRM_REQUEST | fap.CF1_FIRST | fap.CF1_LAST)
 
 
-_QMGR_NAME_AT = 48  # the ID's QMgrName: CHAR[48] at offset 48 (fap.md section 6.3)
+_QMGR_NAME_AT = 48  # the ID's QMgrName: CHAR[48] at offset 48 (docs/reference/fap.md section 6.3)
 
 
 def id_naming(raw_name: bytes) -> bytes:

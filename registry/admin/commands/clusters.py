@@ -20,11 +20,11 @@ from qmlite.pcf import pcf as P
 
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr, with_filter
-from qmlite.registry.admin.commands import channels as CH
+from qmlite.registry.admin.commands import channels as channelcmds
 from qmlite.registry.admin.commands import qmgr as QM
 from qmlite.registry.admin.commands.queues import check_name, required
 from qmlite.registry.admin.params import INT, STR, CommandError, filter_matches, p_int, p_int_list, p_str, parse, pick
-from qmlite.registry.objects import clusters as K
+from qmlite.registry.objects import clusters as CL
 from qmlite.registry.objects.definitions import mq_date, mq_time
 
 _CLUSTER = C.MQ_CLUSTER_NAME_LENGTH
@@ -53,7 +53,7 @@ def _channel_attr(a):
     return attr(a.id, a.kind, lambda row: a.get(row.channel), pad=a.pad)
 
 
-def _status(row: K.ClusterQMgr) -> int:
+def _status(row: CL.ClusterQMgr) -> int:
     # qmlite starts no channel to another queue manager: a cluster-sender never leaves INACTIVE.
     return C.MQCHS_INACTIVE
 
@@ -73,17 +73,17 @@ _OWN = [
     attr(C.MQCACH_XMIT_Q_NAME, STR, lambda r: "" if r.local else _SCTQ, pad=C.MQ_Q_NAME_LENGTH),
 ]
 _SKIP = {a.id for a in _OWN} | {C.MQIACH_CHANNEL_TYPE}
-CLUSQMGR_TABLE = AttrTable(_OWN + [_channel_attr(a) for a in CH.TABLE.attrs if a.id not in _SKIP])
+CLUSQMGR_TABLE = AttrTable(_OWN + [_channel_attr(a) for a in channelcmds.TABLE.attrs if a.id not in _SKIP])
 
 
-def _has(row: K.ClusterQMgr, pid: int) -> bool:
+def _has(row: CL.ClusterQMgr, pid: int) -> bool:
     """Attributes of the row's channel type only; the local queue manager's own entry has no channel
     status (IBM returns none for a cluster-receiver entry)."""
     if pid == C.MQIACH_CHANNEL_STATUS:
         return not row.local
     if pid in _SKIP:
         return True
-    return CH.TYPED.has(row.channel, pid)
+    return channelcmds.TYPED.has(row.channel, pid)
 
 
 _INQUIRE_CLUSQMGR = (
@@ -105,7 +105,7 @@ def inquire_cluster_q_mgr(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     selected = with_filter(CLUSQMGR_TABLE, CLUSQMGR_TABLE.select(values.get(C.MQIACF_CLUSTER_Q_MGR_ATTRS)),  # type: ignore[arg-type]
                            flt)
     rows = []
-    for row in K.members(ctx.registry, QM.VERSION):
+    for row in CL.members(ctx.registry, QM.VERSION):
         if not (_matches(name, row.name) and _matches(channel, row.channel.name)  # type: ignore[arg-type]
                 and _matches(cluster, row.cluster)):
             continue
@@ -161,7 +161,7 @@ def _cluster_rows(ctx, values: dict, flt) -> list[list]:
     reg = ctx.registry
     queues = pick(reg.queues, pattern)  # type: ignore[arg-type]
     rows = []
-    for cq in K.cluster_queues(reg, sorted(queues, key=lambda q: q.name)):
+    for cq in CL.cluster_queues(reg, sorted(queues, key=lambda q: q.name)):
         if flt is not None and not (flt.parameter in QCLUSTER_TABLE.by_id
                                     and filter_matches(flt, QCLUSTER_TABLE.value(cq, flt.parameter))):
             continue
@@ -212,7 +212,7 @@ def inquire_q_names(local, ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     pattern = required(values, C.MQCA_Q_NAME)
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
     reg = ctx.registry
-    names = sorted({cq.queue.name for cq in K.cluster_queues(reg, pick(reg.queues, pattern))})  # type: ignore[arg-type]
+    names = sorted({cq.queue.name for cq in CL.cluster_queues(reg, pick(reg.queues, pattern))})  # type: ignore[arg-type]
     params = [P.CFSL(C.MQCACF_Q_NAMES, tuple(n.ljust(_Q) for n in names), R.QMGR_CCSID),
               P.CFIL(C.MQIACF_Q_TYPES, tuple(C.MQQT_CLUSTER for _ in names))]
     return R.data(ctx.command, [params] if names else [], none_found=C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -221,7 +221,7 @@ def inquire_q_names(local, ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
 # ---- Suspend / Resume Queue Manager Cluster, Refresh Cluster, Reset Cluster ----------------------
 _P_CLUSTER = p_str(C.MQCA_CLUSTER_NAME, _CLUSTER)
 _P_CLUSNL = p_str(C.MQCA_CLUSTER_NAMELIST, C.MQ_NAMELIST_NAME_LENGTH)
-_P_MODE = p_int(C.MQIACF_MODE, K.MQMODE_QUIESCE, K.MQMODE_FORCE)
+_P_MODE = p_int(C.MQIACF_MODE, CL.MQMODE_QUIESCE, CL.MQMODE_FORCE)
 
 
 def _clusters_named(ctx, values: dict) -> tuple[str, ...]:
@@ -235,7 +235,7 @@ def _clusters_named(ctx, values: dict) -> tuple[str, ...]:
         check_name(cluster, C.MQCA_CLUSTER_NAME)  # type: ignore[arg-type]
     else:
         check_name(namelist, C.MQCA_CLUSTER_NAMELIST)  # type: ignore[arg-type]
-    return K.names_of(ctx.registry, cluster, namelist)  # type: ignore[arg-type]
+    return CL.names_of(ctx.registry, cluster, namelist)  # type: ignore[arg-type]
 
 
 def suspend_q_mgr_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
@@ -243,8 +243,8 @@ def suspend_q_mgr_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     reg = ctx.registry
     now = reg.now()
     for cluster in _clusters_named(ctx, values):
-        old = reg.objects(K.KIND).get(cluster)
-        reg.put_object(K.KIND, K.ClusterSuspension(cluster, values.get(C.MQIACF_MODE, K.MQMODE_QUIESCE),  # type: ignore[arg-type]
+        old = reg.objects(CL.KIND).get(cluster)
+        reg.put_object(CL.KIND, CL.ClusterSuspension(cluster, values.get(C.MQIACF_MODE, CL.MQMODE_QUIESCE),  # type: ignore[arg-type]
                                                    old.created if old is not None else now, now))
     return R.ok(ctx.command)
 
@@ -253,9 +253,9 @@ def resume_q_mgr_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     values = parse(request, (_P_CLUSTER, _P_CLUSNL, _SCOPE)).values
     reg = ctx.registry
     for cluster in _clusters_named(ctx, values):
-        old = reg.objects(K.KIND).get(cluster)
+        old = reg.objects(CL.KIND).get(cluster)
         if old is not None:
-            reg.remove_object(K.KIND, old)
+            reg.remove_object(CL.KIND, old)
     return R.ok(ctx.command)
 
 

@@ -18,7 +18,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.objects import values as V
-from qmlite.registry.objects import endpoints as M
+from qmlite.registry.objects import endpoints as EP
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
@@ -81,7 +81,7 @@ AUTHINFO_TABLE = AttrTable([
 ])
 AUTHINFO_TYPED = TypedTable(AUTHINFO_TABLE, AUTHINFO_SPECS, lambda a: a.auth_info_type)
 AUTHINFO = DefinitionKind(
-    model=M.AuthInfo, name_param=C.MQCA_AUTH_INFO_NAME, from_param=C.MQCACF_FROM_AUTH_INFO_NAME,
+    model=EP.AuthInfo, name_param=C.MQCA_AUTH_INFO_NAME, from_param=C.MQCACF_FROM_AUTH_INFO_NAME,
     to_param=C.MQCACF_TO_AUTH_INFO_NAME, attrs_param=C.MQIACF_AUTH_INFO_ATTRS,
     names_param=C.MQCACF_AUTH_INFO_NAMES, name_length=C.MQ_AUTH_INFO_NAME_LENGTH,
     registry_dict="", put_method="", remove_method="", default_name="",
@@ -89,13 +89,13 @@ AUTHINFO = DefinitionKind(
     table=AUTHINFO_TABLE,
     commands=CommandIds(C.MQCMD_CREATE_AUTH_INFO, C.MQCMD_COPY_AUTH_INFO, C.MQCMD_CHANGE_AUTH_INFO,
                         C.MQCMD_DELETE_AUTH_INFO, C.MQCMD_INQUIRE_AUTH_INFO, C.MQCMD_INQUIRE_AUTH_INFO_NAMES),
-    generic=M.AUTHINFO,
+    generic=EP.AUTHINFO,
 )
 # No reason names an attribute of the wrong AuthInfoType or a type that is not the object's: IBM's
 # Change/Copy/Create Authentication Information lists neither, so both are MQRCCF_PARM_CONFLICT.
 AUTHINFO_SUBTYPED = Subtyped(AUTHINFO, AUTHINFO_SPECS, C.MQIA_AUTH_INFO_TYPE, "auth_info_type",
-                             (_OS, _LDAP, _CRL, _OCSP), M.DEFAULT_AUTHINFO_OF,
-                             lambda name, t: M.AuthInfo(name, auth_info_type=t),
+                             (_OS, _LDAP, _CRL, _OCSP), EP.DEFAULT_AUTHINFO_OF,
+                             lambda name, t: EP.AuthInfo(name, auth_info_type=t),
                              invalid=C.MQRCCF_PARM_VALUE_ERROR, mismatch=C.MQRCCF_PARM_CONFLICT,
                              wrong_type=C.MQRCCF_PARM_CONFLICT)
 _P_AUTHINFO_TYPE = p_int(C.MQIA_AUTH_INFO_TYPE, V.MQAIT_ALL, _OS, _LDAP, _CRL, _OCSP)
@@ -161,18 +161,18 @@ LISTENER_TABLE = AttrTable([
     *_dates(),
 ])
 LISTENER = DefinitionKind(
-    model=M.Listener, name_param=C.MQCACH_LISTENER_NAME, from_param=C.MQCACF_FROM_LISTENER_NAME,
+    model=EP.Listener, name_param=C.MQCACH_LISTENER_NAME, from_param=C.MQCACF_FROM_LISTENER_NAME,
     to_param=C.MQCACF_TO_LISTENER_NAME, attrs_param=C.MQIACF_LISTENER_ATTRS, names_param=0,
     name_length=C.MQ_LISTENER_NAME_LENGTH, registry_dict="", put_method="", remove_method="",
-    default_name=M.DEFAULT_LISTENER, definition=LISTENER_DEFINITION, table=LISTENER_TABLE,
+    default_name=EP.DEFAULT_LISTENER, definition=LISTENER_DEFINITION, table=LISTENER_TABLE,
     commands=CommandIds(C.MQCMD_CREATE_LISTENER, C.MQCMD_COPY_LISTENER, C.MQCMD_CHANGE_LISTENER,
                         C.MQCMD_DELETE_LISTENER, C.MQCMD_INQUIRE_LISTENER, 0),
-    generic=M.LISTENER,
+    generic=EP.LISTENER,
 )
 
 
 class _ListenerRow:
-    def __init__(self, listener: M.Listener, run) -> None:
+    def __init__(self, listener: EP.Listener, run) -> None:
         self.listener, self.run = listener, run
 
 
@@ -196,7 +196,7 @@ def inquire_listener_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
                              p_int_list(C.MQIACF_LISTENER_STATUS_ATTRS)), filters=_LSTATUS.filter_kinds())
     values, flt = parsed.values, parsed.filter
     reg = ctx.registry
-    found = matching(reg.objects(M.LISTENER), values, C.MQCACH_LISTENER_NAME)
+    found = matching(reg.objects(EP.LISTENER), values, C.MQCACH_LISTENER_NAME)
     rows = [_ListenerRow(lst, reg.running.listeners[lst.name]) for lst in found if lst.name in reg.running.listeners]
     if flt is not None:
         rows = [r for r in rows if filter_matches(flt, _LSTATUS.value(r, flt.parameter))]
@@ -213,8 +213,8 @@ def _named(reg, values: dict, kind: str, param: int):
     return found
 
 
-def _listener(reg, values: dict) -> M.Listener:
-    return _named(reg, values, M.LISTENER, C.MQCACH_LISTENER_NAME)
+def _listener(reg, values: dict) -> EP.Listener:
+    return _named(reg, values, EP.LISTENER, C.MQCACH_LISTENER_NAME)
 
 
 def start_listener(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
@@ -268,25 +268,25 @@ SERVICE_TABLE = AttrTable([
     *_dates(),
 ])
 SERVICE = DefinitionKind(
-    model=M.Service, name_param=C.MQCA_SERVICE_NAME, from_param=C.MQCACF_FROM_SERVICE_NAME,
+    model=EP.Service, name_param=C.MQCA_SERVICE_NAME, from_param=C.MQCACF_FROM_SERVICE_NAME,
     to_param=C.MQCACF_TO_SERVICE_NAME, attrs_param=C.MQIACF_SERVICE_ATTRS, names_param=0,
     name_length=C.MQ_OBJECT_NAME_LENGTH, registry_dict="", put_method="", remove_method="",
-    default_name=M.DEFAULT_SERVICE, definition=SERVICE_DEFINITION, table=SERVICE_TABLE,
+    default_name=EP.DEFAULT_SERVICE, definition=SERVICE_DEFINITION, table=SERVICE_TABLE,
     commands=CommandIds(C.MQCMD_CREATE_SERVICE, C.MQCMD_COPY_SERVICE, C.MQCMD_CHANGE_SERVICE,
                         C.MQCMD_DELETE_SERVICE, C.MQCMD_INQUIRE_SERVICE, 0),
-    generic=M.SERVICE,
+    generic=EP.SERVICE,
 )
 
 
-def _service(reg, values: dict) -> M.Service:
-    return _named(reg, values, M.SERVICE, C.MQCA_SERVICE_NAME)
+def _service(reg, values: dict) -> EP.Service:
+    return _named(reg, values, EP.SERVICE, C.MQCA_SERVICE_NAME)
 
 
 def inquire_service_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     values = parse(request, (p_str(C.MQCA_SERVICE_NAME, C.MQ_OBJECT_NAME_LENGTH),
                              p_int_list(C.MQIACF_SERVICE_STATUS_ATTRS)), filters={}).values
     reg = ctx.registry
-    found = matching(reg.objects(M.SERVICE), values, C.MQCA_SERVICE_NAME)
+    found = matching(reg.objects(EP.SERVICE), values, C.MQCA_SERVICE_NAME)
     # qmlite starts no service programs, so no service ever has status to report.
     running = [s for s in found if s.name in reg.running.services]
     return R.data(ctx.command, [[R.text(C.MQCA_SERVICE_NAME, s.name, C.MQ_OBJECT_NAME_LENGTH),
@@ -341,13 +341,13 @@ COMMINFO_TABLE = AttrTable([
     *_dates(),
 ])
 COMMINFO = DefinitionKind(
-    model=M.CommInfo, name_param=C.MQCA_COMM_INFO_NAME, from_param=C.MQCACF_FROM_COMM_INFO_NAME,
+    model=EP.CommInfo, name_param=C.MQCA_COMM_INFO_NAME, from_param=C.MQCACF_FROM_COMM_INFO_NAME,
     to_param=C.MQCACF_TO_COMM_INFO_NAME, attrs_param=C.MQIACF_COMM_INFO_ATTRS, names_param=0,
     name_length=C.MQ_COMM_INFO_NAME_LENGTH, registry_dict="", put_method="", remove_method="",
-    default_name=M.DEFAULT_COMMINFO, definition=COMMINFO_DEFINITION, table=COMMINFO_TABLE,
+    default_name=EP.DEFAULT_COMMINFO, definition=COMMINFO_DEFINITION, table=COMMINFO_TABLE,
     commands=CommandIds(C.MQCMD_CREATE_COMM_INFO, C.MQCMD_COPY_COMM_INFO, C.MQCMD_CHANGE_COMM_INFO,
                         C.MQCMD_DELETE_COMM_INFO, C.MQCMD_INQUIRE_COMM_INFO, 0),
-    generic=M.COMMINFO,
+    generic=EP.COMMINFO,
 )
 
 

@@ -37,7 +37,7 @@ MQUOWT_Q_MGR = 0
 MQLDAPC_INACTIVE = 0
 MQMON_NOT_AVAILABLE = -1
 MAX_MONITOR_VALUE = 999_999_999  # IBM: a larger age or time is reported as 999 999 999
-# Every queue type IBM names (cmqc.h MQQT_*): QType is accepted with any of them (decisions.md N2).
+# Every queue type IBM names (cmqc.h MQQT_*): QType is accepted with any of them (docs/decisions.md N2).
 _Q_TYPES = (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE, C.MQQT_CLUSTER, C.MQQT_ALL)
 
 PID = os.getpid()  # a client's handles are held by the server process, as by IBM's channel agent

@@ -61,7 +61,7 @@ CORREL_LENGTH = 24  # MQ_CORREL_ID_LENGTH
 TOKEN_LENGTH = 32  # MQ_ACCOUNTING_TOKEN_LENGTH
 MANAGED_PREFIX = subscribe.MANAGED_DURABLE_PREFIX
 
-# ---- parameter specs (pcf.md 6.2, 6.3) -----------------------------------------------------------
+# ---- parameter specs (docs/reference/pcf.md 6.2, 6.3) -----------------------------------------------------------
 # Parameters every definition command (Create, Copy, Change) accepts, with the Subscription field
 # each one sets.
 DEFINITION_PARAMS = (
@@ -109,12 +109,12 @@ INQUIRE_PARAMS = (p_str(SUB_NAME, NAME_LENGTH), _SUB_ID, _DURABLE_FILTER, _TYPE_
 STATUS_PARAMS = (p_str(SUB_NAME, NAME_LENGTH), _SUB_ID, _DURABLE_FILTER, _TYPE_FILTER,
                  p_int_list(STATUS_ATTRS))
 
-# The attributes a new subscription takes from SYSTEM.DEFAULT.SUB (pcf.md 10.1): altering that object
+# The attributes a new subscription takes from SYSTEM.DEFAULT.SUB (docs/reference/pcf.md 10.1): altering that object
 # changes the defaults of later definitions, as on a queue manager.
 DEFAULTED_FIELDS = ("destination_class", "expiry", "psprop", "pub_priority", "request_only", "sub_level",
                     "sub_scope", "variable_user", "wildcard_schema")
 
-# Attributes Change (and Create/Copy with Replace) may restate but not alter (pcf.md 8, decision 1),
+# Attributes Change (and Create/Copy with Replace) may restate but not alter (docs/reference/pcf.md 8, decision 1),
 # checked in this order, with the reason each answers.
 NOT_ALTERABLE = (
     (TOPIC_OBJECT, "topic_object", C.MQRC_TOPIC_NOT_ALTERABLE),
@@ -512,5 +512,5 @@ def inquire_status(ctx, request: P.PCFMessage) -> list:
     reg = ctx.registry
     parsed = parse(request, STATUS_PARAMS, filters=_STATUS_TABLE.filter_kinds())
     values = parsed.values
-    subs = _selected(reg, values, C.MQSUB_DURABLE_YES)  # pcf.md decision 12
+    subs = _selected(reg, values, C.MQSUB_DURABLE_YES)  # docs/reference/pcf.md decision 12
     return _answer(ctx, _STATUS_TABLE, parsed, subs, values.get(STATUS_ATTRS))

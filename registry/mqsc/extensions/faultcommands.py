@@ -17,7 +17,7 @@ from qmlite.pcf import constants as C
 from qmlite.registry import qmlmessages as QML
 from qmlite.registry.mqsc.display import lines
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
-from qmlite.registry.testing import faults as F
+from qmlite.registry.testing import faults as FR
 
 _INT = re.compile(r"[0-9]{1,10}")
 _PROB = re.compile(r"(0?\.[0-9]{1,9}|1(\.0{0,9})?|0)")
@@ -89,7 +89,7 @@ def parse(text: str, verb: str, tokens: list[Token]) -> FaultCommand:
 
 def run(qm, command: FaultCommand, requester) -> tuple[int, int, list[str], list[dict[str, str]]]:
     """Run a parsed command on the queue manager's rules: (CompCode, Reason, runmqsc lines, DISPLAY objects)."""
-    faults: F.Faults = qm.faults
+    faults: FR.Faults = qm.faults
     try:
         if command.verb == "SET":
             faults.define(command.name, **command.args)
@@ -98,10 +98,10 @@ def run(qm, command: FaultCommand, requester) -> tuple[int, int, list[str], list
             faults.delete(command.name)
             return C.MQCC_OK, 0, [QML.FAULT_DELETED()], []
         rules = faults.rules(command.name)
-    except F.FaultRuleError as err:
+    except FR.FaultRuleError as err:
         return C.MQCC_FAILED, err.reason, [QML.FAULT_NOT_VALID(keyword=err.keyword, value=_given(command, err.keyword),
                                                                 why=err.why)], []
-    except F.FaultNotFound as err:
+    except FR.FaultNotFound as err:
         return C.MQCC_FAILED, err.reason, [QML.FAULT_NOT_FOUND(name=err.name)], []
     if not rules and "*" not in command.name:
         return C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME, [QML.FAULT_NOT_FOUND(name=command.name)], []
@@ -115,7 +115,7 @@ def run(qm, command: FaultCommand, requester) -> tuple[int, int, list[str], list
     return C.MQCC_OK, 0, text, objects
 
 
-def display_values(rule: F.Rule) -> dict[str, str]:
+def display_values(rule: FR.Rule) -> dict[str, str]:
     """A rule's attributes as runmqsc prints them, keyword -> text."""
     out = {}
     for keyword, value in rule.attributes().items():

@@ -44,7 +44,7 @@ def test_inquire_all(h, enc):
         assert obj[C.MQIA_PUBSUB_MODE] == C.MQPSM_ENABLED
         assert obj[C.MQCA_VERSION] == "09010200"
         assert obj[C.MQCA_Q_MGR_DESC] == ""
-        assert obj[C.MQIA_DIST_LISTS] == C.MQDL_NOT_SUPPORTED  # no distribution lists (decisions.md)
+        assert obj[C.MQIA_DIST_LISTS] == C.MQDL_NOT_SUPPORTED  # no distribution lists (docs/decisions.md)
         assert obj[C.MQCA_CREATION_DATE] == mq_date(T0) and obj[C.MQCA_CREATION_TIME] == mq_time(T0)
         assert obj[C.MQCA_ALTERATION_DATE] == mq_date(T0) and obj[C.MQCA_ALTERATION_TIME] == mq_time(T0)
         raw = {p.parameter: p.value for p in r.messages[0].parameters}

@@ -90,7 +90,7 @@ EXAMPLE = bytes.fromhex(
 
 
 def test_reference_example_bytes_create_managed_sub(h):
-    """pcf.md 11.1: the 128 bytes ibmmq 2.1.2 sends; twice, since it says REPLACE."""
+    """docs/reference/pcf.md 11.1: the 128 bytes ibmmq 2.1.2 sends; twice, since it says REPLACE."""
     assert len(EXAMPLE) == 128
     for _ in range(2):
         out = h.engine.execute_bytes(EXAMPLE, 546, 0, h.requester)
@@ -151,7 +151,7 @@ def test_create_then_inquire_every_attribute(h, clock, enc):
                     C.MQIACF_REQUEST_ONLY, C.MQCACF_SUB_SELECTOR, C.MQIACF_SELECTOR_TYPE, C.MQIACF_SUB_LEVEL,
                     C.MQIACF_SUBSCRIPTION_SCOPE, C.MQCACF_SUB_USER_DATA, C.MQIACF_VARIABLE_USER_ID,
                     C.MQIACF_WILDCARD_SCHEMA}
-    assert set(sub) == expected_ids and len(expected_ids) == 28  # the MS03 list (pcf.md 9.1)
+    assert set(sub) == expected_ids and len(expected_ids) == 28  # the MS03 list (docs/reference/pcf.md 9.1)
     sub_id = sub[SUBID]
     assert len(sub_id) == 24 and sub_id[:16] == b"AMQ QM1         "
     assert sub[DESTCORL] == sub_id
@@ -171,7 +171,7 @@ def test_create_then_inquire_every_attribute(h, clock, enc):
     for pid in (C.MQCA_CREATION_TIME, C.MQCA_ALTERATION_TIME):
         value = raw(reply, pid)
         assert re.fullmatch(r"\d\d\.\d\d\.\d\d", value) and value == mq_time(clock.t)
-    # SYSTEM.DEFAULT.SUB's defaults (pcf.md 10.1)
+    # SYSTEM.DEFAULT.SUB's defaults (docs/reference/pcf.md 10.1)
     assert sub[C.MQIACF_EXPIRY] == C.MQEI_UNLIMITED
     assert sub[C.MQIACF_PUBSUB_PROPERTIES] == C.MQPSPROP_MSGPROP
     assert sub[C.MQIACF_PUB_PRIORITY] == C.MQPRI_PRIORITY_AS_PUBLISHED
@@ -774,7 +774,7 @@ def test_sub_status(h, clock, enc):
     assert raw(reply, C.MQCACF_LAST_MSG_DATE) == mq_date(clock.t + 90) + "  "
     assert raw(reply, C.MQCACF_LAST_MSG_TIME) == mq_time(clock.t + 90)
     assert s[C.MQBACF_CONNECTION_ID] == b"AMQCQM1         " + bytes(8)
-    # Durable defaults to YES here (pcf.md decision 12); SubscriptionType to USER.
+    # Durable defaults to YES here (docs/reference/pcf.md decision 12); SubscriptionType to USER.
     names = [o[NAME] for o in h.run(command(STATUS, st(NAME, "T.*")), enc).objects]
     assert names == ["T.API"]
     names = [o[NAME] for o in h.run(command(STATUS, st(NAME, "T.*"), i(C.MQIACF_DURABLE_SUBSCRIPTION,

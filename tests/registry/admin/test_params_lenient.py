@@ -1,5 +1,5 @@
 """IBM's leniency in the one PCF parser: one MQCFIN where an MQCFIL is documented, one MQCFST where an
-MQCFSL is, is a list of one -- a rule for every command, not a per-command exception (decisions.md N3).
+MQCFSL is, is a list of one -- a rule for every command, not a per-command exception (docs/decisions.md N3).
 Each case is sent here as the public client that works against IBM MQ sends it; the reverse stays the
 documented wrong-structure reason."""
 

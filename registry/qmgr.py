@@ -22,51 +22,36 @@ from collections.abc import Callable
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
-from qmlite.pcf import pcf as P
-from qmlite.pcf.encoding import order_of_encoding
-from qmlite.pcf.errors import CodecError
 
 from qmlite.registry.security import authority
 from qmlite.registry.security import authrecs
-from qmlite.registry.messaging import expiry
-from qmlite.registry.messaging import properties
-from qmlite.registry.messaging import triggers
 from qmlite.registry.pubsub import subscribe
 from qmlite.registry.pubsub import routing
 from qmlite.registry.pubsub import topics
 from qmlite.registry.admin.commandserver import CommandServer
 from qmlite.registry.admin.engine import Engine
 from qmlite.registry.errors import MQIError
-from qmlite.registry.testing.faults import BREAK, DELAY, ConnectionFault, Fault, Faults
+from qmlite.registry.testing.faults import Faults
+from qmlite.registry.messaging.enqueue import Enqueuer
+from qmlite.registry.messaging.mqget import INPUT, GetPath, Got  # Got: server/mqi.py reads it here
+from qmlite.registry.messaging.mqput import ZERO24, PutPath, check_pubsub_enabled
 from qmlite.registry.messaging.queues import Message, QueueContents
-from qmlite.registry.objects.definitions import Queue, put_stamp
+from qmlite.registry.objects.definitions import Queue
 from qmlite.registry.testing.clock import ClockControl
 from qmlite.registry.monitoring.resource import Monitor
 from qmlite.registry.monitoring.events import MQEVO_MQSET, Events, Origin
-from qmlite.registry.messaging.sessions import Handle, PendingGet, PendingPut, Session, UnitOfWork
+from qmlite.registry.messaging.sessions import Handle, Session, UnitOfWork
 from qmlite.registry.storage.catalog import Registry
 from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
 from qmlite.registry.monitoring.accounting import Accounting
 from qmlite.registry.monitoring.activity import ActivityTrace, traced
 from qmlite.registry.monitoring.statistics import Statistics
 
-ZERO24 = bytes(24)
 _ENABLED = C.MQEVR_ENABLED  # an event switch that is on
-PCF_FORMATS = frozenset({C.MQFMT_ADMIN.rstrip(), C.MQFMT_EVENT.rstrip(), C.MQFMT_PCF.rstrip()})
-INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
-BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
-_CONTEXT_SET = C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
                | C.MQOO_PASS_ALL_CONTEXT | C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
                | C.MQOO_SET_IDENTITY_CONTEXT)
-_REPORTS_TO_REPLY_Q = (C.MQRO_EXCEPTION | C.MQRO_EXPIRATION | C.MQRO_COA | C.MQRO_COD | C.MQRO_PAN | C.MQRO_NAN
-                      | C.MQRO_ACTIVITY)
 _INQUIRE_ONLY = C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
-_PUT1_CONTEXT = ((C.MQPMO_SET_IDENTITY_CONTEXT, C.MQOO_SET_IDENTITY_CONTEXT),
-                 (C.MQPMO_SET_ALL_CONTEXT, C.MQOO_SET_ALL_CONTEXT),
-                 (C.MQPMO_PASS_IDENTITY_CONTEXT, C.MQOO_PASS_IDENTITY_CONTEXT),
-                 (C.MQPMO_PASS_ALL_CONTEXT, C.MQOO_PASS_ALL_CONTEXT),
-                 (C.MQPMO_ALTERNATE_USER_AUTHORITY, C.MQOO_ALTERNATE_USER_AUTHORITY))
 _OBJECT_KINDS = {C.MQOT_NAMELIST: ("namelist", "namelists"), C.MQOT_PROCESS: ("process", "processes")}
 _KIND_TYPES = {"qmgr": C.MQOT_Q_MGR, "queue": C.MQOT_Q, "topic": C.MQOT_TOPIC, "namelist": C.MQOT_NAMELIST,
                "process": C.MQOT_PROCESS}
@@ -79,22 +64,6 @@ def _ignore(_subject: object) -> None:
 
 
 
-
-
-@dataclasses.dataclass(slots=True)
-class Got:
-    """What a successful (or truncated) MQGET returns."""
-
-    md: S.MQMD
-    gmo: S.MQGMO
-    data: bytes
-    full_length: int
-    comp: int
-    reason: int
-    durable_after: int  # the journal position the reply must wait for
-    resolved_queue: str
-
-
 class QueueManager:
     def __init__(self, registry: Registry, *, max_handles: int | None = None) -> None:
         self.registry = registry
@@ -102,9 +71,8 @@ class QueueManager:
             registry.qmgr.max_handles = max_handles  # MaxHandles has one home: the queue manager's attributes
         self.configured_max_handles = max_handles  # what RESET QMLITE gives MAXHANDS back (decision G3)
         self.sessions: dict[bytes, Session] = {}
-        self.engine = Engine(registry)
+        self.engine = Engine(registry, qm=self)  # status commands read the sessions (registry/admin/commands/status.py)
         self.command_server = CommandServer(self)
-        self.on_available: Callable[[str], None] = _ignore
         # Stop Connection marked a session (registry/admin/commands/status.py): the transport ends what it
         # holds for it now (a delayed reply) rather than at its next call.
         self.on_stopped: Callable[[Session], None] = _ignore
@@ -121,8 +89,14 @@ class QueueManager:
         self.activity = ActivityTrace(self)  # activity trace and the call log (registry/monitoring/activity.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
-        self.engine.qm = self  # status commands read the sessions (registry/admin/commands/status.py)
         self.faults = Faults()  # fault injection for test suites (registry/testing/faults.py)
+        # The verbs' paths, each handed what it uses (registry/messaging/): placing messages on queues,
+        # MQPUT/MQPUT1, MQGET.
+        self.enqueuer = Enqueuer(registry, self.events, self.now)
+        self.puts = PutPath(registry, stats=self.stats, events=self.events, faults=self.faults,
+                            enqueuer=self.enqueuer, now=self.now, publish=self.publish,
+                            open_object=self._open_object, release=self._release)
+        self.gets = GetPath(registry, events=self.events, faults=self.faults, activity=self.activity, now=self.now)
 
     @classmethod
     def open(cls, data_dir: pathlib.Path, qmgr_name: str = "QM1", *, dev_objects: bool = True,
@@ -167,7 +141,7 @@ class QueueManager:
         try:
             self.check_connect(qmgr_name)
             authority.check_connect(self.registry, user)  # connect on the queue manager (authrecs)
-            fault = self._fault("MQCONN", self.registry.qmgr.name, user, channel, appl_name)
+            fault = self.faults.fire("MQCONN", self.registry.qmgr.name, user, channel, appl_name)
         except MQIError as exc:
             stats.conn_fails += 1
             if exc.reason == C.MQRC_NOT_AUTHORIZED:
@@ -208,25 +182,6 @@ class QueueManager:
         if session.acct is not None:  # IBM writes a connection's accounting when it ends
             self.accounting.finish(session, implicit=not commit)
 
-    # ---- fault injection (registry/testing/faults.py) ------------------------------------------------
-    def _fault(self, verb: str, name: str, user: str, channel: str, appl: str, *,
-               persistent: bool = False) -> Fault | None:
-        """Ask the fault rules about a call before it acts: a failure is raised here as the real one is
-        (nothing done), a broken connection as ConnectionFault; a delay comes back for the transport."""
-        fault = self.faults.match(verb, name, user, channel, appl, persistent=persistent)
-        return None if fault is None else _acted(fault)
-
-    def _session_fault(self, session: Session, verb: str, name: str, *, persistent: bool = False) -> None:
-        fault = self.faults.match(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
-        if fault is not None:
-            session.fault = _acted(fault)
-
-    def _persistent(self, handle: Handle, md: S.MQMD) -> bool:
-        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            queue = self.registry.queues.get(handle.name)
-            return queue is not None and queue.def_persistence == C.MQPER_PERSISTENT
-        return md.Persistence == C.MQPER_PERSISTENT
-
     # ---- statistics and accounting ------------------------------------------------------------------
     def monitoring_tick(self, now: float | None = None) -> int:
         """The server's clock, every second or so: the statistics interval ends when STATINT has
@@ -260,8 +215,8 @@ class QueueManager:
     def _open_object(self, session: Session, od: S.MQOD, options: int,
                      verb: str = "MQOPEN") -> tuple[Handle, S.MQOD]:
         reg = self.registry
-        if self.faults._index and verb:
-            self._session_fault(session, verb, od.ObjectName or od.ObjectString.VSString)
+        if self.faults.armed and verb:
+            self.faults.fire_for(session, verb, od.ObjectName or od.ObjectString.VSString)
         if len(session.handles) >= reg.qmgr.max_handles:
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE)
         if od.ObjectQMgrName not in ("", reg.qmgr.name):
@@ -396,7 +351,7 @@ class QueueManager:
 
     def _open_topic(self, session: Session, od: S.MQOD, options: int) -> Handle:
         reg = self.registry
-        _check_pubsub_enabled(reg)
+        check_pubsub_enabled(reg)
         string = subscribe.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
         node = next(reg.topic_nodes(string), None)
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
@@ -486,302 +441,37 @@ class QueueManager:
                 return  # MQ keeps a non-empty queue on DELETE without PURGE
             reg.remove_queue(queue)
 
-    # ---- MQPUT / MQPUT1 --------------------------------------------------------------------------
+    # ---- MQPUT / MQPUT1 (registry/messaging/mqput.py) ----------------------------------------------
     @traced("MQPUT")
     def put(self, session: Session, hobj: int, md: S.MQMD, pmo: S.MQPMO, data: bytes) -> tuple[S.MQMD, S.MQPMO, int]:
-        handle = session.handles.get(hobj)
-        if handle is None:
-            self.stats.put_fails += 1
-            raise MQIError(C.MQRC_HOBJ_ERROR)
-        try:
-            return self._put_handle(session, handle, md, pmo, data)
-        except MQIError as exc:
-            if handle.kind == "topic":
-                self.stats.topic_put_fails += 1
-                if session.acct is not None:
-                    session.acct.counts.topic_put_fails += 1
-            else:
-                self.stats.put_fails += 1
-                if handle.stats is not None:
-                    handle.stats.put_fails += 1
-                elif session.acct is not None:
-                    session.acct.counts.put_fails += 1
-            self._put_failed(session, handle, exc.reason)
-            raise
+        return self.puts.put(session, hobj, md, pmo, data)
 
     @traced("MQPUT1")
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
              data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
-        options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
-        for pmo_option, oo in _PUT1_CONTEXT:  # MQPUT1 checks the context authority its options need
-            if pmo.Options & pmo_option:
-                options |= oo
-        try:
-            handle, od = self._open_object(session, od, options, verb="")  # MQPUT1's rules: at the put
-        except MQIError as exc:
-            self.stats.put1_fails += 1
-            if session.acct is not None:
-                session.acct.counts.put1_fails += 1
-            self.events.open_failed(session, od, options, exc.reason)
-            raise
-        try:
-            md, pmo, reason = self._put_handle(session, handle, md, pmo, data, one=True)
-        except MQIError as exc:
-            if handle.kind == "topic":
-                self.stats.topic_put_fails += 1
-                self.stats.topic_put1_fails += 1
-                if session.acct is not None:
-                    session.acct.counts.topic_put1_fails += 1
-            else:
-                self.stats.put1_fails += 1
-                if handle.stats is not None:
-                    handle.stats.put1_fails += 1
-            self._put_failed(session, handle, exc.reason)
-            raise
-        finally:
-            session.handles.pop(handle.hobj, None)
-            self._release(session, handle, C.MQCO_NONE)
-        return od, md, pmo, reason
+        return self.puts.put1(session, od, md, pmo, data)
 
-    def _put_failed(self, session: Session, handle: Handle, reason: int) -> None:
-        """The events a refused MQPUT/MQPUT1 raises: Put Inhibited (INHIBTEV), Queue Full (PERFMEV)."""
-        if reason == C.MQRC_PUT_INHIBITED:
-            if handle.kind == "topic":
-                self.events.put_inhibited(session, topic_string=handle.name)
-            else:
-                self.events.put_inhibited(session, handle.queue_name or handle.name)
-        elif reason == C.MQRC_Q_FULL and handle.kind == "queue":
-            self.events.queue_full(handle.name)
+    # ---- a message onto a queue (registry/messaging/enqueue.py) -----------------------------------
+    @property
+    def on_available(self) -> Callable[[str], None]:
+        """The transport's hook: ``on_available(queue)`` when a queue gains a message someone may wait for."""
+        return self.enqueuer.on_available
 
-    def _put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
-                    data: bytes, *, one: bool = False) -> tuple[S.MQMD, S.MQPMO, int]:
-        if not handle.options & C.MQOO_OUTPUT:
-            raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-        if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
-            raise MQIError(C.MQRC_OPTIONS_ERROR)
-        reg = self.registry
-        if self.faults._index:
-            self._session_fault(session, "MQPUT1" if one else "MQPUT", handle.queue_name or handle.name,
-                                persistent=self.faults.diskfull and self._persistent(handle, md))
-        stored = md  # decoded for this call alone: filled in place, then stored and echoed
-        now = self.now()
-        if pmo.Options & C.MQPMO_NEW_MSG_ID or md.MsgId == ZERO24:
-            stored.MsgId = reg.ids.msg_id()
-        if pmo.Options & C.MQPMO_NEW_CORREL_ID:
-            stored.CorrelId = reg.ids.msg_id()
-        may_set = authority.may_set_context(session, handle)
-        if not (pmo.Options & _CONTEXT_SET and may_set):
-            stored.UserIdentifier = session.user
-            stored.AccountingToken = bytes(32)
-            stored.ApplIdentityData = ""
-        if not (pmo.Options & C.MQPMO_SET_ALL_CONTEXT and authority.may_set_all_context(session, handle)):
-            stored.PutApplType = session.appl_type or C.MQAT_DEFAULT
-            stored.PutApplName = session.appl_name[:28]
-            stored.PutDate, stored.PutTime = put_stamp(now)
-            stored.ApplOriginData = ""
-        if stored.ReplyToQ and not stored.ReplyToQMgr:
-            stored.ReplyToQMgr = reg.qmgr.name
-        stored.BackoutCount = 0
-        if stored.Priority != C.MQPRI_PRIORITY_AS_Q_DEF and not 0 <= stored.Priority <= 9:
-            raise MQIError(C.MQRC_PRIORITY_ERROR)
-        if stored.Persistence not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF):
-            raise MQIError(C.MQRC_PERSISTENCE_ERROR)
-        if stored.Expiry == 0 or stored.Expiry < C.MQEI_UNLIMITED:
-            raise MQIError(C.MQRC_EXPIRY_ERROR)
-        limit = reg.qmgr.max_properties_length  # MAXPROPL; NOLIMIT costs nothing
-        if limit != C.MQPROP_UNRESTRICTED_LENGTH and properties.properties_length(stored, data) > limit:
-            raise MQIError(C.MQRC_PROPERTIES_TOO_BIG)
-        pmo.ResolvedQMgrName = reg.qmgr.name
-        syncpoint = bool(pmo.Options & C.MQPMO_SYNCPOINT)
-        if syncpoint:
-            _check_uow_room(reg, session)
-        if handle.kind == "topic":
-            _check_pubsub_enabled(reg)  # a handle opened before ALTER QMGR PSMODE(DISABLED)
-            if pmo.Options & C.MQPMO_SUPPRESS_REPLYTO and stored.Report & _REPORTS_TO_REPLY_Q:
-                raise MQIError(C.MQRC_MISSING_REPLY_TO_Q)  # IBM: a report needs the reply-to it removes
-            pmo.ResolvedQName = ""
-            pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
-            delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
-                                     publisher=session.connection_id, uow=session.uow if syncpoint else None)
-            persistent = stored.Persistence == C.MQPER_PERSISTENT
-            for stats in (self.stats, session.acct.counts) if session.acct is not None else (self.stats,):
-                if persistent:
-                    stats.topic_put_p += 1
-                    if one:
-                        stats.topic_put1_p += 1
-                    stats.published_p += delivered
-                    stats.published_bytes_p += delivered * len(data)
-                else:
-                    stats.topic_put_np += 1
-                    if one:
-                        stats.topic_put1_np += 1
-                stats.topic_put_bytes += len(data)
-                stats.published += delivered
-                stats.published_bytes += delivered * len(data)
-            if not delivered and pmo.Options & C.MQPMO_WARN_IF_NO_SUBS_MATCHED:
-                return stored, pmo, C.MQRC_NO_SUBS_MATCHED
-            return stored, pmo, 0
-        queue = reg.queues.get(handle.name)
-        if queue is None:
-            raise MQIError(C.MQRC_Q_DELETED)
-        if handle.queue_name != handle.name:
-            self._as_opened(handle, stored)
-        if queue.cap_expiry > 0 and not 0 < stored.Expiry <= queue.cap_expiry:
-            stored.Expiry = queue.cap_expiry  # CAPEXPRY of the queue the message lands on
-        kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
-        if handle.remote is not None:
-            kept, data = self._for_transmission(kept, data, *handle.remote)
-        triggered = queue.trigger_control == C.MQTC_ON
-        depth_before = triggers.qualifying_depth(reg, queue) if triggered else 0
-        if syncpoint:
-            msg = self._message(queue, kept, data, now, props)
-            self._check_put(queue, msg)
-            contents = reg.messages.contents(queue.name)
-            perf = reg.qmgr.performance_event == _ENABLED
-            was_empty = perf and not len(contents) and not contents.uncommitted
-            _counted_put(contents, uncommitted=True)
-            if perf:
-                self.events.after_put(queue, contents, was_empty)
-            if not session.uow:
-                session.uow_started = now
-            session.uow.puts.append(PendingPut(queue.name, msg))
-        else:
-            self.put_message(queue, kept, data, now, props=props)
-        if triggered:
-            self._trigger(queue, kept, depth_before, now, session.uow if syncpoint else None)
-        # Counted per queue only (the queue manager's totals are their sum, made each interval):
-        # two increments on the benchmarked path.
-        stats = handle.stats
-        if stats is None:  # a queue handle not made by MQOPEN (a managed destination's)
-            stats = handle.stats = reg.messages.contents(queue.name).stats
-        if kept.Persistence == C.MQPER_PERSISTENT:
-            if one:
-                stats.put1_p += 1
-            else:
-                stats.put_p += 1
-            stats.put_bytes_p += len(data)
-        else:
-            if one:
-                stats.put1_np += 1
-            else:
-                stats.put_np += 1
-            stats.put_bytes_np += len(data)
-        pmo.ResolvedQName = handle.queue_name if handle.temporary else queue.name
-        if handle.remote is not None:
-            pmo.ResolvedQName, pmo.ResolvedQMgrName = handle.remote
-        pmo.KnownDestCount = 1
-        return stored, pmo, 0
-
-    def _trigger(self, queue: Queue, md: S.MQMD, depth_before: int, now: float, uow: UnitOfWork | None) -> None:
-        """A trigger event's MQTM onto the initiation queue (registry/messaging/triggers.py), in the unit of
-        work of the put that made it; a trigger message the initiation queue cannot take is dropped."""
-        made = triggers.trigger_for(self.registry, queue, md, depth_before, now)
-        if made is None:
-            return
-        initq, header, body, changed = made
-        self.registry.messages.contents(queue.name).last_trigger = now  # TRIGINT counts from here
-        header.MsgId = self.registry.ids.msg_id()
-        if changed is not None:  # TRIGTYPE(DEPTH): triggering off until an administrator turns it on again
-            changed.altered = now
-            self.registry.put_queue(changed)
-        msg = self._message(initq, header, body, now)
-        try:
-            self._check_put(initq, msg, application=False)
-        except MQIError:
-            return
-        self._stage(initq.name, msg, uow)
-
-    def _for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
-        """A message for another queue manager as it waits on a transmission queue: an MQXQH naming
-        its destination and holding its MQMD, then its data; the queue's copy of the MQMD says
-        MQFMT_XMIT_Q_HEADER (IBM "MQXQH - Transmission-queue header")."""
-        header = S.MQXQH(RemoteQName=remote_q, RemoteQMgrName=remote_qmgr, MsgDesc=md)
-        outer = md.copy()
-        outer.Format = C.MQFMT_XMIT_Q_HEADER
-        outer.Encoding, outer.CodedCharSetId = C.MQENC_NATIVE, self.registry.qmgr.ccsid
-        return outer, header.pack("<") + bytes(data)  # the header in the outer MQMD's (native) encoding
-
-    def _as_opened(self, handle: Handle, md: S.MQMD) -> None:
-        """An alias or remote definition a queue was opened through acts at MQPUT as IBM's first
-        definition in the resolution path: its PUT(DISABLED) refuses, its DEFPRTY and DEFPSIST
-        answer AS_Q_DEF, and its CAPEXPRY caps the message's Expiry."""
-        via = self.registry.queues.get(handle.queue_name)
-        if via is None or via.qtype not in (C.MQQT_ALIAS, C.MQQT_REMOTE):
-            return
-        if via.inhibit_put == C.MQQA_PUT_INHIBITED:
-            raise MQIError(C.MQRC_PUT_INHIBITED)
-        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            md.Priority = via.def_priority
-        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            md.Persistence = via.def_persistence
-        if via.cap_expiry > 0 and not 0 < md.Expiry <= via.cap_expiry:
-            md.Expiry = via.cap_expiry
-
-    def _message(self, queue: Queue, md: S.MQMD, data: bytes, now: float, props=None) -> Message:
-        """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""
-        if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
-            md.Priority = queue.def_priority
-        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
-            md.Persistence = queue.def_persistence
-        expires = now + md.Expiry / 10.0 if md.Expiry > 0 else None
-        # A temporary dynamic queue ends with its handle or restart: nothing on it is ever written.
-        written = md.Persistence == C.MQPER_PERSISTENT and queue.definition_type != C.MQQDT_TEMPORARY_DYNAMIC
-        # MSGDLVSQ(FIFO): delivered in arrival order whatever the priority (the message keeps its Priority);
-        # IBM: messages put after a change to FIFO "take the default priority of the queue" for ordering,
-        # so those already on it with a higher priority still go first.
-        order = md.Priority if queue.msg_delivery_sequence == C.MQMDS_PRIORITY else queue.def_priority
-        return Message(md, bytes(data), order, md.MsgId, md.CorrelId, now, expires, persistent=written,
-                       props=props)
-
-    def _check_put(self, queue: Queue, msg: Message, *, application: bool = True, depth_limit: bool = True) -> None:
-        reg = self.registry
-        if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
-            raise MQIError(C.MQRC_PUT_INHIBITED)
-        size = len(msg.data)
-        if size > queue.max_msg_length:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q)
-        if size > reg.qmgr.max_msg_length:
-            raise MQIError(C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
-        if (application and queue.definition_type == C.MQQDT_TEMPORARY_DYNAMIC
-                and msg.md.Persistence == C.MQPER_PERSISTENT):
-            raise MQIError(C.MQRC_PERSISTENT_NOT_ALLOWED)  # an application may not; the queue manager's
-            # own deliveries (publications to a non-durable managed queue) keep their persistence
-        if depth_limit and reg.messages.depth(queue.name) >= queue.max_depth:
-            raise MQIError(C.MQRC_Q_FULL)
+    @on_available.setter
+    def on_available(self, hook: Callable[[str], None]) -> None:
+        self.enqueuer.on_available = hook
 
     def put_message(self, queue: Queue, md: S.MQMD, data: bytes, now: float | None = None, *,
                     durable_after: int = 0, application: bool = True, props=None,
                     depth_limit: bool = True) -> Message:
-        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs.
-        ``depth_limit=False``: MaxQDepth is not checked (the command server's replies, see there)."""
-        now = self.now() if now is None else now
-        msg = self._message(queue, md, data, now, props)
-        self._check_put(queue, msg, application=application, depth_limit=depth_limit)
-        self._enqueue(queue.name, msg, durable_after)
-        return msg
+        """Put onto a local queue (checking its limits), write it if persistent, wake waiting GETs."""
+        return self.enqueuer.put_message(queue, md, data, now, durable_after=durable_after,
+                                         application=application, props=props, depth_limit=depth_limit)
 
-    def _enqueue(self, name: str, msg: Message, durable_after: int = 0, *, counted: bool = False) -> None:
-        reg = self.registry
-        messages = reg.messages
-        if not msg.seq:
-            msg.number(messages.next_seq())
-        contents = messages.contents(name)
-        # Performance events (registry/monitoring/events.py): one attribute check when PERFMEV is off.
-        perf = not counted and reg.qmgr.performance_event == _ENABLED
-        was_empty = perf and not len(contents) and not contents.uncommitted
-        contents.add(msg)
-        contents.last_put = msg.put_time
-        if not counted:  # a committed put was counted when it was made (and raised its events then)
-            _counted_put(contents)
-            if perf:
-                queue = reg.queues.get(name)
-                if queue is not None:
-                    self.events.after_put(queue, contents, was_empty)
-        if msg.persistent:
-            reg.store.put_message(name, msg)
-            durable_after = reg.store.appended
-        msg.durable_after = durable_after
-        self.on_available(name)
+    def dead_letter(self, md: S.MQMD, data: bytes, *, reason: int = 0, queue: str = "", qmgr: str = "",
+                    props=None, uow: UnitOfWork | None = None) -> bool:
+        """Onto the dead-letter queue behind an MQDLH saying why (``Enqueuer.dead_letter``)."""
+        return self.enqueuer.dead_letter(md, data, reason=reason, queue=queue, qmgr=qmgr, props=props, uow=uow)
 
     # ---- publish ---------------------------------------------------------------------------------
     def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL, *,
@@ -880,7 +570,7 @@ class QueueManager:
         for queue, copy in placed:
             self._put_copy(queue, copy, now, uow)
         for copy, reason in dead:
-            self.dead_letter(copy.md, copy.data, reason=reason, queue=copy.queue, qmgr=copy.qmgr, props=copy.props,
+            self.enqueuer.dead_letter(copy.md, copy.data, reason=reason, queue=copy.queue, qmgr=copy.qmgr, props=copy.props,
                              uow=uow)
         return len(placed)
 
@@ -910,195 +600,32 @@ class QueueManager:
                 and reg.messages.depth(dlq.name) + added.get(dlq.name, 0) < dlq.max_depth)
 
     def _put_copy(self, queue: Queue, copy: routing.Delivery, now: float, uow: UnitOfWork | None) -> None:
-        msg = self._message(queue, copy.md, copy.data, now, copy.props)
-        self._stage(queue.name, msg, uow)
+        msg = self.enqueuer.message(queue, copy.md, copy.data, now, copy.props)
+        self.enqueuer.stage(queue.name, msg, uow)
         sub = copy.sub
         sub.message_count += 1  # status, kept in memory like a queue manager's status
         sub.last_message = now
 
-    def _stage(self, name: str, msg: Message, uow: UnitOfWork | None) -> None:
-        if uow is None:
-            self._enqueue(name, msg)
-        else:
-            _counted_put(self.registry.messages.contents(name), uncommitted=True)
-            uow.puts.append(PendingPut(name, msg))
-
-    def dead_letter(self, md: S.MQMD, data: bytes, *, reason: int = 0, queue: str = "", qmgr: str = "",
-                    props=None, uow: UnitOfWork | None = None) -> bool:
-        """Put a message the queue manager cannot deliver on the dead-letter queue, behind an MQDLH
-        saying why and where it was going (``reason`` 0: as it is, for callers with no reason)."""
-        reg = self.registry
-        dlq = reg.queues.get(reg.qmgr.dead_letter_queue)
-        if dlq is None:
-            return False
-        if reason:
-            order = order_of_encoding(md.Encoding) or "<"
-            date, time_ = put_stamp(self.now())
-            header = S.MQDLH(Reason=reason, DestQName=queue, DestQMgrName=qmgr or reg.qmgr.name,
-                             Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId, Format=md.Format,
-                             PutApplType=C.MQAT_QMGR, PutApplName=reg.qmgr.name[:28], PutDate=date, PutTime=time_)
-            data = header.pack(order) + data
-            md = dataclasses.replace(md, Format=C.MQFMT_DEAD_LETTER_HEADER)
-        now = self.now()
-        msg = self._message(dlq, md, data, now, props)
-        try:
-            self._check_put(dlq, msg, application=False)
-        except MQIError:
-            return False
-        self._stage(dlq.name, msg, uow)
-        return True
-
-    # ---- MQGET -----------------------------------------------------------------------------------
+    # ---- MQGET (registry/messaging/mqget.py) ------------------------------------------------------
     def input_handle(self, session: Session, hobj: int, options: int) -> Handle:
         """The handle an MQGET reads, checked once per MQGET (however long it then waits)."""
-        handle = session.handles.get(hobj)
-        if handle is None or handle.kind != "queue":
-            raise MQIError(C.MQRC_HOBJ_ERROR)
-        browse = options & BROWSE
-        if browse and not handle.options & C.MQOO_BROWSE:
-            raise MQIError(C.MQRC_NOT_OPEN_FOR_BROWSE)
-        if not browse and not handle.options & INPUT:
-            raise MQIError(C.MQRC_NOT_OPEN_FOR_INPUT)
-        if self.faults._index:
-            try:
-                self._session_fault(session, "MQGET", handle.queue_name or handle.name)
-            except MQIError as exc:  # counted and reported as the real refusal is
-                self.get_failed(handle, options)
-                if exc.reason == C.MQRC_GET_INHIBITED:
-                    self.events.get_inhibited(session, handle.queue_name or handle.name)
-                raise
-        return handle
+        return self.gets.input_handle(session, hobj, options)
 
     @traced("MQGET")
     def get(self, session: Session, handle: Handle, md: S.MQMD, gmo: S.MQGMO, buffer_length: int) -> Got | None:
         """Take (or browse) the first matching message; None when there is none (yet)."""
-        reg = self.registry
-        options = gmo.Options
-        if options & C.MQGMO_SYNCPOINT and options & C.MQGMO_NO_SYNCPOINT:
-            self.get_failed(handle, options)
-            raise MQIError(C.MQRC_OPTIONS_ERROR)
-        base = reg.queues.get(handle.name)
-        alias = reg.queues.get(handle.queue_name) if handle.queue_name != handle.name else None
-        for queue in (base, alias if alias is not None and alias.qtype == C.MQQT_ALIAS else None):
-            # the base queue, and an alias the handle was opened through, must both allow gets
-            if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
-                self.get_failed(handle, options)
-                self.events.get_inhibited(session, handle.queue_name or handle.name)
-                raise MQIError(C.MQRC_GET_INHIBITED)
-        match = gmo.MatchOptions if gmo.Version >= 2 else C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
-        msg_id = md.MsgId if match & C.MQMO_MATCH_MSG_ID and md.MsgId != ZERO24 else None
-        correl_id = md.CorrelId if match & C.MQMO_MATCH_CORREL_ID and md.CorrelId != ZERO24 else None
-        contents = reg.messages.contents(handle.name)
-        now = self.now()
-        for gone in contents.expire(now):
-            if gone.persistent:
-                reg.store.delete_message(gone.seq)
-        under_cursor = options & (C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_MSG_UNDER_CURSOR)
-        if under_cursor:
-            msg = contents.at(handle.cursor)
-            if msg is None:
-                self.get_failed(handle, options)
-                raise MQIError(C.MQRC_NO_MSG_UNDER_CURSOR)
-        elif options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT) or handle.selector is not None:
-            # A selector looks at each message in delivery order: what it selects has no index.
-            browse = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT)
-            cursor = handle.cursor if options & C.MQGMO_BROWSE_NEXT else None
-            selected = handle.selector
-            msg = next((m for m in contents.after(cursor if browse else None)
-                        if (msg_id is None or m.msg_id == msg_id) and (correl_id is None or m.correl_id == correl_id)
-                        and (selected is None or selected.matches(_resolver(m)))), None)
-        else:
-            msg = contents.find(msg_id, correl_id)
-        if msg is None:
-            return None
-        data = msg.data
-        out_md = msg.md  # only read from here on; conversion makes its own copy
-        if options & C.MQGMO_CONVERT:
-            data, out_md = _convert(data, out_md, md)
-        props = msg.props
-        if props:
-            queue = reg.queues.get(handle.name)
-            control = queue.property_control if queue is not None else C.MQPROP_COMPATIBILITY
-            out_md, data = properties.render(props, out_md, data, options, control)
-        if msg.expires_at is not None:
-            # MQGET returns the expiry time still to run, in tenths.  Set on the stored descriptor
-            # itself: the message's expiry is ``expires_at``, so its Expiry field is only ever this.
-            out_md.Expiry = expiry.expiry_left(msg.put_time, msg.expires_at, now)
-        full = len(data)
-        comp = reason = 0
-        if full > buffer_length:
-            comp = C.MQCC_WARNING
-            reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if options & C.MQGMO_ACCEPT_TRUNCATED_MSG else C.MQRC_TRUNCATED_MSG_FAILED
-            data = data[:buffer_length]
-        durable_after = msg.durable_after
-        browsing = options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-        stats = handle.stats  # the queue's counters (through this connection's accounting when it has any)
-        if stats is None:
-            stats = handle.stats = contents.stats
-        if browsing:
-            handle.cursor = msg.key
-            if out_md.Persistence == C.MQPER_PERSISTENT:
-                stats.browse_p += 1
-                stats.browse_bytes_p += full
-            else:
-                stats.browse_np += 1
-                stats.browse_bytes_np += full
-        elif reason != C.MQRC_TRUNCATED_MSG_FAILED:
-            waited = now - msg.put_time
-            if out_md.Persistence == C.MQPER_PERSISTENT:
-                stats.get_p += 1
-                stats.get_bytes_p += full
-                stats.queue_time_p += waited
-            else:
-                stats.get_np += 1
-                stats.get_bytes_np += full
-            stats.queue_time += waited
-            syncpoint = options & C.MQGMO_SYNCPOINT or (
-                options & C.MQGMO_SYNCPOINT_IF_PERSISTENT and msg.md.Persistence == C.MQPER_PERSISTENT)
-            if syncpoint:
-                _check_uow_room(reg, session)  # before the message leaves the queue
-            self.take_message(handle.name, contents, msg, write=not syncpoint)
-            if syncpoint:
-                if not session.uow:
-                    session.uow_started = now
-                session.uow.gets.append(PendingGet(handle.name, msg))
-            elif msg.persistent:  # its delete is durable before the reply
-                durable_after = max(durable_after, reg.store.appended)
-        gmo.ResolvedQName = handle.queue_name or handle.name  # the request's own GMO, echoed back
-        gmo.ReturnedLength = len(data)
-        return Got(out_md, gmo, data, full, comp, reason, durable_after, handle.queue_name or handle.name)
+        return self.gets.get(session, handle, md, gmo, buffer_length)
 
     def get_ended(self, session: Session, handle: Handle, gmo: S.MQGMO, reason: int) -> None:
         """An MQGET (or its wait) ended with no message (``reason``): counted, and traced."""
-        self.get_failed(handle, gmo.Options)
-        self.activity.ended(session, handle, gmo, reason)
+        self.gets.get_ended(session, handle, gmo, reason)
 
     def get_failed(self, handle: Handle, options: int) -> None:
-        """An MQGET that failed (no message within its wait included): IBM's GetFailCount, or
-        BrowseFailCount for a browse, of the queue and of the connection's accounting."""
-        stats = handle.stats
-        if stats is None:
-            contents = self.registry.messages.peek(handle.name)
-            if contents is None:
-                return
-            stats = contents.stats
-        if options & BROWSE:
-            stats.browse_fails += 1
-        else:
-            stats.get_fails += 1
+        self.gets.get_failed(handle, options)
 
     def take_message(self, name: str, contents: QueueContents, msg: Message, *, write: bool = True) -> None:
         """A destructive get: the message leaves the queue (and the disk, unless a unit of work holds it)."""
-        contents.remove(msg)
-        now = contents.last_get = self.now()
-        _counted_get(contents, now - msg.put_time)
-        reg = self.registry
-        if write and msg.persistent:
-            reg.store.delete_message(msg.seq)
-        if reg.qmgr.performance_event == _ENABLED:
-            queue = reg.queues.get(name)
-            if queue is not None:
-                self.events.after_get(queue, contents)
+        self.gets.take_message(name, contents, msg, write=write)
 
     # ---- units of work ---------------------------------------------------------------------------
     @traced("MQCMIT")
@@ -1107,9 +634,9 @@ class QueueManager:
 
         CommitCount counts every MQCMIT, one with no outstanding work too, and the commit MQDISC
         makes of a unit with work in it (``explicit=False``), as IBM's statistics pages say."""
-        if self.faults._index:
+        if self.faults.armed:
             try:
-                self._session_fault(session, "MQCMIT", "")
+                self.faults.fire_for(session, "MQCMIT", "")
             except MQIError as exc:
                 if exc.reason == C.MQRC_BACKED_OUT:  # a commit that fails so has backed the unit out
                     self._backout(session, explicit=False)
@@ -1131,12 +658,12 @@ class QueueManager:
             if got.message.persistent:
                 store.delete_message(got.message.seq)
         for item in puts:
-            self._settle(item)
+            self.enqueuer.settle(item)
             if item.queue in reg.queues:
                 item.message.put_time = self.now()
-                self._enqueue(item.queue, item.message, counted=True)
+                self.enqueuer.enqueue(item.queue, item.message, counted=True)
             else:  # deleted in the meantime: what a queue manager cannot deliver goes to the dead-letter queue
-                self.dead_letter(item.message.md, item.message.data)
+                self.enqueuer.dead_letter(item.message.md, item.message.data)
 
     @traced("MQBACK")
     def backout(self, session: Session, *, explicit: bool = True) -> None:
@@ -1144,8 +671,8 @@ class QueueManager:
 
         BackCount counts every MQBACK, and the backout of a unit with work in it when a connection
         ends without MQDISC (``explicit=False``)."""
-        if self.faults._index:
-            self._session_fault(session, "MQBACK", "")
+        if self.faults.armed:
+            self.faults.fire_for(session, "MQBACK", "")
         self._backout(session, explicit=explicit)
 
     def _backout(self, session: Session, *, explicit: bool = True) -> None:
@@ -1157,7 +684,7 @@ class QueueManager:
         session.uow_started = 0.0
         reg = self.registry
         for item in puts:
-            self._settle(item)
+            self.enqueuer.settle(item)
         for got in reversed(gets):
             if got.queue not in reg.queues:
                 continue
@@ -1165,12 +692,6 @@ class QueueManager:
             msg.md = dataclasses.replace(msg.md, BackoutCount=msg.md.BackoutCount + 1)
             reg.messages.contents(got.queue).restore(msg)
             self.on_available(got.queue)
-
-    def _settle(self, put: PendingPut) -> None:
-        """An uncommitted put stops counting in its queue's depth (it is now on it, or gone)."""
-        contents = self.registry.messages.peek(put.queue)
-        if contents is not None and contents.uncommitted:
-            contents.uncommitted -= 1
 
     # ---- MQINQ / MQSET ---------------------------------------------------------------------------
     def _inquiry_target(self, session: Session, hobj: int, needed: int, refusal: int) -> tuple[int, str]:
@@ -1188,8 +709,8 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_INQUIRE, C.MQRC_NOT_OPEN_FOR_INQUIRE)
-            if self.faults._index:
-                self._session_fault(session, "MQINQ", name)
+            if self.faults.armed:
+                self.faults.fire_for(session, "MQINQ", name)
             answer = inquire.mqinq(self.registry, obj_type, name, selectors, int_count, char_length)
         except MQIError:
             self.stats.inq_fails += 1
@@ -1209,8 +730,8 @@ class QueueManager:
 
         try:
             obj_type, name = self._inquiry_target(session, hobj, C.MQOO_SET, C.MQRC_NOT_OPEN_FOR_SET)
-            if self.faults._index:
-                self._session_fault(session, "MQSET", name)
+            if self.faults.armed:
+                self.faults.fire_for(session, "MQSET", name)
             before = None
             if self.registry.qmgr.configuration_event == _ENABLED and obj_type == C.MQOT_Q:
                 from qmlite.registry.monitoring import configevents  # only when CONFIGEV is on (docs/decisions.md ST11)
@@ -1248,9 +769,9 @@ class QueueManager:
         name = sd.SubName.VSString
         existed = bool(name) and name in self.registry.subs
         try:
-            _check_pubsub_enabled(self.registry)
-            if self.faults._index:
-                self._session_fault(session, "MQSUB", sd.ObjectString.VSString or sd.ObjectName or name)
+            check_pubsub_enabled(self.registry)
+            if self.faults.armed:
+                self.faults.fire_for(session, "MQSUB", sd.ObjectString.VSString or sd.ObjectName or name)
             answer = subscribe.subscribe(self, session, sd, hobj)
         except MQIError as exc:
             stats.sub_fails += 1
@@ -1293,73 +814,3 @@ class QueueManager:
         if session.acct is not None:
             session.acct.counts.subrqs += 1
         return sent
-
-
-def _acted(fault: Fault) -> Fault:
-    """A fired rule: its failure raised as the real one is (nothing done yet), a broken connection as
-    ConnectionFault; a delay goes back to the transport."""
-    if fault.action == DELAY:
-        return fault
-    if fault.action == BREAK:
-        raise ConnectionFault()
-    raise MQIError(fault.reason)
-
-
-def _counted_put(contents: QueueContents, *, uncommitted: bool = False) -> None:
-    """Reset Queue Statistics' counters for one put (IBM counts uncommitted puts too)."""
-    if uncommitted:
-        contents.uncommitted += 1
-    contents.enq_count += 1
-    depth = len(contents) + contents.uncommitted
-    if depth > contents.high_depth:
-        contents.high_depth = depth
-    if depth > contents.depth_hi:  # the statistics interval's QMaxDepth
-        contents.depth_hi = depth
-
-
-def _counted_get(contents: QueueContents, on_queue: float) -> None:
-    """One destructive get: MsgDeqCount, and OnQTime's short- and long-period averages."""
-    contents.deq_count += 1
-    depth = len(contents) + contents.uncommitted
-    if depth < contents.depth_lo:  # the statistics interval's QMinDepth
-        contents.depth_lo = depth
-    on_queue = max(on_queue, 0.0)
-    short, long_ = contents.on_q_short, contents.on_q_long
-    contents.on_q_short = on_queue if short < 0 else short + (on_queue - short) / 8
-    contents.on_q_long = on_queue if long_ < 0 else long_ + (on_queue - long_) / 128
-
-
-def _resolver(msg: Message):
-    """What an MQOPEN selection string sees of a queued message: its MQMD and its properties."""
-    from qmlite.registry.pubsub import selectors  # only where a selection string is used (docs/decisions.md ST11)
-
-    props = msg.props
-    return selectors.message_resolver(msg.md, props.values_for_selectors() if props else {})
-
-
-def _convert(data: bytes, md: S.MQMD, wanted: S.MQMD) -> tuple[bytes, S.MQMD]:
-    """MQGMO_CONVERT for what qmlite carries: PCF re-encoded in the integer order the getter asked for."""
-    fmt = md.Format.rstrip()
-    if fmt in PCF_FORMATS and order_of_encoding(wanted.Encoding) and order_of_encoding(md.Encoding) \
-            and order_of_encoding(wanted.Encoding) != order_of_encoding(md.Encoding):
-        try:
-            msg = P.decode(data, md.Encoding, 819, strict=False)
-            return P.encode(msg, wanted.Encoding, 819), dataclasses.replace(md, Encoding=wanted.Encoding)
-        except CodecError:
-            return data, md
-    return data, md
-
-
-def _check_pubsub_enabled(reg: Registry) -> None:
-    """ALTER QMGR PSMODE(DISABLED): MQOPEN of a topic, MQPUT/MQPUT1 to one and MQSUB fail with
-    MQRC_PUBSUB_INHIBITED (IBM's 2531).  COMPAT stops only the queued interface, which qmlite lacks."""
-    if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
-        raise MQIError(C.MQRC_PUBSUB_INHIBITED)
-
-
-def _check_uow_room(reg: Registry, session: Session) -> None:
-    """MAXUMSGS: a unit of work holds at most that many messages, put and got (IBM's
-    MQRC_SYNCPOINT_LIMIT_REACHED 2024 for the call that would exceed it)."""
-    uow = session.uow
-    if len(uow.puts) + len(uow.gets) >= reg.qmgr.max_uncommitted_msgs:
-        raise MQIError(C.MQRC_SYNCPOINT_LIMIT_REACHED)

@@ -96,7 +96,7 @@ class CommandServer:
             if isinstance(decoded, list):
                 ready.append((msg, decoded))
                 continue
-            if qm.faults._index and self._faulted(msg, decoded, md, ready):
+            if qm.faults.armed and self._faulted(msg, decoded, md, ready):
                 continue
             runnable.append((msg, decoded, Requester(user=(user := md.UserIdentifier.strip()),
                                                           admin=authrecs.privileged(user),

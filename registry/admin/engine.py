@@ -61,9 +61,9 @@ _KNOWN_COMMANDS = frozenset(
 
 
 class Engine:
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, *, qm=None) -> None:
         self.registry = registry
-        self.qm = None  # set by the QueueManager that owns this engine
+        self.qm = qm  # the QueueManager that owns this engine (None: a bare engine, pipeline/ and tools)
         self.log_commands = True  # False while start-up scripts run: one summary line per script instead
         self._handlers: dict[int, Handler] | None = None  # loaded at first use: see ``handlers``
 

@@ -110,3 +110,114 @@ class SubscriptionMarks:
             self.now[kind][index] += 1
         self.high = [list(row) for row in self.now]
         self.low = [list(row) for row in self.now]
+
+
+# ---- what the MQI paths count (registry/messaging/mqput.py, mqget.py) -----------------------------------
+def count_put_failure(stats: MQIStats, acct, handle, *, one: bool) -> None:
+    """One refused MQPUT (``one``: MQPUT1) in the queue manager's, the queue's and the connection's
+    counters (``acct``: its accounting counts, or None).  ``handle`` None: an MQPUT1 whose open failed.
+
+    A queue's handle counts for the queue and, through its accounting tee, the connection; a handle
+    with no queue counters (a bad one, a namelist's) counts for the connection alone.  A topic's
+    MQPUT1 counts as a topic put too, but only as an MQPUT1 in the connection's accounting."""
+    if handle is not None and handle.kind == "topic":
+        stats.topic_put_fails += 1
+        if one:
+            stats.topic_put1_fails += 1
+            if acct is not None:
+                acct.topic_put1_fails += 1
+        elif acct is not None:
+            acct.topic_put_fails += 1
+        return
+    queue_stats = handle.stats if handle is not None else None
+    if one:
+        stats.put1_fails += 1
+        if queue_stats is not None:
+            queue_stats.put1_fails += 1
+        elif acct is not None:
+            acct.put1_fails += 1
+    else:
+        stats.put_fails += 1
+        if queue_stats is not None:
+            queue_stats.put_fails += 1
+        elif acct is not None:
+            acct.put_fails += 1
+
+
+def count_topic_put(stats, persistent: bool, one: bool, size: int, delivered: int) -> None:
+    """One publication put (MQPUT or MQPUT1 to a topic) and the ``delivered`` copies it made."""
+    if persistent:
+        stats.topic_put_p += 1
+        if one:
+            stats.topic_put1_p += 1
+        stats.published_p += delivered
+        stats.published_bytes_p += delivered * size
+    else:
+        stats.topic_put_np += 1
+        if one:
+            stats.topic_put1_np += 1
+    stats.topic_put_bytes += size
+    stats.published += delivered
+    stats.published_bytes += delivered * size
+
+
+def count_queue_put(stats: QueueStats, persistent: bool, one: bool, size: int) -> None:
+    """One message put to a queue, counted per queue only (the queue manager's totals are their sum,
+    made each interval): two increments on the benchmarked path."""
+    if persistent:
+        if one:
+            stats.put1_p += 1
+        else:
+            stats.put_p += 1
+        stats.put_bytes_p += size
+    else:
+        if one:
+            stats.put1_np += 1
+        else:
+            stats.put_np += 1
+        stats.put_bytes_np += size
+
+
+def count_get(stats: QueueStats, persistent: bool, size: int, waited: float) -> None:
+    """One destructive MQGET of a message that had waited ``waited`` seconds."""
+    if persistent:
+        stats.get_p += 1
+        stats.get_bytes_p += size
+        stats.queue_time_p += waited
+    else:
+        stats.get_np += 1
+        stats.get_bytes_np += size
+    stats.queue_time += waited
+
+
+def count_browse(stats: QueueStats, persistent: bool, size: int) -> None:
+    if persistent:
+        stats.browse_p += 1
+        stats.browse_bytes_p += size
+    else:
+        stats.browse_np += 1
+        stats.browse_bytes_np += size
+
+
+def counted_put(contents, *, uncommitted: bool = False) -> None:
+    """Reset Queue Statistics' counters of a queue's contents for one put (IBM counts uncommitted puts too)."""
+    if uncommitted:
+        contents.uncommitted += 1
+    contents.enq_count += 1
+    depth = len(contents) + contents.uncommitted
+    if depth > contents.high_depth:
+        contents.high_depth = depth
+    if depth > contents.depth_hi:  # the statistics interval's QMaxDepth
+        contents.depth_hi = depth
+
+
+def counted_get(contents, on_queue: float) -> None:
+    """One destructive get: MsgDeqCount, and OnQTime's short- and long-period averages."""
+    contents.deq_count += 1
+    depth = len(contents) + contents.uncommitted
+    if depth < contents.depth_lo:  # the statistics interval's QMinDepth
+        contents.depth_lo = depth
+    on_queue = max(on_queue, 0.0)
+    short, long_ = contents.on_q_short, contents.on_q_long
+    contents.on_q_short = on_queue if short < 0 else short + (on_queue - short) / 8
+    contents.on_q_long = on_queue if long_ < 0 else long_ + (on_queue - long_) / 128

@@ -28,6 +28,7 @@ from collections.abc import Callable
 import structlog
 
 from qmlite.pcf import constants as C
+from qmlite.registry.errors import MQIError
 
 log = structlog.get_logger("qmlite.faults")
 
@@ -204,6 +205,8 @@ class Faults:
         self._rules: dict[str, Rule] = {}
         self._index: dict[str, _VerbIndex] = {}
         self._order = 0
+        # Some rule is set: the verbs' one check before they ask (a plain attribute, read on every call).
+        self.armed = False
         self.diskfull = False  # a DISKFULL rule is set: only then does a put work out its persistence
         # Called after rules are removed (delete, clear): the transport releases the replies a removed
         # DELAY rule still holds (server/mqi.py).
@@ -254,6 +257,7 @@ class Faults:
         cleared = len(self._rules)
         self._rules.clear()
         self._index = {}
+        self.armed = False
         self.diskfull = False
         self._removed()
         return cleared
@@ -269,6 +273,7 @@ class Faults:
             for verb in rule.verbs:
                 index.setdefault(verb, _VerbIndex()).add(rule)
         self._index = index
+        self.armed = bool(index)
         self.diskfull = any(rule.action == DISKFULL for rule in self._rules.values())
 
     # ---- matching ------------------------------------------------------------------------------
@@ -288,6 +293,19 @@ class Faults:
             if rule._fires():
                 return self._fired(rule, verb, name, user, channel, appl)
         return None
+
+    def fire(self, verb: str, name: str, user: str, channel: str, appl: str, *,
+             persistent: bool = False) -> Fault | None:
+        """Ask the rules about an MQI call before it acts: a failure is raised here as the real one is
+        (nothing done), a broken connection as ConnectionFault; a delay comes back for the transport."""
+        fault = self.match(verb, name, user, channel, appl, persistent=persistent)
+        return None if fault is None else acted(fault)
+
+    def fire_for(self, session, verb: str, name: str, *, persistent: bool = False) -> None:
+        """``fire`` for a call on a connection (a ``Session``): a delay is kept on it for the transport."""
+        fault = self.match(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
+        if fault is not None:
+            session.fault = acted(fault)
 
     def match_command(self, command: int, name: str, user: str) -> Fault | None:
         """The fault a PCF command meets on the command server: a rule naming it, or VERB(PCF) (not Escape)."""
@@ -309,6 +327,16 @@ class Faults:
                  action=rule.action, reason=C.describe("MQRC", rule.reason) if rule.reason else None,
                  delay_ms=rule.delay_ms or None, fired=rule.fired)
         return fault
+
+
+def acted(fault: Fault) -> Fault:
+    """A fired rule: its failure raised as the real one is (nothing done yet), a broken connection as
+    ConnectionFault; a delay goes back to the transport."""
+    if fault.action == DELAY:
+        return fault
+    if fault.action == BREAK:
+        raise ConnectionFault()
+    raise MQIError(fault.reason)
 
 
 def _who_matches(rule: Rule, channel: str, appl: str) -> bool:

@@ -22,6 +22,10 @@ DEFAULT_PORT = 1414
 DEFAULT_ADMIN_PASSWORD = "passw0rd"  # the developer container's documented default
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
+# The developer container's two users (MQ_ADMIN_PASSWORD, MQ_APP_PASSWORD): the MQ port and the REST API
+# both check them, so they live here rather than in either.
+ADMIN_USER = "admin"
+APP_USER = "app"
 DEFAULT_SECRETS_DIR = "/run/secrets"
 
 class ConfigError(ValueError):

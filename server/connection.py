@@ -36,7 +36,7 @@ from qmlite.pcf import dn
 
 from . import negotiation, svrconn
 from .tls import check as tls_check
-from .config import ChannelConfig
+from .config import ADMIN_USER, APP_USER, ChannelConfig
 
 if TYPE_CHECKING:
     from .listener import QueueManagerServer
@@ -49,8 +49,6 @@ _POSIX = os.name == "posix"
 _MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
 _REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (docs/reference/fap.md section 4)
-ADMIN_USER = "admin"
-APP_USER = "app"
 # Users the default channel authentication rule BLOCKUSER(*MQADMIN) keeps off every channel but the
 # administrators' own: an MCAUSER naming one is refused (docs/reference/container.md CHLAUTH).
 PRIVILEGED = frozenset({ADMIN_USER, "mqm"})

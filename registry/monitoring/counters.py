@@ -129,19 +129,12 @@ def count_put_failure(stats: MQIStats, acct, handle, *, one: bool) -> None:
         elif acct is not None:
             acct.topic_put_fails += 1
         return
-    queue_stats = handle.stats if handle is not None else None
-    if one:
-        stats.put1_fails += 1
-        if queue_stats is not None:
-            queue_stats.put1_fails += 1
-        elif acct is not None:
-            acct.put1_fails += 1
-    else:
-        stats.put_fails += 1
-        if queue_stats is not None:
-            queue_stats.put_fails += 1
-        elif acct is not None:
-            acct.put_fails += 1
+    field = "put1_fails" if one else "put_fails"
+    setattr(stats, field, getattr(stats, field) + 1)
+    # the queue's counters (which tee into the connection's accounting), else the connection's alone
+    owner = handle.stats if handle is not None and handle.stats is not None else acct
+    if owner is not None:
+        setattr(owner, field, getattr(owner, field) + 1)
 
 
 def count_topic_put(stats, persistent: bool, one: bool, size: int, delivered: int) -> None:

@@ -15,7 +15,7 @@ import dataclasses
 import hmac
 
 from ..config import ServerConfig
-from ..connection import ADMIN_USER, APP_USER
+from ..config import ADMIN_USER, APP_USER
 from . import errors
 
 ADMIN_ROLE = "MQWebAdmin"

@@ -9,7 +9,10 @@ beside two bounds measured in the same run (issue 12).
   cost.  A PCF command through ibmmq is four MQI calls (MQOPEN, MQPUT, MQGET, MQCLOSE), so its bound is
   the replay of those four.
 * bound "echo": a raw blocking-socket echo server in its own process answering each request with a
-  reply of the same sizes -- what Python sockets on loopback cost with no MQ at all.
+  reply of the same sizes -- what Python sockets on loopback cost with no MQ at all.  Every call's
+  sizes are echoed in one loop, each call timed on its own, on a fresh connection per round (issue
+  35: measured one block after another, near-equal sizes moved up to 8x apart with the scheduler's
+  state); a PCF command's bound is the echo of its four calls' sizes.
 
 * bound "ibmmq alone" (issue 24's "instantly answering server"): ibmmq's own Python with the
   transport's calls answering at once -- for put, get and inquire a constant answer, for PCFExecute
@@ -23,6 +26,13 @@ echo included) take turns for ``--repeat`` rounds; each figure is its best round
 are issue 24's target 1, each ratio with its verdict: the replay of MQPUT, MQGET, MQINQ and
 MQOPEN+MQCLOSE against the echo of the same sizes (>= 50%), and ibmmq's put, get, PCFExecute Ping
 and Create Subscription against ibmmq alone (>= 60%).
+
+Before the verdicts, every bound with its best rate, its rounds' spread and its request and reply
+bytes per round trip (the JSON: ``steps`` in each replay and echo figure, ``rounds``, ``sizes``).
+The bounds are checked (scripts/bench/bounds.py, issue 35): a request or reply of 0 bytes, two echoes
+of near-equal sizes more than 1.5x apart, or a bound slower than the figure it bounds print
+"IMPLAUSIBLE BOUND: ..." naming it and why, and the bench exits 3 (the JSON, ``implausible``, is
+written first).
 """
 
 from __future__ import annotations

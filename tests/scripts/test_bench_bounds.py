@@ -88,7 +88,7 @@ def test_a_bound_slower_than_what_it_bounds_is_named():
 def test_the_exit_status_and_the_message(capsys):
     assert bounds.fail_if_implausible([]) == 0
     assert capsys.readouterr().err == ""
-    assert bounds.fail_if_implausible(["bound 'x': why"]) == 2
+    assert bounds.fail_if_implausible(["bound 'x': why"]) == 3
     err = capsys.readouterr().err
     assert "IMPLAUSIBLE BOUND: bound 'x': why" in err and "not valid" in err
 
@@ -174,3 +174,32 @@ def test_the_bench_names_its_ibmmq_alone_slower_than_ibmmq():
     results["ibmmq alone"]["PCFExecute Ping Q Mgr"]["per_s"] = 400.0
     assert _check(results) == ["bound 'ibmmq alone: PCFExecute Ping Q Mgr': 400/s is slower than "
                                "'ibmmq: PCFExecute Ping Q Mgr' at 500/s, the figure it bounds"]
+
+
+# ------------------------------------------------------------------------------------------------
+# pymqi_vs_ibmmq.py: its raw-socket bound
+# ------------------------------------------------------------------------------------------------
+
+pymqi_bench = _load("pymqi_vs_ibmmq")
+
+
+def _pymqi_best(bound_put: float, bound_get: float, get_reply: int = 552) -> dict:
+    best = {c: {"put": {"per_s": 1_500.0}, "get": {"per_s": 2_500.0}} for c in ("ibmmq", "pymqi", "pymqe")}
+    best["bound"] = {"put": {"per_s": bound_put, "steps": [[608, 508]]},
+                     "get": {"per_s": bound_get, "steps": [[452, get_reply]]}}
+    return best
+
+
+def test_pymqi_bench_bound_plausible_even_with_put_and_get_far_apart():
+    # the server's MQPUT and MQGET are different work: the raw bound's two are not compared
+    assert pymqi_bench.bound_problems(_pymqi_best(5_000.0, 14_000.0)) == []
+    assert pymqi_bench.bound_problems({"ibmmq": {}}) == []  # --clients without the bound
+
+
+def test_pymqi_bench_names_its_bound_slower_than_a_client_or_without_a_reply():
+    assert pymqi_bench.bound_problems(_pymqi_best(1_400.0, 14_000.0)) == [
+        f"bound 'bound: put': 1,400/s is slower than '{c}: put' at 1,500/s, the figure it bounds"
+        for c in ("ibmmq", "pymqi", "pymqe")]
+    found = pymqi_bench.bound_problems(_pymqi_best(5_000.0, 14_000.0, get_reply=0))
+    assert found == ["bound 'bound: get': round trip 1 has a reply of 0 bytes (452 -> 0), "
+                     "but the call it stands for has one"]

@@ -54,6 +54,11 @@ from bounds import Bound, fail_if_implausible, problems, sizes_text  # noqa: E40
 QUEUE = "DEV.QUEUE.1"
 BODY = b"x" * 100
 
+# The calls the echo stands in for: (key of the replay's sizes, label of the figures).
+ECHOED = (("put", "Queue.put 100 B"), ("get", "Queue.get 100 B"), ("inq", "Queue.inquire"),
+          ("open+close", "MQOPEN+MQCLOSE"), ("ping", "PCF command: 4 calls (Ping)"),
+          ("create", "PCF command: 4 calls (Create Subscription)"))
+
 _ECHO_SERVER = r"""
 import socket, struct, sys
 srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -440,12 +445,6 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
     for key, label in ECHOED:  # each replayed figure with the sizes it sent and read
         out[label]["steps"] = [list(step) for step in sizes[key]]
     return out, sizes
-
-
-# The calls the echo stands in for: (key of the replay's sizes, label of the figures).
-ECHOED = (("put", "Queue.put 100 B"), ("get", "Queue.get 100 B"), ("inq", "Queue.inquire"),
-          ("open+close", "MQOPEN+MQCLOSE"), ("ping", "PCF command: 4 calls (Ping)"),
-          ("create", "PCF command: 4 calls (Create Subscription)"))
 
 
 class Echo:

@@ -1,5 +1,5 @@
 """IBM's ``ibmmq`` over qmlite's transport, one connection: MQI calls and PCF commands per second,
-beside two bounds measured in the same run (issue 12).
+beside their bounds measured in the same run (issue 12).
 
 * ``ibmmq``: Queue.put (100 bytes, non-persistent), Queue.get, Queue.inquire (CURRENT_Q_DEPTH),
   PCFExecute MQCMD_PING_Q_MGR and MQCMD_CREATE_SUBSCRIPTION, through ``import ibmmq`` exactly as a
@@ -12,8 +12,11 @@ beside two bounds measured in the same run (issue 12).
   reply of the same sizes -- what Python sockets on loopback cost with no MQ at all.  Every call's
   sizes are echoed in one loop, each call timed on its own, on a fresh connection per round (issue
   35: measured one block after another, near-equal sizes moved up to 8x apart with the scheduler's
-  state); a PCF command's bound is the echo of its four calls' sizes.
-
+  state); a PCF command's bound is the echo of its four calls' sizes.  The figures against the
+  qmlite server keep blocks of their own: one round trip to each of several processes in turn made
+  every round trip 2-4x slower (docs/decisions.md BD5).
+* "ibmmqc direct": qmlite's transport called directly with structures ibmmq packed once -- ibmmq less
+  its own Python (a bound of ibmmq, bounded by the replay).
 * bound "ibmmq alone" (issue 24's "instantly answering server"): ibmmq's own Python with the
   transport's calls answering at once -- for put, get and inquire a constant answer, for PCFExecute
   Ping and Create Subscription the four calls (MQOPEN, MQPUT, MQGET, MQCLOSE) answering with what the

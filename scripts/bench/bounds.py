@@ -6,7 +6,8 @@ quietly measure something else: a reply size of 0 (the echo then writes nothing)
 state in the minute it ran.  :func:`problems` names each bound that cannot be right; a bench prints
 its figures, then these, and exits non-zero (:func:`fail_if_implausible`): its ratios are not valid.
 
-Standard library only: a bench imports it beside ``_common.py``; tests import it by path.
+Standard library only: a bench imports it by name beside ``_common.py`` (scripts/bench on sys.path), as
+tests/scripts/test_bench_bounds.py does.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import dataclasses
 import sys
 
 # Two echo bounds whose bytes per round trip are within this factor of each other are "near-equal".
-# Below one loopback segment (lo's MSS is 65,483 bytes) a round trip's time is syscalls and wake-ups;
-# copying a few hundred bytes more is nanoseconds.  MQPUT's 696 -> 596 and MQGET's 532 -> 632 bytes
+# Below one loopback segment (TCP_MAXSEG 32,741 bytes on this machine's lo) a round trip's time is
+# syscalls and wake-ups; copying a few hundred bytes more is nanoseconds.  MQPUT's 696 -> 596 and MQGET's 532 -> 632 bytes
 # (1,292 and 1,164 a round trip, 1.11x) are near-equal.
 NEAR_EQUAL_BYTES = 1.25
 # ... and their round trips a second may differ by at most this factor.  ibmmq_mqi.py's echo times
@@ -26,8 +27,9 @@ NEAR_EQUAL_BYTES = 1.25
 # before issue 35, 1.01-8.46x in the same rounds (4.8x in the issue's run).  1.5x is above the first
 # and catches the issue's (docs/benchmarks.md "Issue 35: the bounds checked").
 MAX_RATE_SPREAD = 1.5
-# A segment larger than this is no longer one loopback write: the near-equal rule does not apply.
-LOOPBACK_SEGMENT = 65_483
+# A message larger than this may take more than one loopback segment (getsockopt TCP_MAXSEG on a
+# connected 127.0.0.1 socket here: 32,741): the near-equal rule does not apply.
+LOOPBACK_SEGMENT = 32_741
 
 
 @dataclasses.dataclass(frozen=True)

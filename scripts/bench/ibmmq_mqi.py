@@ -1,5 +1,5 @@
 """IBM's ``ibmmq`` over qmlite's transport, one connection: MQI calls and PCF commands per second,
-beside two bounds measured in the same run (issue 12).
+beside their bounds measured in the same run (issue 12).
 
 * ``ibmmq``: Queue.put (100 bytes, non-persistent), Queue.get, Queue.inquire (CURRENT_Q_DEPTH),
   PCFExecute MQCMD_PING_Q_MGR and MQCMD_CREATE_SUBSCRIPTION, through ``import ibmmq`` exactly as a
@@ -9,8 +9,14 @@ beside two bounds measured in the same run (issue 12).
   cost.  A PCF command through ibmmq is four MQI calls (MQOPEN, MQPUT, MQGET, MQCLOSE), so its bound is
   the replay of those four.
 * bound "echo": a raw blocking-socket echo server in its own process answering each request with a
-  reply of the same sizes -- what Python sockets on loopback cost with no MQ at all.
-
+  reply of the same sizes -- what Python sockets on loopback cost with no MQ at all.  Every call's
+  sizes are echoed in one loop, each call timed on its own, on a fresh connection per round (issue
+  35: measured one block after another, near-equal sizes moved up to 8x apart with the scheduler's
+  state); a PCF command's bound is the echo of its four calls' sizes.  The figures against the
+  qmlite server keep blocks of their own: one round trip to each of several processes in turn made
+  every round trip 2-4x slower (docs/decisions.md BD5).
+* "ibmmqc direct": qmlite's transport called directly with structures ibmmq packed once -- ibmmq less
+  its own Python (a bound of ibmmq, bounded by the replay).
 * bound "ibmmq alone" (issue 24's "instantly answering server"): ibmmq's own Python with the
   transport's calls answering at once -- for put, get and inquire a constant answer, for PCFExecute
   Ping and Create Subscription the four calls (MQOPEN, MQPUT, MQGET, MQCLOSE) answering with what the
@@ -23,6 +29,13 @@ echo included) take turns for ``--repeat`` rounds; each figure is its best round
 are issue 24's target 1, each ratio with its verdict: the replay of MQPUT, MQGET, MQINQ and
 MQOPEN+MQCLOSE against the echo of the same sizes (>= 50%), and ibmmq's put, get, PCFExecute Ping
 and Create Subscription against ibmmq alone (>= 60%).
+
+Before the verdicts, every bound with its best rate, its rounds' spread and its request and reply
+bytes per round trip (the JSON: ``steps`` in each replay and echo figure, ``rounds``, ``sizes``).
+The bounds are checked (scripts/bench/bounds.py, issue 35): a request or reply of 0 bytes, two echoes
+of near-equal sizes more than 1.5x apart, or a bound slower than the figure it bounds print
+"IMPLAUSIBLE BOUND: ..." naming it and why, and the bench exits 3 (the JSON, ``implausible``, is
+written first).
 """
 
 from __future__ import annotations
@@ -39,28 +52,36 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _common as B  # noqa: E402
+from bounds import Bound, fail_if_implausible, problems, sizes_text  # noqa: E402
 
 QUEUE = "DEV.QUEUE.1"
 BODY = b"x" * 100
+
+# The calls the echo stands in for: (key of the replay's sizes, label of the figures).
+ECHOED = (("put", "Queue.put 100 B"), ("get", "Queue.get 100 B"), ("inq", "Queue.inquire"),
+          ("open+close", "MQOPEN+MQCLOSE"), ("ping", "PCF command: 4 calls (Ping)"),
+          ("create", "PCF command: 4 calls (Create Subscription)"))
 
 _ECHO_SERVER = r"""
 import socket, struct, sys
 srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(("127.0.0.1", 0)); srv.listen(1)
 print(srv.getsockname()[1], flush=True)
-conn, _ = srv.accept(); conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-buf = bytearray()
-while True:
-    data = conn.recv(65536)
-    if not data:
-        break
-    buf += data
-    while len(buf) >= 8:
-        size, reply = struct.unpack_from(">II", buf)
-        if len(buf) < size:
+while True:  # a connection per round, one after the other, until the bench terminates this process
+    conn, _ = srv.accept(); conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buf = bytearray()
+    while True:
+        data = conn.recv(65536)
+        if not data:
             break
-        del buf[:size]
-        conn.sendall(bytes(reply))
+        buf += data
+        while len(buf) >= 8:
+            size, reply = struct.unpack_from(">II", buf)
+            if len(buf) < size:
+                break
+            del buf[:size]
+            conn.sendall(bytes(reply))  # one write per reply
+    conn.close()
 """
 
 
@@ -393,6 +414,15 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
                     r.round_trip(get_req)
                     r.round_trip(bytes(close_template))
             return run
+
+        def pcf_sizes(put: bytes) -> list[tuple[int, int]]:
+            """One command's four calls, run once: their (request, reply) sizes, for the echo."""
+            opened = r.round_trip(open_req)
+            close_template[hl + 12:hl + 16] = opened[hl + 12:hl + 16]
+            close = bytes(close_template)
+            return [(len(open_req), len(opened)), (len(put), len(r.round_trip(put))),
+                    (len(get_req), len(r.round_trip(get_req))), (len(close), len(r.round_trip(close)))]
+        sizes["ping"] = pcf_sizes(put_req)
         out["PCF command: 4 calls (Ping)"] = best_rate(pcf_loop([put_req]), pcf_calls, repeat)
 
         # Create Subscription: a command per name, all encoded before the clock starts
@@ -406,6 +436,7 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
                             C.MQENC_NATIVE, 0)
             return r.request(fap.MQPUT, cmd_hobj, K.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT),
                                                                  body).pack(LITTLE))
+        sizes["create"] = pcf_sizes(create_put(round_no * 10**6 + 999_999))
         best = None
         for k in range(repeat):
             puts = [create_put(round_no * 10**6 + k * pcf_calls + i) for i in range(pcf_calls)]
@@ -414,39 +445,56 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
         out["PCF command: 4 calls (Create Subscription)"] = best
     finally:
         r.close()
+    for key, label in ECHOED:  # each replayed figure with the sizes it sent and read
+        out[label]["steps"] = [list(step) for step in sizes[key]]
     return out, sizes
 
 
 class Echo:
-    """The socket echo bound: a raw blocking-socket server in its own process, one connection."""
+    """The socket echo bound: a raw blocking-socket server in its own process.
+
+    Issue 35: measured one call's block after another, the echo of MQPUT's sizes and of MQGET's
+    near-equal sizes moved 4.8x apart in one round: a ping-pong between two processes is paid in
+    scheduler wake-ups, and the scheduler's state (which core each side sleeps on, who else is
+    runnable) changes between blocks, not with the bytes.  So every count makes each call's round
+    trips once, in turn, each call timed on its own: every call sees the same minutes and the same
+    scheduler, and only its sizes differ.  A fresh connection per round (no socket state carried over)."""
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen([sys.executable, "-c", _ECHO_SERVER], stdout=subprocess.PIPE)
-        port = int(self.proc.stdout.readline())
-        self.sock = socket.create_connection((B.HOST, port))
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.port = int(self.proc.stdout.readline())
 
-    def run(self, sizes: dict, calls: int, repeat: int) -> dict:
-        """Echo rates of the replayed calls, each a sequence of (request, reply) sizes."""
-        sock = self.sock
-        out = {}
-        for name, label in (("put", "Queue.put 100 B"), ("get", "Queue.get 100 B"), ("inq", "Queue.inquire"),
-                            ("open+close", "MQOPEN+MQCLOSE")):
-            steps = [(struct.pack(">II", req_len, reply_len) + bytes(req_len - 8), reply_len)
-                     for req_len, reply_len in sizes[name]]
-
-            def loop(n, steps=steps):
-                for _ in range(n):
+    def run(self, sizes: dict, calls: int) -> dict:
+        """Echo rates of the replayed calls, each a sequence of (request, reply) sizes, over ``calls``
+        counts of one loop; each figure carries its ``steps`` (the sizes it echoed)."""
+        sock = socket.create_connection((B.HOST, self.port))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        kinds = [[(struct.pack(">II", max(8, req), rep) + bytes(max(8, req) - 8), rep) for req, rep in sizes[key]]
+                 for key, _ in ECHOED]
+        spent = [0.0] * len(kinds)
+        clock = time.perf_counter
+        try:
+            for _ in range(calls):
+                for k, steps in enumerate(kinds):
+                    t0 = clock()
                     for req, reply_len in steps:
                         sock.sendall(req)
                         got = 0
                         while got < reply_len:
-                            got += len(sock.recv(65536))
-            out[label] = best_rate(loop, calls // len(steps), repeat)
-        return out
+                            chunk = sock.recv(65536)
+                            if not chunk:
+                                raise ConnectionError("the echo server closed the connection")
+                            got += len(chunk)
+                    spent[k] += clock() - t0
+        finally:
+            sock.close()
+        return {label: {"count": calls, "seconds": round(secs, 4), "per_s": round(calls / secs, 1),
+                        "steps": [list(step) for step in sizes[key]]}
+                for (key, label), secs in zip(ECHOED, spent)}
 
     def close(self) -> None:
-        self.sock.close()
+        self.proc.stdout.close()
+        self.proc.terminate()
         self.proc.wait(10)
 
 
@@ -472,6 +520,33 @@ def verdicts(results: dict) -> list[str]:
     return lines
 
 
+MQI_CALLS = ("Queue.put 100 B", "Queue.get 100 B", "Queue.inquire")
+# The bounds' names as printed -> their table in the results.
+BOUND_KINDS = {"echo": "echo", "replay": "replay", "ibmmq alone": "ibmmq alone", "ibmmqc direct": "transport"}
+PCF_COMMANDS = (("PCFExecute Ping Q Mgr", "PCF command: 4 calls (Ping)"),
+                ("PCFExecute Create Subscription", "PCF command: 4 calls (Create Subscription)"))
+
+
+def bound_list(results: dict) -> tuple[list[Bound], list[tuple[str, str, float]], set[str]]:
+    """The bounds of this bench as :class:`bounds.Bound` figures, which figure each bounds, and the
+    names of the echoes (the bounds whose cost is only bytes and wake-ups)."""
+    echo, replay, alone, transport, ibmmq = (results[k] for k in ("echo", "replay", "ibmmq alone", "transport",
+                                                                  "ibmmq"))
+    found = [Bound(f"echo: {name}", r["per_s"], tuple(map(tuple, r["steps"]))) for name, r in echo.items()]
+    found += [Bound(f"replay: {name}", r["per_s"], tuple(map(tuple, r["steps"]))) for name, r in replay.items()]
+    found += [Bound(f"ibmmq alone: {name}", r["per_s"]) for name, r in alone.items()]
+    found += [Bound(f"ibmmqc direct: {name}", r["per_s"]) for name, r in transport.items()]
+    bounded = [(f"echo: {name}", f"replay: {name}", r["per_s"]) for name, r in replay.items()]
+    for name in MQI_CALLS:
+        bounded += [(f"replay: {name}", f"ibmmqc direct: {name}", transport[name]["per_s"]),
+                    (f"ibmmqc direct: {name}", f"ibmmq: {name}", ibmmq[name]["per_s"]),
+                    (f"ibmmq alone: {name}", f"ibmmq: {name}", ibmmq[name]["per_s"])]
+    for name, replayed in PCF_COMMANDS:
+        bounded += [(f"replay: {replayed}", f"ibmmq: {name}", ibmmq[name]["per_s"]),
+                    (f"ibmmq alone: {name}", f"ibmmq: {name}", ibmmq[name]["per_s"])]
+    return found, bounded, {f"echo: {name}" for name in echo}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=5000, help="MQI calls per timed run")
@@ -485,6 +560,7 @@ def main() -> int:
     # different minutes.
     # The echo takes its turn in every round too (issue 24: a figure and its bound from the same minutes).
     echo_server = Echo()
+    rounds = results["rounds"] = []  # every round's rates: the spread beside each best figure
     try:
         with B.ServerProcess(log_level="warning") as server:
             for round_no in range(args.repeat):
@@ -493,7 +569,8 @@ def main() -> int:
                 runs["ibmmq alone"] = run_ibmmq_alone(server.port, args.calls, 1)
                 runs["ibmmq alone"].update(run_pcf_alone(server.port, args.pcf, 1, round_no))
                 runs["transport"] = run_transport(server.port, args.calls, 1)
-                runs["echo"] = echo_server.run(sizes, args.calls, 1)
+                runs["echo"] = echo_server.run(sizes, args.calls)
+                rounds.append({kind: {name: r["per_s"] for name, r in table.items()} for kind, table in runs.items()})
                 for kind, table in runs.items():
                     best = results.setdefault(kind, {})
                     for name, r in table.items():
@@ -506,9 +583,8 @@ def main() -> int:
     echo, replay, alone, transport = results["echo"], results["replay"], results["ibmmq alone"], results["transport"]
     for name, r in results["ibmmq"].items():
         if name.startswith("PCF"):
-            which = "Ping" if "Ping" in name else "Create Subscription"
-            rows.append((name, r["per_s"], replay[f"PCF command: 4 calls ({which})"]["per_s"],
-                         echo["Queue.put 100 B"]["per_s"] / 4, None, None))
+            replayed = dict(PCF_COMMANDS)[name]
+            rows.append((name, r["per_s"], replay[replayed]["per_s"], echo[replayed]["per_s"], None, None))
         else:
             rows.append((name, r["per_s"], replay[name]["per_s"], echo[name]["per_s"], transport[name]["per_s"],
                          alone[name]["per_s"]))
@@ -523,14 +599,20 @@ def main() -> int:
         print(f"{name:32} {rate:8.0f} {rb:9.0f} {100 * rate / rb:3.0f}% {eb:7.0f} {100 * rate / eb:3.0f}%{extra}")
     print("replay: the same request bytes on a plain socket, same server; echo: a socket echo of the same sizes;\n"
           "ibmmqc: the transport called directly (+us: its time over the replay); ibmmq alone: ibmmq's own\n"
-          "Python with the transport answering at once; PCF bounds: the replay of a command's four calls, echo/4")
+          "Python with the transport answering at once; PCF bounds: the replay and the echo of a command's four calls")
+    found, bounded, echoes = bound_list(results)
+    print(f"\n{'bound':58} {'best/s':>9} {'rounds/s':>17}  request -> reply bytes per round trip")
+    for b in found:
+        kind, name = b.name.split(": ", 1)
+        spread = [rnd[BOUND_KINDS[kind]][name] for rnd in rounds]
+        print(f"{b.name:58} {b.per_s:9.0f} {min(spread):8.0f}-{max(spread):<8.0f}  {sizes_text(b.steps)}")
     results["verdicts"] = verdicts(results)
-    print("\n".join(results["verdicts"]))
+    print("\n" + "\n".join(results["verdicts"]))
+    results["implausible"] = problems(found, bounded, echoes)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=2)
-    return 0
-
+    return fail_if_implausible(results["implausible"])
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -17,7 +17,10 @@ process (this one).  Measured, each ``--repeat`` times in turn, on one connectio
   against this server.
 
 Figures: calls per second (messages / wall seconds of the loop), the best of the repeats, and the
-client's and server's CPU over that loop (2 shared cores: the server process and this one).
+client's and server's CPU over that loop (2 shared cores: the server process and this one).  The
+bound's lines show its request and reply bytes (also in the JSON, ``steps``); the bench exits 3,
+naming the bound, when the bound is implausible (a size of 0, or slower than a client it bounds:
+scripts/bench/bounds.py, issue 35).
 
     python scripts/bench/pymqi_vs_ibmmq.py
     python scripts/bench/pymqi_vs_ibmmq.py --messages 20000 --repeat 5 --json /tmp/pymqi.json
@@ -37,6 +40,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import _common as B  # noqa: E402
+from bounds import Bound, fail_if_implausible, problems, sizes_text  # noqa: E402
 
 QUEUE = "BENCH.PYMQI"
 
@@ -183,11 +187,32 @@ def run_bound(port: int, n: int, size: int, server_pid: int) -> dict:
         if len(buf) < size or bytes(buf[-size:]) != b"b" * size:
             raise RuntimeError("the raw MQGET did not return the message")
 
+    # one put and one get before the clock: the sizes the bound moves (issue 35: a bound shows them)
+    sock.sendall(put_request)
+    _read_segment(sock, buf)
+    put_sizes = [(len(put_request), len(buf))]
+    sock.sendall(get_request)
+    _read_segment(sock, buf)
+    get_sizes = [(len(get_request), len(buf))]
     try:
-        return _measure(put, get, n, server_pid)
+        out = _measure(put, get, n, server_pid)
     finally:
         q.close()
         qm.disconnect()
+    out["put"]["steps"], out["get"]["steps"] = put_sizes, get_sizes
+    return out
+
+
+def bound_problems(best: dict) -> list[str]:
+    """The raw-socket bound checked (scripts/bench/bounds.py): no size of 0, and not slower than any
+    client it bounds.  Its put and get are not compared with each other: the server's MQPUT and
+    MQGET are different work."""
+    if "bound" not in best:
+        return []
+    found = [Bound(f"bound: {verb}", r["per_s"], tuple(map(tuple, r["steps"]))) for verb, r in best["bound"].items()]
+    bounded = [(f"bound: {verb}", f"{c}: {verb}", best[c][verb]["per_s"])
+               for c in best if c != "bound" for verb in ("put", "get")]
+    return problems(found, bounded, compare=set())
 
 
 RUNNERS = {"ibmmq": run_ibmmq, "pymqi": run_pymqi, "pymqe": run_pymqe, "bound": run_bound}
@@ -220,15 +245,18 @@ def main() -> int:
             r = best[c][verb]
             rel = f"  {100 * r['per_s'] / bound:5.1f}% of bound" if bound else ""
             label = "MQ" + verb.upper() if c in ("pymqe", "bound") else "Queue." + verb
-            print(f"{c:6} {label + ':':10} {r['per_s']:9,.0f}/s{rel}  ({B.cpu_note(r)})")
+            sizes = f", {sizes_text(r['steps'])} bytes" if "steps" in r else ""
+            print(f"{c:6} {label + ':':10} {r['per_s']:9,.0f}/s{rel}  ({B.cpu_note(r)}{sizes})")
     if "ibmmq" in best and "pymqi" in best:
         for verb in ("put", "get"):
             ratio = best["pymqi"][verb]["per_s"] / best["ibmmq"][verb]["per_s"]
             print(f"pymqi/ibmmq {verb}: {ratio:.3f}")
+    implausible = bound_problems(best)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"messages": args.messages, "size": args.size,
-                                                       "repeat": args.repeat, "best": best}, indent=2))
-    return 0
+                                                       "repeat": args.repeat, "best": best,
+                                                       "implausible": implausible}, indent=2))
+    return fail_if_implausible(implausible)
 
 
 if __name__ == "__main__":

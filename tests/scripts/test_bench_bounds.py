@@ -1,0 +1,205 @@
+"""The benchmarks' plausibility check of their bounds (issue 35: "check the bounds before the figures"):
+scripts/bench/bounds.py, and ibmmq_mqi.py's echo and its wiring of its bounds.  No timing is asserted:
+the rates given to the check are made up, and the echo is run only for what it reports."""
+
+from __future__ import annotations
+
+import importlib
+import pathlib
+import sys
+
+import pytest
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench"
+
+
+def _load(name: str):
+    """A bench module by its name, as the benches import each other (scripts/bench is no package)."""
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    return importlib.import_module(name)
+
+
+bounds = _load("bounds")
+Bound = bounds.Bound
+
+PUT, GET, INQ = ((696, 596),), ((532, 632),), ((68, 72),)  # the sizes ibmmq_mqi.py's echo measured
+
+
+def test_near_equal_echoes_at_near_equal_rates_are_plausible():
+    found = [Bound("echo: put", 29_000, PUT), Bound("echo: get", 27_500, GET), Bound("echo: inq", 31_000, INQ)]
+    assert bounds.problems(found) == []
+
+
+def test_the_issue_s_echoes_4_8x_apart_for_near_equal_sizes_are_named():
+    # issue 35: MQPUT's echo 70,616/s against MQGET's 14,853/s in the same rounds
+    found = bounds.problems([Bound("echo: put", 70_616, PUT), Bound("echo: get", 14_853, GET)])
+    assert len(found) == 1
+    assert "'echo: get'" in found[0] and "4.8x apart" in found[0] and "532 -> 632" in found[0]
+
+
+def test_a_spread_just_inside_the_factor_passes_and_just_outside_fails():
+    rate = 20_000
+    inside = bounds.problems([Bound("a", rate, PUT), Bound("b", rate * bounds.MAX_RATE_SPREAD * 0.99, GET)])
+    outside = bounds.problems([Bound("a", rate, PUT), Bound("b", rate * bounds.MAX_RATE_SPREAD * 1.01, GET)])
+    assert inside == [] and len(outside) == 1
+
+
+def test_sizes_far_apart_are_not_compared():
+    # 140 bytes a round trip against 1,292: not near-equal, so their rates may differ
+    assert bounds.problems([Bound("echo: put", 10_000, PUT), Bound("echo: inq", 40_000, INQ)]) == []
+
+
+def test_segments_beyond_one_loopback_write_are_not_compared():
+    big, bigger = ((40_000, 40_000),), ((42_000, 42_000),)  # over bounds.LOOPBACK_SEGMENT
+    assert bounds.problems([Bound("a", 1_000, big), Bound("b", 9_000, bigger)]) == []
+
+
+def test_rates_are_compared_per_round_trip():
+    # MQOPEN+MQCLOSE counts pairs: 10,000 pairs/s are 20,000 round trips/s, the rate of one call's echo
+    pair = ((252, 252), (56, 52))  # 306 bytes a round trip
+    single = ((150, 150),)
+    assert bounds.problems([Bound("pair", 10_000, pair), Bound("single", 20_000, single)]) == []
+    assert len(bounds.problems([Bound("pair", 20_000, pair), Bound("single", 20_000, single)])) == 1
+    assert len(bounds.problems([Bound("pair", 5_000, pair), Bound("single", 20_000, single)])) == 1
+
+
+def test_only_the_named_bounds_are_compared_with_each_other():
+    found = [Bound("echo: put", 30_000, PUT), Bound("replay: get", 5_000, GET)]
+    assert bounds.problems(found, compare={"echo: put"}) == []
+    assert len(bounds.problems(found)) == 1
+
+
+@pytest.mark.parametrize("steps, which", [(((696, 0),), "reply of 0 bytes"), (((0, 596),), "request of 0 bytes"),
+                                          (((252, 252), (56, 0)), "round trip 2 has a reply of 0 bytes")])
+def test_a_zero_size_is_named(steps, which):
+    found = bounds.problems([Bound("echo: close", 50_000, steps)])
+    assert len(found) == 1 and "'echo: close'" in found[0] and which in found[0]
+
+
+def test_a_bound_slower_than_what_it_bounds_is_named():
+    found = [Bound("echo: put", 9_000, PUT), Bound("ibmmq alone: put", 25_000)]
+    bounded = [("echo: put", "replay: put", 12_000), ("ibmmq alone: put", "ibmmq: put", 6_000),
+               ("missing", "x", 1.0)]
+    assert bounds.problems(found, bounded) == [
+        "bound 'echo: put': 9,000/s is slower than 'replay: put' at 12,000/s, the figure it bounds"]
+
+
+def test_the_exit_status_and_the_message(capsys):
+    assert bounds.fail_if_implausible([]) == 0
+    assert capsys.readouterr().err == ""
+    assert bounds.fail_if_implausible(["bound 'x': why"]) == 3
+    err = capsys.readouterr().err
+    assert "IMPLAUSIBLE BOUND: bound 'x': why" in err and "not valid" in err
+
+
+def test_sizes_text():
+    assert bounds.sizes_text(((252, 252), (56, 52))) == "252 -> 252 + 56 -> 52"
+    assert bounds.sizes_text(()) == "-"
+
+
+# ------------------------------------------------------------------------------------------------
+# ibmmq_mqi.py: its echo and the bounds it checks
+# ------------------------------------------------------------------------------------------------
+
+mqi_bench = _load("ibmmq_mqi")
+SIZES = {"put": [(696, 596)], "get": [(532, 632)], "inq": [(68, 72)], "open+close": [(252, 252), (56, 52)],
+         "ping": [(252, 252), (632, 596), (500, 496), (56, 52)],
+         "create": [(252, 252), (720, 596), (500, 496), (56, 52)]}
+
+
+def test_the_echo_measures_every_call_in_one_loop_with_its_sizes_on_a_connection_per_round():
+    echo = mqi_bench.Echo()
+    try:
+        first = echo.run(SIZES, 20)
+        second = echo.run(SIZES, 20)  # a second connection to the same echo server
+    finally:
+        echo.close()
+    assert echo.proc.returncode is not None
+    for run in (first, second):
+        assert list(run) == [label for _, label in mqi_bench.ECHOED]
+        for key, label in mqi_bench.ECHOED:
+            assert run[label]["count"] == 20 and run[label]["per_s"] > 0
+            assert run[label]["steps"] == [list(step) for step in SIZES[key]]
+
+
+def _results() -> dict:
+    """Made-up figures of one ibmmq_mqi.py run, each bound above what it bounds."""
+    steps = {label: [list(s) for s in SIZES[key]] for key, label in mqi_bench.ECHOED}
+    out = {"echo": {label: {"per_s": 20_000.0 / len(steps[label]), "steps": steps[label]} for label in steps},
+           "replay": {label: {"per_s": 8_000.0 / len(steps[label]), "steps": steps[label]} for label in steps},
+           "transport": {name: {"per_s": 7_000.0} for name in mqi_bench.MQI_CALLS},
+           "ibmmq": {name: {"per_s": 3_000.0} for name in mqi_bench.MQI_CALLS}}
+    out["ibmmq alone"] = {name: {"per_s": 20_000.0} for name in mqi_bench.MQI_CALLS}
+    for name, _ in mqi_bench.PCF_COMMANDS:
+        out["ibmmq"][name] = {"per_s": 500.0}
+        out["ibmmq alone"][name] = {"per_s": 2_000.0}
+    return out
+
+
+def _check(results: dict) -> list[str]:
+    return bounds.problems(*mqi_bench.bound_list(results))
+
+
+def test_the_bench_s_made_up_run_is_plausible():
+    assert _check(_results()) == []
+
+
+PUT_LABEL = "Queue.put 100 B"
+
+
+def test_the_bench_names_its_echo_slower_than_its_replay():
+    results = _results()
+    results["replay"][PUT_LABEL]["per_s"] = 25_000.0
+    assert _check(results) == ["bound 'echo: Queue.put 100 B': 20,000/s is slower than 'replay: Queue.put 100 B' "
+                               "at 25,000/s, the figure it bounds"]
+
+
+def test_the_bench_names_a_zero_reply_and_compares_only_its_echoes():
+    results = _results()
+    results["echo"][PUT_LABEL]["steps"] = [[696, 0]]
+    found = _check(results)
+    assert found == ["bound 'echo: Queue.put 100 B': round trip 1 has a reply of 0 bytes (696 -> 0), "
+                     "but the call it stands for has one"]
+    # replays of near-equal sizes may differ: the server's MQPUT and MQGET are different work
+    results = _results()
+    results["replay"][PUT_LABEL]["per_s"] = 2_000.0
+    assert _check(results) == [
+        "bound 'replay: Queue.put 100 B': 2,000/s is slower than 'ibmmqc direct: Queue.put 100 B' at 7,000/s, "
+        "the figure it bounds"]
+
+
+def test_the_bench_names_its_ibmmq_alone_slower_than_ibmmq():
+    results = _results()
+    results["ibmmq alone"]["PCFExecute Ping Q Mgr"]["per_s"] = 400.0
+    assert _check(results) == ["bound 'ibmmq alone: PCFExecute Ping Q Mgr': 400/s is slower than "
+                               "'ibmmq: PCFExecute Ping Q Mgr' at 500/s, the figure it bounds"]
+
+
+# ------------------------------------------------------------------------------------------------
+# pymqi_vs_ibmmq.py: its raw-socket bound
+# ------------------------------------------------------------------------------------------------
+
+pymqi_bench = _load("pymqi_vs_ibmmq")
+
+
+def _pymqi_best(bound_put: float, bound_get: float, get_reply: int = 552) -> dict:
+    best = {c: {"put": {"per_s": 1_500.0}, "get": {"per_s": 2_500.0}} for c in ("ibmmq", "pymqi", "pymqe")}
+    best["bound"] = {"put": {"per_s": bound_put, "steps": [[608, 508]]},
+                     "get": {"per_s": bound_get, "steps": [[452, get_reply]]}}
+    return best
+
+
+def test_pymqi_bench_bound_plausible_even_with_put_and_get_far_apart():
+    # the server's MQPUT and MQGET are different work: the raw bound's two are not compared
+    assert pymqi_bench.bound_problems(_pymqi_best(5_000.0, 14_000.0)) == []
+    assert pymqi_bench.bound_problems({"ibmmq": {}}) == []  # --clients without the bound
+
+
+def test_pymqi_bench_names_its_bound_slower_than_a_client_or_without_a_reply():
+    assert pymqi_bench.bound_problems(_pymqi_best(1_400.0, 14_000.0)) == [
+        f"bound 'bound: put': 1,400/s is slower than '{c}: put' at 1,500/s, the figure it bounds"
+        for c in ("ibmmq", "pymqi", "pymqe")]
+    found = pymqi_bench.bound_problems(_pymqi_best(5_000.0, 14_000.0, get_reply=0))
+    assert found == ["bound 'bound: get': round trip 1 has a reply of 0 bytes (452 -> 0), "
+                     "but the call it stands for has one"]

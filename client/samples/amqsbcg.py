@@ -336,9 +336,4 @@ def dump(data: bytes, mbcsmax: int, lines_printed: int) -> int:
     return lines_printed
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

@@ -7,8 +7,6 @@ longer than 65,535 bytes is shown truncated (``  --- truncated``).  Nothing is r
 
 from __future__ import annotations
 
-from typing import Optional
-
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD
 
@@ -21,14 +19,11 @@ BUFFER = 65535
 
 
 def main(args: list[str], client: bool) -> int:
-    S.say(f"Sample {NAME} (browse) start")
-    if not args:
-        S.say("Required parameter missing - queue name")
+    if not S.started(f"{NAME} (browse)", args, "queue name"):
         return 99
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
-    qmgr = args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else ""
-    S.say(qmgr)
-    qm = S.connect(qmgr, client=client, appl_name="amqsgbr" + ("c" if client else ""), verb="MQCONN")
+    S.say(args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else "")  # IBM's prints the name given
+    qm = S.connect_sample(args, client, "amqsgbr", verb="MQCONN")
     hobj = open_or_say(qm, od, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING, "unable to open queue for input")
     if hobj is not None:
         gmo = MQGMO(Version=C.MQGMO_VERSION_2, MatchOptions=C.MQMO_NONE,
@@ -57,14 +52,7 @@ def main(args: list[str], client: bool) -> int:
             if comp == C.MQCC_FAILED:
                 break
         S.close(qm, hobj)
-    S.disconnect(qm)
-    S.say(f"Sample {NAME} (browse) end")
-    return 0
+    return S.end(qm, f"{NAME} (browse)")
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

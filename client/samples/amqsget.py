@@ -21,31 +21,17 @@ BUFFER = 65535
 
 
 def main(args: list[str], client: bool) -> int:
-    S.say(f"Sample {NAME} start")
-    if not args:
-        S.say("Required parameter missing - queue name")
+    if not S.started(NAME, args, "queue name"):
         return 99
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
-    user, password = S.sample_credentials()
-    qm = S.connect(args[1] if len(args) > 1 else "", client=client, appl_name="amqsget" + ("c" if client else ""),
-                   user=user, password=password)
-    if len(args) > 2:
-        options = S.atoi(args[2])
-        S.say(f"open  options are {options}")
-    else:
-        options = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
+    qm = S.connect_sample(args, client, "amqsget")
+    options = S.option(args, 2, "open  options are", C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING)
     hobj = open_or_say(qm, od, options, "unable to open queue for input")
     if hobj is not None:
         gmo = MQGMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT, WaitInterval=WAIT_MS)
         get_loop(qm, hobj, gmo, BUFFER)
-        close_options = C.MQCO_NONE
-        if len(args) > 3:
-            close_options = S.atoi(args[3])
-            S.say(f"close options are {close_options}")
-        S.close(qm, hobj, close_options)
-    S.disconnect(qm)
-    S.say(f"Sample {NAME} end")
-    return 0
+        S.close_as_asked(qm, hobj, args, 3)
+    return S.end(qm, NAME)
 
 
 def open_or_say(qm, od: MQOD, options: int, unable: str) -> Optional[int]:
@@ -80,9 +66,4 @@ def get_loop(qm, hobj: int, gmo: MQGMO, buffer_length: int, announce: str = "") 
         S.write(b"message <" + S.c_string(data) + b">\n")
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

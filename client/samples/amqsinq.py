@@ -8,8 +8,6 @@ are inhibited, ``; GET inhibited``.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from qmlite.pcf import constants as C
 
 from . import common as S
@@ -29,9 +27,4 @@ def main(args: list[str], client: bool) -> int:
     return triggered.main(NAME, args, client, inquire, C.MQOO_INQUIRE, convert=True)
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

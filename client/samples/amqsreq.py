@@ -24,12 +24,9 @@ REPLY_BUFFER = 64
 
 
 def main(args: list[str], client: bool) -> int:
-    S.say(f"Sample {NAME} start")
-    if not args:
-        S.say("Required parameter missing - queue name")
+    if not S.started(NAME, args, "queue name"):
         return 99
-    qm = S.connect(args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else "", client=client,
-                   appl_name="amqsreq" + ("c" if client else ""), verb="MQCONN")
+    qm = S.connect_sample(args, client, "amqsreq", verb="MQCONN")
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
     S.say(f"server queue is {od.ObjectName}")
     try:
@@ -60,9 +57,7 @@ def main(args: list[str], client: bool) -> int:
         S.say(f"MQCLOSE (server) ended with reason code {exc.reason}")
     if hreply is not None:
         S.close(qm, hreply, C.MQCO_NONE if len(args) > 2 else C.MQCO_DELETE, "MQCLOSE (reply)")
-    S.disconnect(qm)
-    S.say(f"Sample {NAME} end")
-    return 0
+    return S.end(qm, NAME)
 
 
 def send_requests(qm, hobj: int, reply_q: str) -> None:
@@ -105,9 +100,4 @@ def read_replies(qm, hreply: int) -> None:
             S.say(f"  report with feedback = {got.Feedback}")
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

@@ -7,8 +7,6 @@ AMQSSETA; ``triggered.py``).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from qmlite.pcf import constants as C
 
 from . import common as S
@@ -26,9 +24,4 @@ def main(args: list[str], client: bool) -> int:
     return triggered.main(NAME, args, client, inhibit_put, C.MQOO_SET, convert=False)
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

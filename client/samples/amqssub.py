@@ -22,17 +22,11 @@ BUFFER = 1023
 
 
 def main(args: list[str], client: bool) -> int:
-    S.say(f"Sample {NAME} start")
-    if not args:
-        S.say("Required parameter missing - topic string")
+    if not S.started(NAME, args, "topic string"):
         return 99
-    user, password = S.sample_credentials()
-    qm = S.connect(args[1] if len(args) > 1 else "", client=client, appl_name="amqssub" + ("c" if client else ""),
-                   user=user, password=password)
-    options = C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_FAIL_IF_QUIESCING | C.MQSO_MANAGED
-    if len(args) > 2:
-        options = S.atoi(args[2])
-        S.say(f"MQSUB SD.Options are {options}")
+    qm = S.connect_sample(args, client, "amqssub")
+    options = S.option(args, 2, "MQSUB SD.Options are",
+                       C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_FAIL_IF_QUIESCING | C.MQSO_MANAGED)
     sd = MQSD(Options=options, ObjectString=MQCHARV(args[0]))
     handles: Optional[tuple[int, int]] = None
     try:
@@ -49,14 +43,7 @@ def main(args: list[str], client: bool) -> int:
         get_loop(qm, hobj, gmo, BUFFER, announce=f"Calling MQGET : {WAIT_MS // 1000} seconds wait time")
         S.close(qm, hsub)
         S.close(qm, hobj)
-    S.disconnect(qm)
-    S.say(f"Sample {NAME} end")
-    return 0
+    return S.end(qm, NAME)
 
 
-def local(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=False)
-
-
-def client(argv: Optional[list[str]] = None) -> None:
-    S.run(main, argv, client=True)
+local, client = S.entry_points(main)

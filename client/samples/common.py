@@ -27,6 +27,7 @@ import sys
 from typing import Iterator, NoReturn, Optional
 
 from qmlite.pcf import constants as C
+from qmlite.pcf.mqi import MQMD, MQPMO
 
 from ..errors import MQIError
 
@@ -94,6 +95,21 @@ def fgets(size: int) -> Optional[bytes]:
     at the end of input.  A longer line comes back in pieces, as IBM's samples read it."""
     line = sys.stdin.buffer.readline(size - 1)
     return line or None
+
+
+def put_lines(qm, hobj: int, pmo_options: int, size: int) -> None:
+    """amqsput's and amqspub's loop: each line of :func:`input_lines` one MQSTR message, until a put fails
+    (its reason printed as IBM's).  The MQMD is not written back by qmlite's put, so each put gets a new
+    MsgId without amqsput0.c's reset of it."""
+    md = MQMD(Format=C.MQFMT_STRING, CodedCharSetId=client_ccsid())
+    pmo = MQPMO(Options=pmo_options)
+    for line in input_lines(size):
+        try:
+            qm.put(hobj, md, pmo, line)
+        except MQIError as exc:
+            say(f"MQPUT ended with reason code {exc.reason}")
+            if exc.comp == C.MQCC_FAILED:
+                return
 
 
 def input_lines(size: int) -> Iterator[bytes]:
@@ -235,6 +251,58 @@ def close(qm, hobj: int, options: int = C.MQCO_NONE, label: str = "MQCLOSE") -> 
         qm.close(hobj, options)
     except MQIError as exc:
         say(f"{label} ended with reason code {exc.reason}")
+
+
+def connect_sample(args: list[str], client: bool, program: str, *, verb: str = "MQCONNX"):
+    """The connect of the samples that take ``QName [QMgrName ...]``: MQSAMP_USER_ID (for MQCONNX's
+    samples, as IBM's call setup_mqsamp_user_id), then :func:`connect` to ``args[1]``."""
+    user, password = sample_credentials() if verb == "MQCONNX" else (None, None)
+    qmgr = args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else ""
+    return connect(qmgr, client=client, appl_name=program + ("c" if client else ""), verb=verb,
+                   user=user, password=password)
+
+
+def started(name: str, args: list[str], missing: str) -> bool:
+    """The sample's first line; False, after IBM's line for it, when the first argument is missing (the
+    sample then exits 99)."""
+    say(f"Sample {name} start")
+    if args:
+        return True
+    say(f"Required parameter missing - {missing}")
+    return False
+
+
+def option(args: list[str], at: int, label: str, default: int) -> int:
+    """Options given as ``args[at]`` (C's atoi; printed as ``label N``, as IBM's samples print them), else
+    ``default``."""
+    if len(args) <= at:
+        return default
+    value = atoi(args[at])
+    say(f"{label} {value}")
+    return value
+
+
+def close_as_asked(qm, hobj: int, args: list[str], at: int) -> None:
+    """amqsput's and amqsget's MQCLOSE: the options from ``args[at]`` when given, else none."""
+    close(qm, hobj, option(args, at, "close options are", C.MQCO_NONE))
+
+
+def end(qm, name: str) -> int:
+    """MQDISC and the sample's last line."""
+    disconnect(qm)
+    say(f"Sample {name} end")
+    return 0
+
+
+def entry_points(main):
+    """The two console scripts of a sample: ``local`` (amqsput) and ``client`` (amqsputc)."""
+    def local(argv: Optional[list[str]] = None) -> None:
+        run(main, argv, client=False)
+
+    def client(argv: Optional[list[str]] = None) -> None:
+        run(main, argv, client=True)
+
+    return local, client
 
 
 def run(main, argv: Optional[list[str]], client: bool) -> NoReturn:

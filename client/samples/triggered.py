@@ -74,9 +74,7 @@ def main(name: str, args: list[str], client: bool, action: Action, open_options:
         if not serve(qm, md, request, action, open_options):
             break
     S.close(qm, hobj)
-    S.disconnect(qm)
-    S.say(f"Sample {name} end")
-    return 0
+    return S.end(qm, name)
 
 
 def serve(qm, md: MQMD, request: bytes, action: Action, open_options: int) -> bool:

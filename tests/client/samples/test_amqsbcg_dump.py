@@ -6,6 +6,8 @@ manager stored (the MQMD the put returned)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from qmlite.pcf import constants as C
@@ -196,3 +198,18 @@ def test_an_unknown_queue_or_queue_manager(server):
     done = run(["amqsbcgc", "DEV.QUEUE.1", "QM9"], environment(server))
     assert (done.returncode, done.stdout.decode().split("\n")[4:]) == (
         2, [" MQCONNX failed with CompCode:2, Reason:2058", ""])
+
+
+def test_a_message_longer_than_the_buffer_is_dumped_truncated(server):
+    put(server, "DEV.QUEUE.2", bytes(range(256)) * 300, Format=C.MQFMT_NONE)  # 76,800 bytes
+    code, lines = bcg(server, "DEV.QUEUE.2")
+    assert code == 0
+    assert " MQGET of message number 1, CompCode:1 Reason:2079" in lines  # MQRC_TRUNCATED_MSG_ACCEPTED
+    at = lines.index(" length - 65536 of 76800 bytes")
+    dump = [line for line in lines[at + 2:] if re.match(r"[0-9A-F]{8}: ", line)]
+    assert len(dump) == 65536 // 16 and dump[-1].startswith("0000FFF0:  F0F1 F2F3")
+    assert dump[2] == "00000020:  2021 2223 2425 2627 2829 2A2B 2C2D 2E2F ' !\"#$%&'()*+,-./'"
+    assert " Largest message 76800 bytes." in lines
+    get = run(["amqsgetc", "DEV.QUEUE.2"], environment(server))  # amqsget counts it a failure: it stays
+    assert get.stdout.decode().splitlines() == ["Sample AMQSGET0 start", "MQGET ended with reason code 2080",
+                                                "Sample AMQSGET0 end"]

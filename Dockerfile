@@ -18,6 +18,13 @@ COPY pipeline/ pipeline/
 RUN pip install --no-cache-dir . \
     && useradd --system --uid 1001 --home-dir /var/lib/qmlite qmlite \
     && mkdir -p /var/lib/qmlite /etc/mqm && chown qmlite /var/lib/qmlite
+# IBM's sample programs where IBM's image has them, /opt/mqm/samp/bin (amqsput, amqsputc, ...: links to the
+# console scripts pip put in /usr/local/bin, where the container's chkmqready, chkmqhealthy and
+# chkmqstarted are too, as in IBM's image; docs/samples.md).
+RUN mkdir -p /opt/mqm/samp/bin \
+    && for s in amqsput amqsget amqsgbr amqsbcg amqspub amqssub amqsreq amqsinq amqsset; do \
+         ln -s /usr/local/bin/$s /opt/mqm/samp/bin/$s && ln -s /usr/local/bin/${s}c /opt/mqm/samp/bin/${s}c; \
+       done
 # The sources stay behind: in /opt/qmlite, `python -m qmlite ...` or `python -c "import qmlite..."` (a
 # `docker exec`) would import the copied qmlite/ folder, not the installed package (decision PK5).
 WORKDIR /var/lib/qmlite
@@ -29,6 +36,7 @@ ENV MQ_QMGR_NAME=QM1 \
 USER qmlite
 VOLUME ["/var/lib/qmlite"]
 EXPOSE 1414 9443
+# IBM's liveness check: the queue manager on 127.0.0.1:1414 answers the MQ protocol (chkmq.py)
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
-    CMD ["python", "-c", "import socket; socket.create_connection(('127.0.0.1', 1414), 2).close()"]
+    CMD ["chkmqhealthy"]
 ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--data-dir", "/var/lib/qmlite", "--mqsc-dir", "/etc/mqm"]

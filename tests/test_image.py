@@ -50,7 +50,7 @@ def test_the_image_is_configured_as_the_dockerfile_says(image):
     assert config["Entrypoint"] == wheelkit.entrypoint()
     assert config["User"] == "qmlite" and config["WorkingDir"] == str(wheelkit.last_workdir())
     assert {f"{k}={v}" for k, v in wheelkit.image_env().items()} <= set(config["Env"])
-    assert config["Healthcheck"]["Test"][0] == "CMD"
+    assert config["Healthcheck"]["Test"] == ["CMD", "chkmqhealthy"]  # IBM's check (docs/samples.md)
 
 
 def test_the_images_entrypoint_serves_ibmmq(image, container, tmp_path):
@@ -71,6 +71,12 @@ def test_the_images_entrypoint_serves_ibmmq(image, container, tmp_path):
         assert queue.get() == b"through the image"
         qmgr.disconnect()
         assert served.http_port
+        # IBM's sample at IBM's path, and the HEALTHCHECK's command, as `docker exec` runs them
+        script = (f"printf 'sampled\\n' | MQSERVER='DEV.APP.SVRCONN/TCP/127.0.0.1({served.port})' "
+                  f"/opt/mqm/samp/bin/amqsputc DEV.QUEUE.1 QM1 && QMLITE_PORT={served.port} chkmqhealthy")
+        out = _buildah("run", "--isolation", "chroot", "--network", "host", container, "--", "sh", "-c", script)
+        assert out.splitlines() == ["Sample AMQSPUT0 start", "target queue is DEV.QUEUE.1", "Sample AMQSPUT0 end",
+                                    "QMNAME(QM1)".ljust(58) + "STATUS(RUNNING)"]
     finally:
         # buildah run passes SIGTERM on but may kill the chroot's processes before qmlite has quiesced, and
         # then exits 1: how a container stops is the engine's business, not the image's

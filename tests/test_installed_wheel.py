@@ -167,3 +167,16 @@ def test_runmqsc_against_the_running_server(venv, outside, entrypoint_server):
                stdin="DISPLAY QLOCAL(VENV.Q) DESCR\n")
     assert "AMQ8409I: Display Queue details." in out.stdout
     assert "QUEUE(VENV.Q)" in out.stdout and "DESCR(from the mqsc folder)" in out.stdout
+
+
+def test_the_samples_and_checks_are_installed_console_scripts(venv, outside, entrypoint_server):
+    port = entrypoint_server.port
+    env = {**venv.env, "MQSERVER": f"DEV.APP.SVRCONN/TCP/127.0.0.1({port})", "QMLITE_PORT": str(port)}
+    put = subprocess.run([venv.bin("amqsputc"), "DEV.QUEUE.2", "QM1"], cwd=outside, env=env, input="from the wheel\n",
+                         capture_output=True, text=True, timeout=120)
+    assert put.stdout.splitlines() == ["Sample AMQSPUT0 start", "target queue is DEV.QUEUE.2", "Sample AMQSPUT0 end"]
+    browse = subprocess.run([venv.bin("amqsgbr"), "DEV.QUEUE.2"], cwd=outside, env=env, capture_output=True,
+                            text=True, timeout=120)  # the local name: QMLITE_PORT's server, as admin
+    assert "1 <from the wheel>" in browse.stdout.splitlines()
+    for check in ("chkmqready", "chkmqhealthy", "chkmqstarted"):
+        assert subprocess.run([venv.bin(check)], cwd=outside, env=env, capture_output=True, timeout=120).returncode == 0

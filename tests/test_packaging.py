@@ -32,9 +32,9 @@ def test_the_rule_finds_every_package_folder_under_the_roots(tmp_path):
 
 def test_the_wheels_packages_include_those_a_hand_list_left_out():
     found = RULE.package_folders(wheelkit.REPO)
-    assert {"qmlite.registry.testing", "qmlite.server.http", "ibmmqc", "pymqe"} <= set(found)
+    assert {"qmlite.registry.testing", "qmlite.server.http", "qmlite.client.samples", "ibmmqc", "pymqe"} <= set(found)
     assert found["ibmmqc"] == wheelkit.REPO / "client" / "ibmmqc"
-    assert not any(name.startswith("qmlite.client.") for name in found)  # ibmmqc and pymqe are top level
+    assert not {"qmlite.client.ibmmqc", "qmlite.client.pymqe"} & set(found)  # ibmmqc and pymqe are top level
     conf = tomllib.loads((wheelkit.REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert "packages" not in conf  # a hand list beside the rule would win over it
 

@@ -60,9 +60,12 @@ def _script(text: str) -> str:
 def test_sh_example(workdir, server, block):
     env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}"
                f"{os.environ['PATH']}", QMLITE_DOCS_PORT=str(server.port), QMLITE_DOCS_HTTP_PORT=str(server.http_port),
-               PWD=str(workdir))
+               PWD=str(workdir), QMLITE_PORT=str(server.port))  # QMLITE_PORT: the local samples' server
     env.pop("MQ_ADMIN_PASSWORD", None)
-    run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", _script(block.text)], cwd=workdir, env=env,
+    env.pop("MQSERVER", None)
+    # MQSERVER='...127.0.0.1(1414)' in an example (docs/samples.md) names the test's server
+    script = D.on_port(_script(block.text), server.port)
+    run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=workdir, env=env,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, f"{block.where}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
 

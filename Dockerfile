@@ -15,9 +15,13 @@ COPY registry/ registry/
 COPY server/ server/
 COPY client/ client/
 COPY pipeline/ pipeline/
+# IBM's control commands (runmqsc, dmpmqcfg, dspmq ...) are console scripts of the wheel, on PATH; IBM's
+# image also has them at /opt/mqm/bin, which scripts call by that path (docs/control-commands.md).
 RUN pip install --no-cache-dir . \
     && useradd --system --uid 1001 --home-dir /var/lib/qmlite qmlite \
-    && mkdir -p /var/lib/qmlite /etc/mqm && chown qmlite /var/lib/qmlite
+    && mkdir -p /var/lib/qmlite /etc/mqm /opt/mqm/bin && chown qmlite /var/lib/qmlite \
+    && for c in runmqsc dspmq dspmqver setmqaut dspmqaut dmpmqaut dmpmqcfg crtmqm strmqm endmqm dltmqm; do \
+           ln -s "$(command -v "$c")" "/opt/mqm/bin/$c"; done
 # The sources stay behind: in /opt/qmlite, `python -m qmlite ...` or `python -c "import qmlite..."` (a
 # `docker exec`) would import the copied qmlite/ folder, not the installed package (decision PK5).
 WORKDIR /var/lib/qmlite
@@ -25,6 +29,7 @@ WORKDIR /var/lib/qmlite
 # IBM's names; LICENSE=accept is accepted and ignored (qmlite is Apache-2.0).  /etc/mqm holds start-up
 # *.mqsc files, run in name order after the default objects, as IBM's image runs them.
 ENV MQ_QMGR_NAME=QM1 \
+    QMLITE_DATA_DIR=/var/lib/qmlite \
     PYTHONUNBUFFERED=1
 USER qmlite
 VOLUME ["/var/lib/qmlite"]

@@ -15,6 +15,7 @@ import os
 import pathlib
 import subprocess
 import textwrap
+import tomllib
 
 import pytest
 
@@ -167,3 +168,14 @@ def test_runmqsc_against_the_running_server(venv, outside, entrypoint_server):
                stdin="DISPLAY QLOCAL(VENV.Q) DESCR\n")
     assert "AMQ8409I: Display Queue details." in out.stdout
     assert "QUEUE(VENV.Q)" in out.stdout and "DESCR(from the mqsc folder)" in out.stdout
+
+
+def test_ibms_control_commands_are_installed_and_run(venv, outside, entrypoint_server):
+    # every console script of IBM's name is in the venv's bin (the image links them into /opt/mqm/bin)
+    scripts = tomllib.loads((wheelkit.REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    ibm = sorted(name for name, target in scripts.items() if target.startswith("qmlite.ibmcli:"))
+    assert ibm and all(pathlib.Path(venv.bin(name)).is_file() for name in ibm)
+    env_port = {**venv.env, "QMLITE_PORT": str(entrypoint_server.port)}
+    done = subprocess.run([venv.bin("runmqsc"), "QM1"], cwd=outside, env=env_port, input="DISPLAY QLOCAL(VENV.Q)\n",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.endswith("All valid MQSC commands were processed.\n"), done.stderr

@@ -160,6 +160,8 @@ def _object(section: Section, otype: K.ObjectType, name_pid: int | None, params:
         noun = _Q_NOUN.get(values.get(C.MQIA_Q_TYPE))  # type: ignore[arg-type]
         if noun is None:  # a cluster queue is another queue manager's definition
             return None
+        if noun == "QLOCAL" and values.get(C.MQIA_DEFINITION_TYPE) == C.MQQDT_TEMPORARY_DYNAMIC:
+            return None  # an application's reply queue (dmpmqcfg's own too): gone when it closes
         kind = noun
         skip.add("TYPE")
     elif section.type == "channel":
@@ -224,7 +226,7 @@ def _lines(obj: _Object, fmt: str, defaults: dict[str, _Object]) -> list[str]:
 
 
 # ---- authority records ---------------------------------------------------------------------------
-_SETMQAUT_TYPE = {"QUEUE": "queue", "QMGR": "qmgr", "TOPIC": "topic", "CHANNEL": "channel", "NAMELIST": "namelist",
+SETMQAUT_TYPE = {"QUEUE": "queue", "QMGR": "qmgr", "TOPIC": "topic", "CHANNEL": "channel", "NAMELIST": "namelist",
                   "PROCESS": "process", "AUTHINFO": "authinfo", "LISTENER": "listener", "SERVICE": "service",
                   "COMMINFO": "comminfo", "CLNTCONN": "clntconn", "RQMNAME": "rqmname"}
 _GRTMQMAUT_TYPE = {"QUEUE": "*Q", "QMGR": "*MQM", "TOPIC": "*TOPIC", "CHANNEL": "*CHL", "NAMELIST": "*NMLIST",
@@ -262,7 +264,7 @@ def authrec_line(rec: AuthRecord, fmt: str, qmgr_name: str) -> str:
         who = "-p" if rec.entity_type != "GROUP" else "-g"
         name = [] if rec.objtype == "QMGR" else ["-n", _shell(rec.profile)]
         flags = [f"+{a.lower()}" for a in rec.auths]
-        return " ".join(["setmqaut", "-m", _shell(qmgr_name), *name, "-t", _SETMQAUT_TYPE.get(rec.objtype, "queue"),
+        return " ".join(["setmqaut", "-m", _shell(qmgr_name), *name, "-t", SETMQAUT_TYPE.get(rec.objtype, "queue"),
                          who, _shell(rec.entity), *flags])
     if fmt == "grtmqmaut":
         obj = quoted(rec.profile) if rec.objtype != "QMGR" else quoted(qmgr_name)

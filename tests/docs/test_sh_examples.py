@@ -60,7 +60,7 @@ def _script(text: str) -> str:
 def test_sh_example(workdir, server, block):
     env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}"
                f"{os.environ['PATH']}", QMLITE_DOCS_PORT=str(server.port), QMLITE_DOCS_HTTP_PORT=str(server.http_port),
-               PWD=str(workdir))
+               PWD=str(workdir), QMLITE_PORT=str(server.port))  # IBM's command names find it so (CT1)
     env.pop("MQ_ADMIN_PASSWORD", None)
     run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", _script(block.text)], cwd=workdir, env=env,
                          capture_output=True, text=True, timeout=120)

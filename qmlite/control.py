@@ -375,7 +375,7 @@ def setmqaut(argv: list[str], usage: str | None = None) -> int:
 
     parser = Parser(prog="qmlite setmqaut", add_help=usage is None)
     parser.add_argument("-m", dest="qmgr", default=None)
-    parser.add_argument("-t", dest="objtype", required=True)
+    parser.add_argument("-t", dest="objtype")
     parser.add_argument("-n", dest="name")
     parser.add_argument("-p", dest="principal")
     parser.add_argument("-g", dest="group")
@@ -392,19 +392,12 @@ def setmqaut(argv: list[str], usage: str | None = None) -> int:
         args = parser.parse_args(rest)
     except SystemExit as exc:  # --help (0), or arguments setmqaut does not take (IBM: 36)
         return 0 if exc.code == 0 else 36
-    objtype = OBJECT_TYPES.get(args.objtype.lower())
-    if objtype is None:
-        print(f"AMQ7076E: Invalid object type {args.objtype!r}.", file=sys.stderr)
-        return 148
-    if not (args.principal or args.group):
-        print("AMQ7079E: An entity (-p or -g) is required.", file=sys.stderr)
-        return 149
+    objtype, code = oam_arguments(args.objtype, args.principal, args.group, args.name)
+    if code:
+        return code
     if not (adds or removes):
         print("AMQ7085E: No authorizations specified.", file=sys.stderr)
         return 150
-    if objtype != "QMGR" and not args.name:
-        print("AMQ7087E: An object name (-n) is required.", file=sys.stderr)
-        return 146
     parts = ["SET AUTHREC"]
     if objtype != "QMGR":
         parts.append(f"PROFILE({_quote(args.name)})")
@@ -430,6 +423,25 @@ def setmqaut(argv: list[str], usage: str | None = None) -> int:
     for line in result.text:
         print(line, file=sys.stderr)
     return 71
+
+
+def oam_arguments(word: str | None, principal: str | None, group: str | None, name: str | None) -> tuple[str, int]:
+    """The checks setmqaut and dspmqaut share, in IBM's order: (the MQSC object type, 0), or ("", the
+    exit code) with IBM's message printed (147 no type, 148 an unknown one, 149 no entity, 146 no name)."""
+    objtype = OBJECT_TYPES.get((word or "").lower())
+    if not word:
+        print("AMQ7086E: An object type (-t) is required.", file=sys.stderr)
+        return "", 147
+    if objtype is None:
+        print(f"AMQ7076E: Invalid object type {word!r}.", file=sys.stderr)
+        return "", 148
+    if not (principal or group):
+        print("AMQ7079E: An entity (-p or -g) is required.", file=sys.stderr)
+        return "", 149
+    if objtype != "QMGR" and not name:
+        print("AMQ7087E: An object name (-n) is required.", file=sys.stderr)
+        return "", 146
+    return objtype, 0
 
 
 def _quote(value: str) -> str:

@@ -162,19 +162,9 @@ def dspmqaut(argv: list[str] | None = None) -> int:
     args = _parse("dspmqaut", parser, sys.argv[1:] if argv is None else argv)
     if isinstance(args, int):
         return args
-    objtype = control.OBJECT_TYPES.get((args.t or "").lower())
-    if not args.t:
-        print("AMQ7086E: An object type (-t) is required.", file=sys.stderr)
-        return 147
-    if objtype is None:
-        print(f"AMQ7076E: Invalid object type {args.t!r}.", file=sys.stderr)
-        return 148
-    if not (args.p or args.g):
-        print("AMQ7079E: An entity (-p or -g) is required.", file=sys.stderr)
-        return 149
-    if objtype != "QMGR" and not args.n:
-        print("AMQ7087E: An object name (-n) is required.", file=sys.stderr)
-        return 146
+    objtype, code = control.oam_arguments(args.t, args.p, args.g, args.n)
+    if code:
+        return code
     from qmlite.registry.mqsc import dump as D
 
     who = f"PRINCIPAL({D.quoted(args.p)})" if args.p else f"GROUP({D.quoted(args.g)})"

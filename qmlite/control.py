@@ -298,9 +298,7 @@ def dspmq(args: argparse.Namespace) -> int:
         fields.add("status")
     if "all" in fields:
         fields |= {"status", "default", "installation"}
-    from qmlite.registry.admin.commands import qmgr as Q
-
-    version = ".".join(str(int(Q.VERSION[i:i + 2])) for i in range(0, 8, 2))
+    version = presented_version()
     for name, status, default in listed:
         parts = [f"QMNAME({name})".ljust(58) if fields & {"status", "default", "installation"} else f"QMNAME({name})"]
         if "status" in fields:
@@ -313,6 +311,13 @@ def dspmq(args: argparse.Namespace) -> int:
         if getattr(args, "x", False) and status == "Running":
             print(f"    INSTANCE({socket.gethostname()}) MODE(Active)")
     return 0
+
+
+def presented_version() -> str:
+    """The IBM MQ version qmlite presents (DISPLAY QMGR VERSION 09010200): ``9.1.2.0``."""
+    from qmlite.registry.admin.commands import qmgr as Q
+
+    return ".".join(str(int(Q.VERSION[i:i + 2])) for i in range(0, 8, 2))
 
 
 _STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}

@@ -69,7 +69,7 @@ def _parse(prog: str, parser: _Parser, argv: list[str]) -> argparse.Namespace | 
     return args
 
 
-def _target_args(args: argparse.Namespace, qmgr: str, *, client: bool = False, wait: float | None = None,
+def _target_args(qmgr: str, *, client: bool = False, wait: float | None = None,
                  user: str | None = None) -> argparse.Namespace:
     """What qmlite/control.py's open_target reads: no --host/--port/--data-dir (CT1's environment)."""
     return argparse.Namespace(qmgr=qmgr or "", host=None, port=None, data_dir=None, channel=control.ADMIN_CHANNEL,
@@ -82,7 +82,7 @@ def runmqsc(argv: list[str] | None = None) -> int:
     parser.add_argument("-e", dest="no_echo", action="store_true")
     parser.add_argument("-v", dest="verify", action="store_true")
     parser.add_argument("-w", dest="wait", type=float)
-    parser.add_argument("-x", dest="xmitq", action="store_true")  # -w's z/OS form: accepted, as IBM's -x is
+    parser.add_argument("-x", dest="zos", action="store_true")  # with -w: the target is z/OS; accepted, unused
     parser.add_argument("-u", dest="user")
     parser.add_argument("-c", dest="client", action="store_true")
     parser.add_argument("-n", dest="ccdt_only", action="store_true")
@@ -94,7 +94,7 @@ def runmqsc(argv: list[str] | None = None) -> int:
     if args.ccdt_only:  # -n: IBM's runmqsc opens no queue manager, qmlite has nothing to run it on
         print(USAGE["runmqsc"], file=sys.stderr)
         return 20
-    ns = _target_args(args, args.qmgr, client=args.client, wait=args.wait, user=args.user)
+    ns = _target_args(args.qmgr, client=args.client, wait=args.wait, user=args.user)
     ns.file, ns.no_echo, ns.verify = None, args.no_echo, args.verify
     return control.runmqsc(ns)
 
@@ -110,18 +110,17 @@ def dspmq(argv: list[str] | None = None) -> int:
     args = _parse("dspmq", parser, sys.argv[1:] if argv is None else argv)
     if isinstance(args, int):
         return args
-    args.o = [o for o in (args.o or []) if o != "standby"] or (None if not args.o else ["status"])
-    ns = _target_args(args, "")
-    ns.m, ns.o, ns.s, ns.x = args.m, args.o, args.s, args.x
+    shown = [o for o in args.o or [] if o != "standby"]  # no standby instances here: the status says it
+    ns = _target_args("")
+    ns.m, ns.o, ns.s, ns.x = args.m, shown or (["status"] if args.o else None), args.s, args.x
     return control.dspmq(ns)
 
 
 # dspmqver -f: IBM's field bits, each a label and its value.
 def _version_fields() -> list[tuple[int, str, str]]:
     import qmlite
-    from qmlite.registry.admin.commands import qmgr as Q
 
-    version = ".".join(str(int(Q.VERSION[i:i + 2])) for i in range(0, 8, 2))
+    version = control.presented_version()
     return [(1, "Name", "qmlite (an IBM MQ stand-in)"), (2, "Version", version), (4, "Level", f"qmlite-{qmlite.__version__}"),
             (8, "BuildType", "qmlite - (Developer)"), (16, "Platform", f"qmlite for {platform.system()} (Python)"),
             (32, "Mode", "64-bit" if sys.maxsize > 2 ** 32 else "32-bit"),
@@ -248,7 +247,7 @@ def _with_target(qmgr: str | None, work, *, client: bool = False, ns: argparse.N
     """Open the queue manager (CT1), run ``work(target)``; 40 (IBM's "queue manager not available"
     of the OAM commands) or 72 (a name no server hosts) when none answers."""
     try:
-        target = control.open_target(ns or _target_args(argparse.Namespace(), qmgr or ""), None, None, client=client)
+        target = control.open_target(ns or _target_args(qmgr or ""), None, None, client=client)
     except Unreachable as exc:
         return control.not_available(exc, 72 if exc.reason == C.MQRC_Q_MGR_NAME_ERROR else 40)
     try:
@@ -284,7 +283,7 @@ def dmpmqcfg(argv: list[str] | None = None) -> int:
         print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return 40
     password = control._password(argparse.Namespace(user=args.u), sys.stdin.readline)
-    ns = _target_args(args, args.m or "", client=bool(args.client), user=args.u)
+    ns = _target_args(args.m or "", client=bool(args.client), user=args.u)
     if args.client and args.client != "default":
         ns.host, ns.port, ns.channel = _clntconn(args.client)
     options = D.Options(types=frozenset({args.t}), filter=args.x, name=args.n, all_attrs=args.a, format=args.o)

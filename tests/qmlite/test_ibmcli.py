@@ -104,6 +104,12 @@ setmqaut -m QM1 -n X.Q -t queue -p app --bogus +put 2> setusage.err; echo $? > s
 crtmqm QM1 2> crt.err; echo $? > crt.rc
 strmqm QM1 > str.out; echo $? > str.rc
 strmqm NOSUCH 2> strnone.err; echo $? > strnone.rc
+printf 'DEFINE QLOCAL(V.Q)\nDEFINE WIDGET(V)\n' | runmqsc -v QM1 > verify.out; echo $? > verify.rc
+echo 'DISPLAY QLOCAL(V.Q)' | runmqsc QM1 > verified.out; echo $? > verified.rc
+dspmqver -p 2 2> ver.err; echo $? > ver.rc
+setmqaut -m QM1 -n X.Q -t queue -p app +browse > /dev/null
+dmpmqaut -m QM1 -n X.Q -t queue -p app -a > aut-a.out
+dmpmqaut -m QM1 -n X.Q -t queue -l > aut-l.out
 """, tmp_path, served.port)
     assert done.returncode == 0, done.stderr
     read = {p.name: p.read_text() for p in tmp_path.glob("*.*") if p.suffix in (".out", ".err", ".rc")}
@@ -126,6 +132,11 @@ strmqm NOSUCH 2> strnone.err; echo $? > strnone.rc
     assert read["crt.rc"] == "8\n" and read["crt.err"] == "AMQ8110E: IBM MQ queue manager already exists.\n"
     assert (read["str.rc"], read["str.out"]) == ("5\n", "IBM MQ queue manager 'QM1' running.\n")
     assert read["strnone.rc"] == "16\n"
+    assert read["verify.rc"] == "10\n" and "One command has a syntax error." in read["verify.out"]
+    assert read["verified.rc"] == "10\n" and "AMQ8147E: IBM MQ object V.Q not found." in read["verified.out"]  # -v ran nothing
+    assert read["ver.rc"] == "10\n"
+    assert read["aut-a.out"] == "setmqaut -m QM1 -n X.Q -t queue -p app +browse\n"
+    assert read["aut-l.out"] == "profile: X.Q, type: queue\n"
 
 
 def test_dmpmqcfg_replayed_by_runmqsc_into_a_fresh_queue_manager(tmp_path):

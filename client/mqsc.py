@@ -60,7 +60,7 @@ class ServerTarget:
             except MQIError as exc:
                 responses = exc.responses or []
                 if not responses:
-                    raise Unreachable(f"no answer to the Escape command (reason {exc.reason})") from exc
+                    raise Unreachable(f"no answer to the Escape command (reason {exc.reason})", exc.reason) from exc
             text_lines: list[str] = []
             for response in responses:
                 for param in response.parameters:

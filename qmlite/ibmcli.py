@@ -387,21 +387,71 @@ def strmqm(argv: list[str] | None = None) -> int:
 
 
 def endmqm(argv: list[str] | None = None) -> int:
-    return _not_ended("endmqm", ("-c", "-i", "-p", "-w", "-r", "-s", "-x", "-z"), argv)
+    """Ends the server's default queue manager, and with it the server and every queue manager it hosts,
+    as SIGTERM does (``-r``: as SIGUSR1, clients asked to reconnect): STOP QMLITE QMGR.  ``-c`` (the
+    default) returns at once; ``-w``, ``-i`` and ``-p`` wait until the server has ended."""
+    parser = _Parser("endmqm")
+    for flag in ("-c", "-i", "-p", "-w", "-r", "-s", "-x", "-z"):
+        parser.add_argument(flag, action="store_true")
+    parser.add_argument("name")
+    args = _parse("endmqm", parser, sys.argv[1:] if argv is None else argv)
+    if isinstance(args, int):
+        return args
+    name = args.name
+
+    def end(target) -> int:
+        if name not in _hosted(target):
+            print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
+            return 16
+        try:
+            [result] = target.run(f"STOP QMLITE QMGR({name})" + (" RECONNECT" if args.r else ""))
+        except Unreachable as exc:
+            if exc.reason in _ENDING:  # the server ended before its answer arrived: it was accepted
+                return 0
+            raise
+        if result.completion_code != C.MQCC_OK:
+            print(*result.text, sep="\n", file=sys.stderr)
+            return 40 if result.reason_code == C.MQRC_NOT_AUTHORIZED else 71
+        return 0
+    code = _with_target("", end)
+    if code:
+        return code
+    if not (args.w or args.i or args.p):
+        print("Quiesce request accepted. The queue manager will stop when all outstanding work is complete.")
+        return 0
+    print(f"IBM MQ queue manager '{name}' ending." if (args.i or args.p) else f"Waiting for queue manager '{name}' to end.")
+    if not _ended():
+        print(f"endmqm: queue manager '{name}' did not end within {ENDING_SECONDS} seconds.", file=sys.stderr)
+        return 71
+    print(f"IBM MQ queue manager '{name}' ended.")
+    return 0
+
+
+_ENDING = frozenset({C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING,
+                     C.MQRC_CONNECTION_QUIESCING, C.MQRC_CONNECTION_STOPPING})
+ENDING_SECONDS = 60  # how long endmqm -w waits for the server to end (it quiesces its clients first)
+
+
+def _ended() -> bool:
+    """Whether the server stops answering on its port within ENDING_SECONDS (checked every 0.1 s)."""
+    import time
+
+    cfg = control._settings(_target_args(""))
+    deadline = time.monotonic() + ENDING_SECONDS
+    while control._answers(control._server_host(cfg), cfg.port, timeout=0.2):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)  # the command waits for another process, as IBM's endmqm -w does
+    return True
 
 
 def dltmqm(argv: list[str] | None = None) -> int:
-    return _not_ended("dltmqm", ("-z",), argv)
-
-
-def _not_ended(prog: str, flags: tuple[str, ...], argv: list[str] | None) -> int:
-    """endmqm and dltmqm: a hosted queue manager cannot yet be ended or deleted while its server runs
-    (docs/control-commands.md); the server ends them all at SIGTERM.  A name not hosted: 16, as IBM."""
-    parser = _Parser(prog)
-    for flag in flags:
-        parser.add_argument(flag, action="store_true")
+    """Not yet: a hosted queue manager is deleted with its directory once its server has ended.  A name
+    the running server hosts is running (5, as IBM's dltmqm of a running queue manager); another 16."""
+    parser = _Parser("dltmqm")
+    parser.add_argument("-z", action="store_true")
     parser.add_argument("name")
-    args = _parse(prog, parser, sys.argv[1:] if argv is None else argv)
+    args = _parse("dltmqm", parser, sys.argv[1:] if argv is None else argv)
     if isinstance(args, int):
         return args
 
@@ -410,7 +460,5 @@ def _not_ended(prog: str, flags: tuple[str, ...], argv: list[str] | None) -> int
             print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
             return 16
         print(f"IBM MQ queue manager '{args.name}' running.", file=sys.stderr)
-        print(f"{prog}: qmlite ends its queue managers when the server ends (SIGTERM; SIGUSR1 for endmqm -r).",
-              file=sys.stderr)
-        return 5 if prog == "dltmqm" else 71
+        return 5
     return _with_target("", refuse)

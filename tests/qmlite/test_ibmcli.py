@@ -188,3 +188,21 @@ dmpmqcfg -m QM1 -c default -x object -t qmgr -o 1line > qmgr.mqsc
     assert "AMQ8146E" in (tmp_path / "refused.err").read_text()
     [line] = (tmp_path / "qmgr.mqsc").read_text().splitlines()[8:]
     assert line.startswith("ALTER QMGR ") and line.endswith(" FORCE")
+
+
+def test_endmqm_ends_the_server_as_sigterm_does(tmp_path):
+    served = Served(tmp_path / "data", "--qmgr", "QM1", "--qmgr", "QM2")
+    done = sh("""
+endmqm NOSUCH 2> none.err; echo $? > none.rc
+endmqm QM2 2> alone.err; echo $? > alone.rc
+dltmqm QM1 2> dlt.err; echo $? > dlt.rc
+endmqm -w QM1 > end.out; echo $? > end.rc
+""", tmp_path, served.port)
+    assert done.returncode == 0, done.stderr
+    read = {p.name: p.read_text() for p in tmp_path.glob("*.*") if p.suffix in (".out", ".err", ".rc")}
+    assert read["none.rc"] == "16\n" and read["none.err"].startswith("AMQ8118E")
+    assert read["alone.rc"] == "71\n" and read["alone.err"].startswith("QML0510E")  # QM2 cannot end alone
+    assert (read["dlt.rc"], read["dlt.err"]) == ("5\n", "IBM MQ queue manager 'QM1' running.\n")
+    assert read["end.rc"] == "0\n"
+    assert read["end.out"] == "Waiting for queue manager 'QM1' to end.\nIBM MQ queue manager 'QM1' ended.\n"
+    assert served.proc.wait(timeout=60) == 0  # a clean end, as after SIGTERM

@@ -326,8 +326,6 @@ _STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}
 def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, bool]] | None:
     """(name, dspmq status, default) of each queue manager the server on the port hosts; None when it
     cannot be asked (then the data directory is listed)."""
-    import re
-
     from qmlite.client.errors import MQIError
 
     try:
@@ -335,11 +333,18 @@ def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, boo
     except (OSError, MQIError):
         return None
     try:
-        [result] = target.run("DISPLAY QMLITE QMGRS")
+        return hosted_on(target) or None
     except Unreachable:
         return None
     finally:
         target.close()
+
+
+def hosted_on(target: Target) -> list[tuple[str, str, bool]]:
+    """(name, dspmq status, default) of each queue manager ``target``'s server hosts (DISPLAY QMLITE QMGRS)."""
+    import re
+
+    [result] = target.run("DISPLAY QMLITE QMGRS")
     out: list[tuple[str, str, bool]] = []
     entry: dict[str, str] = {}
     for line in result.text:
@@ -350,7 +355,7 @@ def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, boo
             entry[key] = value
     if entry:
         out.append(_entry_of(entry))
-    return out or None
+    return out
 
 
 def _entry_of(pairs: dict[str, str]) -> tuple[str, str, bool]:

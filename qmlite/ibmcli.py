@@ -350,18 +350,8 @@ def crtmqm(argv: list[str] | None = None) -> int:
 
 
 def _hosted(target) -> dict[str, str]:
-    [result] = target.run("DISPLAY QMLITE QMGRS")
-    names = {}
-    import re
-
-    name = None
-    for line in result.text:
-        for key, value in re.findall(r"([A-Z]+)\(([^)]*)\)", line):
-            if key == "QMNAME":
-                name = value
-            elif key == "STATUS" and name:
-                names[name] = value
-    return names
+    """The queue managers ``target``'s server hosts, name -> dspmq status."""
+    return {name: status for name, status, _ in control.hosted_on(target)}
 
 
 def strmqm(argv: list[str] | None = None) -> int:

@@ -75,7 +75,7 @@ class LocalTarget:
         self.qm.shutdown()
 
 
-def _answers(host: str, port: int, timeout: float = 0.5) -> bool:
+def answers(host: str, port: int, timeout: float = 0.5) -> bool:
     try:
         with socket.create_connection((host, port), timeout=timeout):
             return True
@@ -83,7 +83,7 @@ def _answers(host: str, port: int, timeout: float = 0.5) -> bool:
         return False
 
 
-def _settings(args: argparse.Namespace):
+def settings(args: argparse.Namespace):
     """Where the commands find the queue manager (docs/decisions.md CT1): the options, else QMLITE_HOST,
     QMLITE_PORT and QMLITE_DATA_DIR, else the server's defaults (127.0.0.1, 1414, ./data; MQ_QMGR_NAME)."""
     from qmlite.server import config
@@ -96,7 +96,7 @@ def _settings(args: argparse.Namespace):
                                   "port": port, "host": getattr(args, "host", None) or env.get("QMLITE_HOST") or None})
 
 
-def _server_host(cfg) -> str:
+def server_host(cfg) -> str:
     return cfg.host if cfg.host not in ("0.0.0.0", "", "::") else "127.0.0.1"
 
 
@@ -105,7 +105,7 @@ def _client_channel(args: argparse.Namespace, cfg) -> tuple[str, int, str]:
     MQCCDTURL or MQCHLLIB/MQCHLTAB (for the queue manager named), else the server's address and
     ``--channel``.  ``--host``/``--port`` given on the command line win."""
     if getattr(args, "host", None) or getattr(args, "port", None):
-        return _server_host(cfg), cfg.port, args.channel
+        return server_host(cfg), cfg.port, args.channel
     env = os.environ
     try:
         if env.get("MQSERVER"):
@@ -128,16 +128,16 @@ def _client_channel(args: argparse.Namespace, cfg) -> tuple[str, int, str]:
         raise Unreachable(f"no client channel: {exc}") from exc
     except Exception as exc:  # resolve.PlanError: the CCDT names no channel for this queue manager
         raise Unreachable(f"no client channel: {exc}") from exc
-    return _server_host(cfg), cfg.port, args.channel
+    return server_host(cfg), cfg.port, args.channel
 
 
 def open_target(args: argparse.Namespace, user: str | None, password: str | None, *,
                 client: bool) -> Target:
-    cfg = _settings(args)
-    host, port, channel = _server_host(cfg), cfg.port, args.channel
+    cfg = settings(args)
+    host, port, channel = server_host(cfg), cfg.port, args.channel
     if client:
         host, port, channel = _client_channel(args, cfg)
-    if client or _answers(host, port):
+    if client or answers(host, port):
         from qmlite.client.errors import MQIError
 
         try:
@@ -176,7 +176,7 @@ def _hosted_names(data_dir: pathlib.Path) -> list[str]:
     return sorted(n for n in names if n is not None)
 
 
-def _password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:
+def read_password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:
     """``-u USER``: the password is the first line of standard input, as IBM's runmqsc reads it (a
     terminal is asked, without echo); without ``-u`` the admin password of the settings is used."""
     if not args.user:
@@ -194,7 +194,7 @@ def runmqsc(args: argparse.Namespace) -> int:
 
     _quiet()
     stdin = sys.stdin
-    password = _password(args, stdin.readline)
+    password = read_password(args, stdin.readline)
     if not args.file and not args.verify and stdin.isatty():
         return _interactive(args, password)
     try:
@@ -279,8 +279,8 @@ def dspmq(args: argparse.Namespace) -> int:
     ``-o`` asks for after it, and with ``-x`` its instance.  A running server is asked which queue
     managers it hosts (DISPLAY QMLITE QMGRS); otherwise the data directory's are listed, ended."""
     _quiet()
-    cfg = _settings(args)
-    listed = _hosted_by_server(args, cfg) if _answers(_server_host(cfg), cfg.port) else None
+    cfg = settings(args)
+    listed = _hosted_by_server(args, cfg) if answers(server_host(cfg), cfg.port) else None
     if listed is None:
         if not (cfg.data_dir / "qmlite.db").exists():
             if args.m:
@@ -329,7 +329,7 @@ def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, boo
     from qmlite.client.errors import MQIError
 
     try:
-        target = ServerTarget(_server_host(cfg), cfg.port, ADMIN_CHANNEL, "admin", cfg.admin_password)
+        target = ServerTarget(server_host(cfg), cfg.port, ADMIN_CHANNEL, "admin", cfg.admin_password)
     except (OSError, MQIError):
         return None
     try:
@@ -465,8 +465,8 @@ def ccdt(args: argparse.Namespace) -> int:
     from qmlite.registry.objects import ccdt as CC
 
     _quiet()
-    password = _password(args, sys.stdin.readline)
-    cfg = _settings(args)
+    password = read_password(args, sys.stdin.readline)
+    cfg = settings(args)
     try:
         target = open_target(args, args.user, password, client=args.client)
     except Unreachable as exc:

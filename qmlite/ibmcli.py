@@ -11,6 +11,7 @@ standard error and ends with the exit code IBM gives a bad argument.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import getpass
 import platform
@@ -243,11 +244,11 @@ def _inquire_text(target, query: str) -> list:
     return target.inquire(tr.message)
 
 
-def _with_target(qmgr: str | None, work, *, client: bool = False, ns: argparse.Namespace | None = None) -> int:
+def _with_target(qmgr: str | None, work) -> int:
     """Open the queue manager (CT1), run ``work(target)``; 40 (IBM's "queue manager not available"
     of the OAM commands) or 72 (a name no server hosts) when none answers."""
     try:
-        target = control.open_target(ns or _target_args(qmgr or ""), None, None, client=client)
+        target = control.open_target(_target_args(qmgr or ""), None, None, client=False)
     except Unreachable as exc:
         return control.not_available(exc, 72 if exc.reason == C.MQRC_Q_MGR_NAME_ERROR else 40)
     try:
@@ -282,7 +283,7 @@ def dmpmqcfg(argv: list[str] | None = None) -> int:
     if args.r:  # a remote queue manager through this one: no channels to it here
         print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
         return 40
-    password = control._password(argparse.Namespace(user=args.u), sys.stdin.readline)
+    password = control.read_password(argparse.Namespace(user=args.u), sys.stdin.readline)
     ns = _target_args(args.m or "", client=bool(args.client), user=args.u)
     if args.client and args.client != "default":
         ns.host, ns.port, ns.channel = _clntconn(args.client)
@@ -293,7 +294,7 @@ def dmpmqcfg(argv: list[str] | None = None) -> int:
         return control.not_available(exc, 40)
     try:
         facts = D.qmgr_facts(target.inquire)
-        options = D.Options(**{**options.__dict__, "qmgr_name": facts.get("QMNAME", target.qmgr_name)})
+        options = dataclasses.replace(options, qmgr_name=facts.get("QMNAME", target.qmgr_name))
         now = datetime.datetime.now()
         lines = D.header(qmgr_name=facts.get("QMNAME", ""), command_level=facts.get("CMDLEVEL", ""),
                          platform=facts.get("PLATFORM", "UNIX"), issued=" ".join(["dmpmqcfg", *argv]),
@@ -426,9 +427,9 @@ def _ended() -> bool:
     """Whether the server stops answering on its port within ENDING_SECONDS (checked every 0.1 s)."""
     import time
 
-    cfg = control._settings(_target_args(""))
+    cfg = control.settings(_target_args(""))
     deadline = time.monotonic() + ENDING_SECONDS
-    while control._answers(control._server_host(cfg), cfg.port, timeout=0.2):
+    while control.answers(control.server_host(cfg), cfg.port, timeout=0.2):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)  # the command waits for another process, as IBM's endmqm -w does

@@ -174,7 +174,7 @@ def test_no_import_cycle_runs_at_import_time():
     ("qmlite.pcf", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
                     "ibmmqc", "pymqe", "trio")),
     ("qmlite.keys", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
-                     "qmlite.control", "qmlite.trace", "ibmmqc", "pymqe", "trio")),
+                     "qmlite.control", "qmlite.ibmcli", "qmlite.trace", "ibmmqc", "pymqe", "trio")),
 ])
 def test_layers_import_only_downwards(layer, forbidden):
     bad = []

@@ -15,9 +15,13 @@ COPY registry/ registry/
 COPY server/ server/
 COPY client/ client/
 COPY pipeline/ pipeline/
+# IBM's control commands (runmqsc, dmpmqcfg, dspmq ...) are console scripts of the wheel, on PATH; IBM's
+# image also has them at /opt/mqm/bin, which scripts call by that path (docs/control-commands.md).
 RUN pip install --no-cache-dir . \
     && useradd --system --uid 1001 --home-dir /var/lib/qmlite qmlite \
-    && mkdir -p /var/lib/qmlite /etc/mqm && chown qmlite /var/lib/qmlite
+    && mkdir -p /var/lib/qmlite /etc/mqm /opt/mqm/bin && chown qmlite /var/lib/qmlite \
+    && for c in runmqsc dspmq dspmqver setmqaut dspmqaut dmpmqaut dmpmqcfg crtmqm strmqm endmqm dltmqm; do \
+           ln -s "$(command -v "$c")" "/opt/mqm/bin/$c"; done
 # IBM's sample programs where IBM's image has them, /opt/mqm/samp/bin (amqsput, amqsputc, ...: links to the
 # console scripts pip put in /usr/local/bin, where the container's chkmqready, chkmqhealthy and
 # chkmqstarted are too, as in IBM's image; docs/samples.md).
@@ -32,6 +36,7 @@ WORKDIR /var/lib/qmlite
 # IBM's names; LICENSE=accept is accepted and ignored (qmlite is Apache-2.0).  /etc/mqm holds start-up
 # *.mqsc files, run in name order after the default objects, as IBM's image runs them.
 ENV MQ_QMGR_NAME=QM1 \
+    QMLITE_DATA_DIR=/var/lib/qmlite \
     PYTHONUNBUFFERED=1
 USER qmlite
 VOLUME ["/var/lib/qmlite"]

@@ -1,6 +1,7 @@
 """MQSC run on a running queue manager over qmlite's own client, each command in a PCF Escape
-(MQCMD_ESCAPE, MQET_MQSC), as ``qmlite runmqsc -c`` sends it and as the pytest plugin's ``server.mqsc()``
-runs it.  The results are the registry's ``MqscResult`` values, carrying runmqsc's text.
+(MQCMD_ESCAPE, MQET_MQSC), as ``qmlite runmqsc -c`` (and IBM's ``runmqsc``) sends it and as the pytest
+plugin's ``server.mqsc()`` runs it; and the Inquire commands ``dmpmqcfg`` and ``dspmqaut`` send.  The
+results are the registry's ``MqscResult`` values, carrying runmqsc's text.
 
 It lives in ``client/`` because the pytest plugin needs it and the client may not import the command
 line (docs/architecture.md, decision HS3); ``qmlite/control.py`` imports it from here.
@@ -12,7 +13,11 @@ from qmlite.pcf import constants as C
 
 
 class Unreachable(Exception):
-    """No queue manager to run against (the message says why)."""
+    """No queue manager to run against (the message says why; ``reason`` the MQRC when one was given)."""
+
+    def __init__(self, message: str, reason: int | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class ServerTarget:
@@ -55,7 +60,7 @@ class ServerTarget:
             except MQIError as exc:
                 responses = exc.responses or []
                 if not responses:
-                    raise Unreachable(f"no answer to the Escape command (reason {exc.reason})") from exc
+                    raise Unreachable(f"no answer to the Escape command (reason {exc.reason})", exc.reason) from exc
             text_lines: list[str] = []
             for response in responses:
                 for param in response.parameters:
@@ -67,6 +72,17 @@ class ServerTarget:
             results.append(MqscResult(source.text, first.CompCode, first.Reason, text_lines, [],
                                       [*source.comments, *source.lines]))
         return results
+
+    def inquire(self, message) -> list:
+        """A PCF request (an Inquire dmpmqcfg or dspmqaut sends) and its responses, failed ones included."""
+        from .errors import MQIError
+
+        try:
+            return self.qm.pcf(message.header.Command, list(message.parameters), wait_ms=self.wait_ms)
+        except MQIError as exc:
+            if exc.responses:
+                return exc.responses
+            raise Unreachable(f"no answer to the command (reason {exc.reason})") from exc
 
     def close(self) -> None:
         try:

@@ -25,6 +25,7 @@ from qmlite.client.mqsc import ServerTarget, Unreachable
 from qmlite.pcf import constants as C
 
 RC_OK, RC_SOME_FAILED, RC_ERROR = 0, 10, 20
+ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 
 
 # ---- where commands run --------------------------------------------------------------------------
@@ -35,6 +36,8 @@ class Target(Protocol):
     qmgr_name: str
 
     def run(self, text: str) -> list: ...
+
+    def inquire(self, message) -> list: ...
 
     def close(self) -> None: ...
 
@@ -59,11 +62,20 @@ class LocalTarget:
 
         return run_mqsc(self.qm, text, user=self.user)
 
+    def inquire(self, message) -> list:
+        from qmlite.registry.admin.engine import Requester
+        from qmlite.registry.security import authrecs
+
+        try:
+            return self.qm.engine.execute(message, Requester(user=self.user, admin=authrecs.privileged(self.user)))
+        finally:
+            self.qm.registry.commit()
+
     def close(self) -> None:
         self.qm.shutdown()
 
 
-def _answers(host: str, port: int, timeout: float = 0.5) -> bool:
+def answers(host: str, port: int, timeout: float = 0.5) -> bool:
     try:
         with socket.create_connection((host, port), timeout=timeout):
             return True
@@ -71,28 +83,71 @@ def _answers(host: str, port: int, timeout: float = 0.5) -> bool:
         return False
 
 
-def _settings(args: argparse.Namespace):
+def settings(args: argparse.Namespace):
+    """Where the commands find the queue manager (docs/decisions.md CT1): the options, else QMLITE_HOST,
+    QMLITE_PORT and QMLITE_DATA_DIR, else the server's defaults (127.0.0.1, 1414, ./data; MQ_QMGR_NAME)."""
     from qmlite.server import config
 
-    return config.load(overrides={"qmgr_name": getattr(args, "qmgr", None) or None, "data_dir": args.data_dir,
-                                  "port": args.port, "host": args.host})
+    env = os.environ
+    port = getattr(args, "port", None) or (int(env["QMLITE_PORT"]) if env.get("QMLITE_PORT", "").isdigit() else None)
+    data_dir = getattr(args, "data_dir", None) or (pathlib.Path(env["QMLITE_DATA_DIR"])
+                                                    if env.get("QMLITE_DATA_DIR") else None)
+    return config.load(overrides={"qmgr_name": getattr(args, "qmgr", None) or None, "data_dir": data_dir,
+                                  "port": port, "host": getattr(args, "host", None) or env.get("QMLITE_HOST") or None})
+
+
+def server_host(cfg) -> str:
+    return cfg.host if cfg.host not in ("0.0.0.0", "", "::") else "127.0.0.1"
+
+
+def _client_channel(args: argparse.Namespace, cfg) -> tuple[str, int, str]:
+    """Client mode's (host, port, channel), as IBM's client finds its channel: MQSERVER, else the CCDT of
+    MQCCDTURL or MQCHLLIB/MQCHLTAB (for the queue manager named), else the server's address and
+    ``--channel``.  ``--host``/``--port`` given on the command line win."""
+    if getattr(args, "host", None) or getattr(args, "port", None):
+        return server_host(cfg), cfg.port, args.channel
+    env = os.environ
+    try:
+        if env.get("MQSERVER"):
+            from qmlite.client import clientconf
+            from ibmmqc import resolve
+
+            parsed = clientconf.parse_server(env["MQSERVER"])
+            if parsed is None:
+                raise ValueError(f"MQSERVER={env['MQSERVER']!r} is not CHANNEL/TCP/host(port)")
+            host, port = resolve.parse_conn_name(parsed[2])[0]
+            return host, port, parsed[0]
+        if env.get("MQCCDTURL") or env.get("MQCHLLIB") or env.get("MQCHLTAB"):
+            from ibmmqc import resolve
+
+            found = resolve.plan(getattr(args, "qmgr", "") or "", None, None, environ={
+                k: v for k, v in env.items() if k in ("MQCCDTURL", "MQCHLLIB", "MQCHLTAB", "MQ_DATA_PATH")}).channels[0]
+            host, port = found.connections[0]
+            return host, port, found.name
+    except (ValueError, IndexError, OSError, LookupError) as exc:
+        raise Unreachable(f"no client channel: {exc}") from exc
+    except Exception as exc:  # resolve.PlanError: the CCDT names no channel for this queue manager
+        raise Unreachable(f"no client channel: {exc}") from exc
+    return server_host(cfg), cfg.port, args.channel
 
 
 def open_target(args: argparse.Namespace, user: str | None, password: str | None, *,
                 client: bool) -> Target:
-    cfg = _settings(args)
-    host = cfg.host if cfg.host not in ("0.0.0.0", "") else "127.0.0.1"
-    if client or _answers(host, cfg.port):
+    cfg = settings(args)
+    host, port, channel = server_host(cfg), cfg.port, args.channel
+    if client:
+        host, port, channel = _client_channel(args, cfg)
+    if client or answers(host, port):
         from qmlite.client.errors import MQIError
 
         try:
-            return ServerTarget(host, cfg.port, args.channel, user or "admin",
+            return ServerTarget(host, port, channel, user or "admin",
                                 password if password is not None else cfg.admin_password,
                                 getattr(args, "qmgr", "") or "", getattr(args, "wait", None) or 30.0)
         except (OSError, MQIError) as exc:
             reason = getattr(exc, "reason", None)
             why = f"reason {reason} ({C.describe('MQRC', reason)})" if reason else str(exc)
-            raise Unreachable(f"cannot connect to {host}({cfg.port}) channel {args.channel}: {why}") from exc
+            raise Unreachable(f"cannot connect to {host}({port}) channel {channel}: {why}", reason) from exc
     return LocalTarget(_hosted_dir(cfg.data_dir, cfg.qmgr_name), cfg.qmgr_name, user or "mqm")
 
 
@@ -121,12 +176,15 @@ def _hosted_names(data_dir: pathlib.Path) -> list[str]:
     return sorted(n for n in names if n is not None)
 
 
-def _password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:
+def read_password(args: argparse.Namespace, read_line: Callable[[], str]) -> str | None:
+    """``-u USER``: the password is the first line of standard input, as IBM's runmqsc reads it (a
+    terminal is asked, without echo); without ``-u`` the admin password of the settings is used."""
     if not args.user:
         return None
-    env = os.environ.get("MQ_ADMIN_PASSWORD")
-    if env is not None:
-        return env
+    if sys.stdin.isatty() and read_line == sys.stdin.readline:
+        import getpass
+
+        return getpass.getpass("Enter password:\n")
     return read_line().rstrip("\r\n")
 
 
@@ -136,7 +194,7 @@ def runmqsc(args: argparse.Namespace) -> int:
 
     _quiet()
     stdin = sys.stdin
-    password = _password(args, stdin.readline)
+    password = read_password(args, stdin.readline)
     if not args.file and not args.verify and stdin.isatty():
         return _interactive(args, password)
     try:
@@ -151,13 +209,11 @@ def runmqsc(args: argparse.Namespace) -> int:
     try:
         target = open_target(args, args.user, password, client=args.client)
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return RC_ERROR
+        return not_available(exc)
     try:
         results = target.run(text)
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return RC_ERROR
+        return not_available(exc)
     finally:
         target.close()
     print(format_report(results, echo=not args.no_echo, qmgr_name=target.qmgr_name), end="")
@@ -172,8 +228,7 @@ def _interactive(args: argparse.Namespace, password: str | None) -> int:
     try:
         target = open_target(args, args.user, password, client=args.client)
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return RC_ERROR
+        return not_available(exc)
     print(f"Starting MQSC for queue manager {target.qmgr_name}.\n\n", flush=True)
     results: list = []
     lines: list[str] = []
@@ -190,8 +245,7 @@ def _interactive(args: argparse.Namespace, password: str | None) -> int:
                 out = (echo_lines(len(results), result) if not args.no_echo else []) + result.text
                 print("\n".join(out), flush=True)
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return RC_ERROR
+        return not_available(exc)
     finally:
         target.close()
     print(_counts(results), end="")
@@ -206,28 +260,106 @@ def _counts(results: list) -> str:
     return "\n".join(messages.count_lines(len(results), syntax, failed)) + "\n"
 
 
-# ---- dspmq ---------------------------------------------------------------------------------------
-def dspmq(args: argparse.Namespace) -> int:
-    _quiet()
-    cfg = _settings(args)
-    hosted = _hosted_names(cfg.data_dir)  # the queue managers hosted beside the default (docs/multiqm.md)
-    if args.m and args.m != cfg.qmgr_name and args.m not in hosted:
-        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
-        return 72
-    host = cfg.host if cfg.host not in ("0.0.0.0", "") else "127.0.0.1"
-    if _answers(host, cfg.port):
-        status = "Running"
-    elif (cfg.data_dir / "qmlite.db").exists():
-        status = "Ended normally"
+def not_available(exc: Unreachable, code: int = RC_ERROR) -> int:
+    """runmqsc's refusal when no queue manager answers: AMQ8118E for a name no server hosts (MQCONN's
+    2058), AMQ8146E otherwise, the cause after it on standard error."""
+    if getattr(exc, "reason", None) == C.MQRC_Q_MGR_NAME_ERROR:
+        print(f"AMQ8118E: IBM MQ queue manager does not exist. ({exc})", file=sys.stderr)
     else:
-        print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
-        return 72
-    for name in [args.m] if args.m else [cfg.qmgr_name, *hosted]:
-        line = f"QMNAME({name})".ljust(58) + f"STATUS({status})"
-        if args.o in ("all", "installation"):
-            line += "  INSTNAME(qmlite) INSTPATH(" + str(pathlib.Path(sys.prefix)) + ") INSTVER(9.4.0.0)"
-        print(line)
+        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
+    return code
+
+
+# ---- dspmq ---------------------------------------------------------------------------------------
+INSTALLATION = ("Installation1", "/opt/mqm")  # the developer container's one installation (dspmq -o installation)
+
+
+def dspmq(args: argparse.Namespace) -> int:
+    """IBM's dspmq: a line per queue manager (``QMNAME(QM1)``, padded, ``STATUS(Running)``), the fields
+    ``-o`` asks for after it, and with ``-x`` its instance.  A running server is asked which queue
+    managers it hosts (DISPLAY QMLITE QMGRS); otherwise the data directory's are listed, ended."""
+    _quiet()
+    cfg = settings(args)
+    listed = _hosted_by_server(args, cfg) if answers(server_host(cfg), cfg.port) else None
+    if listed is None:
+        if not (cfg.data_dir / "qmlite.db").exists():
+            if args.m:
+                print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+                return 72
+            return 0  # no queue manager: nothing to list, as dspmq on a machine with none
+        listed = [(name, "Ended normally", name == cfg.qmgr_name) for name in [cfg.qmgr_name, *_hosted_names(cfg.data_dir)]]
+    if args.m:
+        listed = [entry for entry in listed if entry[0] == args.m]
+        if not listed:
+            print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
+            return 72
+    fields = set(args.o or ()) or {"status"}
+    if getattr(args, "s", False):
+        fields.add("status")
+    if "all" in fields:
+        fields |= {"status", "default", "installation"}
+    version = presented_version()
+    for name, status, default in listed:
+        parts = [f"QMNAME({name})".ljust(58) if fields & {"status", "default", "installation"} else f"QMNAME({name})"]
+        if "status" in fields:
+            parts.append(f"STATUS({status})")
+        if "default" in fields:
+            parts.append(f"DEFAULT({'yes' if default else 'no'})")
+        if "installation" in fields:
+            parts.append(f"INSTNAME({INSTALLATION[0]}) INSTPATH({INSTALLATION[1]}) INSTVER({version})")
+        print(parts[0] + " ".join(parts[1:]))
+        if getattr(args, "x", False) and status == "Running":
+            print(f"    INSTANCE({socket.gethostname()}) MODE(Active)")
     return 0
+
+
+def presented_version() -> str:
+    """The IBM MQ version qmlite presents (DISPLAY QMGR VERSION 09010200): ``9.1.2.0``."""
+    from qmlite.registry.admin.commands import qmgr as Q
+
+    return ".".join(str(int(Q.VERSION[i:i + 2])) for i in range(0, 8, 2))
+
+
+_STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}
+
+
+def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, bool]] | None:
+    """(name, dspmq status, default) of each queue manager the server on the port hosts; None when it
+    cannot be asked (then the data directory is listed)."""
+    from qmlite.client.errors import MQIError
+
+    try:
+        target = ServerTarget(server_host(cfg), cfg.port, ADMIN_CHANNEL, "admin", cfg.admin_password)
+    except (OSError, MQIError):
+        return None
+    try:
+        return hosted_on(target) or None
+    except Unreachable:
+        return None
+    finally:
+        target.close()
+
+
+def hosted_on(target: Target) -> list[tuple[str, str, bool]]:
+    """(name, dspmq status, default) of each queue manager ``target``'s server hosts (DISPLAY QMLITE QMGRS)."""
+    import re
+
+    [result] = target.run("DISPLAY QMLITE QMGRS")
+    out: list[tuple[str, str, bool]] = []
+    entry: dict[str, str] = {}
+    for line in result.text:
+        for key, value in re.findall(r"([A-Z]+)\(([^)]*)\)", line):
+            if key == "QMNAME" and entry:
+                out.append(_entry_of(entry))
+                entry = {}
+            entry[key] = value
+    if entry:
+        out.append(_entry_of(entry))
+    return out
+
+
+def _entry_of(pairs: dict[str, str]) -> tuple[str, str, bool]:
+    return pairs["QMNAME"], _STATUS_WORD.get(pairs.get("STATUS", ""), "Running"), pairs.get("DEFAULT") == "YES"
 
 
 # ---- setmqaut ------------------------------------------------------------------------------------
@@ -241,12 +373,19 @@ AUTHORITIES = {"altusr", "browse", "chg", "clr", "connect", "crt", "dlt", "dsp",
                "all", "alladm", "allmqi", "none"}
 
 
-def setmqaut(argv: list[str]) -> int:
-    """``setmqaut -m QM1 -t queue -n NAME -p USER +put -get``: SET AUTHREC through the same domain."""
+def setmqaut(argv: list[str], usage: str | None = None) -> int:
+    """``setmqaut -m QM1 -t queue -n NAME -p USER +put -get``: SET AUTHREC through the same domain.
+    ``usage``: the text a bad argument prints (IBM's, for the ``setmqaut`` console script)."""
     _quiet()
-    parser = argparse.ArgumentParser(prog="qmlite setmqaut", add_help=True)
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str):
+            print(usage or f"{self.prog}: error: {message}", file=sys.stderr)
+            raise SystemExit(2)
+
+    parser = Parser(prog="qmlite setmqaut", add_help=usage is None)
     parser.add_argument("-m", dest="qmgr", default=None)
-    parser.add_argument("-t", dest="objtype", required=True)
+    parser.add_argument("-t", dest="objtype")
     parser.add_argument("-n", dest="name")
     parser.add_argument("-p", dest="principal")
     parser.add_argument("-g", dest="group")
@@ -263,19 +402,12 @@ def setmqaut(argv: list[str]) -> int:
         args = parser.parse_args(rest)
     except SystemExit as exc:  # --help (0), or arguments setmqaut does not take (IBM: 36)
         return 0 if exc.code == 0 else 36
-    objtype = OBJECT_TYPES.get(args.objtype.lower())
-    if objtype is None:
-        print(f"AMQ7076E: Invalid object type {args.objtype!r}.", file=sys.stderr)
-        return 148
-    if not (args.principal or args.group):
-        print("AMQ7079E: An entity (-p or -g) is required.", file=sys.stderr)
-        return 149
+    objtype, code = oam_arguments(args.objtype, args.principal, args.group, args.name)
+    if code:
+        return code
     if not (adds or removes):
         print("AMQ7085E: No authorizations specified.", file=sys.stderr)
         return 150
-    if objtype != "QMGR" and not args.name:
-        print("AMQ7087E: An object name (-n) is required.", file=sys.stderr)
-        return 146
     parts = ["SET AUTHREC"]
     if objtype != "QMGR":
         parts.append(f"PROFILE({_quote(args.name)})")
@@ -289,8 +421,7 @@ def setmqaut(argv: list[str]) -> int:
     try:
         target = open_target(args, args.user, password, client=args.client)
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return 40
+        return not_available(exc, 40)
     try:
         results = target.run(" ".join(parts))
     finally:
@@ -304,6 +435,25 @@ def setmqaut(argv: list[str]) -> int:
     return 71
 
 
+def oam_arguments(word: str | None, principal: str | None, group: str | None, name: str | None) -> tuple[str, int]:
+    """The checks setmqaut and dspmqaut share, in IBM's order: (the MQSC object type, 0), or ("", the
+    exit code) with IBM's message printed (147 no type, 148 an unknown one, 149 no entity, 146 no name)."""
+    objtype = OBJECT_TYPES.get((word or "").lower())
+    if not word:
+        print("AMQ7086E: An object type (-t) is required.", file=sys.stderr)
+        return "", 147
+    if objtype is None:
+        print(f"AMQ7076E: Invalid object type {word!r}.", file=sys.stderr)
+        return "", 148
+    if not (principal or group):
+        print("AMQ7079E: An entity (-p or -g) is required.", file=sys.stderr)
+        return "", 149
+    if objtype != "QMGR" and not name:
+        print("AMQ7087E: An object name (-n) is required.", file=sys.stderr)
+        return "", 146
+    return objtype, 0
+
+
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -315,13 +465,12 @@ def ccdt(args: argparse.Namespace) -> int:
     from qmlite.registry.objects import ccdt as CC
 
     _quiet()
-    password = _password(args, sys.stdin.readline)
-    cfg = _settings(args)
+    password = read_password(args, sys.stdin.readline)
+    cfg = settings(args)
     try:
         target = open_target(args, args.user, password, client=args.client)
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return RC_ERROR
+        return not_available(exc)
     try:
         if isinstance(target, ServerTarget):
             defined = _inquire_svrconn(target)
@@ -336,8 +485,7 @@ def ccdt(args: argparse.Namespace) -> int:
         print(f"AMQ8147E: IBM MQ object not found. ({exc})", file=sys.stderr)
         return RC_SOME_FAILED
     except Unreachable as exc:
-        print(f"AMQ8146E: IBM MQ queue manager not available. ({exc})", file=sys.stderr)
-        return RC_ERROR
+        return not_available(exc)
     finally:
         target.close()
     if args.output and args.output != "-":
@@ -389,7 +537,7 @@ def _connection_args(parser: argparse.ArgumentParser) -> None:
                         help="client mode: send the commands to a running server over the MQ client protocol")
     parser.add_argument("--host", help="server address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="server port (default 1414)")
-    parser.add_argument("--channel", default="DEV.ADMIN.SVRCONN", help="SVRCONN channel (default DEV.ADMIN.SVRCONN)")
+    parser.add_argument("--channel", default=ADMIN_CHANNEL, help="SVRCONN channel (default DEV.ADMIN.SVRCONN)")
     parser.add_argument("-u", dest="user", help="user id; the password is read from stdin's first line, "
                                                 "or MQ_ADMIN_PASSWORD")
     parser.add_argument("--data-dir", type=pathlib.Path,
@@ -414,7 +562,9 @@ def add_parsers(sub) -> None:
     run.set_defaults(func=runmqsc)
     dsp = sub.add_parser("dspmq", help="show the queue manager and its status, like IBM's dspmq")
     dsp.add_argument("-m", help="only this queue manager")
-    dsp.add_argument("-o", default="status", choices=["status", "all", "installation"], help="what to show")
+    dsp.add_argument("-o", action="append", choices=["status", "all", "installation", "default"], help="what to show")
+    dsp.add_argument("-s", action="store_true", help="the status (the default)")
+    dsp.add_argument("-x", action="store_true", help="each running queue manager's instance")
     dsp.add_argument("--host")
     dsp.add_argument("--port", type=int)
     dsp.add_argument("--data-dir", type=pathlib.Path)

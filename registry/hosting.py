@@ -59,6 +59,7 @@ MQRC_Q_MGR_NOT_AVAILABLE = 2059  # cmqc.h: a valid name that cannot be served no
 MQRC_Q_MGR_EXISTS = 4001  # cmqcfc.h MQRCCF_OBJECT_ALREADY_EXISTS: crtmqm's "already exists"
 MQRCCF_Q_MGR_NAME_ERROR = 3074  # cmqcfc.h: "queue manager name not valid or not known"
 MQRCCF_OBJECT_LIMIT_EXCEEDED = 3209  # cmqcfc.h: "queue manager local object limit exceeded"
+MQRC_FUNCTION_NOT_SUPPORTED = 2298  # cmqc.h: what this server cannot do (end one hosted queue manager alone)
 _COMMAND_REASONS = {MQRC_Q_MGR_NAME_ERROR: MQRCCF_Q_MGR_NAME_ERROR,
                     MQRC_Q_MGR_NOT_AVAILABLE: MQRCCF_OBJECT_LIMIT_EXCEEDED}
 
@@ -108,6 +109,9 @@ class QueueManagers:
         self._qmgrs: dict[str, QueueManager] = {self.default_name: default}
         self._lock = threading.Lock()  # creations from the REST thread and the event loop
         self.on_created: Callable[[QueueManager], None] | None = None  # the server starts its tasks
+        # endmqm (STOP QMLITE QMGR): the server ends the process's queue managers as at SIGTERM
+        # (``reconnect``: as at SIGUSR1, endmqm -r); called on any thread, it only asks
+        self.on_end: Callable[[bool], None] | None = None
         default.hosting = self
 
     # ---- finding ---------------------------------------------------------------------------------
@@ -257,6 +261,18 @@ class QueueManagers:
                 self._qmgrs[name] = qm
             if self.on_created is not None:
                 self.on_created(qm)
+
+    # ---- ending ----------------------------------------------------------------------------------
+    def end(self, name: str, *, reconnect: bool = False) -> None:
+        """endmqm ``name``: asks the server to end, which ends every queue manager it hosts (the default
+        is the process's); a hosted one cannot end alone yet (HostingError 2298), an unknown name 2058."""
+        check_name(name)
+        if name not in self._qmgrs:
+            raise HostingError(MQRC_Q_MGR_NAME_ERROR, f"queue manager {name} is not hosted here")
+        if name != self.default_name or self.on_end is None:
+            raise HostingError(MQRC_FUNCTION_NOT_SUPPORTED, f"queue manager {name} ends only with its server's "
+                               f"default queue manager, {self.default_name}")
+        self.on_end(reconnect)
 
     # ---- showing and closing ---------------------------------------------------------------------
     def describe(self, name: str | None = None) -> list[Hosted]:

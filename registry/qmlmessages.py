@@ -104,3 +104,5 @@ QMGR_CANNOT_HOST = _entry(506, "E", "hosting",
 QMGR_NAME_INVALID = _entry(507, "E", "hosting", "{name!r} is not a valid queue manager name: 1 to 48 characters "
                            "from A-Z a-z 0-9 . / _ %, not . or ...")
 QMGR_NOT_CREATED = _entry(508, "E", "hosting", "qmlite queue manager {name} not created: {why}.")
+QMGR_ENDING = _entry(509, "I", "hosting", "qmlite queue manager {name} ending.")
+QMGR_NOT_ENDED = _entry(510, "E", "hosting", "qmlite queue manager {name} not ended: {why}.")

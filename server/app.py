@@ -136,9 +136,47 @@ async def _main(cfg: ServerConfig, qm, started: float) -> None:
             if not gc.isenabled():  # ``qmlite serve`` switched the collector off while starting (qmlite/cli.py):
                 gc.freeze()  # what start-up made lives as long as the process: out of the collector's way
                 gc.enable()
-            async for signum in signals:
-                server.reconnect_clients = signum == RECONNECT_SIGNAL
-                qlog.get().info("quiescing", signal=signal.Signals(signum).name,
-                                reconnect_clients=server.reconnect_clients)
-                break
+            ended = _end_requests(server)  # endmqm: STOP QMLITE QMGR, as a signal would
+            async with trio.open_nursery() as waiting:  # the first of a signal and an endmqm ends it
+                waiting.start_soon(_first_signal, signals, server, waiting.cancel_scope)
+                waiting.start_soon(_first_end, ended, server, waiting.cancel_scope)
     qlog.get().info("stopped")
+
+
+def _end_requests(server):
+    """A channel that receives ``reconnect`` each time an endmqm asks the server to end (registry/hosting.py
+    ``QueueManagers.on_end``, from any thread: the command server's, REST's)."""
+    import trio
+
+    send, receive = trio.open_memory_channel(1)
+    token = trio.lowlevel.current_trio_token()
+
+    def on_end(reconnect: bool) -> None:
+        token.run_sync_soon(lambda: _offer(send, reconnect))
+
+    if server.qmgrs is not None:
+        server.qmgrs.on_end = on_end
+    return receive
+
+
+def _offer(send, reconnect: bool) -> None:
+    import trio
+
+    try:
+        send.send_nowait(reconnect)
+    except trio.WouldBlock:  # an end is already asked for
+        pass
+
+
+async def _first_signal(signals, server, scope) -> None:
+    async for signum in signals:
+        server.reconnect_clients = signum == RECONNECT_SIGNAL
+        qlog.get().info("quiescing", signal=signal.Signals(signum).name, reconnect_clients=server.reconnect_clients)
+        break
+    scope.cancel()
+
+
+async def _first_end(ended, server, scope) -> None:
+    server.reconnect_clients = await ended.receive()
+    qlog.get().info("quiescing", command="endmqm", reconnect_clients=server.reconnect_clients)
+    scope.cancel()

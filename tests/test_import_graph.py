@@ -174,7 +174,7 @@ def test_no_import_cycle_runs_at_import_time():
     ("qmlite.pcf", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
                     "ibmmqc", "pymqe", "trio")),
     ("qmlite.keys", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
-                     "qmlite.control", "qmlite.trace", "ibmmqc", "pymqe", "trio")),
+                     "qmlite.control", "qmlite.ibmcli", "qmlite.trace", "ibmmqc", "pymqe", "trio")),
 ])
 def test_layers_import_only_downwards(layer, forbidden):
     bad = []
@@ -240,7 +240,7 @@ def client_violations(module: str, source: str) -> list[str]:
 
 
 def test_the_sets_the_rules_name_are_what_the_checkout_holds():
-    assert CLI == {"qmlite.__main__", "qmlite.cli", "qmlite.control", "qmlite.trace"}
+    assert CLI == {"qmlite.__main__", "qmlite.cli", "qmlite.control", "qmlite.trace", "qmlite.ibmcli"}
     assert {"qmlite.keys.paths", "qmlite.keys.repository", "qmlite.keys.testpki"} <= set(MODULES)
     assert "qmlite.client.mqsc" in GRAPH["qmlite.control"]  # the command line imports what it shares from client/
     assert "qmlite.server.listener" in _every_import("qmlite.client.pytest_plugin",

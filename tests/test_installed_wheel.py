@@ -15,6 +15,7 @@ import os
 import pathlib
 import subprocess
 import textwrap
+import tomllib
 
 import pytest
 
@@ -180,3 +181,14 @@ def test_the_samples_and_checks_are_installed_console_scripts(venv, outside, ent
     assert "1 <from the wheel>" in browse.stdout.splitlines()
     for check in ("chkmqready", "chkmqhealthy", "chkmqstarted"):
         assert subprocess.run([venv.bin(check)], cwd=outside, env=env, capture_output=True, timeout=120).returncode == 0
+
+
+def test_ibms_control_commands_are_installed_and_run(venv, outside, entrypoint_server):
+    # every console script of IBM's name is in the venv's bin (the image links them into /opt/mqm/bin)
+    scripts = tomllib.loads((wheelkit.REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    ibm = sorted(name for name, target in scripts.items() if target.startswith("qmlite.ibmcli:"))
+    assert ibm and all(pathlib.Path(venv.bin(name)).is_file() for name in ibm)
+    env_port = {**venv.env, "QMLITE_PORT": str(entrypoint_server.port)}
+    done = subprocess.run([venv.bin("runmqsc"), "QM1"], cwd=outside, env=env_port, input="DISPLAY QLOCAL(VENV.Q)\n",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.endswith("All valid MQSC commands were processed.\n"), done.stderr

@@ -120,3 +120,14 @@ def test_the_dockerfile_copies_everything_the_wheel_is_built_from(checkout_wheel
     in_image = wheelkit.build_wheel(workdir, tmp_path / "out")
     assert in_image.name == checkout_wheel.name
     assert sorted(wheelkit.wheel_names(in_image) ^ wheelkit.wheel_names(checkout_wheel)) == []
+
+
+def test_ibms_control_commands_are_console_scripts_and_linked_into_opt_mqm_bin():
+    from qmlite import ibmcli
+
+    scripts = tomllib.loads((wheelkit.REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    ibm = {name: target for name, target in scripts.items() if target.startswith("qmlite.ibmcli:")}
+    assert set(ibm) == set(ibmcli.USAGE)  # each has its usage text
+    assert all(callable(getattr(ibmcli, target.split(":")[1])) for target in ibm.values())
+    [run] = [line for line in wheelkit.only("RUN", wheelkit.REPO / "Dockerfile") if "/opt/mqm/bin" in line]
+    assert set(run.split("for c in ")[1].split("; do")[0].split()) == set(ibm)

@@ -114,12 +114,13 @@ def format_report(results: list[MqscResult], *, echo: bool = True, qmgr_name: st
 def echo_lines(number: int, result: MqscResult) -> list[str]:
     lines = result.echo or [result.command]
     out = []
-    body = [line for line in lines if not line.startswith("*")]
+    numbered = False  # the command's first line carries its number; comments before and inside it do not
     for line in lines:
-        if line.startswith("*"):
+        if not numbered and not line.startswith("*"):
+            out.append(f"{number:6d} : {line}")
+            numbered = True
+        else:
             out.append(f"       : {line}")
-    for i, line in enumerate(body):
-        out.append(f"{number:6d} : {line}" if i == 0 else f"       : {line}")
     return out
 
 

@@ -1,7 +1,8 @@
 """MQSC script text into commands: comment lines, blank lines, ``+`` and ``-`` continuations, ``;``.
 
 IBM's rules for command scripts (runmqsc on Multiplatforms): a line whose first character is ``*``
-is a comment; blank lines are ignored; when the last non-blank character of a line is ``-`` the
+is a comment, also between the lines of a continued command (dmpmqcfg writes its display-only
+attributes so); blank lines are ignored; when the last non-blank character of a line is ``-`` the
 command continues from the start of the next line, when it is ``+`` from the next line's first
 non-blank character (either may fall inside a quoted string); a ``;`` ends a command.  Each command
 keeps its physical lines and the comment lines before it, which runmqsc echoes (``       : * ...``).
@@ -48,6 +49,10 @@ def split_commands(text: str) -> list[Source]:
                 comments.append(line)
                 continue
             start = number
+        elif line.startswith("*") and not _inside_quotes("".join(parts)):
+            # a comment inside a continued command (dmpmqcfg's "*  CRDATE(...) +"): skipped, echoed
+            raw_lines.append(line)
+            continue
         elif strip_next:
             line = line.lstrip()
         raw_lines.append(raw.rstrip())

@@ -43,7 +43,7 @@ def test_the_serve_only_parser_is_the_full_parsers_serve_command():
 
 def test_serve_loads_none_of_the_other_commands_modules():
     code = ("import sys; from qmlite.cli import build_parser; build_parser(only_serve=True); "
-            "print(sorted(m for m in sys.modules if m.startswith(('qmlite.control', 'qmlite.trace', "
+            "print(sorted(m for m in sys.modules if m.startswith(('qmlite.control', 'qmlite.ibmcli', 'qmlite.trace', "
             "'qmlite.pipeline', 'cryptography'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

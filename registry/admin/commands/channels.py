@@ -196,14 +196,18 @@ KIND = DefinitionKind(
     generic=M.KIND,
 )
 FIELDS = KIND.fields
+_DEFAULT_NAMES = frozenset(M.DEFAULT_OF.values())
 
 
 # ---- Create, Copy, Change ------------------------------------------------------------------------
 def _complete(ch: M.Channel) -> M.Channel:
-    """What a channel of its type cannot do without, from the command or the default channel."""
-    if ch.channel_type in (_SDR, _SVR) and not ch.xmit_q_name:
+    """What a channel of its type cannot do without, from the command or the default channel.  The
+    SYSTEM.DEF.* channels themselves are blank there (as IBM's are), so a DEFINE ... REPLACE restoring
+    one as it is (dmpmqcfg's dump replayed, registry/mqsc/dump.py) is not refused for it."""
+    own_default = ch.name in _DEFAULT_NAMES
+    if ch.channel_type in (_SDR, _SVR) and not ch.xmit_q_name and not own_default:
         raise CommandError(C.MQRCCF_XMIT_Q_NAME_ERROR, parameter=C.MQCACH_XMIT_Q_NAME)
-    if ch.channel_type in (_SDR, _RQSTR, _CLNT, _CSDR) and not ch.conn_name:
+    if ch.channel_type in (_SDR, _RQSTR, _CLNT, _CSDR) and not ch.conn_name and not own_default:
         raise CommandError(C.MQRCCF_MISSING_CONN_NAME, parameter=C.MQCACH_CONNECTION_NAME)
     if ch.channel_type in _CLUSTER:
         # A cluster channel is in the clusters CLUSTER or CLUSNL names, never both.

@@ -46,6 +46,7 @@ _FIELDS = (
     (p_str(C.MQCA_CUSTOM, C.MQ_CUSTOM_LENGTH), "custom"),
 )
 _FIELD_OF = {param.id: field for param, field in _FIELDS}
+FIELDS = _FIELDS  # what SET CHLAUTH sets: dmpmqcfg (registry/mqsc/dump.py) writes these
 _SET = (p_str(C.MQCACH_CHANNEL_NAME, CHANNEL_LENGTH), p_int(C.MQIACF_CHLAUTH_TYPE), p_int(C.MQIACF_ACTION),
         p_str(C.MQCACF_COMMAND_SCOPE, C.MQ_Q_MGR_NAME_LENGTH)) + tuple(param for param, _ in _FIELDS)
 

@@ -3,7 +3,9 @@
 * ``DISPLAY QMLITE QMGRS`` (or ``DISPLAY QMLITE QMGR(name)``): each hosted queue manager, its status, whether
   it is the default, its connections and data directory;
 * ``DEFINE QMLITE QMGR(name)``: host a new one (what ``--qmgr`` does at start and MQCONN does under
-  ``--create-on-connect``).
+  ``--create-on-connect``);
+* ``STOP QMLITE QMGR(name) [RECONNECT]``: end the server's default queue manager, and with it the
+  process, as SIGTERM does (SIGUSR1 with RECONNECT): IBM's endmqm (``endmqm -r``).
 
 Both go through ``registry/hosting.py``'s QueueManagers, as REST's ``/admin/qmlite/qmgrs`` and the
 pytest plugin do.  Messages are qmlite's own (registry/qmlmessages.py, QML05xx).
@@ -24,27 +26,29 @@ MQRCCF_OBJECT_ALREADY_EXISTS = 4001  # cmqcfc.h
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class HostingCommand:
-    verb: str  # DISPLAY or DEFINE
+    verb: str  # DISPLAY, DEFINE or STOP
     name: str | None  # None: every queue manager
+    reconnect: bool = False  # STOP ... RECONNECT
 
 
 def parse(text: str, verb: str, tokens: list[Token]) -> HostingCommand:
     """After ``verb QMLITE``: ``QMGRS`` or ``QMGR(name)`` and nothing else (a syntax error otherwise)."""
     rest = tokens[2:]
     subject = rest[0]
-    if len(rest) > 1:
-        raise MqscSyntaxError(text[:rest[1].end])
+    reconnect = verb == "STOP" and len(rest) == 2 and rest[1].word == "RECONNECT" and rest[1].items is None
+    if len(rest) > 1 + reconnect:
+        raise MqscSyntaxError(text[:rest[1 + reconnect].end])
     if subject.word == "QMGRS":
         if subject.items is not None or verb != "DISPLAY":
             raise MqscSyntaxError(text[:subject.end])
         return HostingCommand(verb, None)
     items = subject.items or ()
-    if len(items) != 1 or verb not in ("DISPLAY", "DEFINE"):
+    if len(items) != 1 or verb not in ("DISPLAY", "DEFINE", "STOP"):
         raise MqscSyntaxError(text[:subject.end])
     name = items[0].text
     if verb == "DISPLAY" and name == "*":
         return HostingCommand(verb, None)
-    return HostingCommand(verb, name)
+    return HostingCommand(verb, name, reconnect)
 
 
 def run(qm, command: HostingCommand, requester) -> tuple[int, int, list[str], list[dict[str, str]]]:
@@ -52,6 +56,8 @@ def run(qm, command: HostingCommand, requester) -> tuple[int, int, list[str], li
     judge of who may run it (anyone may DISPLAY) and of a missing queue manager (extensions.TABLE)."""
     admin = requester.admin
     qmgrs = getattr(qm, "hosting", None) if qm is not None else None
+    if command.verb == "STOP":
+        return _stop(qmgrs, command, admin)
     if command.verb == "DEFINE":
         if not admin:
             return C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], []
@@ -92,3 +98,18 @@ def run(qm, command: HostingCommand, requester) -> tuple[int, int, list[str], li
         text.append(QML.QMGR_SHOWN())
         text += display.lines([f"{key}({value})" for key, value in pairs.items()])
     return C.MQCC_OK, 0, text, objects
+
+
+def _stop(qmgrs, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], list[dict[str, str]]]:
+    if not admin:
+        return C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], []
+    if qmgrs is None:
+        return C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, [QML.QMGR_CANNOT_HOST()], []
+    try:
+        qmgrs.end(command.name, reconnect=command.reconnect)
+    except hosting.HostingError as exc:
+        if exc.reason == hosting.MQRC_FUNCTION_NOT_SUPPORTED:
+            return C.MQCC_FAILED, exc.reason, [QML.QMGR_NOT_ENDED(name=command.name, why=exc)], []
+        line = QML.QMGR_NOT_HOSTED if qmgrnames.is_name(command.name) else QML.QMGR_NAME_INVALID
+        return C.MQCC_FAILED, exc.command_reason, [line(name=command.name)], []
+    return C.MQCC_OK, 0, [QML.QMGR_ENDING(name=command.name)], []

@@ -50,6 +50,7 @@ def test_the_rows_ranges_are_the_catalogues_and_each_module_prints_only_its_own(
     ("SET QMLITE CLOCK(ADVANCE) SECONDS(5)", "clockcommands"),
     ("DISPLAY QMLITE QMGRS", "hostingcommands"),
     ("DEFINE QMLITE QMGR(QM2)", "hostingcommands"),
+    ("STOP QMLITE QMGR(QM1) RECONNECT", "hostingcommands"),
     ("DISPLAY QMLTRACE LIMIT(3)", "tracecommands"),
     ("ALTER QMLTRACE RECORD(ON)", "tracecommands"),
     ("SET QMLITE FAULT(F1) VERB(MQPUT) REASON(2053)", "faultcommands"),
@@ -102,3 +103,34 @@ def test_importing_mqsc_loads_no_extension_module():
             "print(sorted(m for m in sys.modules if m.startswith('qmlite.registry.mqsc.extensions.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_stop_qmlite_qmgr_asks_the_server_to_end_its_default_queue_manager(tmp_path):
+    """endmqm's command (qmlite/ibmcli.py): the hosting object's on_end is told, with -r's RECONNECT;
+    a hosted queue manager cannot end alone, a name not hosted is 3074, only mqm may."""
+    from qmlite.registry import hosting
+
+    qm = QueueManager.open(tmp_path / "qm", synchronous="OFF")
+    qmgrs = hosting.QueueManagers(tmp_path, qm, opener=lambda name, path: QueueManager.open(path, name,
+                                                                                              synchronous="OFF"))
+    try:
+        [unhooked] = run_mqsc(qm, "STOP QMLITE QMGR(QM1)")
+        assert (unhooked.completion_code, unhooked.reason_code) == (C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED)
+        asked: list[bool] = []
+        qmgrs.on_end = asked.append
+        [ended] = run_mqsc(qm, "STOP QMLITE QMGR(QM1)\nSTOP QMLITE QMGR(QM1) RECONNECT")[:1]
+        assert ended.text == ["QML0509I: qmlite queue manager QM1 ending."]
+        assert asked == [False, True]
+        qmgrs.create("QM2")
+        [alone] = run_mqsc(qm, "STOP QMLITE QMGR(QM2)")
+        assert alone.reason_code == C.MQRC_FUNCTION_NOT_SUPPORTED and alone.text[0].startswith("QML0510E")
+        [unknown] = run_mqsc(qm, "STOP QMLITE QMGR(QM9)")
+        assert unknown.reason_code == C.MQRCCF_Q_MGR_NAME_ERROR
+        [refused] = run_mqsc(qm, "STOP QMLITE QMGR(QM1)", user="app")
+        assert refused.reason_code == C.MQRC_NOT_AUTHORIZED
+        [bad] = run_mqsc(qm, "STOP QMLITE QMGR(QM1) NOW")
+        assert bad.syntax_error
+        assert asked == [False, True]
+    finally:
+        qmgrs.shutdown()
+        qm.shutdown()

@@ -28,7 +28,8 @@ ENV MQ_QMGR_NAME=QM1 \
     PYTHONUNBUFFERED=1
 USER qmlite
 VOLUME ["/var/lib/qmlite"]
-EXPOSE 1414 9443
+# 1883: MQTT, the developer objects' telemetry channel DEV.MQTT (docs/mqtt.md), which IBM's image lacks.
+EXPOSE 1414 9443 1883
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "-c", "import socket; socket.create_connection(('127.0.0.1', 1414), 2).close()"]
-ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--data-dir", "/var/lib/qmlite", "--mqsc-dir", "/etc/mqm"]
+ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--mqtt-port", "1883", "--data-dir", "/var/lib/qmlite", "--mqsc-dir", "/etc/mqm"]

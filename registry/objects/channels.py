@@ -43,6 +43,9 @@ DEFAULT_OF = {SDR: "SYSTEM.DEF.SENDER", SVR: "SYSTEM.DEF.SERVER", RCVR: "SYSTEM.
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
 APP_USER = "app"
+# The developer objects' telemetry channel, made when the server is asked for an MQTT port
+# (qmlite serve --mqtt-port; registry/telemetry/service.py ensure_developer_channel, decision TC10).
+MQTT_CHANNEL = "DEV.MQTT"
 
 
 @dataclasses.dataclass(slots=True)

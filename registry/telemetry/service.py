@@ -19,10 +19,29 @@ from typing import Protocol
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.telemetry.sessions import TelemetrySessions
 
 SERVICE_NAME = "SYSTEM.MQXR.SERVICE"
+
+
+def ensure_developer_channel(registry, port: int) -> Channel:
+    """The developer objects' MQTT channel on ``port``: defined the first time (MCAUSER('app'), as
+    DEV.APP.SVRCONN), its PORT set to ``port`` at every start asked for, nothing else of it touched
+    (an administrator's ALTER stays).  ``registry``: the queue manager's catalogue."""
+    existing = registry.objects(M.KIND).get(M.MQTT_CHANNEL)
+    if existing is not None and existing.channel_type != M.MQTT:
+        raise ValueError(f"{M.MQTT_CHANNEL} exists and is not an MQTT channel")
+    if existing is not None and existing.port == port:
+        return existing
+    now = registry.now()
+    if existing is None:
+        channel = M.new(M.MQTT_CHANNEL, M.MQTT, port=port, mca_user=M.APP_USER, created=now, altered=now)
+    else:
+        channel = dataclasses.replace(existing, port=port, altered=now)
+    registry.put_object(M.KIND, channel)
+    return channel
 
 
 class TelemetryError(Exception):

@@ -48,6 +48,7 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL", registry
 
         try:
             ensure_developer_channel(qm.registry, cfg.mqtt_port)
+            qm.telemetry.developer_port = cfg.mqtt_port  # RESET QMLITE keeps DEV.MQTT
         except ValueError as exc:  # DEV.MQTT defined as another channel type
             qm.shutdown()
             raise ConfigError(str(exc)) from exc

@@ -26,6 +26,11 @@ from qmlite.registry.telemetry.sessions import TelemetrySessions
 SERVICE_NAME = "SYSTEM.MQXR.SERVICE"
 
 
+def developer_channel(port: int) -> Channel:
+    """DEV.MQTT as the developer objects have it (MCAUSER('app'), as DEV.APP.SVRCONN)."""
+    return M.new(M.MQTT_CHANNEL, M.MQTT, port=port, mca_user=M.APP_USER)
+
+
 def ensure_developer_channel(registry, port: int) -> Channel:
     """The developer objects' MQTT channel on ``port``: defined the first time (MCAUSER('app'), as
     DEV.APP.SVRCONN), its PORT set to ``port`` at every start asked for, nothing else of it touched
@@ -37,7 +42,7 @@ def ensure_developer_channel(registry, port: int) -> Channel:
         return existing
     now = registry.now()
     if existing is None:
-        channel = M.new(M.MQTT_CHANNEL, M.MQTT, port=port, mca_user=M.APP_USER, created=now, altered=now)
+        channel = dataclasses.replace(developer_channel(port), created=now, altered=now)
     else:
         channel = dataclasses.replace(existing, port=port, altered=now)
     registry.put_object(M.KIND, channel)
@@ -87,6 +92,9 @@ class TelemetryService:
         self.io: TelemetryIO | None = None
         self.runs: dict[str, ChannelRun] = {}
         self.stopped: set[str] = set()  # stopped by STOP/PURGE CHANNEL: the service does not start them
+        # The port the server gave the developer objects' DEV.MQTT (qmlite serve --mqtt-port), or None:
+        # RESET QMLITE keeps that channel as a default object (registry/storage/reset.py).
+        self.developer_port: int | None = None
 
     # ---- the service ---------------------------------------------------------------------------
     def attach(self, io: TelemetryIO | None) -> None:
@@ -177,6 +185,18 @@ class TelemetryService:
     def forget(self, name: str) -> None:
         """The channel was deleted."""
         self.stopped.discard(name)
+
+    def reset(self) -> None:
+        """RESET QMLITE: as a fresh start has it -- no channel stopped, a deleted one no longer running,
+        every defined one running while the service runs."""
+        self.stopped.clear()
+        defined = {channel.name: channel for channel in self._definitions()}
+        for name in [n for n in self.runs if n not in defined]:
+            self._end(name)
+        if self.running:
+            for name in sorted(defined):
+                if not self.is_running(name):
+                    self._start(defined[name])
 
     # ---- what the transport reports ------------------------------------------------------------
     def listening(self, name: str, port: int) -> None:

@@ -362,3 +362,22 @@ def test_purge_channel_clientid_forgets_one_client_and_purge_channel_all_of_them
     assert not q.qm.telemetry.is_running("MQTT.A") and q.qm.telemetry.is_running("MQTT.B")
     assert failed(q.run(purge, st(NAME, "MQTT.A")), C.MQRCCF_PARM_MISSING, TYPE)
     assert failed(q.run(purge, st(NAME, "DEV.APP.SVRCONN"), i(TYPE, M.MQTT)), C.MQRCCF_CHANNEL_TYPE_ERROR, TYPE)
+
+
+def test_reset_qmlite_keeps_dev_mqtt_and_runs_what_a_fresh_start_runs(q):
+    from qmlite.registry.mqsc import run_mqsc
+    from qmlite.registry.telemetry.service import ensure_developer_channel
+
+    ensure_developer_channel(q.qm.registry, 1883)  # as qmlite serve --mqtt-port 1883 does
+    q.qm.telemetry.developer_port = 1883
+    assert create(q, "MQTT.X", i(C.MQIACH_PORT, 1884)).ok
+    assert q.start_service().ok
+    assert q.run(C.MQCMD_STOP_CHANNEL, st(NAME, M.MQTT_CHANNEL), i(TYPE, M.MQTT)).ok
+    assert create(q, M.MQTT_CHANNEL, i(C.MQIACH_BACKLOG, 3), cmd=C.MQCMD_CHANGE_CHANNEL).ok
+    [result] = run_mqsc(q.qm, "RESET QMLITE")
+    assert result.completion_code == C.MQCC_OK
+    assert "MQTT.X" in q.io.stopped and not q.qm.telemetry.is_running("MQTT.X")
+    assert failed(inquire(q, "MQTT.X"), C.MQRC_UNKNOWN_OBJECT_NAME)
+    [dev] = inquire(q, M.MQTT_CHANNEL).objects
+    assert (dev[C.MQIACH_PORT], dev[C.MQIACH_BACKLOG], dev[C.MQCACH_MCA_USER_ID]) == (1883, 4096, "app")
+    assert q.qm.telemetry.is_running(M.MQTT_CHANNEL)  # no longer stopped: a fresh start runs it

@@ -150,14 +150,18 @@ class TelemetryService:
         self.stopped.discard(channel.name)
         self._start(channel)
 
-    def stop_channel(self, name: str, client_id: str = "") -> None:
-        """STOP CHANNEL CHLTYPE(MQTT): the channel (it stays stopped), or one client's connection."""
+    def _client(self, name: str, client_id: str) -> str:
+        """``client_id``, checked: the service runs and the client is the channel's."""
         if not self.running:
             raise TelemetryError(C.MQRCCF_CHL_SYSTEM_NOT_ACTIVE)
-        if client_id:
-            session = self.sessions.get(client_id)
-            if session is None or session.channel != name:
-                raise TelemetryError(C.MQRCCF_CLIENT_ID_NOT_FOUND, C.MQCACH_CLIENT_ID)
+        session = self.sessions.get(client_id) if client_id else None
+        if client_id and (session is None or session.channel != name):
+            raise TelemetryError(C.MQRCCF_CLIENT_ID_NOT_FOUND, C.MQCACH_CLIENT_ID)
+        return client_id
+
+    def stop_channel(self, name: str, client_id: str = "") -> None:
+        """STOP CHANNEL CHLTYPE(MQTT): the channel (it stays stopped), or one client's connection."""
+        if self._client(name, client_id):
             self.sessions.disconnect(client_id)
             return
         if not self.is_running(name):
@@ -167,12 +171,7 @@ class TelemetryService:
 
     def purge_channel(self, name: str, client_id: str = "") -> None:
         """PURGE CHANNEL: one client's state (CLIENTID), or every client's and the channel stopped."""
-        if not self.running:
-            raise TelemetryError(C.MQRCCF_CHL_SYSTEM_NOT_ACTIVE)
-        if client_id:
-            session = self.sessions.get(client_id)
-            if session is None or session.channel != name:
-                raise TelemetryError(C.MQRCCF_CLIENT_ID_NOT_FOUND, C.MQCACH_CLIENT_ID)
+        if self._client(name, client_id):
             self.sessions.purge(client_id)
             return
         for session in self.sessions.list():

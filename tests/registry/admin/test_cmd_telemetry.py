@@ -93,9 +93,11 @@ class QM:
         self.qm.shutdown()
         self.open()
 
-    def run(self, *args, **kwargs) -> Reply:
+    def run(self, *args, requester=None, **kwargs) -> Reply:
         request = command(*args, **kwargs)
-        responses = self.qm.engine.execute(P.decode(P.encode(request, LE), LE, 819))
+        decoded_request = P.decode(P.encode(request, LE), LE, 819)
+        responses = (self.qm.engine.execute(decoded_request) if requester is None
+                     else self.qm.engine.execute(decoded_request, requester))
         decoded = [P.decode(P.encode(r, LE), LE, 819) for r in responses]
         check_response_shape(request.header.Command, decoded)
         return Reply(decoded)
@@ -381,3 +383,16 @@ def test_reset_qmlite_keeps_dev_mqtt_and_runs_what_a_fresh_start_runs(q):
     [dev] = inquire(q, M.MQTT_CHANNEL).objects
     assert (dev[C.MQIACH_PORT], dev[C.MQIACH_BACKLOG], dev[C.MQCACH_MCA_USER_ID]) == (1883, 4096, "app")
     assert q.qm.telemetry.is_running(M.MQTT_CHANNEL)  # no longer stopped: a fresh start runs it
+
+
+def test_purge_channel_needs_ctrl_on_the_channel_as_stop_channel_does(q, clock):
+    from qmlite.registry.admin.engine import Requester
+
+    assert create(q, "MQTT.A").ok
+    assert q.start_service().ok
+    _sessions(q, clock)
+    app = Requester(user="app", admin=False)  # the developer objects' app: dsp on the queue manager only
+    for cmd in (C.MQCMD_PURGE_CHANNEL, C.MQCMD_STOP_CHANNEL):
+        assert failed(q.run(cmd, st(NAME, "MQTT.A"), i(TYPE, M.MQTT), st(CLIENT, "sensor1"), requester=app),
+                      C.MQRC_NOT_AUTHORIZED)
+    assert q.qm.telemetry.sessions.get("sensor1") is not None

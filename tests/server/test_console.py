@@ -394,12 +394,12 @@ def test_calls_panel_shows_an_mqi_put_and_its_failure(browser, server):
 
 
 def test_mqtt_channels_their_clients_and_an_mqtt_clients_subscription(browser, server, tmp_path):
-    # The MQTT transport is faked at the domain's edge (tests/registry/admin/test_cmd_telemetry.py FakeIO):
+    # The MQTT transport is faked at the domain's edge (tests/support/faketelemetry.py):
     # the console reads only what Inquire Channel and Inquire Channel Status answer.
     from qmlite.registry.mqsc import run_mqsc
     from qmlite.registry.objects import values as V
     from qmlite.registry.telemetry.sessions import SessionStatus
-    from tests.registry.admin.test_cmd_telemetry import FakeIO
+    from tests.support.faketelemetry import FakeIO
 
     runner = server._runner
     qm = runner.server.qm

@@ -16,6 +16,7 @@ from qmlite.registry.objects import values as V
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.telemetry.service import SERVICE_NAME
 from qmlite.registry.telemetry.sessions import SessionStatus
+from tests.support.faketelemetry import FakeIO
 from tests.support.pcfkit import LE, Reply, check_response_shape, command, failed, i, il, st
 
 NAME = C.MQCACH_CHANNEL_NAME
@@ -55,27 +56,6 @@ def shown(pid: int, value):
     if pid == C.MQCACH_SSL_KEY_PASSPHRASE:
         return "********" if value else ""
     return value
-
-
-class FakeIO:
-    """The server's MQTT transport, as the service drives it: listens at once on the port asked for
-    (or 40000 for PORT(0)), unless told the port is taken."""
-
-    def __init__(self, svc) -> None:
-        self.svc = svc
-        self.started: list[str] = []
-        self.stopped: list[str] = []
-        self.taken: set[int] = set()
-
-    def start(self, channel: M.Channel) -> None:
-        self.started.append(channel.name)
-        if channel.port in self.taken:
-            self.svc.failed(channel.name, f"port {channel.port} in use")
-        else:
-            self.svc.listening(channel.name, channel.port or 40000)
-
-    def stop(self, name: str) -> None:
-        self.stopped.append(name)
 
 
 class QM:

@@ -13,7 +13,7 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.telemetry.sessions import SessionStatus
-from tests.registry.admin.test_cmd_telemetry import FakeIO
+from tests.support.faketelemetry import FakeIO
 
 DEFINE = ("DEFINE CHANNEL(MQTT.A) CHLTYPE(MQTT) TRPTYPE(TCP) PORT(1884) PROTOCOL(MQTTV311,HTTP) USECLTID(YES) "
           "MCAUSER('app') SSLCIPH('SSL_RSA_WITH_AES_128_CBC_SHA256') SSLCAUTH(OPTIONAL) "

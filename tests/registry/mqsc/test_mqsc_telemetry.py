@@ -121,3 +121,21 @@ def test_service_channels_chstatus_stop_and_purge(qm, clock):
     assert one(qm, "START CHANNEL(MQTT.A) CHLTYPE(MQTT)").text == ["AMQ8018I: Start IBM MQ channel accepted."]
     assert one(qm, "STOP SERVICE(SYSTEM.MQXR.SERVICE)").completion_code == C.MQCC_OK
     assert one(qm, "DISPLAY CHSTATUS(*) CHLTYPE(MQTT)").reason_code == C.MQRCCF_CHL_SYSTEM_NOT_ACTIVE
+
+
+def test_an_mqtt_clients_subscription_is_an_ordinary_one_display_sub_and_sbstatus_show(qm):
+    # As the MQTT side makes one for a clean-session-false client (issue 33 item 4): an MQSUB on the
+    # client's connection through the telemetry channel, durable, named for the client and its filter.
+    from qmlite.pcf import mqi as S
+
+    session = qm.connect(qm.registry.qmgr.name, user="app", admin=False, channel="DEV.MQTT",
+                         conname="127.0.0.1(50001)")
+    sd = S.MQSD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE, ObjectString=S.MQCHARV("dev/sensors/#"),
+                SubName=S.MQCHARV("dev1:dev/sensors/#"))
+    qm.subscribe(session, sd, 0)
+    [sub] = one(qm, "DISPLAY SUB('dev1:dev/sensors/#') SUBTYPE DESTCLAS SUBUSER DURABLE TOPICSTR").objects
+    assert {k: sub[k] for k in ("SUB", "SUBTYPE", "DESTCLAS", "SUBUSER", "DURABLE", "TOPICSTR")} == {
+        "SUB": "dev1:dev/sensors/#", "SUBTYPE": "API", "DESTCLAS": "MANAGED", "SUBUSER": "app", "DURABLE": "YES",
+        "TOPICSTR": "dev/sensors/#"}
+    [status] = one(qm, "DISPLAY SBSTATUS('dev1:dev/sensors/#') ALL").objects
+    assert status["SUB"] == "dev1:dev/sensors/#" and status["ACTCONN"] != "0" * 48  # the client's connection

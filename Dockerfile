@@ -40,8 +40,9 @@ ENV MQ_QMGR_NAME=QM1 \
     PYTHONUNBUFFERED=1
 USER qmlite
 VOLUME ["/var/lib/qmlite"]
-EXPOSE 1414 9443
+# 1883: MQTT, the developer objects' telemetry channel DEV.MQTT (docs/mqtt.md), which IBM's image lacks.
+EXPOSE 1414 9443 1883
 # IBM's liveness check: the queue manager on 127.0.0.1:1414 answers the MQ protocol (chkmq.py)
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
     CMD ["chkmqhealthy"]
-ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--data-dir", "/var/lib/qmlite", "--mqsc-dir", "/etc/mqm"]
+ENTRYPOINT ["qmlite", "serve", "--host", "0.0.0.0", "--port", "1414", "--http-port", "9443", "--mqtt-port", "1883", "--data-dir", "/var/lib/qmlite", "--mqsc-dir", "/etc/mqm"]

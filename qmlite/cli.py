@@ -20,6 +20,7 @@ def _serve(args: argparse.Namespace) -> int:
                        **_qmgr_overrides(args),
                        "publish_exit": args.publish_exit, "monitor_interval": args.monitor_interval,
                        "http_port": args.http_port, "http_host": args.http_host, "tls_cert": args.tls_cert,
+                       "mqtt_port": args.mqtt_port,
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
                        "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock,
                        "max_connections": args.max_connections, "opening_timeout": args.opening_timeout,
@@ -223,6 +224,9 @@ def _add_serve(sub) -> None:
     serve.add_argument("--http-port", type=int, metavar="PORT",
                        help="serve IBM's mqweb REST API (admin and messaging) on PORT (default: off; docs/rest.md)")
     serve.add_argument("--http-host", help="address for the REST API (default: --host)")
+    serve.add_argument("--mqtt-port", type=int, metavar="PORT",
+                       help="give the developer objects an MQTT channel, DEV.MQTT, on PORT (IBM's is 1883; "
+                            "default: none; docs/mqtt.md)")
     serve.add_argument("--tls-cert", metavar="PEM", help="certificate for https on --http-port (with --tls-key)")
     serve.add_argument("--tls-key", metavar="PEM", help="private key for https on --http-port")
     serve.add_argument("--http-max-body", type=int, metavar="BYTES",

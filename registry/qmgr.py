@@ -46,6 +46,8 @@ from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
 from qmlite.registry.monitoring.accounting import Accounting
 from qmlite.registry.monitoring.activity import ActivityTrace, traced
 from qmlite.registry.monitoring.statistics import Statistics
+from qmlite.registry.objects import channels
+from qmlite.registry.telemetry.service import TelemetryService
 
 _ENABLED = C.MQEVR_ENABLED  # an event switch that is on
 _TOPIC_OPEN = (C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_ALTERNATE_USER_AUTHORITY
@@ -90,6 +92,9 @@ class QueueManager:
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
         self.faults = Faults()  # fault injection for test suites (registry/testing/faults.py)
+        # The telemetry (MQXR) service: MQTT channels' running state and the clients' sessions; the
+        # server plugs its MQTT transport in (registry/telemetry/service.py).
+        self.telemetry = TelemetryService(self.now, self._mqtt_channels, registry.running.services)
         # The verbs' paths, each handed what it uses (registry/messaging/): placing messages on queues,
         # MQPUT/MQPUT1, MQGET.
         self.enqueuer = Enqueuer(registry, self.events, self.now)
@@ -111,6 +116,9 @@ class QueueManager:
 
     def now(self) -> float:
         return self.registry.clock()  # one injected clock for definitions, messages and status
+
+    def _mqtt_channels(self) -> list:
+        return [ch for ch in self.registry.objects(channels.KIND).values() if ch.channel_type == channels.MQTT]
 
     # ---- the journal -----------------------------------------------------------------------------
     @property

@@ -59,6 +59,9 @@ class ServerConfig:
     monitor_interval: float = 10.0  # seconds between resource-usage publications (IBM's 10 s)
     http_port: int | None = None  # the mqweb-shaped REST API (server/http/); None: off (IBM's 9443 in Docker)
     http_host: str = ""  # address for the REST API; "" = the same as host
+    # The developer objects' MQTT channel DEV.MQTT listens here (IBM's MQTT port is 1883); None: no such
+    # channel is made (MQTT channels defined by MQSC still run: docs/mqtt.md "Administration").
+    mqtt_port: int | None = None
     tls_cert: str = ""  # PEM certificate and key: the REST API speaks https when both are given
     tls_key: str = ""
     # The longest request body a REST endpoint other than a message put reads (a put's limit is MAXMSGL):
@@ -134,6 +137,11 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         values["app_password"] = env["MQ_APP_PASSWORD"]
     if env.get("QMLITE_PKI_DIR"):
         values["pki_dir"] = env["QMLITE_PKI_DIR"]
+    if env.get("QMLITE_MQTT_PORT"):  # qmlite's own, as IBM's container has no MQTT (decision TC10)
+        try:
+            values["mqtt_port"] = int(env["QMLITE_MQTT_PORT"])
+        except ValueError:
+            raise ConfigError(f"invalid MQTT port {env['QMLITE_MQTT_PORT']!r}") from None
     if "MQ_DEV" in env:
         values["dev_objects"] = _truthy(env["MQ_DEV"])
     for key, value in (overrides or {}).items():
@@ -175,6 +183,12 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
             raise ConfigError(f"invalid {name.replace('_', ' ')} {value!r}: expected seconds > 0")
     if cfg.http_port is not None and not (isinstance(cfg.http_port, int) and 0 <= cfg.http_port <= 65535):
         raise ConfigError(f"invalid HTTP port {cfg.http_port!r}")
+    if cfg.mqtt_port is not None:
+        if isinstance(cfg.mqtt_port, bool) or not (isinstance(cfg.mqtt_port, int) and 0 <= cfg.mqtt_port <= 65535):
+            raise ConfigError(f"invalid MQTT port {cfg.mqtt_port!r}")
+        if not cfg.dev_objects:
+            raise ConfigError("--mqtt-port makes the developer objects' MQTT channel, and MQ_DEV=false leaves "
+                              "them out: define an MQTT channel by MQSC instead (docs/mqtt.md)")
     if not (isinstance(cfg.http_max_body, int) and not isinstance(cfg.http_max_body, bool)
             and cfg.http_max_body > 0):
         raise ConfigError(f"invalid HTTP body limit {cfg.http_max_body!r}: expected a number of bytes > 0")

@@ -111,6 +111,9 @@ class QueueManagerServer:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
 
                 self.http_port = await nursery.start(http_serve.run, self, self.stopping)
+            # Issue 33: the MQTT transport behind SYSTEM.MQXR.SERVICE, plugged in (server/telemetryio.py).
+            from . import telemetryio
+            telemetryio.plug(nursery, self)
             task_status.started(listeners)
 
     # ---- hosting several queue managers (registry/hosting.py) ------------------------------------

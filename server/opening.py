@@ -43,6 +43,16 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL", registry
         except Exception as exc:  # whatever importing the user's module raised
             qm.shutdown()
             raise ConfigError(f"cannot load publish exit {cfg.publish_exit!r}: {exc!r}") from exc
+    if cfg.mqtt_port is not None:  # before the start-up MQSC, as IBM's 10-dev.mqsc runs before the user's
+        from qmlite.registry.telemetry.service import ensure_developer_channel
+
+        try:
+            ensure_developer_channel(qm.registry, cfg.mqtt_port)
+            qm.telemetry.developer_port = cfg.mqtt_port  # RESET QMLITE keeps DEV.MQTT
+        except ValueError as exc:  # DEV.MQTT defined as another channel type
+            qm.shutdown()
+            raise ConfigError(str(exc)) from exc
+        qm.registry.commit()
     if cfg.mqsc_files or cfg.mqsc_dir:
         from .startup import run_startup
 

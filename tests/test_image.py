@@ -2,7 +2,7 @@
 can repeat it as root: the image's ENTRYPOINT, user and environment serve IBM's ``ibmmq``.
 
 The container shares the host's network (buildah's chroot isolation has no other), so the ENTRYPOINT
-listens on 127.0.0.1 port 0 (the MQ and the HTTP port) instead of 0.0.0.0:1414/9443; every other
+listens on 127.0.0.1 port 0 (the MQ, the HTTP and the MQTT port) instead of 0.0.0.0:1414/9443/1883; every other
 argument is the image's own.  Slow (the first build makes a stand-in base image from Debian: minutes;
 then ~10 s), so marked ``slow``."""
 
@@ -55,7 +55,7 @@ def test_the_image_is_configured_as_the_dockerfile_says(image):
 
 def test_the_images_entrypoint_serves_ibmmq(image, container, tmp_path):
     entry = json.loads(_buildah("inspect", "--type", "image", image))["Docker"]["config"]["Entrypoint"]
-    local = {"--host": "127.0.0.1", "--port": "0", "--http-port": "0"}
+    local = {"--host": "127.0.0.1", "--port": "0", "--http-port": "0", "--mqtt-port": "0"}
     argv = [local.get(before, arg) for before, arg in zip(["", *entry], entry)]
     served = Served(tmp_path / "data", command=["buildah", "run", "--isolation", "chroot", "--network", "host",
                                                 container, "--", *argv], cwd=tmp_path, env=wheelkit.clean_env())

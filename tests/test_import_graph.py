@@ -328,6 +328,8 @@ SHARED_BASENAMES = {
     "properties": "message properties: their wire codec (pcf/) and the domain's (registry/messaging/)",
     "ccdt": "the JSON CCDT: read by clients (pcf/ccdt.py) and the entries the queue manager's channels make",
     "tls": "TLS for the client (client/tls.py) and the listener (server/tls.py); another helper's part of issue 31",
+    "sessions": "sessions of two protocols: MQI connections' (messaging/sessions.py) and MQTT clients' "
+                "(telemetry/sessions.py, the module issue 33's two parts share by that name)",
 }
 
 

@@ -25,7 +25,7 @@ VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER", 
          "DEL": "DELETE", "DISPLAY": "DISPLAY", "DIS": "DISPLAY", "CLEAR": "CLEAR", "START": "START",
          "STA": "START", "STOP": "STOP", "PING": "PING", "SET": "SET", "REFRESH": "REFRESH", "REF": "REFRESH",
          "RESET": "RESET", "RESOLVE": "RESOLVE", "RES": "RESOLVE", "SUSPEND": "SUSPEND", "RESUME": "RESUME",
-         "END": "END"}
+         "END": "END", "PURGE": "PURGE"}
 NOUNS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QMODEL": "QMODEL", "QM": "QMODEL", "QALIAS": "QALIAS",
          "QA": "QALIAS", "QREMOTE": "QREMOTE", "QR": "QREMOTE", "QUEUE": "QUEUE", "Q": "QUEUE",
          "QCLUSTER": "QCLUSTER", "QC": "QCLUSTER", "CHANNEL": "CHANNEL", "CHL": "CHANNEL",
@@ -202,6 +202,9 @@ def _table() -> dict[tuple[str, str], Command]:
         Command("STOP", "CHANNEL", C.MQCMD_STOP_CHANNEL, K.CHSTATUS, C.MQCACH_CHANNEL_NAME,
                 message="AMQ8019I: Stop IBM MQ channel accepted.",
                 extra=(e("MODE", C.MQIACF_MODE, {"QUIESCE": 1, "FORCE": 0, "TERMINATE": 2}),)),
+        # Telemetry channels only (IBM, PURGE CHANNEL; "Synonym: None").
+        Command("PURGE", "CHANNEL", C.MQCMD_PURGE_CHANNEL, K.CHSTATUS, C.MQCACH_CHANNEL_NAME,
+                message="AMQ8019I: Stop IBM MQ channel accepted."),
         Command("PING", "CHANNEL", C.MQCMD_PING_CHANNEL, K.CHANNEL, C.MQCACH_CHANNEL_NAME,
                 message="AMQ8020I: Ping IBM MQ channel complete.", extra=(i("DATALEN", C.MQIACH_DATA_COUNT),)),
         Command("RESET", "CHANNEL", C.MQCMD_RESET_CHANNEL, K.CHANNEL, C.MQCACH_CHANNEL_NAME,

@@ -21,12 +21,20 @@ KIND = "channel"
 
 SDR, SVR, RCVR, RQSTR = C.MQCHT_SENDER, C.MQCHT_SERVER, C.MQCHT_RECEIVER, C.MQCHT_REQUESTER
 CLNTCONN, SVRCONN, CLUSRCVR, CLUSSDR = C.MQCHT_CLNTCONN, C.MQCHT_SVRCONN, C.MQCHT_CLUSRCVR, C.MQCHT_CLUSSDR
-# The types a Multiplatforms queue manager defines through these commands.  AMQP and MQTT channels
-# belong to the AMQP and telemetry services, which qmlite does not run (docs/compat.md Part 5).
-TYPES = (SDR, SVR, RCVR, RQSTR, CLNTCONN, SVRCONN, CLUSRCVR, CLUSSDR)
+MQTT = C.MQCHT_MQTT
+# The types a Multiplatforms queue manager defines through these commands: the MQ channels, and the
+# telemetry (MQTT) channels its MQXR service runs (IBM, "Change, Copy, and Create Channel (MQTT)";
+# docs/mqtt.md "Administration").  AMQP channels belong to the AMQP service, which qmlite does not
+# run (docs/compat.md Part 5).
+MQ_TYPES = (SDR, SVR, RCVR, RQSTR, CLNTCONN, SVRCONN, CLUSRCVR, CLUSSDR)
+TYPES = MQ_TYPES + (MQTT,)
 MESSAGE = frozenset({SDR, SVR, RCVR, RQSTR, CLUSSDR, CLUSRCVR})  # message channels
 SENDING = frozenset({SDR, SVR, CLUSSDR, CLUSRCVR})  # the sending end of a message channel (and CLUSRCVR, which defines it)
+MQ_CHANNELS = frozenset(MQ_TYPES)  # what an MQ (not a telemetry) channel has: DESCR, exits, HBINT ...
 ALL = frozenset(TYPES)
+# A telemetry channel's PROTOCOL when none is given: all three (IBM's DEFINE CHANNEL (MQTT)).
+MQTT_PROTOCOLS = (V.MQPROTO_MQTTV311, V.MQPROTO_MQTTV3, V.MQPROTO_HTTP)
+MQTT_PORT = 1883  # IBM's default port for a telemetry channel (8883 when secured by TLS, by convention)
 
 # The SYSTEM.DEF.* channel a new channel of each type starts from.
 DEFAULT_OF = {SDR: "SYSTEM.DEF.SENDER", SVR: "SYSTEM.DEF.SERVER", RCVR: "SYSTEM.DEF.RECEIVER",
@@ -35,6 +43,9 @@ DEFAULT_OF = {SDR: "SYSTEM.DEF.SENDER", SVR: "SYSTEM.DEF.SERVER", RCVR: "SYSTEM.
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
 APP_USER = "app"
+# The developer objects' telemetry channel, made when the server is asked for an MQTT port
+# (qmlite serve --mqtt-port; registry/telemetry/service.py ensure_developer_channel, decision TC10).
+MQTT_CHANNEL = "DEV.MQTT"
 
 
 @dataclasses.dataclass(slots=True)
@@ -104,6 +115,14 @@ class Channel:
     batch_data_limit: int = 5000
     use_dlq: int = C.MQUSEDLQ_YES
     cert_label: str = ""
+    # Telemetry (MQTT) channels only (IBM, DEFINE CHANNEL (MQTT)); defaults as IBM's syntax diagram.
+    port: int = MQTT_PORT
+    backlog: int = 4096
+    jaas_config: str = ""
+    protocols: tuple[int, ...] = MQTT_PROTOCOLS
+    ssl_key_repository: str = ""
+    ssl_key_passphrase: str = ""
+    use_client_id: int = V.MQUCI_NO
     created: float = 0.0
     altered: float = 0.0
 

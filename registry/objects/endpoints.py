@@ -24,6 +24,7 @@ DEFAULT_AUTHINFO_OF = {V.MQAIT_IDPW_OS: "SYSTEM.DEFAULT.AUTHINFO.IDPWOS",
                        V.MQAIT_OCSP: "SYSTEM.DEFAULT.AUTHINFO.OCSP"}
 DEFAULT_LISTENER = "SYSTEM.DEFAULT.LISTENER.TCP"
 DEFAULT_SERVICE = "SYSTEM.DEFAULT.SERVICE"
+MQXR_SERVICE = "SYSTEM.MQXR.SERVICE"  # the telemetry service (registry/telemetry/service.py)
 DEFAULT_COMMINFO = "SYSTEM.DEFAULT.COMMINFO"
 
 
@@ -130,5 +131,18 @@ def default_listeners(dev: bool) -> list[Listener]:
 
 generic.register(generic.GenericKind(AUTHINFO, AuthInfo, default_authinfo))
 generic.register(generic.GenericKind(LISTENER, Listener, default_listeners))
-generic.register(generic.GenericKind(SERVICE, Service, lambda dev: [Service(DEFAULT_SERVICE)]))
+def default_services(dev: bool) -> list[Service]:
+    # SYSTEM.MQXR.SERVICE as IBM's telemetry installation defines it (installMQXRService_unix.mqsc):
+    # a server service the queue manager starts and stops with itself.  qmlite runs none of the
+    # programs it names: START/STOP SERVICE of it run qmlite's own MQTT transport (decision TC6).
+    mqxr = Service(MQXR_SERVICE, description="Manages clients using MQXR protocols such as MQTT",
+                   service_type=C.MQSVC_TYPE_SERVER, start_mode=C.MQSVC_CONTROL_Q_MGR,
+                   start_command="+MQ_INSTALL_PATH+/mqxr/bin/runMQXRService.sh",
+                   start_args='-m +QMNAME+ -d "+MQ_Q_MGR_DATA_PATH+" -g "+MQ_DATA_PATH+"',
+                   stop_command="+MQ_INSTALL_PATH+/mqxr/bin/endMQXRService.sh", stop_args="-m +QMNAME+",
+                   stdout="+MQ_Q_MGR_DATA_PATH+/mqxr.stdout", stderr="+MQ_Q_MGR_DATA_PATH+/mqxr.stderr")
+    return [Service(DEFAULT_SERVICE), mqxr]
+
+
+generic.register(generic.GenericKind(SERVICE, Service, default_services))
 generic.register(generic.GenericKind(COMMINFO, CommInfo, lambda dev: [CommInfo(DEFAULT_COMMINFO)]))

@@ -46,6 +46,15 @@ MQRCN_DISABLED = 3
 # SSLClientAuth
 MQSCA_REQUIRED = 0
 MQSCA_OPTIONAL = 1
+MQSCA_NEVER_REQUIRED = 2  # telemetry (MQTT) channels only: SSLCAUTH(NEVER)
+# Protocol of a telemetry channel (PROTOCOL, MQIACH_PROTOCOL, a list)
+MQPROTO_MQTTV3 = 1
+MQPROTO_HTTP = 2
+MQPROTO_AMQP = 3
+MQPROTO_MQTTV311 = 4
+# UseClientIdentifier of a telemetry channel (USECLTID)
+MQUCI_NO = 0
+MQUCI_YES = 1
 # HeaderCompression / MessageCompression
 MQCOMPRESS_NONE = 0
 MQCOMPRESS_RLE = 1

@@ -26,7 +26,9 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry import qmlmessages as QML
 from qmlite.registry.objects import defaults
+from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import generic
+from qmlite.registry.telemetry.service import developer_channel
 from qmlite.registry.storage.catalog import NOT_PERSISTED, QueueManager
 
 log = structlog.get_logger("qmlite.reset")
@@ -116,11 +118,15 @@ def reset(qm) -> ResetSummary:
 
     # Channels, authentication information, listeners, services, communication information,
     # authority and channel-authentication records.
+    developer_port = qm.telemetry.developer_port  # qmlite serve --mqtt-port: DEV.MQTT is a default object
     for name, kind in generic.all_kinds().items():
         initial = {o.name: o for o in kind.defaults(dev)}
+        if name == M.KIND and dev and developer_port is not None:
+            initial[M.MQTT_CHANNEL] = developer_channel(developer_port)
         _reset_kind(out, reg.definitions[name], initial, lambda obj, n=name: reg.put_object(n, obj),
                     lambda obj, n=name: reg.remove_object(n, obj), now)
 
+    qm.telemetry.reset()  # telemetry channels deleted stop, the others run (registry/telemetry/service.py)
     out.elapsed_ms = (time.perf_counter() - started) * 1000
     log.info("reset", deleted=out.deleted, restored=out.restored, cleared=out.cleared, kept=out.kept,
              ms=round(out.elapsed_ms, 2))

@@ -27,6 +27,7 @@ TEXT_KEYWORDS = frozenset({
     "msgexit", "rcvexit", "scyexit", "sendexit", "msgdata", "rcvdata", "scydata", "senddata", "ldapuser",
     "ldappwd", "userid", "passwrd", "dest", "destcorl", "pubacct", "pubappid", "subuser", "destqmgr",
     "sslkeyr", "certlabl", "comment", "principal", "group", "profile", "sslcryp",
+    "jaascfg", "sslkeyp", "clientid",  # a telemetry channel's JAAS stanza, key passphrase, MQTT client id
 })
 # Attributes whose value stays a string even when it looks like an integer.
 _TEXT_RESULTS = TEXT_KEYWORDS | frozenset({"queue", "qmname", "channel", "topic", "sub", "subid", "namelist",

@@ -212,7 +212,9 @@ def test_a_user_without_the_admin_role_sees_each_panel_refused(browser, server):
     open_console(browser, server, password=APP_PASSWORD, user="app")
     wait(browser, lambda d: text_of(d, "#qmgr-state") == "running")  # GET admin/qmgr is open to MQWebUser
     wait(browser, lambda d: "MQWB0103E" in text_of(d, "#queues .panel-error"))
-    assert "MQWebAdmin" in text_of(browser, "#subscriptions .panel-error")
+    # Each panel's refusal arrives on its own: waited for, not assumed to have come with the first.
+    wait(browser, lambda d: "MQWebAdmin" in text_of(d, "#subscriptions .panel-error"))
+    wait(browser, lambda d: "MQWB0103E" in text_of(d, "#mqtt .panel-error"))
     wait(browser, lambda d: text_of(d, "#updated").startswith("Partly updated"))
     assert "stale" in browser.find_element(By.ID, "updated").get_attribute("class")
     assert text_of(browser, "#who") == "app"
@@ -389,3 +391,47 @@ def test_calls_panel_shows_an_mqi_put_and_its_failure(browser, server):
     assert cell(browser, "calls", str(put["seq"]), "options") == "MQPMO_NO_SYNCPOINT"
     assert cell(browser, "calls", str(put["seq"]), "reason") == "OK"
     assert cell(browser, "calls", str(put["seq"]), "msgid") == put["msgId"]
+
+
+def test_mqtt_channels_their_clients_and_an_mqtt_clients_subscription(browser, server, tmp_path):
+    # The MQTT transport is faked at the domain's edge (tests/support/faketelemetry.py):
+    # the console reads only what Inquire Channel and Inquire Channel Status answer.
+    from qmlite.registry.mqsc import run_mqsc
+    from qmlite.registry.objects import values as V
+    from qmlite.registry.telemetry.sessions import SessionStatus
+    from tests.support.faketelemetry import FakeIO
+
+    runner = server._runner
+    qm = runner.server.qm
+    logged_in(browser, server)
+    wait(browser, lambda d: text_of(d, "#mqtt td.empty").startswith("No MQTT channel is defined"))
+    assert text_of(browser, "#mqtt-service") == "SYSTEM.MQXR.SERVICE stopped"  # no transport in the test
+
+    def in_server():
+        run_mqsc(qm, "DEFINE CHANNEL(SENSORS) CHLTYPE(MQTT) PORT(1884) PROTOCOL(MQTTV311)\n"
+                     "DEFINE QLOCAL(SYSTEM.MQTT.TRANSMIT.QUEUE) USAGE(XMITQ)\n"
+                     "DEFINE SUB('dev1:sensors/#') TOPICSTR('sensors/#') DEST(SYSTEM.MQTT.TRANSMIT.QUEUE) "
+                     "DESTQMGR('dev1') SUBUSER('app')")
+        qm.telemetry.attach(FakeIO(qm.telemetry))
+        qm.telemetry.start()
+        qm.telemetry.sessions.add(SessionStatus("dev1", "SENSORS", conn_name="127.0.0.1(50001)",
+                                                protocol=V.MQPROTO_MQTTV311, client_user="app", msgs_sent=4,
+                                                msgs_received=2))
+        qm.telemetry.sessions.add(SessionStatus("dev2", "SENSORS", connected=False, protocol=V.MQPROTO_MQTTV3))
+
+    runner.loop.run_sync(in_server)
+    wait(browser, lambda d: "SENSORS" in rows(d, "mqtt"))
+    wait(browser, lambda d: cell(d, "mqtt", "SENSORS", "status") == "RUNNING")
+    assert text_of(browser, "#mqtt-service") == "SYSTEM.MQXR.SERVICE running"
+    assert (cell(browser, "mqtt", "SENSORS", "port"), cell(browser, "mqtt", "SENSORS", "protocol"),
+            cell(browser, "mqtt", "SENSORS", "clients")) == ("1884", "MQTTV311", "1")
+    wait(browser, lambda d: rows(d, "mqtt-clients") == ["dev1", "dev2"])
+    assert [cell(browser, "mqtt-clients", "dev1", c) for c in ("status", "conname", "protocol", "user", "sent",
+                                                                 "received")] == [
+        "RUNNING", "127.0.0.1(50001)", "MQTTV311", "app", "4", "2"]
+    assert cell(browser, "mqtt-clients", "dev2", "status") == "DISCONNECTED"
+    wait(browser, lambda d: "dev1:sensors/#" in rows(d, "subscriptions"))
+    assert cell(browser, "subscriptions", "dev1:sensors/#", "dest") == "SYSTEM.MQTT.TRANSMIT.QUEUE @ dev1"
+    assert cell(browser, "subscriptions", "dev1:sensors/#", "subuser") == "app"
+    assert "SENSORS" not in rows(browser, "channels")  # the MQ channels' status panel stays theirs
+    check_screenshot(browser, tmp_path / "console-mqtt.png")

@@ -24,8 +24,10 @@ def register_all(engine) -> None:
     from qmlite.registry.admin.commands import refresh
     from qmlite.registry.admin.commands import status
     from qmlite.registry.admin.commands import subscriptions
+    from qmlite.registry.admin.commands import telemetry
     from qmlite.registry.admin.commands import topics
 
     for module in (qmgr, queues, subscriptions, topics, namelists, processes, channels, channel_status, endpoints,
-                   authority, chlauth, status, pubsub_status, clusters, escape, reset_qmgr, refresh):
+                   authority, chlauth, status, pubsub_status, clusters, escape, reset_qmgr, refresh,
+                   telemetry):
         module.register(engine)

@@ -33,6 +33,7 @@ from qmlite.registry.admin.params import INT, INT_LIST, STR, CommandError, filte
 from qmlite.registry.objects.instances import ChannelInstance
 from qmlite.registry.admin.commands.channels import NAME_LENGTH
 from qmlite.registry.admin.commands.definitions import matching, object_name
+from qmlite.registry.admin.commands import telemetry
 
 _CONN = C.MQ_CONN_NAME_LENGTH
 MQMON_NOT_AVAILABLE = -1  # cmqc.h
@@ -181,6 +182,8 @@ def _rows(reg, channel: M.Channel, instance_type: int) -> list[Row]:
 
 
 def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    if telemetry.is_mqtt(request):  # ChannelType MQCHT_MQTT: the MQXR service's form of the command
+        return telemetry.inquire_status(ctx, request)
     parsed = parse(request, _INQUIRE, filters=TABLE.filter_kinds())
     values, flt = parsed.values, parsed.filter
     instance_type = values.get(C.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQOT_CURRENT_CHANNEL)
@@ -224,6 +227,8 @@ _STOP = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH),
 
 
 def stop_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    if telemetry.is_mqtt(request):
+        return telemetry.stop_channel(ctx, request)
     values = parse(request, _STOP).values
     reg = ctx.registry
     channel = _channel(reg, values)
@@ -248,6 +253,8 @@ _START = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH),)
 
 
 def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    if telemetry.is_mqtt(request):
+        return telemetry.start_channel(ctx, request)
     values = parse(request, _START).values
     reg = ctx.registry
     channel = _channel(reg, values)

@@ -39,6 +39,8 @@ MCA_USER_LENGTH = 64  # MQ_MCA_USER_ID_LENGTH on Multiplatforms (12 is z/OS's)
 _ALL, _MSG, _SENDING = None, M.MESSAGE, M.SENDING
 _SDR, _SVR, _RCVR, _RQSTR = M.SDR, M.SVR, M.RCVR, M.RQSTR
 _CLNT, _SVRC, _CRCV, _CSDR = M.CLNTCONN, M.SVRCONN, M.CLUSRCVR, M.CLUSSDR
+_MQTT = M.MQTT
+_MQC = M.MQ_CHANNELS  # every MQ channel type, not a telemetry channel
 _CLUSTER = frozenset({_CSDR, _CRCV})
 _MON = (C.MQMON_Q_MGR, C.MQMON_OFF, C.MQMON_LOW, C.MQMON_MEDIUM, C.MQMON_HIGH)
 _MANY = 999_999_999
@@ -60,12 +62,16 @@ def _password(ch) -> str:
     return "********" if ch.password else ""  # a password is never shown, only whether one is set
 
 
+def _passphrase(ch) -> str:
+    return "********" if ch.ssl_key_passphrase else ""  # SSLKEYP: shown as a password is (decision TC4)
+
+
 SPECS: tuple[Spec, ...] = (
-    Spec(p_str(C.MQCACH_DESC, C.MQ_CHANNEL_DESC_LENGTH), "description", C.MQ_CHANNEL_DESC_LENGTH),
+    Spec(p_str(C.MQCACH_DESC, C.MQ_CHANNEL_DESC_LENGTH), "description", C.MQ_CHANNEL_DESC_LENGTH, _MQC),
     Spec(p_int(C.MQIACH_XMIT_PROTOCOL_TYPE, C.MQXPT_TCP, C.MQXPT_LU62), "transport_type"),
     Spec(p_str(C.MQCACH_MODE_NAME, C.MQ_MODE_NAME_LENGTH), "mode_name", C.MQ_MODE_NAME_LENGTH,
          _t(_SDR, _SVR, _RQSTR, _CLNT, _CSDR, _CRCV)),
-    Spec(p_str(C.MQCACH_TP_NAME, C.MQ_TP_NAME_LENGTH), "tp_name", C.MQ_TP_NAME_LENGTH),
+    Spec(p_str(C.MQCACH_TP_NAME, C.MQ_TP_NAME_LENGTH), "tp_name", C.MQ_TP_NAME_LENGTH, _MQC),
     Spec(p_str(C.MQCA_Q_MGR_NAME, C.MQ_Q_MGR_NAME_LENGTH), "qmgr_name", C.MQ_Q_MGR_NAME_LENGTH, _t(_CLNT)),
     Spec(p_str(C.MQCACH_XMIT_Q_NAME, C.MQ_Q_NAME_LENGTH), "xmit_q_name", C.MQ_Q_NAME_LENGTH, _t(_SDR, _SVR)),
     Spec(p_str(C.MQCACH_CONNECTION_NAME, C.MQ_CONN_NAME_LENGTH), "conn_name", C.MQ_CONN_NAME_LENGTH,
@@ -78,22 +84,22 @@ SPECS: tuple[Spec, ...] = (
     Spec(p_int(C.MQIACH_SHORT_TIMER, low=0, high=_MANY), "short_retry_interval", types=_SENDING),
     Spec(p_int(C.MQIACH_LONG_RETRY, low=0, high=_MANY), "long_retry_count", types=_SENDING),
     Spec(p_int(C.MQIACH_LONG_TIMER, low=0, high=_MANY), "long_retry_interval", types=_SENDING),
-    Spec(p_str(C.MQCACH_SEC_EXIT_NAME, C.MQ_EXIT_NAME_LENGTH), "security_exit", C.MQ_EXIT_NAME_LENGTH),
-    Spec(p_str(C.MQCACH_SEC_EXIT_USER_DATA, C.MQ_EXIT_DATA_LENGTH), "security_user_data", C.MQ_EXIT_DATA_LENGTH),
+    Spec(p_str(C.MQCACH_SEC_EXIT_NAME, C.MQ_EXIT_NAME_LENGTH), "security_exit", C.MQ_EXIT_NAME_LENGTH, _MQC),
+    Spec(p_str(C.MQCACH_SEC_EXIT_USER_DATA, C.MQ_EXIT_DATA_LENGTH), "security_user_data", C.MQ_EXIT_DATA_LENGTH, _MQC),
     Spec(_exits(C.MQCACH_MSG_EXIT_NAME), "msg_exits", C.MQ_EXIT_NAME_LENGTH, _MSG),
     Spec(_exit_data(C.MQCACH_MSG_EXIT_USER_DATA), "msg_exit_user_data", C.MQ_EXIT_DATA_LENGTH, _MSG),
-    Spec(_exits(C.MQCACH_SEND_EXIT_NAME), "send_exits", C.MQ_EXIT_NAME_LENGTH),
-    Spec(_exit_data(C.MQCACH_SEND_EXIT_USER_DATA), "send_exit_user_data", C.MQ_EXIT_DATA_LENGTH),
-    Spec(_exits(C.MQCACH_RCV_EXIT_NAME), "receive_exits", C.MQ_EXIT_NAME_LENGTH),
-    Spec(_exit_data(C.MQCACH_RCV_EXIT_USER_DATA), "receive_exit_user_data", C.MQ_EXIT_DATA_LENGTH),
+    Spec(_exits(C.MQCACH_SEND_EXIT_NAME), "send_exits", C.MQ_EXIT_NAME_LENGTH, _MQC),
+    Spec(_exit_data(C.MQCACH_SEND_EXIT_USER_DATA), "send_exit_user_data", C.MQ_EXIT_DATA_LENGTH, _MQC),
+    Spec(_exits(C.MQCACH_RCV_EXIT_NAME), "receive_exits", C.MQ_EXIT_NAME_LENGTH, _MQC),
+    Spec(_exit_data(C.MQCACH_RCV_EXIT_USER_DATA), "receive_exit_user_data", C.MQ_EXIT_DATA_LENGTH, _MQC),
     Spec(p_int(C.MQIACH_PUT_AUTHORITY, V.MQPA_DEFAULT, V.MQPA_CONTEXT), "put_authority",
          types=_t(_RCVR, _RQSTR, _CRCV)),
     Spec(p_int(C.MQIACH_SEQUENCE_NUMBER_WRAP, low=100, high=_MANY), "seq_number_wrap", types=_MSG),
-    Spec(p_int(C.MQIACH_MAX_MSG_LENGTH, low=0, high=104_857_600), "max_msg_length"),
+    Spec(p_int(C.MQIACH_MAX_MSG_LENGTH, low=0, high=104_857_600), "max_msg_length", types=_MQC),
     Spec(p_int(C.MQIACH_MCA_TYPE, V.MQMCAT_PROCESS, V.MQMCAT_THREAD), "mca_type",
          types=_t(_SDR, _SVR, _RQSTR, _CSDR, _CRCV)),
     Spec(p_str(C.MQCACH_MCA_USER_ID, MCA_USER_LENGTH), "mca_user", MCA_USER_LENGTH,
-         _t(_SDR, _SVR, _RCVR, _RQSTR, _SVRC, _CSDR, _CRCV)),
+         _t(_SDR, _SVR, _RCVR, _RQSTR, _SVRC, _CSDR, _CRCV, _MQTT)),
     Spec(p_str(C.MQCACH_USER_ID, C.MQ_USER_ID_LENGTH), "user_id", C.MQ_USER_ID_LENGTH,
          _t(_SDR, _SVR, _RQSTR, _CLNT, _CSDR)),
     Spec(p_str(C.MQCACH_PASSWORD, C.MQ_PASSWORD_LENGTH), "password", C.MQ_PASSWORD_LENGTH,
@@ -104,17 +110,18 @@ SPECS: tuple[Spec, ...] = (
          _t(_RCVR, _RQSTR, _CRCV)),
     Spec(p_int(C.MQIACH_MR_COUNT, low=0, high=_MANY), "msg_retry_count", types=_t(_RCVR, _RQSTR, _CRCV)),
     Spec(p_int(C.MQIACH_MR_INTERVAL, low=0, high=_MANY), "msg_retry_interval", types=_t(_RCVR, _RQSTR, _CRCV)),
-    Spec(p_int(C.MQIACH_HB_INTERVAL, low=0, high=999_999), "heartbeat_interval"),
+    Spec(p_int(C.MQIACH_HB_INTERVAL, low=0, high=999_999), "heartbeat_interval", types=_MQC),
     Spec(p_int(C.MQIACH_BATCH_INTERVAL, low=0, high=_MANY), "batch_interval", types=_SENDING),
     Spec(p_int(C.MQIACH_NPM_SPEED, C.MQNPMS_NORMAL, C.MQNPMS_FAST), "npm_speed", types=_MSG),
-    Spec(p_int(C.MQIACH_KEEP_ALIVE_INTERVAL, low=V.MQKAI_AUTO, high=99_999), "keep_alive_interval"),
+    Spec(p_int(C.MQIACH_KEEP_ALIVE_INTERVAL, low=V.MQKAI_AUTO, high=99_999), "keep_alive_interval", types=_MQC),
     Spec(p_str(C.MQCACH_LOCAL_ADDRESS, C.MQ_LOCAL_ADDRESS_LENGTH), "local_address", C.MQ_LOCAL_ADDRESS_LENGTH,
-         _t(_SDR, _SVR, _RQSTR, _CLNT, _CSDR, _CRCV)),
+         _t(_SDR, _SVR, _RQSTR, _CLNT, _CSDR, _CRCV, _MQTT)),
     Spec(p_int(C.MQIACH_BATCH_HB, low=0, high=_MANY), "batch_heartbeat", types=_SENDING),
     Spec(p_str(C.MQCACH_SSL_CIPHER_SPEC, C.MQ_SSL_CIPHER_SPEC_LENGTH), "ssl_cipher_spec", C.MQ_SSL_CIPHER_SPEC_LENGTH),
-    Spec(p_str(C.MQCACH_SSL_PEER_NAME, C.MQ_SSL_PEER_NAME_LENGTH), "ssl_peer_name", None),
-    Spec(p_int(C.MQIACH_SSL_CLIENT_AUTH, V.MQSCA_REQUIRED, V.MQSCA_OPTIONAL), "ssl_client_auth",
-         types=_t(_SVR, _RCVR, _RQSTR, _SVRC, _CRCV)),
+    Spec(p_str(C.MQCACH_SSL_PEER_NAME, C.MQ_SSL_PEER_NAME_LENGTH), "ssl_peer_name", None, _MQC),
+    # NEVER is a telemetry channel's only (_validate).
+    Spec(p_int(C.MQIACH_SSL_CLIENT_AUTH, V.MQSCA_REQUIRED, V.MQSCA_OPTIONAL, V.MQSCA_NEVER_REQUIRED),
+         "ssl_client_auth", types=_t(_SVR, _RCVR, _RQSTR, _SVRC, _CRCV, _MQTT)),
     Spec(p_int(C.MQIACH_DATA_CONVERSION, V.MQCDC_NO_SENDER_CONVERSION, V.MQCDC_SENDER_CONVERSION),
          "data_conversion", types=_SENDING),
     Spec(p_str(C.MQCA_CLUSTER_NAME, C.MQ_CLUSTER_NAME_LENGTH), "cluster_name", C.MQ_CLUSTER_NAME_LENGTH, _CLUSTER),
@@ -124,8 +131,8 @@ SPECS: tuple[Spec, ...] = (
     Spec(p_int(C.MQIACH_CLWL_CHANNEL_RANK, low=0, high=9), "clwl_rank", types=_CLUSTER),
     Spec(p_int(C.MQIACH_CLWL_CHANNEL_PRIORITY, low=0, high=9), "clwl_priority", types=_CLUSTER),
     Spec(p_int(C.MQIACH_CLWL_CHANNEL_WEIGHT, low=1, high=99), "clwl_weight", types=_CLUSTER),
-    Spec(p_int_list(C.MQIACH_HDR_COMPRESSION), "header_compression"),
-    Spec(p_int_list(C.MQIACH_MSG_COMPRESSION), "message_compression"),
+    Spec(p_int_list(C.MQIACH_HDR_COMPRESSION), "header_compression", types=_MQC),
+    Spec(p_int_list(C.MQIACH_MSG_COMPRESSION), "message_compression", types=_MQC),
     Spec(p_int(C.MQIACH_SHARING_CONVERSATIONS, low=0, high=_MANY), "sharing_conversations", types=_t(_SVRC, _CLNT)),
     Spec(p_int(C.MQIACH_MAX_INSTANCES, low=0, high=_MANY), "max_instances", types=_t(_SVRC)),
     Spec(p_int(C.MQIACH_MAX_INSTS_PER_CLIENT, low=0, high=_MANY), "max_instances_per_client", types=_t(_SVRC)),
@@ -140,7 +147,18 @@ SPECS: tuple[Spec, ...] = (
          types=_t(_CLNT)),
     Spec(p_int(C.MQIACH_BATCH_DATA_LIMIT, low=0, high=999_999), "batch_data_limit", types=_SENDING),
     Spec(p_int(C.MQIA_USE_DEAD_LETTER_Q, C.MQUSEDLQ_NO, C.MQUSEDLQ_YES), "use_dlq", types=_MSG),
-    Spec(p_str(C.MQCA_CERT_LABEL, C.MQ_CERT_LABEL_LENGTH), "cert_label", C.MQ_CERT_LABEL_LENGTH),
+    Spec(p_str(C.MQCA_CERT_LABEL, C.MQ_CERT_LABEL_LENGTH), "cert_label", C.MQ_CERT_LABEL_LENGTH, _MQC),
+    # Telemetry channels' own (IBM, "Change, Copy, and Create Channel (MQTT)"): ranges checked in
+    # _validate, each with the reason IBM gives for it.
+    Spec(p_int(C.MQIACH_PORT), "port", types=_t(_MQTT)),
+    Spec(p_int(C.MQIACH_BACKLOG), "backlog", types=_t(_MQTT)),
+    Spec(p_str(C.MQCACH_JAAS_CONFIG, C.MQ_JAAS_CONFIG_LENGTH), "jaas_config", C.MQ_JAAS_CONFIG_LENGTH, _t(_MQTT)),
+    Spec(p_int_list(C.MQIACH_PROTOCOL), "protocols", types=_t(_MQTT)),
+    Spec(p_str(C.MQCA_SSL_KEY_REPOSITORY, C.MQ_SSL_KEY_REPOSITORY_LENGTH), "ssl_key_repository",
+         C.MQ_SSL_KEY_REPOSITORY_LENGTH, _t(_MQTT)),
+    Spec(p_str(C.MQCACH_SSL_KEY_PASSPHRASE, C.MQ_SSL_KEY_PASSPHRASE_LENGTH), "ssl_key_passphrase",
+         C.MQ_SSL_KEY_PASSPHRASE_LENGTH, _t(_MQTT), _passphrase),
+    Spec(p_int(C.MQIACH_USE_CLIENT_ID), "use_client_id", types=_t(_MQTT)),
 )
 _COMPRESSION = {
     C.MQIACH_HDR_COMPRESSION: frozenset({V.MQCOMPRESS_NONE, V.MQCOMPRESS_SYSTEM}),
@@ -152,15 +170,46 @@ _P_TYPE = p_int(C.MQIACH_CHANNEL_TYPE)  # checked by hand: a bad type is MQRCCF_
 _P_TABLE = p_int(C.MQIACH_CHANNEL_TABLE, V.MQCHTAB_Q_MGR, V.MQCHTAB_CLNTCONN)
 
 
+_PROTOCOLS = frozenset(M.MQTT_PROTOCOLS)
+# A telemetry channel's integers: (lowest, highest, IBM's reason for a value outside).
+_MQTT_RANGES = {
+    C.MQIACH_PORT: (0, 65535, C.MQRCCF_PORT_NUMBER_ERROR),  # 0: a port the system chooses (IBM)
+    C.MQIACH_BACKLOG: (0, _MANY, C.MQRCCF_BACKLOG_OUT_OF_RANGE),
+    C.MQIACH_USE_CLIENT_ID: (V.MQUCI_NO, V.MQUCI_YES, C.MQRCCF_USE_CLIENT_ID_ERROR),
+}
+
+
+def _validate_mqtt(values: dict) -> None:
+    for pid, (low, high, reason) in _MQTT_RANGES.items():
+        value = values.get(pid)
+        if value is not None and not low <= value <= high:
+            raise CommandError(reason, parameter=pid)
+    protocols = values.get(C.MQIACH_PROTOCOL)
+    # PROTOCOL: one to three of MQTTV311, MQTTV3, HTTP, none twice (MQPROTO_AMQP is an AMQP channel's).
+    if protocols is not None and (not protocols or len(set(protocols)) != len(protocols)
+                                  or not set(protocols) <= _PROTOCOLS):
+        raise CommandError(C.MQRCCF_INVALID_PROTOCOL, parameter=C.MQIACH_PROTOCOL)
+    transport = values.get(C.MQIACH_XMIT_PROTOCOL_TYPE)
+    if transport is not None and transport != C.MQXPT_TCP:  # TrpType: "The value is: MQXPT_TCP"
+        raise CommandError(C.MQRCCF_XMIT_PROTOCOL_TYPE_ERR, parameter=C.MQIACH_XMIT_PROTOCOL_TYPE)
+
+
 def _validate(values: dict) -> None:
+    if values.get(C.MQIACH_CHANNEL_TYPE) == _MQTT:
+        _validate_mqtt(values)
+    elif values.get(C.MQIACH_SSL_CLIENT_AUTH) == V.MQSCA_NEVER_REQUIRED:
+        raise CommandError(C.MQRCCF_SSL_CLIENT_AUTH_ERROR, parameter=C.MQIACH_SSL_CLIENT_AUTH)
     for pid, allowed in _COMPRESSION.items():
         chosen = values.get(pid)
         if chosen is not None and (not chosen or len(chosen) > 5 or not set(chosen) <= allowed):
             raise CommandError(C.MQRCCF_PARM_VALUE_ERROR, parameter=pid)
     # SSLCIPH: blank or one of IBM's CipherSpec names (pcf/cipherspecs.py); SSLPEER: a DN pattern by
     # IBM's SSLPEER rules (pcf/dn.py).  IBM checks both when the value is entered (Multiplatforms).
+    # A telemetry channel's SSLCIPH names a Java cipher suite, which the MQXR service's JVM judges
+    # when the channel starts, not an MQ CipherSpec (decision TC3).
     cipher = values.get(C.MQCACH_SSL_CIPHER_SPEC)
-    if cipher is not None and cipher.strip() and cipherspecs.lookup(cipher) is None:
+    if (cipher is not None and cipher.strip() and values.get(C.MQIACH_CHANNEL_TYPE) != _MQTT
+            and cipherspecs.lookup(cipher) is None):
         raise CommandError(C.MQRCCF_SSL_CIPHER_SPEC_ERROR, parameter=C.MQCACH_SSL_CIPHER_SPEC)
     peer = values.get(C.MQCACH_SSL_PEER_NAME)
     if peer is not None and peer.strip() and not dn.valid(peer):
@@ -241,13 +290,19 @@ def _running(reg, name: str) -> bool:
 
 
 def delete_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
-    values = parse(request, KIND.delete_params + (_P_TABLE,)).values
+    values = parse(request, KIND.delete_params + (_P_TABLE, _P_TYPE)).values
     name = object_name(values, KIND.name_param)
     reg = ctx.registry
     existing = definitions._existing(KIND, reg, name)
-    if _running(reg, name):
+    # DELETE CHANNEL(...) CHLTYPE(MQTT): a type given must be the channel's.
+    if values.get(C.MQIACH_CHANNEL_TYPE, existing.channel_type) != existing.channel_type:
+        raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQIACH_CHANNEL_TYPE)
+    telemetry = getattr(ctx.qm, "telemetry", None)
+    if _running(reg, name) or (telemetry is not None and telemetry.is_running(name)):
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
     KIND.remove(reg, existing)
+    if telemetry is not None:
+        telemetry.forget(name)
     definitions.forget_authority(KIND, reg, name, values)
     return R.ok(ctx.command)
 
@@ -256,8 +311,13 @@ _SELECT_TYPE = p_int(C.MQIACH_CHANNEL_TYPE, C.MQCHT_ALL, *M.TYPES)
 
 
 def _selected(values: dict, objects: list) -> list:
+    """The channels of the type asked for.  MQCHT_ALL means the MQ channels: a telemetry channel is
+    shown only when ChannelType MQCHT_MQTT asks for it, as IBM's DISPLAY CHANNEL (MQTT) is a command
+    of its own (decision TC2)."""
     wanted = values.get(C.MQIACH_CHANNEL_TYPE, C.MQCHT_ALL)
-    return objects if wanted == C.MQCHT_ALL else [o for o in objects if o.channel_type == wanted]
+    if wanted == C.MQCHT_ALL:
+        return [o for o in objects if o.channel_type != _MQTT]
+    return [o for o in objects if o.channel_type == wanted]
 
 
 def inquire_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:

@@ -297,6 +297,9 @@ def inquire_service_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
 def start_service(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     values = parse(request, (p_str(C.MQCA_SERVICE_NAME, C.MQ_OBJECT_NAME_LENGTH),)).values
     service = _service(ctx.registry, values)
+    if service.name == EP.MQXR_SERVICE:  # the telemetry service qmlite runs itself (docs/mqtt.md)
+        from qmlite.registry.admin.commands import telemetry
+        return telemetry.start_service(ctx)
     if service.name in ctx.registry.running.services:
         raise CommandError(C.MQRCCF_SERVICE_RUNNING)
     if not service.start_command:
@@ -308,6 +311,9 @@ def stop_service(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     values = parse(request, (p_str(C.MQCA_SERVICE_NAME, C.MQ_OBJECT_NAME_LENGTH),
                              p_int(C.MQIACF_IGNORE_STATE, C.MQIS_NO, C.MQIS_YES))).values
     service = _service(ctx.registry, values)
+    if service.name == EP.MQXR_SERVICE:
+        from qmlite.registry.admin.commands import telemetry
+        return telemetry.stop_service(ctx, values.get(C.MQIACF_IGNORE_STATE) == C.MQIS_YES)
     if service.name not in ctx.registry.running.services:
         if values.get(C.MQIACF_IGNORE_STATE) == C.MQIS_YES:
             return R.ok(ctx.command)

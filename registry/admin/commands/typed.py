@@ -104,8 +104,10 @@ class Subtyped:
         return changes(self.kind, values)
 
     def template(self, registry, name: str, subtype: int):
-        base = self.kind.objects(registry).get(self.default_of[subtype])
-        if base is None or getattr(base, self.type_field) != subtype:  # the default object deleted
+        # A subtype with no default object (a telemetry channel: IBM has no SYSTEM.DEF.MQTT), or its
+        # default object deleted: the model's defaults.
+        base = self.kind.objects(registry).get(self.default_of.get(subtype, ""))
+        if base is None or getattr(base, self.type_field) != subtype:
             return self.new(name, subtype)
         return dataclasses.replace(base, name=name, description="")
 

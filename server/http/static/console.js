@@ -19,7 +19,9 @@ const WORDS = {
     9: "CLUSSDR", 10: "MQTT", 11: "AMQP" },
   subType: { 1: "API", 2: "ADMIN", 3: "PROXY" },
   durable: { 1: "YES", 2: "NO" },
+  protocol: { 1: "MQTTV3", 2: "HTTP", 4: "MQTTV311" },  // a telemetry channel's MQPROTO_*
 };
+const CHL_SYSTEM_NOT_ACTIVE = 3168;  // MQRCCF_CHL_SYSTEM_NOT_ACTIVE: SYSTEM.MQXR.SERVICE is not running
 
 const state = {
   auth: sessionStorage.getItem(AUTH_KEY), user: "", qmgr: null, subs: [], timer: null, refreshing: null, again: false,
@@ -187,6 +189,40 @@ const panels = {
   },
 };
 
+// ---- MQTT: the telemetry channels, their status and their clients (docs/mqtt.md "Administration") ------
+// The run-time status comes from SYSTEM.MQXR.SERVICE; while it is stopped the channels show STOPPED.
+async function telemetryStatus(parameters) {
+  const answer = await pcf("MQCMD_INQUIRE_CHANNEL_STATUS",
+    { MQCACH_CHANNEL_NAME: "*", MQIACH_CHANNEL_TYPE: "MQCHT_MQTT", ...parameters });
+  const failure = failureOf(answer);
+  if (failure && failure.reasonCode === CHL_SYSTEM_NOT_ACTIVE) return null;
+  if (failure && !NONE_FOUND.has(failure.reasonCode)) throw new Error(`Inquire Channel Status: ${describe(failure)}`);
+  return answer.commandResponse.filter((item) => item.completionCode === 0).map((item) => item.parameters);
+}
+
+panels.mqtt = async function mqtt() {
+  const channels = (await inquire("MQCMD_INQUIRE_CHANNEL", { MQCACH_CHANNEL_NAME: "*", MQIACH_CHANNEL_TYPE: "MQCHT_MQTT" }))
+    .sort(byName("MQCACH_CHANNEL_NAME"));
+  const summary = await telemetryStatus({});
+  const clients = summary ? await telemetryStatus({ MQCACH_CLIENT_ID: "*",
+    MQIACH_CHANNEL_INSTANCE_ATTRS: ["MQIACF_ALL"] }) : [];
+  $("#mqtt-service").textContent = summary ? "SYSTEM.MQXR.SERVICE running" : "SYSTEM.MQXR.SERVICE stopped";
+  const statusOf = new Map((summary || []).map((s) => [s.MQCACH_CHANNEL_NAME, s]));
+  fill("mqtt", channels, (c) => {
+    const s = statusOf.get(c.MQCACH_CHANNEL_NAME) || {};
+    return [c.MQCACH_CHANNEL_NAME, [
+      [c.MQCACH_CHANNEL_NAME, "name"], [c.MQIACH_PORT, "num port"],
+      [(c.MQIACH_PROTOCOL || []).map((p) => WORDS.protocol[p] || p).join(","), "protocol"],
+      [WORDS.channelStatus[s.MQIACH_CHANNEL_STATUS ?? 6], "status"], [s.MQIACF_CONNECTION_COUNT ?? 0, "num clients"]]];
+  }, "No MQTT channel is defined (DEFINE CHANNEL ... CHLTYPE(MQTT)).");
+  fill("mqtt-clients", clients.sort(byName("MQCACH_CLIENT_ID")), (c) => [c.MQCACH_CLIENT_ID, [
+    [c.MQCACH_CLIENT_ID, "clientid"], [c.MQCACH_CHANNEL_NAME, "channel"],
+    [WORDS.channelStatus[c.MQIACH_CHANNEL_STATUS] || c.MQIACH_CHANNEL_STATUS, "status"],
+    [c.MQCACH_CONNECTION_NAME, "conname"], [WORDS.protocol[c.MQIACH_PROTOCOL] || c.MQIACH_PROTOCOL, "protocol"],
+    [c.MQCACH_CLIENT_USER_ID, "user"], [c.MQIACH_MSGS_SENT, "num sent"], [c.MQIACH_MSGS_RECEIVED, "num received"]]],
+  "No MQTT client.");
+};
+
 // ---- MQI calls (qmlite's call trace, docs/rest.md "calls"): the last 50 calls, newest first ---------
 panels.calls = async function calls() {
   const answer = await api("GET", `/admin/qmgr/${encodeURIComponent(state.qmgr)}/qmlite/calls?limit=50`);
@@ -202,10 +238,15 @@ function drawSubscriptions() {
   const all = state.subs.filter((s) => showSystem() || !isSystem(s.MQCACF_SUB_NAME));
   const shown = all.filter((s) => !filter || s.MQCACF_SUB_NAME.toLowerCase().includes(filter)
     || s.MQCA_TOPIC_STRING.toLowerCase().includes(filter));
+  // A destination on another "queue manager" (DESTQMGR other than this one's: an MQTT client's identifier
+  // for its subscriptions, docs/mqtt.md) is shown as queue @ queue manager.
+  const destination = (s) => s.MQCACF_DESTINATION_Q_MGR && s.MQCACF_DESTINATION_Q_MGR !== state.qmgr
+    ? `${s.MQCACF_DESTINATION} @ ${s.MQCACF_DESTINATION_Q_MGR}` : s.MQCACF_DESTINATION;
   const redrawn = fill("subscriptions", shown, (s) => [s.MQCACF_SUB_NAME, [
-    [s.MQCACF_SUB_NAME, "name"], [s.MQCA_TOPIC_STRING, "topicstr"], [s.MQCACF_DESTINATION, "dest"],
+    [s.MQCACF_SUB_NAME, "name"], [s.MQCA_TOPIC_STRING, "topicstr"], [destination(s), "dest"],
     [WORDS.durable[s.MQIACF_DURABLE_SUBSCRIPTION], "durable"], [WORDS.subType[s.MQIACF_SUB_TYPE], "subtype"],
-    [s.MQCACF_SUB_USER_DATA, "userdata"], ["", "actions"]]], filter ? "No subscription matches the filter." : "None.");
+    [s.MQCACF_SUB_USER_ID, "subuser"], [s.MQCACF_SUB_USER_DATA, "userdata"], ["", "actions"]]],
+  filter ? "No subscription matches the filter." : "None.");
   $("#sub-count").textContent = `${filter ? `${shown.length} of ` : ""}${all.length} subscription${all.length === 1 ? "" : "s"}`;
   if (!redrawn) return;
   for (const tr of $("#subscriptions tbody").rows) {

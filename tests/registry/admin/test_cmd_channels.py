@@ -103,7 +103,7 @@ def test_an_attribute_the_type_does_not_have_is_wrong_channel_type(h, chltype, p
 
 def test_channel_type_is_required_and_must_be_a_multiplatforms_type(h):
     assert failed(h.run(command(C.MQCMD_CREATE_CHANNEL, st(NAME, "X"))), C.MQRCCF_PARM_MISSING, TYPE)
-    for bad in (C.MQCHT_ALL, C.MQCHT_MQTT, 99):
+    for bad in (C.MQCHT_ALL, C.MQCHT_AMQP, 99):  # an MQTT channel is a telemetry channel (test_telemetry_channels.py)
         assert failed(create(h, "X", bad), C.MQRCCF_CHANNEL_TYPE_ERROR, TYPE)
     assert failed(h.run(command(C.MQCMD_CREATE_CHANNEL, st(NAME, "NAME.LONGER.THAN.20.CHARS"), i(TYPE, M.SVRCONN))),
                   C.MQRCCF_CFST_STRING_LENGTH_ERR, NAME)

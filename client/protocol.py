@@ -44,6 +44,7 @@ from typing import Optional
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
+from qmlite.pcf.agreement import Agreement
 from qmlite.pcf.encoding import LITTLE, codec_for_ccsid, is_ebcdic
 
 MAX_ID_ROUNDS = 10
@@ -188,30 +189,10 @@ def repeat_id(previous: fap.InitialData, server: fap.InitialData) -> fap.Initial
     return nxt
 
 
-@dataclasses.dataclass(slots=True)
-class Agreement:
-    """The values of the server's accepting ID."""
-
-    fap_level: int
-    max_transmission_size: int
-    max_message_size: int
-    heartbeat_interval: int
-    sharing_conversations: int
-    ccsid: int
-    qmgr_name: str
-    qmgr_id: str
-    product_id: str
-    id_rounds: int
-
-    @property
-    def multiplexed(self) -> bool:
-        return fap.multiplexed(self.sharing_conversations, self.fap_level)
-
-
 def agreement_from(server: fap.InitialData, rounds: int, ccsid: int) -> Agreement:
     return Agreement(server.FapLevel, server.MaxTransmissionSize, server.MaxMessageSize,
-                     server.HeartbeatInterval, server.SharingConversations, ccsid, server.QMgrName,
-                     server.QMgrId, server.ProductId, rounds)
+                     server.HeartbeatInterval, server.SharingConversations, ccsid, qmgr_name=server.QMgrName,
+                     qmgr_id=server.QMgrId, product_id=server.ProductId, id_rounds=rounds)
 
 
 # ------------------------------------------------------------------------------------------------

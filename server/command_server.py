@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from qmlite.registry.admin.commandserver import QUEUE
-
 if TYPE_CHECKING:
-    from .listener import QueueManagerServer
+    from qmlite.registry.qmgr import QueueManager
+
+    from .durability import GroupCommitter
 
 
-async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    qm = server.qm
+async def run(qm: QueueManager, lot: trio.lowlevel.ParkingLot, committer: GroupCommitter, *,
+              task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """``lot``: where the MQI wakes this task when SYSTEM.ADMIN.COMMAND.QUEUE gains a message."""
     commands = qm.command_server
-    lot = server.mqi.activity.lot(QUEUE)
     task_status.started()
     while True:
         if not commands.pending():
@@ -33,5 +33,5 @@ async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORE
         commands.deliver(commands.run_batch())
         # Start the commit and carry on: commands that arrive meanwhile run at once, and their
         # writes join the next group commit (one is in flight at a time).
-        server.committer.after(qm.position)
+        committer.after(qm.position)
         await trio.lowlevel.checkpoint()

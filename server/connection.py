@@ -1,78 +1,47 @@
-"""One client socket: framing, ID negotiation, conversations, heartbeats, and MQI dispatch.
+"""One client socket's transport: it moves bytes between the socket and the channel's protocol object.
 
-The order of events on a connection (docs/reference/fap.md sections 6-12, 21, 22, 28): INITIAL_DATA until both sides
-agree, then per conversation USERID_DATA (no reply), optionally CONAUTH_INFO, MQCONN, MQI calls,
-MQDISC.  On a multiplexed connection (SharingConversations > 0) every segment after the first ID
-exchange is TSHM, further conversations start with SOCKET_ACTION START_CONV, and replies travel on the
-request's ConversationId and RequestId.  A protocol error is answered with a STATUS segment
-(ERROR|CLOSE_CHANNEL) and the socket is closed; it never affects another connection.
+The FAP conversation itself -- ID exchange, agreement, conversations, heartbeat answers, which segment may
+come in which state -- is server/channel.py's ``ServerChannel``, which does no I/O.  This module reads the
+socket into it, writes what it has to send, and acts on its events: the ID's queue manager and channel
+(routing, the channel instance, the negotiation's answer), MQI calls handed to the MQI, the end of a
+conversation, the close.  It keeps the socket's clocks (the opening deadline, the idle watchdog, heartbeats
+while a call is held).  It never closes the socket: the listener that spawned its task does, once
+(server/listener.py ``_handle``).  A protocol error is answered with a STATUS segment (ERROR|CLOSE_CHANNEL)
+and the connection ends; it never affects another connection.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hmac
 import math
 import os
 import time
-from typing import TYPE_CHECKING
 
 import trio
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import fap
+from qmlite.pcf import dn, fap
 from qmlite.pcf.errors import STATUS, CodecError
-from qmlite.pcf.framer import Framer, Reassembler
 
 from qmlite.registry.errors import MQIError
-from qmlite.registry.security import authrecs
-from qmlite.registry.security import chlauth
-from qmlite.registry.monitoring import events
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
-from qmlite.registry.messaging.sessions import Session
 
-from qmlite.pcf import dn
-
-from . import negotiation, svrconn
+from . import authentication, negotiation, svrconn
+from .channel import (NEED_DATA, Call, ConversationEnded, ConversationRefused, ConversationStarted, Conversation,
+                      IdOffered, Ignored, PeerClosed, ProtocolError, RequestMsgs, ServerChannel)
+from .config import ChannelConfig
+from .roles import Host
 from .tls import check as tls_check
-from .config import ADMIN_USER, APP_USER, ChannelConfig
-
-if TYPE_CHECKING:
-    from .listener import QueueManagerServer
 
 _RECEIVE = 65536
-# MQI requests: types 0x80 and up without the REPLY bit (fap.is_mqi_type and not a reply)
-_MQI_REQUEST_MASK, _MQI_REQUEST = 0x80 | fap.REPLY, 0x80
 _FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
 _POSIX = os.name == "posix"
-_MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
-_REPLY_ENC, _REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (docs/reference/fap.md section 4)
-# Users the default channel authentication rule BLOCKUSER(*MQADMIN) keeps off every channel but the
-# administrators' own: an MCAUSER naming one is refused (docs/reference/container.md CHLAUTH).
-PRIVILEGED = frozenset({ADMIN_USER, "mqm"})
+_BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError)
 
 
 class Closed(Exception):
     """The connection is over (peer closed, STATUS sent, or shut down)."""
-
-
-@dataclasses.dataclass(slots=True)
-class Conversation:
-    """Per-conversation state: what the client said about itself, and its session once connected."""
-
-    conv_id: int
-    user_id: str = ""  # from USERID_DATA
-    uid_password: str = ""  # the UID's compatibility-mode password field
-    auth_user: str | None = None  # from CONAUTH_INFO
-    auth_password: bytes | None = None
-    session: Session | None = None  # the queue manager's view of this MQCONN
-    wait_scope: trio.CancelScope | None = None  # a GET waiting in the background
-
-    @property
-    def user(self) -> str:
-        return self.session.user if self.session is not None else ""
 
 
 def _write(sock, data) -> int:
@@ -106,7 +75,7 @@ def segment_count(data: bytes) -> int:
 
 
 class Connection:
-    def __init__(self, server: QueueManagerServer, stream, conn_no: int, logger, *, raw: trio.SocketStream | None = None,
+    def __init__(self, server: Host, stream, conn_no: int, logger, *, raw: trio.SocketStream | None = None,
                  tls=None, opening_deadline: float = math.inf) -> None:
         self.server = server
         self.cfg = server.cfg
@@ -115,29 +84,17 @@ class Connection:
         self.tls = tls  # server.tls.Negotiated when the client connected with TLS
         self.conn_no = conn_no
         self.log = logger
-        self.framer = Framer()
-        self.reassembler = Reassembler()
+        self.ch = ServerChannel()  # the FAP conversation's rules and state (server/channel.py)
         self.channel: ChannelConfig | None = None
         self.definition: Channel | None = None  # the registry's channel, as it was at the first ID
         self.instance: ChannelInstance | None = None  # this socket as the status commands see it
         # The queue manager the first ID named when only its first authenticated MQCONN may create it
         # (create-on-connect, NM5): its name and QMID as the ID exchange gave them; None otherwise.
         self.pending: negotiation.ServerIdentity | None = None
-        self.agreement: negotiation.Agreement | None = None
-        self._agreed = False  # the agreement is an acceptance (set with it)
-        self._mux = False  # ... and multiplexed: every segment after the first ID exchange is TSHM
-        self.id_rounds = 0
-        self.conversations: dict[int, Conversation] = {}
         self._sending = False  # a send in progress; others park below (a trio.Lock yields even when free)
         self._send_turn = trio.lowlevel.ParkingLot()
         self._closed = False
         self.started = time.monotonic()
-        self.segments_in = 0
-        # What crossed the socket before the channel instance existed (the first ID exchange): the
-        # instance starts from these, so channel status counts every byte and segment of the socket.
-        self._bytes_in_before = 0
-        self._bytes_out_before = 0
-        self._segments_out_before = 0
         self.nursery: trio.Nursery | None = None
         # The opening exchange's deadline (trio time, from accept: ServerConfig.opening_timeout): lifted
         # once an MQCONN is answered on the socket (``opened``), else the connection ends there.
@@ -176,6 +133,7 @@ class Connection:
     def opened(self) -> None:
         """An MQCONN was answered on this socket: its opening exchange is over, the deadline lifted."""
         self._opening.deadline = math.inf
+        self.ch.opened()
 
     def _opening_timed_out(self) -> None:
         # The client, if still there, sees the socket close.
@@ -266,46 +224,67 @@ class Connection:
                           message=self._timed_out())
 
     async def _received(self, data: bytes) -> None:
-        if self.instance is not None:
-            self.instance.bytes_received += len(data)
-        else:
-            self._bytes_in_before += len(data)
-        try:
-            segments = self.framer.feed(data)
-        except CodecError as exc:
-            await self.fail(exc.reason, detail=exc.detail)
-            return
-        for seg in segments:
-            self.segments_in += 1
-            if self.instance is not None:
-                self.instance.buffers_received += 1  # IBM's BUFSRCVD: one per TSH segment
-            h = seg.header
-            if h.SegmentType & _MQI_REQUEST_MASK == _MQI_REQUEST and self._agreed \
-                    and not (self._mux and h.StructId == fap.TSH):
-                # An MQI request on an agreed connection (nearly every segment): the branch of
-                # _dispatch's chain it would take, and _mqi, without their coroutines (HP3).
-                try:
-                    whole = self.reassembler.add(seg)
-                    if whole is not None:
-                        conv = self.conversations.get(whole.header.ConversationId if self._mux else 0)
-                        if conv is None:
-                            await self._mqi(whole)  # fails the call as it always did
-                        else:
-                            await self.server.mqi.call(self, conv, whole, fap.decode_call(whole))
-                except CodecError as exc:
-                    if exc.family == STATUS:
-                        await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
-                    raise
-            else:
-                await self._dispatch(seg)
-            if self._closed:
+        """Hand what the socket read to the channel and act on its events, in order."""
+        ch = self.ch
+        ch.receive_data(data)
+        while not self._closed:
+            event = ch.next_event()
+            out = ch.data_to_send()  # the channel's own answers go before anything the event sends
+            if out:
+                if type(event) is ProtocolError:
+                    await self._send_quietly(out)
+                else:
+                    await self.send(out)
+            if event is NEED_DATA:
                 return
+            if type(event) is Call:  # nearly every event: no trip through _act (decision HP3)
+                seg = event.segment
+                try:
+                    await self.server.mqi.call(self, event.conversation, seg, fap.decode_call(seg))
+                except CodecError as exc:
+                    if exc.family != STATUS:
+                        raise
+                    await self.fail(exc.reason, conv_id=seg.header.ConversationId, detail=exc.detail)
+            else:
+                await self._act(event)
+
+    async def _act(self, event) -> None:
+        """What the transport does for one of the channel's events other than a call."""
+        kind = type(event)
+        if kind is ProtocolError:
+            self._protocol_error(event)
+        elif kind is IdOffered:
+            await self._id_offered(event)
+        elif kind is RequestMsgs:
+            seg = event.segment
+            try:
+                await self.server.mqi.request_msgs(self, seg)
+            except CodecError as exc:
+                if exc.family != STATUS:
+                    raise
+                await self.fail(exc.reason, conv_id=seg.header.ConversationId, detail=exc.detail)
+        elif kind is ConversationStarted:
+            self._count_conversations()
+        elif kind is ConversationEnded:
+            self._count_conversations()
+            if event.conversation is not None:
+                await self.end_conversation(event.conversation)
+            if event.last:
+                self._closed = True  # the client closes the socket after its last conversation
+        elif kind is ConversationRefused:
+            self.log.warning("conversation_refused", conversation=event.conv_id, limit=event.limit)
+        elif kind is PeerClosed:
+            self.log.info("peer_closed", channel=self._channel_name())
+            self._closed = True
+        elif kind is Ignored:
+            self.log.info("socket_action_ignored", type=event.value)
 
     def _idle_limit(self) -> float:
         # A silent peer is dead after twice the heartbeat interval (plus slack for slow clients); before
         # the ID exchange agrees one, twice 60 s.  HBINT(0) agreed: no heartbeats, so silence says
         # nothing and there is no limit (IBM's receive timeout is twice HBINT; decision CX2).
-        hb = self.agreement.heartbeat_interval if self.agreement else 60
+        agreement = self.ch.agreement
+        hb = agreement.heartbeat_interval if agreement else 60
         if hb <= 0:
             return math.inf
         return hb * 2 + 30
@@ -317,7 +296,7 @@ class Connection:
         its end (EOF, reset) ends the connection now, so a client killed while its call waits frees its
         slot at once.  The client is sent a heartbeat every HBINT, as during a waiting GET (docs/reference/fap.md 22);
         its answers move the idle watchdog, which ends a peer that stops answering."""
-        beat = self.agreement.heartbeat_interval if self.agreement else 0
+        beat = self.ch.agreement.heartbeat_interval if self.ch.agreement else 0
         with scope:
             next_beat = trio.current_time() + beat if beat > 0 else math.inf
             while True:
@@ -358,30 +337,30 @@ class Connection:
                 raise trio.BrokenResourceError(str(exc)) from exc
 
     async def _cleanup(self) -> None:
+        """Release what the connection holds in the domain.  The socket is the listener's to close."""
         self._closed = True
-        for conv in list(self.conversations.values()):
+        self.ch.close()
+        conversations = self.ch.conversations
+        for conv in list(conversations.values()):
             await self.end_conversation(conv)
-        self.conversations.clear()
+        conversations.clear()
         if self.instance is not None:
             self.server.registry.running.end_instance(self.instance)
-        with trio.CancelScope(shield=True):
-            await self.stream.aclose()
 
     def summary(self) -> dict:
-        return {"channel": self._channel_name(), "segments": self.segments_in,
+        return {"channel": self._channel_name(), "segments": self.ch.segments_in,
                 "seconds": round(time.monotonic() - self.started, 3)}
 
     def _channel_name(self) -> str | None:
         return self.channel.name if self.channel else None
 
     async def refuse(self, *, quiescing: bool) -> None:
-        """Answer a connection we cannot take, then close (listener limits, quiescing)."""
+        """Answer a connection we cannot take (listener limits, quiescing); the listener then closes it."""
         code = fap.QM_TERMINATING if quiescing else fap.MAX_CONNS_LIMIT_REACHED
         try:
             await self.stream.send_all(fap.status_segment(code))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
+        except _BROKEN:
             pass
-        await self.stream.aclose()
 
     async def quiesce(self, *, reconnect: bool = False) -> None:
         """The queue manager is ending: tell the client, as a real one does, before we go.  Without
@@ -391,40 +370,23 @@ class Connection:
         the connection broken (docs/reconnect.md, decision Z4)."""
         if self._closed:
             return
-        try:
-            if reconnect:
-                await self.send(self._reconnect_request())
-            else:
-                await self.send(self._status(fap.QM_TERMINATING))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
-            pass
+        if reconnect:
+            me = self.server.identity
+            await self._send_quietly(self.ch.reconnect_request(me.qmgr_name, me.qmgr_id))
+        else:
+            await self._send_quietly(self.ch.status(fap.QM_TERMINATING))
         self._closed = True
+        self.ch.close()
         self.log.info("quiesce", reconnect=reconnect, channel=self._channel_name())
-
-    def _reconnect_request(self) -> bytes:
-        if not self.multiplexed:
-            return b""  # a conversation in TSH has no SOCKET_ACTION: the socket just closes
-        me = self.server.identity
-        out = []
-        for conv_id in sorted(self.conversations) or [1]:
-            body = fap.SocketAction(conv_id, 0, fap.SA_RECONNECT_CLIENTS, 0, 0, QMgrName=me.qmgr_name,
-                                    QMgrId=me.qmgr_id).pack(fap.LITTLE)
-            out.append(fap.encode_segment(fap.SOCKET_ACTION, body, struct_id=fap.TSHM, conversation_id=conv_id,
-                                          control_flags1=0, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
-        return b"".join(out)
 
     # ---- sending ---------------------------------------------------------------------------------
     async def send(self, data: bytes) -> None:
         """Whole segments only: background waiters and the read loop must never interleave bytes."""
         while self._sending:
             await self._send_turn.park()
-        instance = self.instance
-        if instance is not None:
-            instance.bytes_sent += len(data)
-            instance.buffers_sent += segment_count(data)
-        else:
-            self._bytes_out_before += len(data)
-            self._segments_out_before += segment_count(data)
+        counts = self.ch.counts  # the channel instance once it exists
+        counts.bytes_sent += len(data)
+        counts.buffers_sent += segment_count(data)
         sock = self._sock
         if sock is not None:
             # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs
@@ -447,118 +409,67 @@ class Connection:
             if self._send_turn:
                 self._send_turn.unpark()
 
+    async def _send_quietly(self, data: bytes) -> None:
+        """``send`` for a channel that is ending: a peer already gone changes nothing."""
+        try:
+            await self.send(data)
+        except _BROKEN:
+            pass
+
     async def send_heartbeat(self) -> None:
-        """A heartbeat request (its flags at the agreed FAP level: ``fap.heartbeat_request_flags``)."""
-        flags = fap.heartbeat_request_flags(self.agreement.fap_level)
-        await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=fap.TSHC if self.multiplexed else fap.TSH,
-                                           control_flags1=flags, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
+        await self.send(self.ch.heartbeat_request())
+
+    @property
+    def agreement(self):
+        return self.ch.agreement
 
     @property
     def multiplexed(self) -> bool:
-        return self._mux
-
-    def _status(self, code: int, conv_id: int = 0) -> bytes:
-        if self.multiplexed:
-            return fap.status_segment(code, struct_id=fap.TSHM, conversation_id=conv_id)
-        return fap.status_segment(code)
+        return self.ch.multiplexed
 
     async def abort(self) -> None:
-        """Drop the socket without a word, as a network failure would (a fault rule's BREAK)."""
+        """Drop the connection without a word, as a network failure would (a fault rule's BREAK): nothing
+        more is sent, and the listener closes the socket as the connection ends."""
         self._closed = True
-        with trio.CancelScope(shield=True):
-            await self.stream.aclose()
+        self.ch.close()
         raise Closed
 
     async def fail(self, code: int, *, conv_id: int = 0, detail: str = "") -> None:
-        """A fatal protocol error: STATUS with ERROR|CLOSE_CHANNEL, then close the socket."""
-        self.log.warning("channel_error", reason=fap.status_code_name(code) or code, detail=detail,
+        """A fatal protocol error: STATUS with ERROR|CLOSE_CHANNEL, then the connection ends."""
+        event = self.ch.refuse(code, conv_id=conv_id, detail=detail)
+        await self._send_quietly(self.ch.data_to_send())
+        self._protocol_error(event)
+
+    def _protocol_error(self, event: ProtocolError) -> None:
+        """The channel ended with a STATUS (sent): log it, and end the connection."""
+        self.log.warning("channel_error", reason=fap.status_code_name(event.code) or event.code, detail=event.detail,
                          channel=self._channel_name())
-        try:
-            await self.send(self._status(code, conv_id))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
-            pass
         self._closed = True
         raise Closed
 
-    # ---- dispatch --------------------------------------------------------------------------------
-    async def _dispatch(self, seg: fap.Segment) -> None:
-        h = seg.header
-        t = h.SegmentType
-        if t == fap.INITIAL_DATA:
-            await self._initial_data(seg)
-            return
-        if self.agreement is None or not self.agreement.accepted:
-            await self.fail(fap.PROTOCOL_SEGMENT_TYPE, detail="segment before INITIAL_DATA was agreed")
-        if self.multiplexed and h.StructId == fap.TSH:
-            await self.fail(fap.PROTOCOL_SEGMENT_ERROR, detail="TSH on a multiplexed connection")
-        try:
-            if t == fap.HEARTBEAT:
-                await self._heartbeat(seg)
-            elif t == fap.USERID_DATA:
-                self._userid(seg)
-            elif t == fap.CONAUTH_INFO:
-                await self._conauth(seg)
-            elif t == fap.SOCKET_ACTION:
-                await self._socket_action(seg)
-            elif t == fap.STATUS_DATA:
-                self.log.info("peer_closed", channel=self._channel_name())
-                self._closed = True
-            elif fap.is_mqi_type(t) and not t & fap.REPLY:
-                whole = self.reassembler.add(seg)
-                if whole is not None:
-                    await self._mqi(whole)
-            elif t == fap.REQUEST_MSGS:
-                await self._request_msgs(seg)
-            else:
-                await self.fail(fap.PROTOCOL_SEGMENT_TYPE, detail=f"segment type 0x{t:02x}")
-        except CodecError as exc:
-            if exc.family == STATUS:
-                await self.fail(exc.reason, conv_id=h.ConversationId, detail=exc.detail)
-            raise
-
-    # ---- INITIAL_DATA ----------------------------------------------------------------------------
-    async def _initial_data(self, seg: fap.Segment) -> None:
-        if self.agreement is not None and self.agreement.accepted:
-            await self.fail(fap.PROTOCOL_ID_ERROR, detail="INITIAL_DATA after agreement")
-        self.id_rounds += 1
-        if self.id_rounds > _MAX_ID_ROUNDS:
-            await self.fail(fap.NEGOTIATION_FAILED, detail="the client would not take our values")
-        try:
-            client = fap.decode_body(seg)
-        except CodecError as exc:
-            await self.fail(exc.reason if exc.family == STATUS else fap.PROTOCOL_ID_ERROR, detail=exc.detail)
+    # ---- the ID exchange: which queue manager, which channel, what to answer -----------------------
+    async def _id_offered(self, offer: IdOffered) -> None:
+        client = offer.client
         if self.instance is None:
             await self._route(client.QMgrName)
             await self._start_instance(client.ChannelName)
         channel = self.channel
         reply, agreement = negotiation.answer(client, channel, self.pending or self.server.identity,
                                               max_fap=self._max_fap(channel))
-        self.agreement = agreement
-        self._agreed = agreement.accepted
-        self._mux = agreement.accepted and agreement.multiplexed
-        h = seg.header
-        body = reply.pack(fap.LITTLE)
-        await self.send(fap.encode_segment(
-            fap.INITIAL_DATA, body, struct_id=h.StructId,
-            conversation_id=h.ConversationId if h.StructId == fap.TSHM else 0,
-            control_flags1=0 if agreement.accepted else fap.CF1_ERROR, encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
-        if agreement.accepted:
-            self.framer.max_segment_length = agreement.max_transmission_size
-            self.reassembler = Reassembler(max_call_length=agreement.max_message_size + 65536)
-            self.log.info("channel_started", channel=channel.name, fap=agreement.fap_level,
-                          sharecnv=agreement.sharing_conversations, max_tr=agreement.max_transmission_size,
-                          max_msg=agreement.max_message_size)
-            if not agreement.multiplexed:
-                self.conversations[0] = Conversation(0)
-            else:
-                # The first conversation is implicit: the ID exchange and MQCONN run on it.
-                self.conversations[1] = Conversation(1)
-            self.instance.max_sharing = agreement.sharing_conversations
-            self.instance.heartbeat_interval = agreement.heartbeat_interval
-            self.instance.max_msg_length = agreement.max_message_size
-            product = client.ProductId.rstrip(" \x00")  # e.g. MQCC09030000: RPRODUCT MQCC, RVERSION 09030000
-            self.instance.remote_product, self.instance.remote_version = product[:4], product[4:12]
-            self._count_conversations()
+        self.ch.agree(offer, reply, agreement)
+        await self.send(self.ch.data_to_send())
+        if not agreement.accepted:
+            return
+        self.log.info("channel_started", channel=channel.name, fap=agreement.fap_level,
+                      sharecnv=agreement.sharing_conversations, max_tr=agreement.max_transmission_size,
+                      max_msg=agreement.max_message_size)
+        instance = self.instance
+        instance.max_sharing = agreement.sharing_conversations
+        instance.heartbeat_interval = agreement.heartbeat_interval
+        instance.max_msg_length = agreement.max_message_size
+        product = client.ProductId.rstrip(" \x00")  # e.g. MQCC09030000: RPRODUCT MQCC, RVERSION 09030000
+        instance.remote_product, instance.remote_version = product[:4], product[4:12]
+        self._count_conversations()
 
     async def _route(self, qmgr_name: str) -> None:
         """Hand this connection to the queue manager its first ID names (docs/multiqm.md): the client
@@ -604,7 +515,7 @@ class Connection:
             self.instance.ssl_cert_issuer = dn.render(self.tls.issuer) if self.tls.issuer else ""
             self.instance.ssl_key_time = self.tls.at
 
-    def move_to(self, target: QueueManagerServer) -> None:
+    def move_to(self, target: Host) -> None:
         """Hand this connection to the queue manager its first authenticated MQCONN just created
         (``pending``): its channel instance moves there with what it counted so far.  MQIError 2059
         when that queue manager refuses the channel (stopped, at its limits, its TLS rules)."""
@@ -626,7 +537,7 @@ class Connection:
 
     def _count_conversations(self) -> None:
         if self.instance is not None:
-            self.instance.conversations = len(self.conversations)
+            self.instance.conversations = len(self.ch.conversations)
 
     def _stop_requested(self) -> None:
         """Stop Channel ended this instance (called in the command server's turn, on the loop)."""
@@ -637,20 +548,21 @@ class Connection:
         # The client learns at its next call: STATUS USER_CLOSED, which a connected client reports
         # as MQRC_CONNECTION_BROKEN (docs/reference/fap.md section 9), then the socket closes.
         self.log.info("channel_stopped", channel=self._channel_name())
-        try:
-            await self.send(self._status(fap.USER_CLOSED))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
-            pass
+        await self._send_quietly(self.ch.status(fap.USER_CLOSED))
         self._closed = True
+        self.ch.close()
         if self.nursery is not None:
             self.nursery.cancel_scope.cancel()
 
     def _instance_started(self, instance: ChannelInstance) -> None:
-        """The instance takes over the socket's counts so far (the segment being dispatched included)."""
-        instance.bytes_received = self._bytes_in_before
-        instance.buffers_received = self.segments_in
-        instance.bytes_sent = self._bytes_out_before
-        instance.buffers_sent = self._segments_out_before
+        """The instance takes over the socket's counts so far (the segment being dispatched included), and
+        counts every later byte and segment: the channel is handed it as its counts."""
+        counts = self.ch.counts
+        instance.bytes_received = counts.bytes_received
+        instance.buffers_received = counts.buffers_received
+        instance.bytes_sent = counts.bytes_sent
+        instance.buffers_sent = counts.buffers_sent
+        self.ch.counts = instance
         instance.local_address = self.local_address
         instance.process_id = os.getpid()
 
@@ -668,173 +580,41 @@ class Connection:
         """The client's network address, as channel status reports ConnectionName."""
         try:
             return str(self.raw.socket.getpeername()[0])
-        except (OSError, AttributeError, IndexError):
-            return ""
+        except (OSError, AttributeError, IndexError, TypeError):
+            return ""  # not a socket (tests' memory streams): only "*" address rules match it
 
     def _max_fap(self, channel: ChannelConfig) -> int:
         # FAP 13 brings password protection whose algorithm is not public (docs/reference/fap.md section 8); where a
         # password must be checked we agree FAP 12, at which clients send it in clear.
-        return 12 if self._password_required(channel) else negotiation.MAX_FAP_LEVEL
+        required = authentication.password_required(self.cfg, channel, self.definition)
+        return 12 if required else negotiation.MAX_FAP_LEVEL
 
-    def _password_required(self, channel: ChannelConfig) -> bool:
-        if channel.admin_only:
-            return True
-        # A channel without MCAUSER runs as the client's user: an administrator's password is checked.
-        if self.definition is not None and not self.definition.mca_user:
-            return True
-        return channel.password_required or self.cfg.app_password is not None
-
-    # ---- small control flows ---------------------------------------------------------------------
-    async def _heartbeat(self, seg: fap.Segment) -> None:
-        h = seg.header
-        if fap.is_heartbeat_request(h.ControlFlags1, self.agreement.fap_level):
-            flags = fap.heartbeat_reply_flags(self.agreement.fap_level)
-            await self.send(fap.encode_segment(fap.HEARTBEAT, b"", struct_id=h.StructId, control_flags1=flags,
-                                               encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
-
+    # ---- conversations and calls -------------------------------------------------------------------
     def conversation(self, conv_id: int) -> Conversation | None:
-        return self.conversations.get(conv_id if self._mux else 0)
+        return self.ch.conversation(conv_id)
 
-    def _userid(self, seg: fap.Segment) -> None:
-        conv = self.conversation(seg.header.ConversationId)
-        if conv is None:
-            return
-        uid = fap.decode_body(seg)
-        conv.user_id = uid.LongUserId.strip() if uid.LongUserId else uid.UserIdentifier
-        conv.uid_password = uid.Password
-
-    async def _conauth(self, seg: fap.Segment) -> None:
-        h = seg.header
-        conv = self.conversation(h.ConversationId)
-        if conv is None:
-            await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId)
-        caut = fap.decode_body(seg)
-        conv.auth_user = caut.UserId
-        conv.auth_password = caut.Password
-        # The client waits for a STATUS; ESH code 0 without ERROR is the accepted answer (docs/reference/fap.md section
-        # 8; decision in docs/decisions.md).  The verdict comes with the MQCONN reply, as on a real one.
-        on_conversation = h.StructId == fap.TSHM
-        await self.send(fap.status_segment(
-            0, struct_id=h.StructId, conversation_id=h.ConversationId if on_conversation else 0,
-            request_id=h.RequestId if on_conversation else 0,
-            control_flags1=fap.CF1_FIRST | fap.CF1_LAST if on_conversation else 0,
-            encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
-
-    async def _socket_action(self, seg: fap.Segment) -> None:
-        if not self.multiplexed:
-            await self.fail(fap.PROTOCOL_SEGMENT_TYPE, detail="SOCKET_ACTION on a connection without sharing")
-        action = fap.decode_body(seg)
-        if action.Type == fap.SA_START_CONV:
-            conv_id = action.ConversationId
-            limit = self.agreement.sharing_conversations
-            if conv_id in self.conversations or conv_id <= 0 or len(self.conversations) >= limit:
-                self.log.warning("conversation_refused", conversation=conv_id, limit=limit)
-                await self.send(fap.status_segment(fap.CONV_ID_ERROR if conv_id in self.conversations
-                                                   else fap.MAX_CONNS_LIMIT_REACHED,
-                                                   struct_id=fap.TSHM, conversation_id=conv_id,
-                                                   control_flags1=fap.CF1_ERROR))
-                return
-            self.conversations[conv_id] = Conversation(conv_id)
-            self._count_conversations()
-            accept = fap.SocketAction(ConversationId=conv_id, RequestId=action.RequestId, Type=fap.SA_ACCEPT_CONV,
-                                      Parm1=action.Parm1, Parm2=action.Parm2)
-            await self.send(fap.encode_segment(fap.SOCKET_ACTION, accept.pack(fap.LITTLE), struct_id=fap.TSHM,
-                                               conversation_id=conv_id, request_id=0, control_flags1=0,
-                                               encoding=_REPLY_ENC, ccsid=_REPLY_CCSID))
-        elif action.Type == fap.SA_END_CONV:
-            conv = self.conversations.pop(action.ConversationId, None)
-            self._count_conversations()
-            if conv is not None:
-                await self.end_conversation(conv)
-            if not self.conversations:
-                self._closed = True  # the client closes the socket after its last conversation
-        else:
-            self.log.info("socket_action_ignored", type=action.Type)
+    @property
+    def conversations(self) -> dict[int, Conversation]:
+        return self.ch.conversations
 
     async def end_conversation(self, conv: Conversation) -> None:
         """Release everything a conversation holds (handles, temporary queues); an unfinished unit of
         work is backed out, as for an application that ends without MQDISC."""
         await self.server.mqi.disconnect(self, conv)
 
-    async def _request_msgs(self, seg: fap.Segment) -> None:
-        await self.server.mqi.request_msgs(self, seg)
-
-    # ---- MQI -------------------------------------------------------------------------------------
-    async def _mqi(self, seg: fap.Segment) -> None:
-        h = seg.header
-        conv = self.conversation(h.ConversationId)
-        if conv is None:
-            await self.fail(fap.CONV_ID_ERROR, conv_id=h.ConversationId, detail="MQI call on no conversation")
-        call = fap.decode_call(seg)
-        await self.server.mqi.call(self, conv, seg, call)
-
     def authenticate(self, conv: Conversation, appl_name: str = "", appl_type: int = 0) -> tuple[int, str, bool]:
         """(MQRC, user, admin) for a connect on this channel: connection authentication (the developer
         container's passwords; none when the queue manager's CONNAUTH is blank), then the channel
         authentication records, which say whether the client may use the channel and as whom.  A
         refusal is reported to the domain's events (authority type 1, Channel Blocked)."""
-        reason, user, admin, qualifier = self._authenticate(conv)
-        if reason == C.MQRC_NOT_AUTHORIZED and qualifier:
-            given = conv.auth_user if conv.auth_user is not None else conv.user_id
-            self.server.qm.events.not_authorized_connect(
-                user=given or "", appl_type=appl_type, appl_name=appl_name, channel=self.channel.name,
-                conname=self._peer_host(), qualifier=qualifier, csp_user=given or "")
-        return reason, user, admin
-
-    def _authenticate(self, conv: Conversation) -> tuple[int, str, bool, int]:
-        """authenticate's answer, and the authority-event reason qualifier of a refusal that is not a
-        CHLAUTH block (MQRQ_CSP_NOT_AUTHORIZED: the user and password; MQRQ_CONN_NOT_AUTHORIZED)."""
-        channel = self.channel
         user = conv.auth_user if conv.auth_user is not None else conv.user_id
         password = conv.auth_password if conv.auth_password is not None else conv.uid_password.encode()
-        registry = self.server.qm.registry
-        connauth = bool(registry.qmgr.conn_auth.strip())
-        mca_user = self.definition.mca_user if self.definition is not None else ""
-        authenticated = None  # the user a password was checked for (adopted: ADOPTCTX(YES))
-        # An admin-only channel, or a channel without MCAUSER that the administrator names himself on.
-        as_admin = channel.admin_only or (not mca_user and user == ADMIN_USER)
-        if as_admin:
-            if connauth:
-                if user != ADMIN_USER or not _same(password, self.cfg.admin_password):
-                    return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CSP_NOT_AUTHORIZED
-                authenticated = ADMIN_USER
-        elif mca_user in PRIVILEGED:
-            return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CONN_NOT_AUTHORIZED
-        elif connauth and (self.cfg.app_password is not None or channel.password_required):
-            expected = self.cfg.app_password or ""
-            if user != APP_USER or not _same(password, expected):
-                return C.MQRC_NOT_AUTHORIZED, "", False, events.MQRQ_CSP_NOT_AUTHORIZED
-            authenticated = APP_USER
-        # ---- adm-security: CHLAUTH (registry/security/chlauth.py).  The connection runs as the channel's
-        # MCAUSER (DEV.APP.SVRCONN: "app", as in the developer container); a channel without one maps
-        # every non-administrator to "app" as well (docs/compat.md, channels).
-        verdict = chlauth.check(registry, channel=channel.name, address=self._peer_host(), client_user=user or "",
-                                channel_mcauser="" if as_admin else (mca_user or APP_USER),
-                                password_given=authenticated is not None or not connauth,
-                                authenticated_user=authenticated,
-                                ssl_peer=self.tls.subject if self.tls else None,
-                                ssl_issuer=self.tls.issuer if self.tls else None)
-        registry_events = self.server.qm.events
-        for qualifier, blocked_user in verdict.warnings:  # WARN(YES) records: logged, let in, reported
-            registry_events.channel_blocked(qualifier=qualifier, warning=True, channel=channel.name,
-                                            conname=self._peer_host(), user=blocked_user)
-        if not verdict.allowed:
-            self.log.warning("chlauth_refused", channel=channel.name, user=user, why=verdict.why)
-            if verdict.blocked:
-                registry_events.channel_blocked(qualifier=verdict.blocked, warning=False, channel=channel.name,
-                                                conname=self._peer_host(), user=verdict.user)
-                return verdict.reason, "", False, 0
-            # CHCKCLNT without a password: the MQCSP user and password were not given
-            return verdict.reason, "", False, (events.MQRQ_CSP_NOT_AUTHORIZED if verdict.needs_password
-                                               else events.MQRQ_CONN_NOT_AUTHORIZED)
-        return C.MQRC_NONE, verdict.user, authrecs.privileged(verdict.user), 0
-
-    def _peer_host(self) -> str:
-        try:
-            return str(self.raw.socket.getpeername()[0])
-        except (AttributeError, OSError, IndexError, TypeError):
-            return ""  # not a socket (tests' memory streams): only "*" address rules match it
-
-
-def _same(given: bytes | None, expected: str) -> bool:
-    return given is not None and hmac.compare_digest(given.rstrip(b"\x00 "), expected.encode())
+        server = self.server
+        verdict = authentication.authenticate(server.cfg, server.qm.registry, server.qm.events, self.log,
+                                              channel=self.channel, definition=self.definition, user=user,
+                                              password=password, peer_host=self.peer_address, tls=self.tls)
+        if verdict.reason == C.MQRC_NOT_AUTHORIZED and verdict.qualifier:
+            server.qm.events.not_authorized_connect(
+                user=user or "", appl_type=appl_type, appl_name=appl_name, channel=self.channel.name,
+                conname=self.peer_address, qualifier=verdict.qualifier, csp_user=user or "")
+        return verdict.reason, verdict.user, verdict.admin

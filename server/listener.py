@@ -15,6 +15,7 @@ import trio
 
 from qmlite.pcf import constants as C
 from qmlite.registry import hosting, qmgrnames
+from qmlite.registry.admin.commandserver import QUEUE as COMMAND_QUEUE
 from qmlite.registry.errors import MQIError
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.security import authority
@@ -98,9 +99,7 @@ class QueueManagerServer:
         self._listener_started()
         async with trio.open_nursery() as nursery:
             await nursery.start(self.committer.run)
-            await nursery.start(command_server.run, self)
-            await nursery.start(monitor.run, self)
-            await nursery.start(monitor.run_statistics, self)
+            await self._start_tasks(nursery)
             self.ready.set()
             self._started = True
             # The other queue managers' tasks start when one is first used (ensure_running): opened, they
@@ -116,14 +115,19 @@ class QueueManagerServer:
             telemetryio.plug(nursery, self)
             task_status.started(listeners)
 
+    async def _start_tasks(self, nursery: trio.Nursery) -> None:
+        """The command server and the monitoring clocks, each handed what it uses."""
+        qm, committer = self.qm, self.committer
+        await nursery.start(command_server.run, qm, self.mqi.activity.lot(COMMAND_QUEUE), committer)
+        await nursery.start(monitor.run, qm, committer, self.cfg.monitor_interval)
+        await nursery.start(monitor.run_statistics, qm, committer)
+
     # ---- hosting several queue managers (registry/hosting.py) ------------------------------------
     async def run_tasks(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """A hosted queue manager's tasks, in the primary's nursery: no listener of its own."""
         async with trio.open_nursery() as nursery:
             await nursery.start(self.committer.run)
-            await nursery.start(command_server.run, self)
-            await nursery.start(monitor.run, self)
-            await nursery.start(monitor.run_statistics, self)
+            await self._start_tasks(nursery)
             running = self.registry.running
             running.served_port, running.served_pid = self.primary.port, os.getpid()
             self.qm.events.qmgr_active()  # STRSTPEV: as the default's, once it can be reached
@@ -249,17 +253,22 @@ class QueueManagerServer:
         """One accepted socket, from accept to close.  trio's serve_listeners runs this in the
         listener's nursery, so whatever escapes it would end the whole server: a bug met by one client
         ends that client's connection alone (logged with its traceback), and the socket accepted here
-        is closed here, whatever happened to it on the way."""
+        is closed here, once, whatever happened to it on the way (trio's serve_listeners: whoever spawns
+        closes).  ``streams`` ends with the outermost stream over the socket (TLS's, once handshaken),
+        whose close closes the socket under it too."""
         conn_no = next(self._ids)
+        streams = [stream]
         try:
-            await self._serve(stream, conn_no)
+            await self._serve(streams, conn_no)
         except* Exception:  # except*: also a bug grouped with a cancellation, which goes on as it should
             qlog.get(connection=conn_no).exception("connection_crashed", message=_CRASHED)
         finally:
             with trio.CancelScope(shield=True):
-                await stream.aclose()
+                await streams[-1].aclose()
 
-    async def _serve(self, stream: trio.SocketStream, conn_no: int) -> None:
+    async def _serve(self, streams: list, conn_no: int) -> None:
+        """Serve one accepted socket (``streams[0]``); a TLS stream over it is appended for ``_handle``."""
+        stream = streams[0]
         opening = trio.current_time() + self.cfg.opening_timeout  # the whole opening exchange, from accept
         try:
             peer = stream.socket.getpeername()
@@ -269,7 +278,6 @@ class QueueManagerServer:
         logger = qlog.get(connection=conn_no, peer=peer_text)
         if not self.registry.running.accepting():  # Stop Listener: no new clients until Start Listener
             logger.info("connection_refused", reason="listener stopped")
-            await stream.aclose()
             return
         if self.quiescing or self.connection_count() >= self.cfg.max_connections:
             logger.warning("connection_refused", reason="MAX_CONNS_LIMIT_REACHED" if not self.quiescing
@@ -283,7 +291,6 @@ class QueueManagerServer:
         first = await first_bytes(stream, min(self.cfg.tls_handshake_timeout, self.cfg.opening_timeout))
         if not first:
             logger.info("connection_dropped", reason="nothing sent")
-            await stream.aclose()
             return
         negotiated = None
         raw = stream
@@ -292,9 +299,8 @@ class QueueManagerServer:
             tls_stream, negotiated, why = await self.tls.handshake(stream, first, timeout)
             if tls_stream is None:
                 logger.warning("tls_handshake_failed", reason="MQRC_SSL_INITIALIZATION_ERROR", why=why)
-                with trio.CancelScope(shield=True):
-                    await stream.aclose()
                 return
+            streams.append(tls_stream)
             stream, first = tls_stream, b""
         conn = Connection(self, stream, conn_no, logger, raw=raw, tls=negotiated, opening_deadline=opening)
         self.connections.add(conn)

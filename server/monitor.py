@@ -13,15 +13,17 @@ import trio
 from . import log as qlog
 
 if TYPE_CHECKING:
-    from .listener import QueueManagerServer
+    from qmlite.registry.qmgr import QueueManager
+
+    from .durability import GroupCommitter
 
 
-async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    qm = server.qm
+async def run(qm: QueueManager, committer: GroupCommitter, interval: float, *,
+              task_status=trio.TASK_STATUS_IGNORED) -> None:
     monitor = qm.monitor
-    monitor.interval = server.cfg.monitor_interval
+    monitor.interval = interval
     topics = monitor.publish_metadata()
-    server.committer.after(qm.position)  # retaining replaces any stored retained publication: a write
+    committer.after(qm.position)  # retaining replaces any stored retained publication: a write
     qlog.get().debug("monitor_metadata", topics=topics, interval=monitor.interval)
     task_status.started()
     if qm.clock_control.virtual is not None:
@@ -35,8 +37,8 @@ async def run(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORE
 STATISTICS_TICK = 1.0  # seconds: STATINT and ACCTINT are whole seconds
 
 
-async def run_statistics(server: QueueManagerServer, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    qm = server.qm
+async def run_statistics(qm: QueueManager, committer: GroupCommitter, *,
+                         task_status=trio.TASK_STATUS_IGNORED) -> None:
     task_status.started()
     if qm.clock_control.virtual is not None:
         return  # a virtual clock: each step the test makes ends the intervals that have passed (VC4)
@@ -44,5 +46,5 @@ async def run_statistics(server: QueueManagerServer, *, task_status=trio.TASK_ST
         await trio.sleep(STATISTICS_TICK)
         written = qm.monitoring_tick()
         if written:
-            server.committer.after(qm.position)  # persistent statistics messages: a write to commit
+            committer.after(qm.position)  # persistent statistics messages: a write to commit
             qlog.get().debug("statistics_written", messages=written)

@@ -25,8 +25,9 @@ from qmlite.registry.qmgr import Got
 from qmlite.registry.messaging.sessions import Handle
 
 if TYPE_CHECKING:
-    from .connection import Connection, Conversation
-    from .listener import QueueManagerServer
+    from .channel import Conversation
+    from .connection import Connection
+    from .roles import Host
 
 ZERO24 = bytes(24)
 _LONGEST_HEADERS = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH  # a reply's headers, at most
@@ -65,7 +66,7 @@ class QueueActivity:
 
 
 class MQI:
-    def __init__(self, server: QueueManagerServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.qm = server.qm
         self.activity = QueueActivity()

@@ -14,6 +14,7 @@ import secrets
 
 from qmlite.pcf import encoding
 from qmlite.pcf import fap
+from qmlite.pcf.agreement import Agreement
 
 from .config import ChannelConfig
 
@@ -32,23 +33,6 @@ class ServerIdentity:
     qmgr_id: str
     ccsid: int = 819
     created: float = 0.0  # when the queue manager was (or, pending its creation, will be) created
-
-
-@dataclasses.dataclass(slots=True)
-class Agreement:
-    """What the two sides settled on; valid once ``accepted``."""
-
-    fap_level: int
-    max_transmission_size: int
-    max_message_size: int
-    heartbeat_interval: int
-    sharing_conversations: int
-    ccsid: int
-    accepted: bool
-
-    @property
-    def multiplexed(self) -> bool:
-        return fap.multiplexed(self.sharing_conversations, self.fap_level)
 
 
 def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,

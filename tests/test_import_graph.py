@@ -96,12 +96,16 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
     return found - _ancestors(module) - {module}
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(*, every: bool = False) -> dict[str, set[str]]:
+    """Who imports whom when the modules run; ``every``: every import statement, in functions and under
+    ``TYPE_CHECKING`` too (a dependency all the same: what a reader must know to read the module)."""
     graph: dict[str, set[str]] = {}
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
         edges: set[str] = set()
-        for node in _import_time_statements(tree.body):
+        statements = (n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))) if every \
+            else _import_time_statements(tree.body)
+        for node in statements:
             edges |= _targets(module, node)
         graph[module] = edges
     return graph
@@ -167,6 +171,16 @@ def test_reader_rules():
 
 def test_no_import_cycle_runs_at_import_time():
     assert cycles(GRAPH) == []
+
+
+def test_the_server_has_no_circle_even_through_type_only_imports():
+    """Issue 31: the parts of server/ name the role they use (server/roles.py) instead of importing the
+    listener that imports them (docs/decisions.md SC5)."""
+    every = import_graph(every=True)
+    server = {m: {t for t in targets if t.startswith("qmlite.server.")}
+              for m, targets in every.items() if m.startswith("qmlite.server.")}
+    assert cycles(server) == []
+    assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]  # the check sees a circle where there is one
 
 
 @pytest.mark.parametrize("layer, forbidden", [
@@ -327,6 +341,7 @@ SHARED_BASENAMES = {
     "mqi": "the MQI structures: their codecs (pcf/mqi.py) and the server's translation of the verbs (server/mqi.py)",
     "properties": "message properties: their wire codec (pcf/) and the domain's (registry/messaging/)",
     "ccdt": "the JSON CCDT: read by clients (pcf/ccdt.py) and the entries the queue manager's channels make",
+    "channel": "the two ends of a client channel as protocol objects: client/channel.py and server/channel.py (h11's shape)",
     "tls": "TLS for the client (client/tls.py) and the listener (server/tls.py); another helper's part of issue 31",
     "sessions": "sessions of two protocols: MQI connections' (messaging/sessions.py) and MQTT clients' "
                 "(telemetry/sessions.py, the module issue 33's two parts share by that name)",

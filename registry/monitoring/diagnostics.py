@@ -83,11 +83,12 @@ class Diagnostics:
                 out.entry(record)
         return entry
 
-    def _refuse(self, kind: str, reason: int, entry: W.Entry | None, **fields) -> RF.Refusal:
+    def _refuse(self, kind: str, reason: int, entry: W.Entry | None, *, detail: str = "", **fields) -> RF.Refusal:
+        """Keep a refusal; its detail is the error log's message when one was written."""
         return self.refusals.add(time=W.utc_stamp(time.time()), kind=kind, reason=reason,
                                  reason_name=C.describe("MQRC", reason),
                                  message_id=entry.number if entry is not None else "",
-                                 detail=entry.text() if entry is not None else fields.pop("detail", ""), **fields)
+                                 detail=entry.text() if entry is not None else detail, **fields)
 
     # ---- start and end ------------------------------------------------------------------------------
     def started(self) -> None:
@@ -129,7 +130,8 @@ class Diagnostics:
                 fix = (f"SET CHLAUTH({Q(channel)}) TYPE(USERMAP) CLNTUSER({Q(client_user)}) USERSRC(CHANNEL) "
                        "ACTION(REPLACE)")
             else:
-                fix = f"SET CHLAUTH({Q(channel)}) TYPE(ADDRESSMAP) ADDRESS({Q(address)}) USERSRC(CHANNEL) ACTION(REPLACE)"
+                fix = (f"SET CHLAUTH({Q(channel)}) TYPE(ADDRESSMAP) ADDRESS({Q(address)}) USERSRC(CHANNEL) "
+                       "ACTION(REPLACE)")
         elif verdict.needs_password:
             entry = self.write("AMQ5540E", remote_host=address, c1=appl or "unknown")
             check = _CHCK.get(rec.check_client, "REQUIRED") if rec is not None else "REQUIRED"
@@ -256,8 +258,8 @@ class Diagnostics:
             entry, fix = None, f"START CHANNEL({Q(channel)})"
         else:
             entry, fix = None, ""
-        self._refuse(RF.CHANNEL, C.MQRC_NOT_AUTHORIZED if why == "unknown channel" else C.MQRC_CHANNEL_NOT_AVAILABLE,
-                     entry, address=address, channel=channel, rule=why, mqsc=(fix,) if fix else (), detail=why)
+        reason = C.MQRC_UNKNOWN_CHANNEL_NAME if why == "unknown channel" else C.MQRC_CHANNEL_NOT_AVAILABLE
+        self._refuse(RF.CHANNEL, reason, entry, address=address, channel=channel, rule=why, mqsc=(fix,) if fix else (), detail=why)
 
 
 def _record_mqsc(rec, *, check_client: int | None = None) -> str:

@@ -74,7 +74,7 @@ class Console:
         raw = environ.get("MQ_LOGGING_CONSOLE_SOURCE", "")
         given = [s.strip().lower() for s in raw.split(",") if s.strip()]
         sources = tuple(s for s in given if s in SOURCES) if given else ("qmgr", "web")
-        if len(sources) != len(given):
+        if given and len(sources) != len(given):
             warnings.append("One or more invalid value is provided for MQ_LOGGING_CONSOLE_SOURCE. Allowed values "
                             "are 'qmgr','web' and 'mqsc' in csv format")
         exclude = environ.get("MQ_LOGGING_CONSOLE_EXCLUDE_ID", DEFAULT_EXCLUDE)

@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from qmlite.registry.monitoring.errorlog.console import Console, container_record, install
+from qmlite.registry.monitoring.errorlog.consolelog import Console, container_record, install
 
 from . import log as qlog
 from .config import ConfigError, ServerConfig

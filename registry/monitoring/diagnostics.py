@@ -6,7 +6,7 @@ the queue manager's start and end and its listener (beside the start/stop events
 domain decides it -- the CHLAUTH check (registry/security/chlauth.py), the authority checks (through the
 authority events' methods, registry/monitoring/events.py, which run whether or not the event is switched
 on), connection authentication, the channel's TLS rules and the key repository (server/tls.py), a channel
-that is unknown or at its instance limits.  For each it writes IBM's message (errorlog/messages.py) with
+that is unknown or at its instance limits.  For each it writes IBM's message (errorlog/amqmessages.py) with
 IBM's inserts, and adds a :class:`~qmlite.registry.security.refusals.Refusal` saying who, what, which rule
 or authority, and the MQSC that would allow it.  Writing never fails the caller (errorlog/writer.py).
 """
@@ -20,8 +20,8 @@ import time
 from qmlite.pcf import constants as C
 
 from qmlite.registry import qmgrnames
-from qmlite.registry.monitoring.errorlog import console as CON
-from qmlite.registry.monitoring.errorlog import messages as M
+from qmlite.registry.monitoring.errorlog import consolelog as CON
+from qmlite.registry.monitoring.errorlog import amqmessages as AMQ
 from qmlite.registry.monitoring.errorlog import writer as W
 from qmlite.registry.security import refusals as RF
 from qmlite.registry.security import vocab as A
@@ -74,7 +74,7 @@ class Diagnostics:
     def write(self, number: str, *, remote_host: str = "", **inserts) -> W.Entry:
         """Write IBM's message ``number`` with its inserts (a1, a2, c1-c3) to the error log, and mirror it
         to the console when ``qmlite serve`` installed one."""
-        entry = W.Entry(M.get(number), time.time(), self.qmgr, inserts, remote_host, W._thread())
+        entry = W.Entry(AMQ.get(number), time.time(), self.qmgr, inserts, remote_host, W._thread())
         log = self.log
         if log is not None:
             record = log.write(entry)

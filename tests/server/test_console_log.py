@@ -1,6 +1,6 @@
 """``qmlite serve``'s standard output as IBM's container's: the ready line, then the error log mirrored in
 MQ_LOGGING_CONSOLE_FORMAT's format, IBM's start lines in IBM's order, and a refusal's entry as it happens
-(registry/monitoring/errorlog/console.py, docs/errorlog.md)."""
+(registry/monitoring/errorlog/consolelog.py, docs/errorlog.md)."""
 
 from __future__ import annotations
 

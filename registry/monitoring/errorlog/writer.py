@@ -38,7 +38,7 @@ import socket
 import textwrap
 import threading
 
-from . import messages as M
+from . import amqmessages as AMQ
 
 DEFAULT_SIZE = 2 * 1024 * 1024  # IBM's ErrorLogSize default (qm.ini QMErrorLog stanza): 2 MiB
 MIN_SIZE = 1024  # a floor that still holds an entry (IBM's own minimum is larger; tests rotate at a few KiB)
@@ -76,7 +76,7 @@ def _thread() -> int:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Entry:
-    message: M.Message
+    message: AMQ.Message
     when: float  # seconds since the epoch
     qmgr: str
     inserts: dict  # a1, a2 (numbers), c1-c3 (strings)
@@ -88,13 +88,13 @@ class Entry:
         return self.message.number
 
     def text(self) -> str:
-        return M.fill(self.message.text, self.inserts)
+        return AMQ.fill(self.message.text, self.inserts)
 
     def explanation(self) -> str:
-        return M.fill(self.message.explanation, self.inserts)
+        return AMQ.fill(self.message.explanation, self.inserts)
 
     def action(self) -> str:
-        return M.fill(self.message.action, self.inserts)
+        return AMQ.fill(self.message.action, self.inserts)
 
     def arith(self) -> list[tuple[str, int]]:
         return [(f"ArithInsert{i}", self.inserts[f"a{i}"]) for i in (1, 2) if self.inserts.get(f"a{i}") is not None]

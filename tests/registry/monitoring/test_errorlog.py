@@ -9,8 +9,8 @@ import json
 import pytest
 
 from qmlite.registry.monitoring import diagnostics
-from qmlite.registry.monitoring.errorlog import console as CON
-from qmlite.registry.monitoring.errorlog import messages as M
+from qmlite.registry.monitoring.errorlog import consolelog as CON
+from qmlite.registry.monitoring.errorlog import amqmessages as AMQ
 from qmlite.registry.monitoring.errorlog import writer as W
 from tests.support import amqerr
 
@@ -19,7 +19,7 @@ WHEN = 1795941612.345  # 2026-11-29T08:40:12.345Z
 
 
 def _blocked() -> W.Entry:
-    return W.Entry(M.get("AMQ9777E"), WHEN, "QM1", {"c1": "DEV.APP.SVRCONN", "c2": "127.0.0.1",
+    return W.Entry(AMQ.get("AMQ9777E"), WHEN, "QM1", {"c1": "DEV.APP.SVRCONN", "c2": "127.0.0.1",
                                                     "c3": "CLNTUSER(app) ADDRESS(127.0.0.1)"}, "127.0.0.1", 5)
 
 
@@ -56,7 +56,7 @@ def test_an_entry_is_laid_out_as_ibm_writes_it_line_by_line():
 
 
 def test_arithmetic_inserts_share_a_line_and_the_json_record_carries_every_insert():
-    entry = W.Entry(M.get("AMQ9557E"), WHEN, "QM1", {"a1": 2, "a2": 2035, "c1": "bob", "c2": "bob", "c3": "bob"})
+    entry = W.Entry(AMQ.get("AMQ9557E"), WHEN, "QM1", {"a1": 2, "a2": 2035, "c1": "bob", "c2": "bob", "c3": "bob"})
     text = W.render(entry, WHO)
     assert "\n                    ArithInsert1(2) ArithInsert2(2035)\n" in text
     (parsed,) = amqerr.parse(text)
@@ -72,11 +72,11 @@ def test_arithmetic_inserts_share_a_line_and_the_json_record_carries_every_inser
 
 def test_every_catalogued_message_renders_and_reads_back():
     inserts = {"a1": 7, "a2": 2035, "c1": "ONE", "c2": "TWO", "c3": "THREE"}
-    for number, message in M.CATALOG.items():
+    for number, message in AMQ.CATALOG.items():
         (parsed,) = amqerr.parse(W.render(W.Entry(message, WHEN, "QM1", inserts), WHO))
-        assert parsed.number == number and parsed.text == M.fill(message.text, inserts)
-        assert parsed.explanation == M.fill(message.explanation, inserts)
-        assert parsed.action == M.fill(message.action, inserts)
+        assert parsed.number == number and parsed.text == AMQ.fill(message.text, inserts)
+        assert parsed.explanation == AMQ.fill(message.explanation, inserts)
+        assert parsed.action == AMQ.fill(message.action, inserts)
         assert message.source in ("checked", "recalled") and message.evidence
 
 
@@ -113,7 +113,7 @@ def test_errors_dir_for_the_default_and_a_hosted_queue_manager(tmp_path):
 
 # ---- the container's console formats (mq-container cmd/runmqserver/logging.go) ----------------------
 def _record() -> dict:
-    entry = W.Entry(M.get("AMQ5026I"), WHEN, "QM1", {"a1": 286, "c1": "SYSTEM.LISTENER.TCP.1"})
+    entry = W.Entry(AMQ.get("AMQ5026I"), WHEN, "QM1", {"a1": 286, "c1": "SYSTEM.LISTENER.TCP.1"})
     return W.record(entry, WHO)
 
 
@@ -166,6 +166,6 @@ def test_an_unknown_format_is_basic_and_the_container_lines_are_sorted_json():
 
 
 def test_the_catalogue_names_its_evidence():
-    checked = [m.number for m in M.CATALOG.values() if m.source == "checked"]
+    checked = [m.number for m in AMQ.CATALOG.values() if m.source == "checked"]
     assert {"AMQ9777E", "AMQ8077W", "AMQ9631E", "AMQ5540E"} <= set(checked)
-    assert all(m.evidence.startswith(("http", "docs/", "IBM", "an ")) for m in M.CATALOG.values())
+    assert all(m.evidence.startswith(("http", "docs/", "IBM", "an ")) for m in AMQ.CATALOG.values())

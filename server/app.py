@@ -46,6 +46,7 @@ def console_for(environ) -> Console:
     _EXCLUDE_ID: docs/errorlog.md), installed for every queue manager's error log to mirror to.  It holds
     what the start writes until ``start_lines`` prints it after the ready line."""
     console, warnings = Console.from_environment(environ)
+    console.background = True  # standard output never blocks the queue manager
     install(console)
     for warning in warnings:
         console.container(container_record(warning, **_who()))
@@ -144,6 +145,7 @@ def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -
     finally:
         qm.shutdown()
         install(None)  # the console is this run's
+        console.close()
     if failure is not None:
         print(f"qmlite: cannot listen on {cfg.host}:{cfg.port}: {failure.strerror or failure}", file=sys.stderr)
         return 2

@@ -19,11 +19,15 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import queue
 import sys
 import threading
 from typing import Callable, TextIO
 
 DEFAULT_EXCLUDE = "AMQ5041I,AMQ5052I,AMQ5051I,AMQ5037I,AMQ5975I"
+# Lines waiting for standard output, at most: a reader that stops reading (a pipe nobody drains) costs the
+# lines beyond these, never a blocked queue manager (docs/decisions.md EL4).
+PENDING = 1000
 SOURCES = ("qmgr", "web", "mqsc")
 
 
@@ -61,7 +65,11 @@ class Console:
     exclude: tuple = tuple(DEFAULT_EXCLUDE.split(","))
     stream: TextIO | None = None
     held: list | None = dataclasses.field(default_factory=list)  # None once released
+    background: bool = False  # write from a thread of its own (``qmlite serve``), never blocking the caller
+    dropped: int = 0  # lines lost to a full buffer (background only)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    _pending: queue.Queue = dataclasses.field(default_factory=lambda: queue.Queue(PENDING))
+    _writer: threading.Thread | None = None
 
     @classmethod
     def from_environment(cls, environ, stream: TextIO | None = None) -> tuple[Console, list[str]]:
@@ -115,6 +123,33 @@ class Console:
             self._print(line)
 
     def _print(self, line: str) -> None:
+        if not self.background:
+            self._write(line)
+            return
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._drain, name="qmlite-console", daemon=True)
+            self._writer.start()
+        try:
+            self._pending.put_nowait(line)
+        except queue.Full:
+            self.dropped += 1
+
+    def _drain(self) -> None:
+        while (line := self._pending.get()) is not None:
+            self._write(line)
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Write what is pending (for at most ``timeout`` seconds: a reader that stopped cannot hold the
+        process's end), then stop the writer."""
+        if self._writer is None:
+            return
+        try:
+            self._pending.put(None, timeout=timeout)
+        except queue.Full:
+            return
+        self._writer.join(timeout)
+
+    def _write(self, line: str) -> None:
         stream = self.stream or sys.stdout
         try:
             stream.write(line + "\n")

@@ -169,3 +169,26 @@ def test_the_catalogue_names_its_evidence():
     checked = [m.number for m in AMQ.CATALOG.values() if m.source == "checked"]
     assert {"AMQ9777E", "AMQ8077W", "AMQ9631E", "AMQ5540E"} <= set(checked)
     assert all(m.evidence.startswith(("http", "docs/", "IBM", "an ")) for m in AMQ.CATALOG.values())
+
+
+def test_in_the_background_a_reader_that_stops_costs_lines_never_a_blocked_caller():
+    import threading
+
+    class Stuck(io.StringIO):
+        def __init__(self):
+            super().__init__()
+            self.release = threading.Event()
+
+        def write(self, text):
+            self.release.wait()  # a pipe nobody reads
+            return super().write(text)
+
+    out = Stuck()
+    console = CON.Console(stream=out, background=True)
+    console.release()
+    for _ in range(CON.PENDING + 10):  # returns at once although nothing can be written
+        console.entry(_record())
+    assert console.dropped >= 9
+    out.release.set()
+    console.close(timeout=30)
+    assert out.getvalue().count("AMQ5026I") == CON.PENDING + 10 - console.dropped

@@ -207,7 +207,7 @@ class QmliteServer:
 
     @property
     def error_log(self) -> pathlib.Path:
-        """The queue manager's AMQERR01.LOG (``<data dir>/qmgrs/QM1/errors``)."""
+        """The queue manager's AMQERR01.LOG (``<data dir>/errors``, docs/errorlog.md)."""
         return self._runner.server.qm.diagnostics.log.path
 
     # -- snapshots (MQSC SET/RESET/DISPLAY/DELETE QMLITE SNAPSHOT, docs/mqsc.md "Snapshots") -----------

@@ -214,7 +214,7 @@ def _add_serve(sub) -> None:
                        help="client connections held at once; more are refused (default 1000, IBM's MaxChannels: "
                             "docs/compat.md)")
     serve.add_argument("--error-log-size", type=int, metavar="BYTES",
-                       help="size at which <data dir>/qmgrs/<qm>/errors/AMQERR01.LOG rotates to AMQERR02 and 03 "
+                       help="size at which <data dir>/errors/AMQERR01.LOG rotates to AMQERR02 and 03 "
                             "(qm.ini's ErrorLogSize; default 2 MiB: docs/errorlog.md)")
     serve.add_argument("--opening-timeout", type=float, metavar="SECONDS",
                        help="seconds a new connection may take from accept to its first MQCONN (TLS handshake "

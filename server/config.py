@@ -73,7 +73,7 @@ class ServerConfig:
     # the ID exchange, MQCONN): a client still short of it then is closed and its slot freed
     # (docs/compat.md "Deadlines", decision CX1).
     opening_timeout: float = 60.0
-    # Bytes AMQERR01.LOG may reach before it rotates to AMQERR02/03 (qm.ini's ErrorLogSize; IBM's default
+    # Bytes errors/AMQERR01.LOG may reach before it rotates to AMQERR02/03 (qm.ini's ErrorLogSize; IBM's default
     # 2 MiB; docs/errorlog.md).
     error_log_size: int = 2 * 1024 * 1024
     channels: tuple[ChannelConfig, ...] = ()

@@ -19,7 +19,6 @@ import time
 
 from qmlite.pcf import constants as C
 
-from qmlite.registry import qmgrnames
 from qmlite.registry.monitoring.errorlog import consolelog as CON
 from qmlite.registry.monitoring.errorlog import amqmessages as AMQ
 from qmlite.registry.monitoring.errorlog import writer as W
@@ -36,15 +35,11 @@ _TYPES = {A.MQCAUT_BLOCKUSER: "BLOCKUSER", A.MQCAUT_BLOCKADDR: "BLOCKADDR", A.MQ
 Q = RF.quote
 
 
-def errors_dir(data_dir: pathlib.Path, qmgr_name: str) -> pathlib.Path:
-    """``<data dir>/qmgrs/<qm>/errors`` (IBM's /var/mqm/qmgrs/QM1/errors), for the default queue manager,
-    whose data is the server's data directory itself, and for a hosted one, whose data directory is
-    already ``<data dir>/qmgrs/<qm>`` (docs/multiqm.md; docs/decisions.md EL2)."""
-    data_dir = pathlib.Path(data_dir)
-    name = qmgrnames.directory_name(qmgr_name)
-    if data_dir.parent.name == "qmgrs" and data_dir.name in (name, qmgr_name):
-        return data_dir / "errors"
-    return data_dir / "qmgrs" / name / "errors"
+def errors_dir(data_dir: pathlib.Path) -> pathlib.Path:
+    """``errors`` in the queue manager's own data directory, as IBM's /var/mqm/qmgrs/QM1/errors is in its
+    queue manager's: ``<data dir>/errors`` for the default queue manager (whose data directory is the
+    server's), ``<data dir>/qmgrs/<qm>/errors`` for a hosted one (docs/multiqm.md; docs/decisions.md EL2)."""
+    return pathlib.Path(data_dir) / "errors"
 
 
 def auth_names(auths) -> list[str]:

@@ -98,5 +98,5 @@ def test_source_web_alone_mirrors_no_queue_manager_line(tmp_path):
     finally:
         proc.kill()
     # the error log on disk has it all the same
-    log = (tmp_path / "data" / "qmgrs" / "QM1" / "errors" / "AMQERR01.LOG").read_text()
+    log = (tmp_path / "data" / "errors" / "AMQERR01.LOG").read_text()
     assert "AMQ8003I" in log and "AMQ8004I" in log

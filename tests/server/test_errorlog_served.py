@@ -61,7 +61,7 @@ def test_the_start_is_logged_amq8003i_the_listener_amq5026i_then_amq5806i(server
     assert entries[0].text == "IBM MQ queue manager 'QM1' started using V9.4.0.0."
     assert entries[1].text.startswith("The listener '") and entries[1].inserts["a1"] > 0
     assert entries[2].text == "Queued Publish/Subscribe Daemon started for queue manager QM1."
-    assert server.error_log == server.data_dir / "qmgrs" / "QM1" / "errors" / "AMQERR01.LOG"
+    assert server.error_log == server.data_dir / "errors" / "AMQERR01.LOG"
 
 
 def test_noaccess_addressmap_amq9777e_and_the_fix_lets_the_client_in(server):

@@ -162,7 +162,7 @@ def record(entry: Entry, who: Identity) -> dict:
 
 
 class ErrorLog:
-    """One queue manager's error-log files in ``directory`` (``<data dir>/qmgrs/<qm>/errors``)."""
+    """One queue manager's error-log files in ``directory`` (``errors`` in its data directory)."""
 
     def __init__(self, directory: pathlib.Path, *, max_bytes: int = DEFAULT_SIZE, who: Identity | None = None) -> None:
         self.directory = pathlib.Path(directory)

@@ -105,10 +105,8 @@ def test_a_log_that_cannot_be_written_never_fails_the_caller(tmp_path):
     assert log.failed
 
 
-def test_errors_dir_for_the_default_and_a_hosted_queue_manager(tmp_path):
-    assert diagnostics.errors_dir(tmp_path, "QM1") == tmp_path / "qmgrs" / "QM1" / "errors"
-    hosted = tmp_path / "qmgrs" / "TEST!A"
-    assert diagnostics.errors_dir(hosted, "TEST.A") == hosted / "errors"
+def test_errors_dir_is_in_the_queue_managers_own_directory(tmp_path):
+    assert diagnostics.errors_dir(tmp_path) == tmp_path / "errors"
 
 
 # ---- the container's console formats (mq-container cmd/runmqserver/logging.go) ----------------------

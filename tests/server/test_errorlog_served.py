@@ -242,3 +242,14 @@ def test_the_rest_list_pages_and_clears(server):
     deleted = httpx.delete(base, auth=auth, headers={"ibm-mq-rest-csrf-token": "x"})
     assert deleted.json() == {"cleared": 3}
     assert _rest(server) == []
+
+
+def test_a_hosted_queue_manager_has_its_own_log_without_a_listener_of_its_own(server):
+    qm2 = server.add_qmgr("QM2")
+    _mqsc(qm2, "SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)")
+    with pytest.raises(MQIError):
+        QueueManager.connect(server.host, server.port, APP, "QM2", user="app").close()
+    entries = amqerr.read(qm2.data_dir / "errors" / "AMQERR01.LOG")
+    assert [e.number for e in entries] == ["AMQ8003I", "AMQ5806I", "AMQ9777E"]  # the listener is QM1's
+    assert {e.qmgr for e in entries} == {"QM2"}
+    assert _entries(server, "AMQ9777E") == []  # QM1's log has none of QM2's refusals

@@ -236,6 +236,13 @@ class Diagnostics:
                      rule=why, mqsc=("ALTER QMGR SSLKEYR('/etc/mqm/pki/keys') CERTLABL(' ')",
                                      "REFRESH SECURITY TYPE(SSL)"))
 
+    def max_channels(self, *, address: str, limit: int) -> None:
+        """The server's connection limit (``--max-connections``, IBM's MaxChannels): AMQ9513E."""
+        entry = self.write("AMQ9513E", remote_host=address)
+        self._refuse(RF.CHANNEL, C.MQRC_MAX_CONNS_LIMIT_REACHED, entry, address=address,
+                     rule=f"max connections {limit} (qm.ini MaxChannels)",
+                     detail="qmlite serve --max-connections (docs/compat.md)")
+
     def channel_refused(self, *, channel: str, address: str, why: str, definition=None) -> None:
         """Unknown channel (AMQ9519E), MAXINST (AMQ9489I), MAXINSTC (AMQ9490I), or stopped."""
         if why == "MAXINST reached" and definition is not None:
@@ -254,7 +261,8 @@ class Diagnostics:
         else:
             entry, fix = None, ""
         reason = C.MQRC_UNKNOWN_CHANNEL_NAME if why == "unknown channel" else C.MQRC_CHANNEL_NOT_AVAILABLE
-        self._refuse(RF.CHANNEL, reason, entry, address=address, channel=channel, rule=why, mqsc=(fix,) if fix else (), detail=why)
+        self._refuse(RF.CHANNEL, reason, entry, address=address, channel=channel, rule=why,
+                     mqsc=(fix,) if fix else (), detail=why)
 
 
 def _record_mqsc(rec, *, check_client: int | None = None) -> str:

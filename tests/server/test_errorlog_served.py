@@ -253,3 +253,16 @@ def test_a_hosted_queue_manager_has_its_own_log_without_a_listener_of_its_own(se
     assert [e.number for e in entries] == ["AMQ8003I", "AMQ5806I", "AMQ9777E"]  # the listener is QM1's
     assert {e.qmgr for e in entries} == {"QM2"}
     assert _entries(server, "AMQ9777E") == []  # QM1's log has none of QM2's refusals
+
+
+def test_the_servers_connection_limit_amq9513e(tmp_path):
+    with running_qmlite(tmp_path / "data", max_connections=1) as srv:
+        first = _connect(srv)
+        try:
+            assert _refused(srv) == C.MQRC_MAX_CONNS_LIMIT_REACHED
+        finally:
+            first.close()
+        (entry,) = _entries(srv, "AMQ9513E")
+        assert entry.text == "Maximum number of channels reached." and entry.remote_host == "127.0.0.1"
+        (refusal,) = srv.refusals()
+        assert (refusal["reason"], refusal["message_id"]) == (C.MQRC_MAX_CONNS_LIMIT_REACHED, "AMQ9513E")

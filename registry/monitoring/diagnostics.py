@@ -69,7 +69,7 @@ class Diagnostics:
     def write(self, number: str, *, remote_host: str = "", **inserts) -> W.Entry:
         """Write IBM's message ``number`` with its inserts (a1, a2, c1-c3) to the error log, and mirror it
         to the console when ``qmlite serve`` installed one."""
-        entry = W.Entry(AMQ.get(number), time.time(), self.qmgr, inserts, remote_host, W._thread())
+        entry = W.Entry(AMQ.get(number), time.time(), self.qmgr, inserts, remote_host, W.thread_number())
         log = self.log
         if log is not None:
             record = log.write(entry)

@@ -69,7 +69,7 @@ class Identity:
         return cls(os.getpid(), user, socket.gethostname())
 
 
-def _thread() -> int:
+def thread_number() -> int:
     # IBM's Process(pid.tid) numbers the process's threads from 1: the main thread is 1 here too.
     return max(1, threading.get_native_id() - os.getpid() + 1)
 

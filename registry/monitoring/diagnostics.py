@@ -174,12 +174,23 @@ class Diagnostics:
     def not_authorized(self, *, user: str, object_type: int, name: str, auths, channel: str = "",
                        address: str = "", appl: str = "", profile: str | None = None) -> None:
         names = auth_names(auths)
-        objtype = OBJTYPES.get(object_type, C.describe("MQOT", object_type))
+        objtype = OBJTYPES.get(object_type) or _objtype_name(object_type)
         entry = self.write("AMQ8077W", remote_host=address, c1=user, c2=name, c3=",".join(n.lower() for n in names))
         target = f"PROFILE({Q(profile if profile is not None else name)}) " if object_type != C.MQOT_Q_MGR else ""
         fix = f"SET AUTHREC {target}OBJTYPE({objtype}) PRINCIPAL({Q(user)}) AUTHADD({','.join(names)})"
         self._refuse(RF.AUTHORITY, C.MQRC_NOT_AUTHORIZED, entry, user=user, address=address, channel=channel,
                      appl=appl, object=name, object_type=objtype, missing=tuple(names), mqsc=(fix,) if names else ())
+
+    def command_refused(self, user: str, command: int, refused: tuple | None) -> None:
+        """A command (PCF, MQSC, REST) the user's authority records do not allow (security/commandauthority.py
+        names what was missing: the object type, the profile, the authority)."""
+        if refused is None:
+            self._refuse(RF.AUTHORITY, C.MQRC_NOT_AUTHORIZED, None, user=user,
+                         detail=f"{C.describe('MQCMD', command)}: not authorized")
+            return
+        object_type, profile, authority = refused
+        name = self.qmgr if object_type == C.MQOT_Q_MGR else profile
+        self.not_authorized(user=user, object_type=object_type, name=name, auths=[authority], profile=profile)
 
     def open_refused(self, session, od, options: int, topic_string: str = "") -> None:
         from qmlite.registry.security import authority, authrecs
@@ -263,6 +274,14 @@ class Diagnostics:
         reason = C.MQRC_UNKNOWN_CHANNEL_NAME if why == "unknown channel" else C.MQRC_CHANNEL_NOT_AVAILABLE
         self._refuse(RF.CHANNEL, reason, entry, address=address, channel=channel, rule=why,
                      mqsc=(fix,) if fix else (), detail=why)
+
+
+def _objtype_name(object_type: int) -> str:
+    """SET AUTHREC's OBJTYPE for any object type (CHANNEL, AUTHINFO, LISTENER ...)."""
+    from qmlite.registry.mqsc.keywords import OBJTYPE  # the one table of MQSC's object type names
+
+    names = [name for name, value in OBJTYPE.items() if value == object_type and name not in ("Q", "ALL")]
+    return names[0] if names else C.describe("MQOT", object_type)
 
 
 def _record_mqsc(rec, *, check_client: int | None = None) -> str:

@@ -266,3 +266,30 @@ def test_the_servers_connection_limit_amq9513e(tmp_path):
         assert entry.text == "Maximum number of channels reached." and entry.remote_host == "127.0.0.1"
         (refusal,) = srv.refusals()
         assert (refusal["reason"], refusal["message_id"]) == (C.MQRC_MAX_CONNS_LIMIT_REACHED, "AMQ9513E")
+
+
+def test_a_command_the_user_may_not_run_amq8077w_and_its_fixes_in_turn(server):
+    from qmlite.registry.mqsc import run_mqsc
+
+    qm = server._runner.server.qm
+
+    def define_as_app():
+        return server._runner.loop.run_sync(lambda: run_mqsc(qm, "DEFINE QLOCAL(APP.OWN)", user="app"))[0]
+
+    fixes = []
+    for _ in range(4):  # each refusal names one missing authority; its fix lets the next check through
+        result = define_as_app()
+        if result.completion_code == 0:
+            break
+        refusal = server.refusals()[-1]
+        assert (refusal["kind"], refusal["user"], refusal["message_id"]) == ("authority", "app", "AMQ8077W")
+        fixes += refusal["mqsc"]
+        _mqsc(server, refusal["mqsc"][0])
+    assert result.completion_code == 0, result.text
+    # display on the queue manager, create on the queue class, display on the queue DEFINE copies from
+    assert fixes == ["SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(DSP)",
+                     "SET AUTHREC PROFILE('@class') OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(CRT)",
+                     "SET AUTHREC PROFILE('SYSTEM.DEFAULT.LOCAL.QUEUE') OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(DSP)"]
+    entries = _entries(server, "AMQ8077W")
+    assert [(e.inserts["c2"], e.inserts["c3"]) for e in entries] == [
+        ("QM1", "dsp"), ("@class", "crt"), ("SYSTEM.DEFAULT.LOCAL.QUEUE", "dsp")]

@@ -192,6 +192,24 @@ class QmliteServer:
         server = self._runner.server
         return self._runner.loop.run_sync(lambda: server.qm.activity.seq)
 
+    # -- why clients were refused (a 2035 that explains itself, docs/errorlog.md) ---------------------
+    def refusals(self, *, after: int = 0) -> list[dict]:
+        """The recent refusals, oldest first, as dicts: ``kind``, ``reason``/``reason_name``, ``user``,
+        ``address``, ``channel``, ``object``, ``rule``, ``missing``, ``message_id`` (the error log's
+        AMQ message), ``mqsc`` (what would allow it), ``line`` (one line for a report)."""
+        server = self._runner.server
+        return self._runner.loop.run_sync(lambda: [dict(r.to_dict(), line=r.line())
+                                                   for r in server.qm.diagnostics.refusals.recent(after=after)])
+
+    def last_refusal_seq(self) -> int:
+        server = self._runner.server
+        return self._runner.loop.run_sync(lambda: server.qm.diagnostics.refusals.seq)
+
+    @property
+    def error_log(self) -> pathlib.Path:
+        """The queue manager's AMQERR01.LOG (``<data dir>/errors``, docs/errorlog.md)."""
+        return self._runner.server.qm.diagnostics.log.path
+
     # -- snapshots (MQSC SET/RESET/DISPLAY/DELETE QMLITE SNAPSHOT, docs/mqsc.md "Snapshots") -----------
 
     def _snapshot_command(self, verb: str, name: str):
@@ -400,6 +418,7 @@ def qmlite_server(tmp_path_factory) -> Iterator[QmliteServer]:
     DEV.APP.SVRCONN without password)."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite")) as server:
         _CALLS_FROM[server] = 0
+        _REFUSALS_FROM[server] = 0
         yield server
 
 
@@ -424,6 +443,7 @@ def qmlite_reset(qmlite_server_session) -> Iterator[QmliteServer]:
     object but the defaults, every queue empty (connections from earlier tests are not closed)."""
     qmlite_server_session.reset()
     _CALLS_FROM[qmlite_server_session] = qmlite_server_session.last_call_seq()
+    _REFUSALS_FROM[qmlite_server_session] = qmlite_server_session.last_refusal_seq()
     yield qmlite_server_session
 
 
@@ -557,8 +577,9 @@ def qmlite_tls_server(tmp_path_factory) -> Iterator[QmliteTLS]:
         yield QmliteTLS(server, made)
 
 
-# ---- a failing test shows the MQI calls it made -----------------------------------------------------
+# ---- a failing test shows the MQI calls it made, and what the queue manager refused ------------------
 _CALLS_FROM: dict = {}  # a server the running test uses -> the call log's sequence number when it began
+_REFUSALS_FROM: dict = {}  # and its refusals list's
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -577,3 +598,8 @@ def pytest_runtest_makereport(item, call):
             continue
         lines = [c["line"] for c in calls[-200:]]
         report.sections.append(("qmlite calls", "\n".join(lines) or "(no MQI calls)"))
+        # Why the queue manager refused what it refused during the test (who, the rule or the missing
+        # authority, and the MQSC that would allow it): shown only when it refused something.
+        refused = server.refusals(after=_REFUSALS_FROM.get(server, 0))
+        if refused:
+            report.sections.append(("qmlite refusals", "\n".join(r["line"] for r in refused[-50:])))

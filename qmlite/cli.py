@@ -24,7 +24,7 @@ def _serve(args: argparse.Namespace) -> int:
                        "tls_key": args.tls_key, "mqsc_files": args.mqsc, "mqsc_dir": args.mqsc_dir,
                        "mqsc_strict": args.strict or None, "pki_dir": args.pki_dir, "clock": args.clock,
                        "max_connections": args.max_connections, "opening_timeout": args.opening_timeout,
-                       "http_max_body": args.http_max_body},
+                       "http_max_body": args.http_max_body, "error_log_size": args.error_log_size},
         )
     except config.ConfigError as exc:
         print(f"qmlite: {exc}", file=sys.stderr)
@@ -214,6 +214,9 @@ def _add_serve(sub) -> None:
     serve.add_argument("--max-connections", type=int, metavar="N",
                        help="client connections held at once; more are refused (default 1000, IBM's MaxChannels: "
                             "docs/compat.md)")
+    serve.add_argument("--error-log-size", type=int, metavar="BYTES",
+                       help="size at which <data dir>/errors/AMQERR01.LOG rotates to AMQERR02 and 03 "
+                            "(qm.ini's ErrorLogSize; default 2 MiB: docs/errorlog.md)")
     serve.add_argument("--opening-timeout", type=float, metavar="SECONDS",
                        help="seconds a new connection may take from accept to its first MQCONN (TLS handshake "
                             "and ID exchange included); a client still short of it is closed (default 60: "

@@ -46,6 +46,7 @@ from qmlite.registry.monitoring.counters import ByObjectType, MQIStats
 from qmlite.registry.monitoring.accounting import Accounting
 from qmlite.registry.monitoring.activity import ActivityTrace, traced
 from qmlite.registry.monitoring.statistics import Statistics
+from qmlite.registry.monitoring.diagnostics import Diagnostics
 from qmlite.registry.objects import channels
 from qmlite.registry.telemetry.service import TelemetryService
 
@@ -88,6 +89,8 @@ class QueueManager:
         self.statistics = Statistics(self)  # STATMQI/STATQ/STATCHL messages (registry/monitoring/statistics.py)
         self.accounting = Accounting(self)  # ACCTMQI/ACCTQ messages (registry/monitoring/accounting.py)
         self.events = Events(self)  # queue-manager events (registry/monitoring/events.py)
+        # The error log and the recent refusals (registry/monitoring/diagnostics.py); the server opens the log.
+        self.diagnostics = registry.diagnostics = Diagnostics(registry)
         self.activity = ActivityTrace(self)  # activity trace and the call log (registry/monitoring/activity.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
         self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
@@ -785,12 +788,14 @@ class QueueManager:
             stats.sub_fails += 1
             if session.acct is not None:
                 session.acct.counts.sub_fails += 1
-            if exc.reason == C.MQRC_NOT_AUTHORIZED and self.registry.qmgr.authority_event == C.MQEVR_ENABLED:
+            if exc.reason == C.MQRC_NOT_AUTHORIZED:
                 try:
                     topic = subscribe.resolve_topic(self.registry, sd.ObjectName, sd.ObjectString.VSString)
                 except MQIError:
                     topic = sd.ObjectString.VSString
-                self.events.not_authorized_subscribe(session, sd.Options, topic)
+                self.diagnostics.subscribe_refused(session, topic)  # the error log, whatever AUTHOREV says
+                if self.registry.qmgr.authority_event == C.MQEVR_ENABLED:
+                    self.events.not_authorized_subscribe(session, sd.Options, topic)
             raise
         if session.acct is not None:
             self._count_sub(session.acct.counts, existed, answer[0].options)

@@ -9,6 +9,8 @@ import signal
 import sys
 import time
 
+from qmlite.registry.monitoring.errorlog.consolelog import Console, container_record, install
+
 from . import log as qlog
 from .config import ConfigError, ServerConfig
 
@@ -32,12 +34,47 @@ def license_check(environ) -> int | None:
 
 
 def ready_lines(cfg: ServerConfig, port: int, http_port: int | None, elapsed_ms: float) -> list[str]:
-    """qmlite's ready line, then IBM's start message (AMQ5806I) for wait strategies that look for it."""
+    """qmlite's ready line.  IBM's start messages follow it (``start_lines``)."""
     scheme = "https" if cfg.tls_cert else "http"
     http = f" and {scheme}://{cfg.http_host or cfg.host}:{http_port}" if http_port is not None else ""
     return [f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{port}{http} "
-            f"(data {cfg.data_dir}, started in {elapsed_ms:.0f} ms)",
-            f"AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager {cfg.qmgr_name}."]
+            f"(data {cfg.data_dir}, started in {elapsed_ms:.0f} ms)"]
+
+
+def console_for(environ) -> Console:
+    """The developer container's console on standard output (MQ_LOGGING_CONSOLE_FORMAT, _SOURCE,
+    _EXCLUDE_ID: docs/errorlog.md), installed for every queue manager's error log to mirror to.  It holds
+    what the start writes until ``start_lines`` prints it after the ready line."""
+    console, warnings = Console.from_environment(environ)
+    console.background = True  # standard output never blocks the queue manager
+    install(console)
+    for warning in warnings:
+        console.container(container_record(warning, **_who()))
+    return console
+
+
+def _who() -> dict:
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = ""
+    return {"when": time.time(), "host": socket.gethostname(), "server": os.environ.get("MQ_QMGR_NAME", ""),
+            "process": "qmlite", "pid": os.getpid(), "user": user}
+
+
+def start_lines(console: Console, cfg: ServerConfig, http_port: int | None) -> None:
+    """After the ready line, in IBM's container's order (docs/decisions.md EL5): the error log's start
+    messages as the container mirrors them (AMQ8003I, the listener's AMQ5026I, AMQ5806I), the container's
+    "Started queue manager", then, with the REST API, its "Started web server" -- the lines wait
+    strategies look for (IBM's Testcontainers module: AMQ5026, or "Started web server" with the web
+    server)."""
+    console.release()
+    console.container(container_record("Started queue manager", **dict(_who(), server=cfg.qmgr_name)))
+    if http_port is not None:
+        console.container(container_record("Started web server", **dict(_who(), server=cfg.qmgr_name)))
 
 
 def open_files_limit(cfg: ServerConfig) -> int:
@@ -84,6 +121,7 @@ def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -
         return stop
     open_files_limit(cfg)
     tune_gc()
+    console = console_for(os.environ)
     started = time.perf_counter()
     from .opening import Opening
 
@@ -101,11 +139,13 @@ def run(cfg: ServerConfig, *, log_json: bool = False, log_level: str = "info") -
         return 2
     failure: OSError | None = None
     try:
-        trio.run(_main, cfg, qm, started)
+        trio.run(_main, cfg, qm, started, console)
     except* OSError as group:  # the port is taken, or the address is not ours
         failure = _first(group)
     finally:
         qm.shutdown()
+        install(None)  # the console is this run's
+        console.close()
     if failure is not None:
         print(f"qmlite: cannot listen on {cfg.host}:{cfg.port}: {failure.strerror or failure}", file=sys.stderr)
         return 2
@@ -118,7 +158,7 @@ def _first(group: BaseException) -> BaseException:
     return group
 
 
-async def _main(cfg: ServerConfig, qm, started: float) -> None:
+async def _main(cfg: ServerConfig, qm, started: float, console: Console) -> None:
     import trio
 
     from .listener import running
@@ -133,6 +173,7 @@ async def _main(cfg: ServerConfig, qm, started: float) -> None:
             elapsed = (time.perf_counter() - started) * 1000
             for line in ready_lines(cfg, server.port, server.http_port, elapsed):
                 print(line, flush=True)
+            start_lines(console, cfg, server.http_port)
             if not gc.isenabled():  # ``qmlite serve`` switched the collector off while starting (qmlite/cli.py):
                 gc.freeze()  # what start-up made lives as long as the process: out of the collector's way
                 gc.enable()

@@ -76,6 +76,9 @@ class ServerConfig:
     # the ID exchange, MQCONN): a client still short of it then is closed and its slot freed
     # (docs/compat.md "Deadlines", decision CX1).
     opening_timeout: float = 60.0
+    # Bytes errors/AMQERR01.LOG may reach before it rotates to AMQERR02/03 (qm.ini's ErrorLogSize; IBM's default
+    # 2 MiB; docs/errorlog.md).
+    error_log_size: int = 2 * 1024 * 1024
     channels: tuple[ChannelConfig, ...] = ()
     # Start-up MQSC (server/startup.py): these files in order, then every *.mqsc of mqsc_dir by name.
     mqsc_files: tuple[pathlib.Path, ...] = ()
@@ -175,6 +178,8 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         raise ConfigError(f"invalid port {cfg.port}")
     if not (isinstance(cfg.max_connections, int) and cfg.max_connections > 0):
         raise ConfigError(f"invalid max connections {cfg.max_connections!r}: expected a number > 0")
+    if isinstance(cfg.error_log_size, bool) or not (isinstance(cfg.error_log_size, int) and cfg.error_log_size >= 1024):
+        raise ConfigError(f"invalid error log size {cfg.error_log_size!r}: expected a number of bytes >= 1024")
     if not (isinstance(cfg.monitor_interval, (int, float)) and cfg.monitor_interval > 0):
         raise ConfigError(f"invalid monitor interval {cfg.monitor_interval!r}: expected seconds > 0")
     for name in ("opening_timeout", "tls_handshake_timeout"):

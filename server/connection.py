@@ -498,14 +498,19 @@ class Connection:
             if refusal is not None:
                 self.log.warning("channel_tls_refused", channel=name, reason=fap.status_code_name(refusal.code),
                                  message=refusal.message)
+                reg.diagnostics.tls_refused(channel=name, address=self.peer_address, refusal=refusal)  # error log
                 await self.fail(refusal.code, detail=refusal.message)
             self.instance = reg.running.start_instance(self.definition, self.peer_address, reg.now())
             self._instance_started(self.instance)
         except svrconn.Refused as exc:
             self.log.warning("unknown_channel" if exc.code == fap.NO_CHANNEL else "wrong_channel_type", channel=name)
+            reg.diagnostics.channel_refused(channel=name, address=self.peer_address,  # error log
+                                            why="unknown channel" if exc.code == fap.NO_CHANNEL else exc.detail)
             await self.fail(exc.code, detail=exc.detail)
         except ChannelRefused as exc:
             self.log.warning("channel_refused", channel=name, reason=exc.why)
+            reg.diagnostics.channel_refused(channel=name, address=self.peer_address, why=exc.why,  # error log
+                                            definition=self.definition)
             await self.fail(fap.CHANNEL_UNAVAILABLE, detail=exc.why)  # the client's MQRC_CHANNEL_NOT_AVAILABLE
         self.instance.on_stop = self._stop_requested
         if self.tls is not None:

@@ -282,6 +282,9 @@ class QueueManagerServer:
         if self.quiescing or self.connection_count() >= self.cfg.max_connections:
             logger.warning("connection_refused", reason="MAX_CONNS_LIMIT_REACHED" if not self.quiescing
                            else "QM_TERMINATING")
+            if not self.quiescing:  # the error log's AMQ9513E, and the refusals list (docs/errorlog.md)
+                self.registry.diagnostics.max_channels(address=peer_text.rpartition(":")[0],
+                                                       limit=self.cfg.max_connections)
             conn = Connection(self, stream, conn_no, logger)
             await conn.refuse(quiescing=self.quiescing)
             return

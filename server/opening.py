@@ -21,6 +21,7 @@ from qmlite.registry.storage.catalog import Registry
 # import deadlocks happen).
 from qmlite.registry.objects import clusters, endpoints  # noqa: F401
 from qmlite.registry.security import chlauth  # noqa: F401
+from qmlite.registry.monitoring.diagnostics import errors_dir
 
 from .config import ConfigError, ServerConfig
 
@@ -35,6 +36,8 @@ def open_queue_manager(cfg: ServerConfig, *, synchronous: str = "FULL", registry
                                synchronous=synchronous, max_handles=cfg.max_handles, clock=clock(cfg))
     else:
         qm = QueueManager(registry, max_handles=cfg.max_handles)  # what QueueManager.open does after Registry.open
+    # The error log (docs/errorlog.md): errors/ in the queue manager's data directory, rotating at ErrorLogSize.
+    qm.diagnostics.open_log(errors_dir(cfg.data_dir), max_bytes=cfg.error_log_size)
     if cfg.publish_exit:
         from qmlite.registry.pubsub import publishexit  # only when one is configured (docs/decisions.md ST11)
 

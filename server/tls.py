@@ -70,6 +70,9 @@ class Negotiated:
 class Refusal:
     code: int  # the STATUS code sent (docs/reference/fap.md section 9)
     message: str  # IBM's error-log message, for the log line
+    number: str = ""  # that message's number, and its inserts, for the error log (registry/monitoring/errorlog)
+    inserts: tuple = ()  # (("c1", ...), ...)
+    fix: str = ""  # the MQSC that would let this client in (the refusals list)
 
 
 def check(definition, negotiated: Negotiated | None) -> Refusal | None:
@@ -80,18 +83,26 @@ def check(definition, negotiated: Negotiated | None) -> Refusal | None:
     wanted = (definition.ssl_cipher_spec or "").strip()
     if negotiated is None:
         if wanted:
-            return Refusal(fap.CIPHER_SPEC, f"AMQ9639E: Remote channel '{definition.name}' did not specify a CipherSpec.")
+            return Refusal(fap.CIPHER_SPEC,
+                           f"AMQ9639E: Remote channel '{definition.name}' did not specify a CipherSpec.", "AMQ9639E", (("c1", definition.name),),
+                           f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH(' ')")
         return None
     if not wanted:
         return Refusal(fap.CIPHER_SPEC, f"AMQ9641E: Remote CipherSpec error for channel '{definition.name}': the "
-                                        f"remote end used {negotiated.cipher_spec}, the channel has no SSLCIPH.")
+                                        f"remote end used {negotiated.cipher_spec}, the channel has no SSLCIPH.",
+                       "AMQ9641E", (("c1", definition.name),),
+                       f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH('ANY_TLS12_OR_HIGHER')")
     spec = cipherspecs.lookup(wanted)
     if spec is None or not spec.accepts(negotiated.protocol, negotiated.cipher):
         return Refusal(fap.CIPHER_SPEC, f"AMQ9631E: The CipherSpec negotiated during the TLS handshake "
                                         f"({negotiated.cipher_spec}, {negotiated.protocol}) does not match the "
-                                        f"required CipherSpec {wanted!r} for channel '{definition.name}'.")
+                                        f"required CipherSpec {wanted!r} for channel '{definition.name}'.",
+                       "AMQ9631E", (("c1", definition.name), ("c2", wanted), ("c3", negotiated.cipher_spec)),
+                       f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH('{negotiated.cipher_spec}')")
     if negotiated.subject is None and definition.ssl_client_auth == V.MQSCA_REQUIRED:
-        return Refusal(fap.SSL_CLIENT_CERTIFICATE, f"AMQ9637E: Channel '{definition.name}' is lacking a certificate.")
+        return Refusal(fap.SSL_CLIENT_CERTIFICATE, f"AMQ9637E: Channel '{definition.name}' is lacking a certificate.",
+                       "AMQ9637E", (("c1", definition.name),),
+                       f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCAUTH(OPTIONAL)")
     peer = (definition.ssl_peer_name or "").strip()
     if peer:
         try:
@@ -101,7 +112,9 @@ def check(definition, negotiated: Negotiated | None) -> Refusal | None:
         if not ok:
             shown = dn.render(negotiated.subject or [])
             return Refusal(fap.PEER_NAME, f"AMQ9636E: TLS distinguished name {shown!r} does not match the peer "
-                                          f"name {peer!r} of channel '{definition.name}'.")
+                                          f"name {peer!r} of channel '{definition.name}'.",
+                           "AMQ9636E", (("c1", definition.name), ("c2", shown)),
+                           f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLPEER('{shown}')")
     return None
 
 
@@ -138,6 +151,8 @@ class ServerTLS:
             self.problem = why
             self.log.error("key_repository_error", reason="MQRC_KEY_REPOSITORY_ERROR",
                            message="AMQ9657E: The key repository could not be opened.", why=why)
+            if self.registry.diagnostics is not None:  # the error log's AMQ9657E, and the refusals list
+                self.registry.diagnostics.key_repository_failed(why)
             return why
         self.repo, self._contexts, self.problem = repo, {}, ""
         self.cert_label = (self.registry.qmgr.cert_label or "").strip()

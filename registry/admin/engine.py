@@ -136,7 +136,9 @@ class Engine:
                     commandauthority.check(self.registry, requester.user, command, request)
                 except CommandError as err:
                     if err.reason == C.MQRC_NOT_AUTHORIZED and self.qm is not None:
-                        self.qm.events.not_authorized_command(requester.user, command)  # type 4
+                        # the error log's AMQ8077W and the refusals list, then the event (type 4)
+                        self.qm.diagnostics.command_refused(requester.user, command, getattr(err, "refused", None))
+                        self.qm.events.not_authorized_command(requester.user, command)
                     raise
             qmgr = self.registry.qmgr
             pending = None
@@ -150,6 +152,7 @@ class Engine:
                 out = commandauthority.visible(self.registry, requester.user, command, request, out)
                 if (self.qm is not None and out and out[0].header.Reason == C.MQRC_NOT_AUTHORIZED
                         and out[0].header.CompCode == C.MQCC_FAILED):  # a specific object it may not display
+                    self.qm.diagnostics.command_refused(requester.user, command, None)
                     self.qm.events.not_authorized_command(requester.user, command)  # type 4
             if self.qm is not None and (pending is not None or command_event != C.MQEVR_DISABLED
                                         or command == C.MQCMD_CHANGE_Q_MGR) and _succeeded(out):

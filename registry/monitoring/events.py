@@ -155,6 +155,9 @@ class Events:
                                conname: str = "", qualifier: int = MQRQ_CONN_NOT_AUTHORIZED,
                                csp_user: str | None = None) -> None:
         """Not Authorized (type 1): MQCONN refused (connect authority, or the MQCSP user and password)."""
+        # The error log and the refusals list hear of it whether or not AUTHOREV is on (diagnostics.py).
+        self.qm.diagnostics.connect_refused(qualifier=qualifier, user=user, appl=(appl_name or "").strip(),
+                                            channel=channel, address=conname)
         if self.registry.qmgr.authority_event != ENABLED:
             return
         params = [self._qmgr(), P.CFIN(C.MQIACF_REASON_QUALIFIER, qualifier),
@@ -235,15 +238,16 @@ class Events:
         """The events an MQOPEN or MQPUT1 that failed with ``reason`` raises (the caller saw the failure)."""
         qmgr = self.registry.qmgr
         if reason == C.MQRC_NOT_AUTHORIZED:
-            if qmgr.authority_event == ENABLED:
-                topic = ""
-                if od.ObjectType == C.MQOT_TOPIC:
-                    from qmlite.registry.pubsub import subscribe
+            topic = ""
+            if od.ObjectType == C.MQOT_TOPIC:
+                from qmlite.registry.pubsub import subscribe
 
-                    try:
-                        topic = subscribe.resolve_topic(self.registry, od.ObjectName, od.ObjectString.VSString)
-                    except MQIError:
-                        topic = od.ObjectString.VSString
+                try:
+                    topic = subscribe.resolve_topic(self.registry, od.ObjectName, od.ObjectString.VSString)
+                except MQIError:
+                    topic = od.ObjectString.VSString
+            self.qm.diagnostics.open_refused(session, od, options, topic)  # AMQ8077W, whatever AUTHOREV says
+            if qmgr.authority_event == ENABLED:
                 self.not_authorized_open(session, od, options, topic)
         elif reason == C.MQRC_PUT_INHIBITED and od.ObjectType == C.MQOT_TOPIC:
             if qmgr.inhibit_event == ENABLED:
@@ -302,10 +306,12 @@ class Events:
 
     # ---- start and stop events (STRSTPEV) ------------------------------------------------------------
     def qmgr_active(self) -> None:
+        self.qm.diagnostics.started()  # the error log's AMQ8003I, AMQ5026I, AMQ5806I
         if self.registry.qmgr.start_stop_event == ENABLED:
             self.put(QMGR_QUEUE, C.MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_ACTIVE, [self._qmgr()])
 
     def qmgr_not_active(self, *, quiescing: bool = True) -> None:
+        self.qm.diagnostics.ended()  # the error log's AMQ8004I
         if self.registry.qmgr.start_stop_event == ENABLED:
             self.put(QMGR_QUEUE, C.MQCMD_Q_MGR_EVENT, C.MQRC_Q_MGR_NOT_ACTIVE, [
                 self._qmgr(), P.CFIN(C.MQIACF_REASON_QUALIFIER,

@@ -179,6 +179,7 @@ class Verdict:
     blocked: int = 0
     warnings: tuple = ()
     needs_password: bool = False  # refused by CHCKCLNT: no MQCSP user and password given
+    rule: ChlauthRecord | None = None  # the record that refused (the error log and the refusals list name it)
 
 
 def _records(reg) -> list[ChlauthRecord]:
@@ -235,13 +236,22 @@ def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str, qualifier: in
         warned.append((qualifier, user))
         return None
     return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"{why} ({rec.name})", blocked=qualifier,
-                   warnings=tuple(warned))
+                   warnings=tuple(warned), rule=rec)
 
 
-def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser: str = "",
-          password_given: bool = False, authenticated_user: str | None = None,
-          qmgr_check_client: int = C.MQCHK_REQUIRED_ADMIN, ssl_peer: list | None = None,
-          ssl_issuer: list | None = None) -> Verdict:
+def check(reg, *, channel: str, address: str, client_user: str, appl: str = "", **kwargs) -> Verdict:
+    """:func:`verdict`, and a refusal written to the error log and the recent refusals (IBM's AMQ9776E,
+    AMQ9777E, AMQ9782E, AMQ5540E: registry/monitoring/diagnostics.py)."""
+    answer = verdict(reg, channel=channel, address=address, client_user=client_user, **kwargs)
+    if not answer.allowed and reg.diagnostics is not None:
+        reg.diagnostics.chlauth_refused(answer, channel=channel, address=address, client_user=client_user, appl=appl)
+    return answer
+
+
+def verdict(reg, *, channel: str, address: str, client_user: str, channel_mcauser: str = "",
+            password_given: bool = False, authenticated_user: str | None = None,
+            qmgr_check_client: int = C.MQCHK_REQUIRED_ADMIN, ssl_peer: list | None = None,
+            ssl_issuer: list | None = None) -> Verdict:
     """May a client at ``address`` asserting ``client_user`` use server-connection ``channel``, and as
     whom?  ``authenticated_user``: the user connection authentication verified and adopts
     (ADOPTCTX(YES)), if any; ``qmgr_check_client``: the AUTHINFO's CHCKCLNT, for CHCKCLNT(ASQMGR);
@@ -271,7 +281,7 @@ def check(reg, *, channel: str, address: str, client_user: str, channel_mcauser:
         if not password_given and (check_client == C.MQCHK_REQUIRED or (
                 check_client == C.MQCHK_REQUIRED_ADMIN and authrecs.privileged(user))):
             return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"CHCKCLNT needs a password ({mapping.name})",
-                           warnings=tuple(warned), needs_password=True)
+                           warnings=tuple(warned), needs_password=True, rule=mapping)
     if authenticated_user:
         user = authenticated_user
     block = _blockuser(reg, channel)

@@ -144,16 +144,24 @@ def _is_generic(name: str) -> bool:
     return name.endswith("*")
 
 
+def _refused(object_type: int, profile: str, authority: int) -> CommandError:
+    """MQRC_NOT_AUTHORIZED, carrying what was missing (``refused``: object type, profile, authority) for
+    the error log and the refusals list (registry/monitoring/diagnostics.py)."""
+    err = CommandError(C.MQRC_NOT_AUTHORIZED)
+    err.refused = (object_type, profile, authority)
+    return err
+
+
 def check(reg, user: str, command: int, request: P.PCFMessage) -> None:
     """Before the command: MQRC_NOT_AUTHORIZED unless ``user`` may run it (mqm may run anything)."""
     if authrecs.privileged(user):
         return
     qmgr = reg.qmgr.name
     if not authrecs.has(reg, user, C.MQOT_Q_MGR, qmgr, DSP):
-        raise CommandError(C.MQRC_NOT_AUTHORIZED)
+        raise _refused(C.MQOT_Q_MGR, qmgr, DSP)
     needed = _QMGR_AUTHORITY.get(command)
     if needed is not None and not authrecs.has(reg, user, C.MQOT_Q_MGR, qmgr, needed):
-        raise CommandError(C.MQRC_NOT_AUTHORIZED)
+        raise _refused(C.MQOT_Q_MGR, qmgr, needed)
     rule = RULES.get(command)
     if rule is None or rule.listing:
         return  # Inquire: filtered afterwards (``visible``)
@@ -163,12 +171,12 @@ def check(reg, user: str, command: int, request: P.PCFMessage) -> None:
     if rule.authority == CRT:
         if not (authrecs.has(reg, user, rule.object_type, CLASS_PROFILE, CRT)
                 or authrecs.has(reg, user, rule.object_type, name, CRT)):
-            raise CommandError(C.MQRC_NOT_AUTHORIZED)
+            raise _refused(rule.object_type, CLASS_PROFILE, CRT)
         like = _string(request, rule.like) if isinstance(rule.like, int) and rule.like else rule.like
         if like and not authrecs.has(reg, user, rule.object_type, like, DSP):
-            raise CommandError(C.MQRC_NOT_AUTHORIZED)
+            raise _refused(rule.object_type, like, DSP)
     elif not authrecs.has(reg, user, rule.object_type, name, rule.authority):
-        raise CommandError(C.MQRC_NOT_AUTHORIZED)
+        raise _refused(rule.object_type, name, rule.authority)
 
 
 def visible(reg, user: str, command: int, request: P.PCFMessage, responses: list[P.PCFMessage]) -> list:

@@ -216,6 +216,9 @@ class Registry:
         self.ids = IdGenerator(qmgr.name)
         self.dev_objects = False  # whether this queue manager has the developer container's DEV objects
         self.messages = MessageStore()  # contents of local queues; definitions live above
+        # The error log and the recent refusals (registry/monitoring/diagnostics.py), set by the QueueManager:
+        # the checks that only get the registry (security/chlauth.py) report there.
+        self.diagnostics = None
 
     # ---- opening -------------------------------------------------------------------------------
     @classmethod

@@ -64,7 +64,7 @@ def start_server(tmp: pathlib.Path) -> tuple[subprocess.Popen, int, int]:
     if not found:
         proc.kill()
         raise SystemExit(f"server did not start: {line!r}\n{(tmp / 'server.log').read_text()[-2000:]}")
-    proc.stdout.readline()  # AMQ5806I
+    proc.stdout.readline()  # the first of IBM's start lines (docs/errorlog.md); the rest stay unread
     return proc, int(found.group(1)), int(found.group(2))
 
 

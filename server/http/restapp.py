@@ -158,6 +158,20 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         calls = tracer.calls(after=_int_param(request, "after", 0, 2**62), connection=conn,
                              appl=query.get("applName", ""), limit=_int_param(request, "limit", 0, 1_000_000))
         return _json({"recording": tracer.recording, "last": tracer.seq, "calls": [c.to_dict() for c in calls]})
+    # ---- qmlite's recent refusals: a 2035 that explains itself (registry/security/refusals.py) ---------
+    @endpoint(auth.ADMIN_ROLE)
+    async def refusals(request: Request, principal) -> Response:
+        _version(request)
+        kept = admin.check_qmgr(server, request.path_params["qmgr"]).qm.diagnostics.refusals
+        if request.method == "DELETE":
+            return _json({"cleared": kept.clear()})
+        unknown = set(request.query_params) - {"after", "limit"}
+        if unknown:
+            raise errors.bad_request(f"The query parameter '{sorted(unknown)[0]}' is not valid here.")
+        found = kept.recent(after=_int_param(request, "after", 0, 2**62),
+                            limit=_int_param(request, "limit", 0, 1_000_000))
+        return _json({"last": kept.seq, "refusal": [r.to_dict() for r in found]})
+
     # ---- snapshots (qmlite extension; server/http/snapshotroutes.py, docs/rest.md) -------------------
     @endpoint(auth.ADMIN_ROLE)
     async def snapshot_list(request: Request, principal) -> Response:
@@ -327,6 +341,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/qmgr/{qmgr}/clock", clock_state, methods=["GET"]),  # qmlite's clock (issue 23)
         Route(BASE + "/admin/action/qmgr/{qmgr}/clock", clock_move, methods=["POST"]),
         Route(BASE + "/admin/qmgr/{qmgr}/qmlite/calls", call_trace, methods=["GET", "POST", "DELETE"]),
+        Route(BASE + "/admin/qmgr/{qmgr}/qmlite/refusals", refusals, methods=["GET", "DELETE"]),
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot", snapshot_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_list, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}/snapshot/{name:path}", snapshot_delete, methods=["DELETE"]),

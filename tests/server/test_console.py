@@ -435,3 +435,30 @@ def test_mqtt_channels_their_clients_and_an_mqtt_clients_subscription(browser, s
     assert cell(browser, "subscriptions", "dev1:sensors/#", "subuser") == "app"
     assert "SENSORS" not in rows(browser, "channels")  # the MQ channels' status panel stays theirs
     check_screenshot(browser, tmp_path / "console-mqtt.png")
+
+
+# ---- the refusals panel (a 2035 that explains itself, issue 32; docs/errorlog.md) --------------------
+def test_refusals_panel_shows_a_refused_put_and_the_mqsc_that_would_allow_it(browser, server):
+    from qmlite.client.errors import MQIError
+    from qmlite.client.sync import QueueManager
+
+    logged_in(browser, server)
+    for result in server.mqsc("DEFINE QLOCAL(ORDERS)"):
+        assert result.completion_code == 0, result.text
+    qm = QueueManager.connect(server.host, server.port, server.app_channel, server.qmgr, user="app",
+                              password=APP_PASSWORD)
+    try:
+        with pytest.raises(MQIError):
+            qm.open(MQOD(ObjectName="ORDERS"), C.MQOO_OUTPUT)
+    finally:
+        qm.close()
+    [refused] = server.refusals()
+    seq = str(refused["seq"])
+    wait(browser, lambda d: seq in rows(d, "refusals"))
+    assert cell(browser, "refusals", seq, "reason") == "2035 MQRC_NOT_AUTHORIZED"
+    assert (cell(browser, "refusals", seq, "kind"), cell(browser, "refusals", seq, "user")) == ("authority", "app")
+    assert cell(browser, "refusals", seq, "object") == "ORDERS"
+    assert cell(browser, "refusals", seq, "why") == "missing PUT"
+    assert cell(browser, "refusals", seq, "msgid") == "AMQ8077W"
+    assert cell(browser, "refusals", seq, "mqsc") == "SET AUTHREC PROFILE('ORDERS') OBJTYPE(QUEUE) PRINCIPAL('app') " \
+                                                     "AUTHADD(PUT)"

@@ -1,4 +1,4 @@
-"""The developer container's conventions: IBM's AMQ5806I start line after qmlite's ready line, the
+"""The developer container's conventions: IBM's start lines (AMQ5806I ...) after qmlite's ready line, the
 REST port from the command line and the settings file, passwords from /run/secrets, LICENSE."""
 
 from __future__ import annotations
@@ -32,9 +32,12 @@ def test_serve_prints_amq5806i_after_the_ready_line_and_serves_rest(tmp_path):
     proc = _serve(tmp_path, "--http-port", "0", env={"QMLITE_SECRETS_DIR": str(secrets), "LICENSE": "accept"})
     try:
         ready = proc.stdout.readline()
-        amq = proc.stdout.readline()
         assert ready.startswith("qmlite ready: queue manager QM1 listening on 127.0.0.1:"), ready
-        assert amq == "AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager QM1.\n"
+        # then the container's console (basic format): IBM's start lines, the last of them "Started web server"
+        after = [proc.stdout.readline().split(" ", 1)[1] for _ in range(5)]
+        assert after[2] == "AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager QM1. " \
+                           "[CommentInsert1(QM1)]\n"
+        assert after[3:] == ["Started queue manager\n", "Started web server\n"]
         http_port = int(ready.split("http://127.0.0.1:")[1].split()[0])
         request = urllib.request.Request(f"http://127.0.0.1:{http_port}/ibmmq/rest/v1/admin/qmgr")
         request.add_header("Authorization", "Basic " + __import__("base64").b64encode(b"app:from-secret").decode())

@@ -233,6 +233,16 @@ panels.calls = async function calls() {
     [c.msgId, "msgid"], [c.micros, "num micros"]]], "No MQI call recorded.");
 };
 
+// ---- refusals (a 2035 that explains itself, docs/errorlog.md): the last 50, newest first ------------
+panels.refusals = async function refusals() {
+  const answer = await api("GET", `/admin/qmgr/${encodeURIComponent(state.qmgr)}/qmlite/refusals?limit=50`);
+  fill("refusals", answer.refusal.slice().reverse(), (r) => [String(r.seq), [
+    [r.time, "time"], [`${r.reason} ${r.reason_name}`, "reason"], [r.kind, "kind"], [r.user, "user"],
+    [r.address, "address"], [r.channel, "name"], [r.object, "object"],
+    [r.rule || (r.missing.length ? `missing ${r.missing.join(",")}` : r.detail), "why"], [r.message_id, "msgid"],
+    [r.mqsc.join("\n"), "mqsc"]]], "No refusal since the start.");
+};
+
 function drawSubscriptions() {
   const filter = $("#sub-filter").value.trim().toLowerCase();
   const all = state.subs.filter((s) => showSystem() || !isSystem(s.MQCACF_SUB_NAME));

@@ -1,0 +1,211 @@
+"""IBM's AMQ messages that qmlite writes to its error log: the catalogue.
+
+Each :class:`Message` holds what IBM's message reference gives: the number with its severity letter
+(I information, W warning, E error), the one-line text, EXPLANATION and ACTION, each with IBM's inserts
+written as ``{a1}``/``{a2}`` (IBM's <insert_1>, <insert_2>: ArithInsert1-2, numbers) and ``{c1}``-``{c3}``
+(<insert_3>-<insert_5>: CommentInsert1-3, strings), so an entry carries the same inserts IBM's JSON log
+and the container's mirror show.  ``source`` says where the wording was taken from (docs/decisions.md
+EL3): ``checked`` texts were compared with IBM's published text (an IBM page or an AMQERR01.LOG entry
+IBM or a user published, named in ``evidence``); ``recalled`` ones follow IBM's message reference
+(https://www.ibm.com/docs/en/ibm-mq/9.4?topic=messages-amq9xxx-remote and its AMQ5xxx/AMQ8xxx pages)
+and are to be checked against it word for word.  ``probe`` is the IBM source file and line shown in the
+entry's closing dashes (IBM's own, as its logs show them; they only say which component wrote it) and
+``program`` the IBM process that writes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+IBM_94 = "https://www.ibm.com/docs/en/ibm-mq/9.4?topic=reference-messages"  # IBM's AMQ message reference
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Message:
+    number: str  # "AMQ9777E": the number and IBM's severity letter
+    text: str
+    explanation: str
+    action: str
+    program: str = "amqrmppa"  # the IBM process that writes it (channel process pool, OAM, listener...)
+    probe: str = "cmqxrsrv.c : 1000"  # the file and line in the closing dashes
+    source: str = "recalled"  # "checked" (against the page in ``evidence``) or "recalled"
+    evidence: str = IBM_94
+
+    @property
+    def severity(self) -> str:
+        return self.number[-1]
+
+    @property
+    def loglevel(self) -> str:
+        """IBM's JSON log's loglevel for the severity letter (AMQERR01.json, the container's json format)."""
+        return {"I": "INFO", "W": "WARNING", "E": "ERROR", "S": "ERROR"}.get(self.severity, "INFO")
+
+
+_CHLAUTH_ACTION = ("Contact the systems administrator, who should examine the channel authentication records to "
+                   "ensure that the correct settings have been configured. The ALTER QMGR CHLAUTH switch is used "
+                   "to control whether channel authentication records are used. The command DISPLAY CHLAUTH can "
+                   "be used to query the channel authentication records.")
+
+_MESSAGES = [
+    # ---- start and end --------------------------------------------------------------------------------
+    Message("AMQ8003I", "IBM MQ queue manager '{c1}' started using {c2}.",
+            "IBM MQ queue manager '{c1}' started using {c2}.", "None.",
+            program="amqzxma0", probe="amqzxma0.c : 1000", source="checked",
+            evidence="docs/reference/container.md (the container's start-up log); IBM's AMQ8xxx page"),
+    Message("AMQ8004I", "IBM MQ queue manager '{c1}' ended.", "IBM MQ queue manager '{c1}' ended.", "None.",
+            program="amqzxma0", probe="amqzxma0.c : 1100"),
+    Message("AMQ5026I", "The listener '{c1}' has started. ProcessId({a1}).", "The listener process has started.",
+            "None.", program="runmqlsr", probe="amqrmrsa.c : 500", source="checked",
+            evidence="IBM's Testcontainers module (com.ibm.mq.testcontainers.MQContainer) waits for AMQ5026, "
+                     "'The listener <insert> has started'"),
+    Message("AMQ5806I", "Queued Publish/Subscribe Daemon started for queue manager {c1}.",
+            "Queued Publish/Subscribe Daemon started for queue manager {c1}.", "None.",
+            program="amqfqpub", probe="amqfqpub.c : 600", source="checked",
+            evidence="docs/reference/container.md (Readiness); docs/decisions.md K9"),
+    # ---- CHLAUTH: one message per rule type's refusal ---------------------------------------------------
+    Message("AMQ9777E", "Channel was blocked",
+            "The inbound channel '{c1}' was blocked from address '{c2}' because the active values of the "
+            "channel matched a record configured with USERSRC(NOACCESS). The active values of the channel "
+            "were '{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1500", source="checked",
+            evidence="IBM APAR IT (https://www.ibm.com/support/pages/node/4706301) quotes the entry"),
+    Message("AMQ9776E", "Channel was blocked by userid",
+            "The inbound channel '{c1}' was blocked from address '{c2}' because the active values of the "
+            "channel were mapped to a userid which should be blocked. The active values of the channel were "
+            "'{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1520"),
+    Message("AMQ9782E", "Remote connection blocked",
+            "The connection from remote address '{c1}' was blocked because it matched a channel "
+            "authentication record of TYPE(BLOCKADDR).", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 400"),
+    # ---- user id and password checks (connection authentication) --------------------------------------
+    Message("AMQ5534E", "User ID '{c1}' authentication failed",
+            "The user ID and password supplied by '{c2}' could not be authenticated.",
+            "Ensure that the correct user ID and password are provided by the application. Ensure that the "
+            "authentication repository is correctly configured. Look at previous error messages for any "
+            "additional information.", program="amqzlaa0", probe="amqzfuca.c : 4486"),
+    Message("AMQ5540E", "Application '{c1}' did not supply a user ID and password",
+            "The queue manager is configured to require a user ID and password, but none was supplied.",
+            "Ensure that the application provides a valid user ID and password, or change the queue manager "
+            "configuration to OPTIONAL to allow applications to connect which have not supplied a user ID "
+            "and password.", program="amqzlaa0", probe="amqzfuca.c : 4200", source="checked",
+            evidence="IBM technote swg21680930 quotes the entry"),
+    Message("AMQ5541E", "The failed authentication check was caused by the queue manager CONNAUTH "
+            "CHCKCLNT({c2}) configuration.",
+            "The user ID '{c1}' and its password were checked because the queue manager connection authority "
+            "(CONNAUTH) configuration refers to an authentication information (AUTHINFO) object named '{c3}' "
+            "with CHCKCLNT({c2}). This message accompanies a previous error to clarify the reason for the "
+            "user ID and password check.",
+            "Refer to the previous error for more information. Ensure that a password is specified by the "
+            "client application and that the password is correct for the user ID. The authentication "
+            "configuration of the queue manager connection determines the user ID repository. For example, "
+            "the local operating system user database or an LDAP server. To avoid the authentication check, "
+            "you can either use an authorized user ID or you can configure CHCKCLNT to OPTIONAL.",
+            program="amqzlaa0", probe="amqzfuca.c : 4500", source="checked",
+            evidence="IBM technote swg21680930 quotes the first line"),
+    Message("AMQ5542I", "The failed authentication check was caused by a CHLAUTH record with CHCKCLNT({c2}).",
+            "The user ID '{c1}' and its password were checked because the inbound connection matched a channel "
+            "authentication (CHLAUTH) record with CHCKCLNT({c2}). This message accompanies a previous error "
+            "to clarify the reason for the user ID and password check.",
+            "Refer to the previous error for more information. Ensure that a password is specified by the "
+            "client application and that the password is correct for the user ID. To avoid the authentication "
+            "check, you can amend the CHLAUTH record to use CHCKCLNT(ASQMGR).",
+            program="amqzlaa0", probe="amqzfuca.c : 4520"),
+    Message("AMQ9557E", "Queue Manager User ID initialization failed for '{c1}'.",
+            "The call to initialize the User ID '{c1}' failed with CompCode {a1} and Reason {a2}. If an MQCSP "
+            "block was used, the User ID in the MQCSP block was '{c2}'. If a userID flow was used, the User ID "
+            "in the UID header was '{c3}' and any CHLAUTH rules applied prior to user adoption were evaluated "
+            "case-sensitively against this value.", "Correct the error and try again.",
+            probe="cmqxrsrv.c : 2298", source="checked",
+            evidence="an AMQERR01.LOG entry quoted at http://www.freekb.net/Article?id=4415"),
+    # ---- authority (the OAM) -----------------------------------------------------------------------------
+    Message("AMQ8077W", "Entity '{c1}' has insufficient authority to access object '{c2}'.",
+            "The specified entity is not authorized to access the required object. The following requested "
+            "permissions are unauthorized: {c3}",
+            "Ensure that the correct level of authority has been set for this entity against the required "
+            "object, or ensure that the entity is a member of a privileged group.",
+            program="amqzlaa0", probe="amqzfubn.c : 518", source="checked",
+            evidence="IBM APAR IT20792 and IBM's InfoSphere troubleshooting page quote the entry"),
+    # ---- TLS ---------------------------------------------------------------------------------------------
+    Message("AMQ9631E", "The CipherSpec negotiated during the SSL handshake does not match the required "
+            "CipherSpec for channel '{c1}'.",
+            "There is a mismatch between the CipherSpecs on the local and remote ends of channel '{c1}'. The "
+            "channel will not run until this mismatch is resolved. The CipherSpec required in the local "
+            "channel definition is '{c2}'. The name of the CipherSpec negotiated during the SSL handshake is "
+            "'{c3}'. A code is displayed if the name of the negotiated CipherSpec cannot be determined.",
+            "Change the channel definitions for '{c1}' so the two ends have matching CipherSpecs and restart "
+            "the channel. If the certificate in use by one end of the channel is a Global Server Certificate, "
+            "then the negotiated CipherSpec may not match that specified on either end of the channel. This is "
+            "because the SSL protocol allows a Global Server Certificate to automatically negotiate a higher "
+            "level of encryption. In these cases specify a CipherSpec which meets the requirements of the "
+            "Global Server Certificate.", probe="cmqxrsrv.c : 3300", source="checked",
+            evidence="an AMQERR01.LOG entry quoted at https://portal2portal.blogspot.com/2015/11/"),
+    Message("AMQ9637E", "Channel is lacking a certificate.",
+            "The channel is lacking a certificate to use for the SSL handshake. The channel name is '{c1}' "
+            "(if '????' it is unknown at this stage in the SSL processing). The channel did not start.",
+            "Make sure the appropriate certificates are correctly configured in the key repositories for both "
+            "ends of the channel.", probe="amqccisa.c : 5000"),
+    Message("AMQ9636E", "SSL distinguished name does not match peer name, channel '{c1}'.",
+            "The distinguished name, '{c2}', contained in the SSL certificate for the remote end of the channel "
+            "does not match the local SSL peer name for channel '{c1}'. The distinguished name at the remote "
+            "end must match the peer name specified (which can be generic) before the channel can be started.",
+            "If this remote system should be allowed to connect, either change the SSL peer name specification "
+            "for the local channel so that it matches the distinguished name in the SSL certificate for the "
+            "remote end of the channel, or obtain the correct certificate for the remote end of the channel. "
+            "Restart the channel.", probe="cmqxrsrv.c : 3400"),
+    Message("AMQ9639E", "Remote channel '{c1}' did not specify a CipherSpec.",
+            "Remote channel '{c1}' did not specify a CipherSpec when the local channel expected one to be "
+            "specified. The remote host is '{c2}'. The channel did not start.",
+            "Change the remote channel '{c1}' on host '{c2}' to specify a CipherSpec so that both ends of the "
+            "channel have matching CipherSpecs.", probe="cmqxrsrv.c : 3500"),
+    Message("AMQ9641E", "Remote CipherSpec error for channel '{c1}'.",
+            "The remote end of channel '{c1}' on host '{c2}' has had a CipherSpec error. The channel did not "
+            "start.", "Review the error logs on the remote system to discover the problem with the CipherSpec.",
+            probe="cmqxrsrv.c : 3600"),
+    Message("AMQ9657E", "The key repository could not be opened (channel '{c1}').",
+            "The key repository could not be opened. The key repository either does not exist or has incorrect "
+            "permissions associated with it. The channel is '{c1}'; in some cases its name cannot be determined "
+            "and so is shown as '????'. The channel did not start.",
+            "Ensure that the key repository you specify exists and that its permissions are such that the IBM "
+            "MQ process involved can read from it. Restart the channel.", probe="amqccisa.c : 6000"),
+    # ---- channel limits and unknown channels --------------------------------------------------------------
+    Message("AMQ9513E", "Maximum number of channels reached.",
+            "The maximum number of channels that can be in use simultaneously has been reached. The number of "
+            "permitted channels is a configurable parameter in the queue manager configuration file.",
+            "Wait for some of the operating channels to close. Retry the operation when some channels are "
+            "available.", probe="amqrmssa.c : 700"),
+    Message("AMQ9489I", "The maximum number of instances, {a1}, of channel '{c1}' was reached.",
+            "The server-connection channel '{c1}' is configured so that the maximum number of instances that "
+            "can run at the same time is {a1}. This limit has been reached.",
+            "Try the operation again when a new instance can be started. If the limit has been reached because "
+            "there are too many connections from the relevant client applications then consider changing the "
+            "applications to make fewer connections. If the limit is set too low, consider increasing the "
+            "MAXINST attribute of the channel.", probe="cmqxrsrv.c : 1800"),
+    Message("AMQ9490I", "The maximum number of instances, {a1}, of channel '{c1}' was reached for an individual "
+            "client.",
+            "The server-connection channel '{c1}' is configured so that the maximum number of instances that "
+            "can run at the same time for any individual client is {a1}. This limit has been reached for the "
+            "client with remote network address '{c2}'.",
+            "Try the operation again when a new instance can be started. If the limit has been reached because "
+            "there are too many connections from the relevant client application then consider changing the "
+            "application to make fewer connections. If the limit is set too low, consider increasing the "
+            "MAXINSTC attribute of the channel.", probe="cmqxrsrv.c : 1820"),
+    Message("AMQ9519E", "Channel '{c1}' not found.",
+            "The requested operation failed because the program could not find a definition of channel '{c1}'.",
+            "Check that the name is specified correctly and the channel definition is available.",
+            probe="amqrcsia.c : 900"),
+]
+
+CATALOG: dict[str, Message] = {m.number: m for m in _MESSAGES}
+
+
+def get(number: str) -> Message:
+    return CATALOG[number]
+
+
+class Inserts(dict):
+    """The inserts of one entry; a missing one renders blank, as IBM shows an insert it was not given."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def fill(template: str, inserts: dict) -> str:
+    return template.format_map(Inserts(inserts))

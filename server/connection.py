@@ -229,12 +229,11 @@ class Connection:
         ch.receive_data(data)
         while not self._closed:
             event = ch.next_event()
-            out = ch.data_to_send()  # the channel's own answers go before anything the event sends
-            if out:
+            if ch.outgoing:  # the channel's own answers go before anything the event sends
                 if type(event) is ProtocolError:
-                    await self._send_quietly(out)
+                    await self._send_quietly(ch.data_to_send())
                 else:
-                    await self.send(out)
+                    await self.send(ch.data_to_send())
             if event is NEED_DATA:
                 return
             if type(event) is Call:  # nearly every event: no trip through _act (decision HP3)

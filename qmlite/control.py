@@ -475,9 +475,9 @@ def ccdt(args: argparse.Namespace) -> int:
         if isinstance(target, ServerTarget):
             defined = _inquire_svrconn(target)
         else:
-            from qmlite.registry.objects import channels as CH
+            from qmlite.registry.objects import channels as M
 
-            defined = list(target.qm.registry.objects(CH.KIND).values())
+            defined = list(target.qm.registry.objects(M.KIND).values())
         host = args.conn_host or (cfg.host if cfg.host not in ("0.0.0.0", "", "::") else "127.0.0.1")
         text = CC.render(defined, qmgr_name=target.qmgr_name or cfg.qmgr_name, host=host,
                          port=args.conn_port or cfg.port, names=args.channels or ())
@@ -507,7 +507,7 @@ def _inquire_svrconn(target: "ServerTarget") -> list:
     CHANNEL sends), as registry Channel values."""
     from qmlite.client.errors import MQIError
     from qmlite.pcf import pcf as P
-    from qmlite.registry.objects import channels as CH
+    from qmlite.registry.objects import channels as M
 
     params = [P.CFST(C.MQCACH_CHANNEL_NAME, "*"), P.CFIN(C.MQIACH_CHANNEL_TYPE, C.MQCHT_SVRCONN),
               P.CFIL(C.MQIACF_CHANNEL_ATTRS, (C.MQIACF_ALL,))]
@@ -527,7 +527,7 @@ def _inquire_svrconn(target: "ServerTarget") -> list:
                 value = values[param]
                 fields[attr] = (tuple(value) if isinstance(value, (list, tuple)) else
                                 str(value).strip() if isinstance(value, str) else value)
-        out.append(CH.new(name, CH.SVRCONN, **fields))
+        out.append(M.new(name, M.SVRCONN, **fields))
     return out
 
 

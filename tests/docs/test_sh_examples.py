@@ -76,4 +76,5 @@ def test_client_lines_are_aimed_at_the_test_server():
     assert qmlitestandin.arguments(["dspmq"], "5", "6") == ["dspmq", "--host", "127.0.0.1", "--port", "5"]
     assert qmlitestandin.arguments(["runmqsc", "--data-dir", "/var/lib/qmlite", "QM1"], "5", "6") == \
         ["runmqsc", "--data-dir", "./data", "QM1"]
-    assert qmlitestandin.arguments(["trace", "--http-port", "9443"], "5", "6") == ["trace", "--http-port", "6", "--once"]
+    assert qmlitestandin.arguments(["trace", "--http-port", "9443"], "5", "6") == ["trace", "--http-port", "6",
+                                                                                   "--once"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from functools import cache
 
 from tests.test_import_graph import MODULES, ROOT
 
@@ -26,6 +27,11 @@ def _tree() -> dict[str, tuple[str, bool]]:
 
 
 TREE = _tree()
+
+
+@cache
+def _tree_meanings() -> dict[str, dict[str, list[str]]]:
+    return meanings(TREE)  # read once for both directions
 
 
 def _base(module: str, node: ast.ImportFrom, is_package: bool) -> str:
@@ -99,7 +105,7 @@ def test_the_tree_holds_tests_and_scripts():
 
 
 def test_one_alias_names_one_thing_across_the_tree():
-    found = meanings(TREE)
+    found = _tree_meanings()
     assert {"P", "S", "C"} <= found.keys()  # the reader sees the tree
     assert set(found["P"]) == {"qmlite.pcf.pcf"} and set(found["S"]) == {"qmlite.pcf.mqi"}
     twice = {alias: {t: sorted(ms) for t, ms in targets.items()}
@@ -108,5 +114,5 @@ def test_one_alias_names_one_thing_across_the_tree():
 
 
 def test_one_module_goes_by_one_alias_across_the_tree():
-    twice = {target: sorted(aliases) for target, aliases in names(meanings(TREE)).items() if len(aliases) > 1}
+    twice = {target: sorted(aliases) for target, aliases in names(_tree_meanings()).items() if len(aliases) > 1}
     assert not twice

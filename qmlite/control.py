@@ -287,7 +287,8 @@ def dspmq(args: argparse.Namespace) -> int:
                 print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
                 return 72
             return 0  # no queue manager: nothing to list, as dspmq on a machine with none
-        listed = [(name, "Ended normally", name == cfg.qmgr_name) for name in [cfg.qmgr_name, *_hosted_names(cfg.data_dir)]]
+        listed = [(name, "Ended normally", name == cfg.qmgr_name)
+                  for name in [cfg.qmgr_name, *_hosted_names(cfg.data_dir)]]
     if args.m:
         listed = [entry for entry in listed if entry[0] == args.m]
         if not listed:
@@ -315,9 +316,9 @@ def dspmq(args: argparse.Namespace) -> int:
 
 def presented_version() -> str:
     """The IBM MQ version qmlite presents (DISPLAY QMGR VERSION 09010200): ``9.1.2.0``."""
-    from qmlite.registry.admin.commands import qmgr as Q
+    from qmlite.registry.admin.commands import qmgr as QM
 
-    return ".".join(str(int(Q.VERSION[i:i + 2])) for i in range(0, 8, 2))
+    return ".".join(str(int(QM.VERSION[i:i + 2])) for i in range(0, 8, 2))
 
 
 _STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}

@@ -60,7 +60,8 @@ def _script(text: str) -> str:
 def test_sh_example(workdir, server, block):
     env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}"
                f"{os.environ['PATH']}", QMLITE_DOCS_PORT=str(server.port), QMLITE_DOCS_HTTP_PORT=str(server.http_port),
-               PWD=str(workdir), QMLITE_PORT=str(server.port))  # QMLITE_PORT: the local samples' and IBM's command names' server (SM1, CT1)
+               # QMLITE_PORT: the local samples' and IBM's command names' server (SM1, CT1)
+               PWD=str(workdir), QMLITE_PORT=str(server.port))
     env.pop("MQ_ADMIN_PASSWORD", None)
     env.pop("MQSERVER", None)
     # MQSERVER='...127.0.0.1(1414)' in an example (docs/samples.md) names the test's server

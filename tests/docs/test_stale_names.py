@@ -17,8 +17,8 @@ DS8).  Read: the comments and docstrings of every installed module (tests/test_i
 A dotted path ending in a file suffix (``ibmmqc.c``, ``qmlite.db``, ``docs/reference/pcf.md``) is a file name, not a
 module (tests/docs/test_citations.py checks the ``*.md`` ones).  A target layout not built yet (a docs/architecture.md
 section whose heading says so) names files to come.  What is left over is in ``ELSEWHERE`` (other
-projects' names) and ``HISTORY`` (a decision recording what a thing was called), each entry checked to be
-still needed.
+projects' names), ``PLANNED`` (a home named before it exists) and ``HISTORY`` (a decision recording what a
+thing was called), each entry checked to be still needed.
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ NOT_BUILT = re.compile(r"^#+ Target layout.*not built yet", re.I)
 ELSEWHERE = {
     "ibmmqc.error": "IBM's C extension's exception class (docs/extension-rules.md), not our module's",
     "tests/test_tls.py": "pymqi's test file (docs/decisions.md DS5)",
+}
+# Homes named before they exist, by work under way; each goes from here when it lands.
+PLANNED = {
+    "server/mqtt/": "issue 33's MQTT transport, which registry/telemetry/ and server/telemetryio.py wait for",
 }
 # Names a decision records as what a thing was called before a rename; the decision is the history.
 HISTORY = {
@@ -183,14 +187,14 @@ def _scan():
 
 def test_every_module_file_and_name_the_prose_gives_exists():
     stale = [f"{where}: {name}" for where, name, true in _references()
-             if not true and name not in ELSEWHERE and name not in HISTORY]
+             if not true and name not in ELSEWHERE and name not in HISTORY and name not in PLANNED]
     assert not stale, "name what the code holds now:\n" + "\n".join(stale)
 
 
 def test_every_exception_is_still_needed():
     """An exception that is no longer named, or names something that now exists, goes."""
     named_missing = {name for _, name, true in _references() if not true}
-    assert set(ELSEWHERE) | HISTORY <= named_missing
+    assert set(ELSEWHERE) | HISTORY | set(PLANNED) <= named_missing
 
 
 def test_the_scan_sees_each_kind_of_name():

@@ -7,9 +7,8 @@ from tests.support.wheelkit import setup_py
 from tests.test_import_graph import ROOT
 
 LIMIT = 120
-# The lead is rewriting these while server/channel.py is written (issue 31 item 3); they are wrapped there.
-BEING_REWRITTEN = {"server/connection.py", "server/mqi.py", "server/negotiation.py", "server/listener.py",
-                   "client/protocol.py"}
+# Left to the lead, who was rewriting them for server/channel.py (issue 31 item 3): three long lines between them.
+BEING_REWRITTEN = {"server/mqi.py", "server/negotiation.py"}
 
 
 def _files():

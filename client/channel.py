@@ -336,7 +336,8 @@ class ClientChannel:
     # -- failure ------------------------------------------------------------------------------
 
     def _lost(self) -> int:
-        """2059 Q_MGR_NOT_AVAILABLE while connecting, 2009 CONNECTION_BROKEN once connected (docs/reference/fap.md 9)."""
+        """2059 Q_MGR_NOT_AVAILABLE while connecting, 2009 CONNECTION_BROKEN once connected
+        (docs/reference/fap.md 9)."""
         return C.MQRC_CONNECTION_BROKEN if self.state == State.CONNECTED else C.MQRC_Q_MGR_NOT_AVAILABLE
 
     def _break(self, reason: int, detail: str, *, status_code: Optional[int] = None) -> None:

@@ -18,9 +18,9 @@ Both yield a :class:`QmliteServer` with ``host``, ``port``, ``qmgr``, ``admin_ch
 (``"127.0.0.1(port)"``, the form pymqi/ibmmq take) and ``data_dir``, plus ``connect()`` for a
 ready :class:`qmlite.client.sync.QueueManager`, ``mqsc(text)`` (MQSC over PCF Escape, a list of
 :class:`qmlite.registry.mqsc.MqscResult`) and ``reset()``, ``snapshot(name)`` / ``restore(name)`` /
-``snapshots()`` / ``delete_snapshot(name)`` (docs/mqsc.md "Snapshots"), and ``stop()`` / ``start()`` / ``restart()`` to end the queue manager and start it again
-in place (same port, same data; docs/reconnect.md).  The server runs in a background thread (its own
-``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
+``snapshots()`` / ``delete_snapshot(name)`` (docs/mqsc.md "Snapshots"), and ``stop()`` / ``start()`` / ``restart()`` to
+end the queue manager and start it again in place (same port, same data; docs/reconnect.md).  The server runs in a
+background thread (its own ``trio.run``) on 127.0.0.1, port 0, with the developer-container defaults and no environment
 variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, registry closed) when
 the fixture ends.
 
@@ -112,7 +112,8 @@ class QmliteServer:
         if runner.server is not None:
             raise RuntimeError("the queue manager is running: stop() it first, or restart()")
         runner.cfg = dataclasses.replace(runner.cfg, port=self.port,
-                                         **{k: (_pathlib.Path(v) if k == "data_dir" else v) for k, v in overrides.items()})
+                                         **{k: (_pathlib.Path(v) if k == "data_dir" else v)
+                                            for k, v in overrides.items()})
         server = runner.start()
         _reconnect.kick()
         return dataclasses.replace(self, qmgr=runner.cfg.qmgr_name, data_dir=_pathlib.Path(runner.cfg.data_dir),
@@ -562,9 +563,9 @@ class QmliteTLS:
 def qmlite_tls_server(tmp_path_factory) -> Iterator[QmliteTLS]:
     """A fresh queue manager serving TLS on its port: a test PKI (``qmlite tls init``) mounted as IBM's
     container mounts /etc/mqm/pki, and the channel QMLITE.TLS.SVRCONN requiring TLS 1.2 or higher."""
-    from qmlite.keys import testpki as test_pki
+    from qmlite.keys import testpki as pki
 
-    made = test_pki.init(tmp_path_factory.mktemp("qmlite-pki"))
+    made = pki.init(tmp_path_factory.mktemp("qmlite-pki"))
     with running_qmlite(tmp_path_factory.mktemp("qmlite"), pki_dir=str(made.pki_dir)) as server:
         # As DEV.APP.SVRCONN: a channel authentication record lets clients in (the back-stop rule
         # blocks every channel that has none), running as the channel's MCAUSER.

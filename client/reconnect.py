@@ -302,10 +302,12 @@ class ReconnectingQueueManager:
                 continue
             if self._uow_lost:
                 if call.syncpoint and call.kind in ("put", "put1", "get"):
-                    raise MQIError(C.MQCC_FAILED, C.MQRC_BACKED_OUT, "the unit of work was backed out by a reconnection")
+                    raise MQIError(C.MQCC_FAILED, C.MQRC_BACKED_OUT,
+                                   "the unit of work was backed out by a reconnection")
                 if call.kind == "cmit":  # IBM: MQCMIT completes with MQCC_WARNING, the unit of work backed out
                     self._uow_lost = self._uow_work = False
-                    raise MQIError(C.MQCC_WARNING, C.MQRC_BACKED_OUT, "the unit of work was backed out by a reconnection")
+                    raise MQIError(C.MQCC_WARNING, C.MQRC_BACKED_OUT,
+                                   "the unit of work was backed out by a reconnection")
             try:
                 return fn(qm)
             except ConnectionBroken as exc:

@@ -102,7 +102,8 @@ def _write(path: pathlib.Path, data: bytes, private: bool = False) -> pathlib.Pa
     return path
 
 
-def _personal(root: pathlib.Path, stem: str, label: str, cert, key, ca_cert, password: str) -> tuple[pathlib.Path, pathlib.Path]:
+def _personal(root: pathlib.Path, stem: str, label: str, cert, key, ca_cert,
+              password: str) -> tuple[pathlib.Path, pathlib.Path]:
     p12 = _write(root / f"{stem}.p12", pkcs12.serialize_key_and_certificates(
         label.encode(), key, cert, [ca_cert], serialization.BestAvailableEncryption(password.encode())), private=True)
     write_stash(p12, password)

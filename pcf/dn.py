@@ -94,7 +94,8 @@ def _value_matches(pattern: str, value: str) -> bool:
     if "*" in p.strip("*"):
         return False  # IBM: an asterisk only at the start or the end of a value
     body = re.escape(p.strip("*"))
-    return re.fullmatch(("" if not p.startswith("*") else ".*") + body + (".*" if p.endswith("*") else ""), v) is not None
+    pattern = ("" if not p.startswith("*") else ".*") + body + (".*" if p.endswith("*") else "")
+    return re.fullmatch(pattern, v) is not None
 
 
 def matches(pattern: str | list[tuple[str, str]], dn: list[tuple[str, str]]) -> bool:

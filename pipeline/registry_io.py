@@ -49,7 +49,8 @@ COLUMNS = {"name": SUB.SUB_NAME, **{field: pid for pid, field in SUB.FIELD.items
 # Exported for people to read; on import they are checked, not applied: Create Subscription makes an
 # administrative, durable subscription whatever the original was.
 INFORMATIONAL = {"durable": SUB.DURABLE, "sub_type": SUB.SUB_TYPE}
-_INFORMATIONAL_PARAMS = (p_int(SUB.DURABLE, C.MQSUB_DURABLE_YES), p_int(SUB.SUB_TYPE, C.MQSUBTYPE_ADMIN, C.MQSUBTYPE_API))
+_INFORMATIONAL_PARAMS = (p_int(SUB.DURABLE, C.MQSUB_DURABLE_YES),
+                         p_int(SUB.SUB_TYPE, C.MQSUBTYPE_ADMIN, C.MQSUBTYPE_API))
 EXPORT_FIELDS = ("name", "topic_object", "topic_string", "destination", "destination_qmgr", "destination_class",
                  "destination_correl_id", "expiry", "pub_accounting_token", "pub_appl_identity_data",
                  "pub_priority", "psprop", "selector", "sub_level", "sub_scope", "sub_user", "user_data",
@@ -498,7 +499,8 @@ def _import_command(args: argparse.Namespace) -> int:
 
         from . import spark as spark_session
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        print(f"qmlite: import needs the spark extra (pip install '.[spark]' in qmlite's repository): {exc}", file=sys.stderr)
+        print(f"qmlite: import needs the spark extra (pip install '.[spark]' in qmlite's repository): {exc}",
+              file=sys.stderr)
         return 2
     except (StoreError, RegistryInUse, OSError) as exc:
         print(f"qmlite: {exc}", file=sys.stderr)

@@ -1,9 +1,9 @@
 """``qmlite pipeline route``: the deliveries a queue manager would make for a set of publications, on Spark.
 
 The registry (a data directory, read-only and safe while a server runs on it, or a snapshot file
-written by ``registry.definitionsblob.dump``) is loaded once on the driver; where the executors route, it
+written by ``registry.storage.definitionsblob.dump``) is loaded once on the driver; where the executors route, it
 is broadcast as one snapshot blob and each executor builds its routing registry from it once.
-Routing is ``registry.routing`` itself (through ``pipeline.routes``), never a second copy of the
+Routing is ``registry.pubsub.routing`` itself (through ``pipeline.routes``), never a second copy of the
 rules, used in two ways:
 
 * Traffic repeats topics, and for most topics a delivery depends only on the publication's topic,
@@ -130,7 +130,8 @@ def read_publications(spark, path: str, numbered: bool | None = None):
         ident = F.col("id")
     return indexed.select(
         ident.alias("id"), "row", "topic", "body",
-        F.coalesce(F.octet_length("body").cast("long"), F.col("size").cast("long"), F.lit(0).cast("long")).alias("size"),
+        F.coalesce(F.octet_length("body").cast("long"), F.col("size").cast("long"),
+                   F.lit(0).cast("long")).alias("size"),
         "properties",
         F.coalesce(F.col("priority").cast("int"), F.lit(C.MQPRI_PRIORITY_AS_Q_DEF)).alias("priority"),
         F.coalesce(F.col("persistence").cast("int"), F.lit(C.MQPER_PERSISTENCE_AS_Q_DEF)).alias("persistence"),
@@ -141,9 +142,9 @@ def read_publications(spark, path: str, numbered: bool | None = None):
 
 def _numbered(spark, df):
     """``df`` with a ``row`` column: each row's number in file order, from 1 (the id of a publication
-    without one, issue 10's interface; ``registry import`` counts rows from 1 too), computed in the JVM.  monotonically_increasing_id is the partition
-    index << 33 plus the row's place in its partition, so one small pass counting each partition's
-    rows gives every partition its first row number."""
+    without one, issue 10's interface; ``registry import`` counts rows from 1 too), computed in the JVM.
+    monotonically_increasing_id is the partition index << 33 plus the row's place in its partition, so one small pass
+    counting each partition's rows gives every partition its first row number."""
     from pyspark.sql import functions as F
 
     df = df.withColumn("_mid", F.monotonically_increasing_id())

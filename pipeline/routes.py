@@ -1,6 +1,6 @@
 """Routing a set of publications the way the queue manager would: the part each Spark executor runs.
 
-Plain Python over ``registry.routing`` (no Spark here, so it is tested directly and shared by every
+Plain Python over ``registry.pubsub.routing`` (no Spark here, so it is tested directly and shared by every
 job): a publication row becomes the MQMD and data an MQPUT would carry, ``routing.publication`` and
 ``routing.receivers`` decide who receives it exactly as ``QueueManager.publish`` does, and
 ``routing.deliveries`` builds each copy.  What comes out is one delivery row per copy.

@@ -43,7 +43,8 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              .config("spark.driver.memory", driver_memory)  # local mode: the executors live in the driver
              .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
              .config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.driver.host", "127.0.0.1")  # blocks are fetched from here; the hostname may not resolve to us
+             # blocks are fetched from here; the hostname may not resolve to us
+             .config("spark.driver.host", "127.0.0.1")
              .config("spark.sql.session.timeZone", "UTC")  # timestamps without a zone are UTC, as put_stamp's
              .config("spark.ui.showConsoleProgress", "false")  # pipeline/progress.py draws ours
              .config("spark.sql.execution.arrow.pyspark.enabled", "true")

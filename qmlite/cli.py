@@ -79,7 +79,8 @@ def _pipeline_route(args: argparse.Namespace) -> int:
     try:
         from qmlite.pipeline import route_job, spark
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        print(f"qmlite: the pipeline needs the spark extra (pip install '.[spark]' in qmlite's repository): {exc}", file=sys.stderr)
+        print(f"qmlite: the pipeline needs the spark extra (pip install '.[spark]' in qmlite's repository): {exc}",
+              file=sys.stderr)
         return 2
     from qmlite.pipeline.routes import PublicationError
     from qmlite.registry.storage.definitionsblob import SnapshotError

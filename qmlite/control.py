@@ -287,7 +287,8 @@ def dspmq(args: argparse.Namespace) -> int:
                 print("AMQ7048E: The queue manager name is either not valid or not known.", file=sys.stderr)
                 return 72
             return 0  # no queue manager: nothing to list, as dspmq on a machine with none
-        listed = [(name, "Ended normally", name == cfg.qmgr_name) for name in [cfg.qmgr_name, *_hosted_names(cfg.data_dir)]]
+        listed = [(name, "Ended normally", name == cfg.qmgr_name)
+                  for name in [cfg.qmgr_name, *_hosted_names(cfg.data_dir)]]
     if args.m:
         listed = [entry for entry in listed if entry[0] == args.m]
         if not listed:
@@ -315,9 +316,9 @@ def dspmq(args: argparse.Namespace) -> int:
 
 def presented_version() -> str:
     """The IBM MQ version qmlite presents (DISPLAY QMGR VERSION 09010200): ``9.1.2.0``."""
-    from qmlite.registry.admin.commands import qmgr as Q
+    from qmlite.registry.admin.commands import qmgr as QM
 
-    return ".".join(str(int(Q.VERSION[i:i + 2])) for i in range(0, 8, 2))
+    return ".".join(str(int(QM.VERSION[i:i + 2])) for i in range(0, 8, 2))
 
 
 _STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}
@@ -475,9 +476,9 @@ def ccdt(args: argparse.Namespace) -> int:
         if isinstance(target, ServerTarget):
             defined = _inquire_svrconn(target)
         else:
-            from qmlite.registry.objects import channels as CH
+            from qmlite.registry.objects import channels as M
 
-            defined = list(target.qm.registry.objects(CH.KIND).values())
+            defined = list(target.qm.registry.objects(M.KIND).values())
         host = args.conn_host or (cfg.host if cfg.host not in ("0.0.0.0", "", "::") else "127.0.0.1")
         text = CC.render(defined, qmgr_name=target.qmgr_name or cfg.qmgr_name, host=host,
                          port=args.conn_port or cfg.port, names=args.channels or ())
@@ -507,7 +508,7 @@ def _inquire_svrconn(target: "ServerTarget") -> list:
     CHANNEL sends), as registry Channel values."""
     from qmlite.client.errors import MQIError
     from qmlite.pcf import pcf as P
-    from qmlite.registry.objects import channels as CH
+    from qmlite.registry.objects import channels as M
 
     params = [P.CFST(C.MQCACH_CHANNEL_NAME, "*"), P.CFIN(C.MQIACH_CHANNEL_TYPE, C.MQCHT_SVRCONN),
               P.CFIL(C.MQIACF_CHANNEL_ATTRS, (C.MQIACF_ALL,))]
@@ -527,7 +528,7 @@ def _inquire_svrconn(target: "ServerTarget") -> list:
                 value = values[param]
                 fields[attr] = (tuple(value) if isinstance(value, (list, tuple)) else
                                 str(value).strip() if isinstance(value, str) else value)
-        out.append(CH.new(name, CH.SVRCONN, **fields))
+        out.append(M.new(name, M.SVRCONN, **fields))
     return out
 
 

@@ -31,7 +31,8 @@ USAGE = {
                  "[-o mqsc|1line|setmqaut|grtmqmaut]"),
     "setmqaut": ("Usage: setmqaut [-m QMgrName] [-n Profile] -t ObjectType (-p Principal | -g Group) "
                  "[-s ServiceName] Authorizations"),
-    "dspmqaut": "Usage: dspmqaut [-m QMgrName] [-n ObjectName] -t ObjectType (-p Principal | -g Group) [-s ServiceName]",
+    "dspmqaut": ("Usage: dspmqaut [-m QMgrName] [-n ObjectName] -t ObjectType (-p Principal | -g Group) "
+                 "[-s ServiceName]"),
     "dmpmqaut": ("Usage: dmpmqaut [-m QMgrName] [-n Profile | -l] [-a] [-t ObjectType] [-s ServiceName] "
                  "[-p Principal | -g Group] [-e | -x]"),
     "crtmqm": "Usage: crtmqm [-z] [-q] [-c Text] [-d DefXmitQ] [-u DeadQ] [-p Port] QMgrName",
@@ -122,7 +123,8 @@ def _version_fields() -> list[tuple[int, str, str]]:
     import qmlite
 
     version = control.presented_version()
-    return [(1, "Name", "qmlite (an IBM MQ stand-in)"), (2, "Version", version), (4, "Level", f"qmlite-{qmlite.__version__}"),
+    return [(1, "Name", "qmlite (an IBM MQ stand-in)"), (2, "Version", version),
+            (4, "Level", f"qmlite-{qmlite.__version__}"),
             (8, "BuildType", "qmlite - (Developer)"), (16, "Platform", f"qmlite for {platform.system()} (Python)"),
             (32, "Mode", "64-bit" if sys.maxsize > 2 ** 32 else "32-bit"),
             (64, "O/S", f"{platform.system()} {platform.release()}"), (128, "InstName", control.INSTALLATION[0]),
@@ -165,11 +167,11 @@ def dspmqaut(argv: list[str] | None = None) -> int:
     objtype, code = control.oam_arguments(args.t, args.p, args.g, args.n)
     if code:
         return code
-    from qmlite.registry.mqsc import dump as D
+    from qmlite.registry.mqsc import dump
 
-    who = f"PRINCIPAL({D.quoted(args.p)})" if args.p else f"GROUP({D.quoted(args.g)})"
+    who = f"PRINCIPAL({dump.quoted(args.p)})" if args.p else f"GROUP({dump.quoted(args.g)})"
     name = args.n if objtype != "QMGR" else (args.m or "")
-    query = f"DISPLAY ENTAUTH {who} OBJTYPE({objtype})" + (f" OBJNAME({D.quoted(name)})" if name else "")
+    query = f"DISPLAY ENTAUTH {who} OBJTYPE({objtype})" + (f" OBJNAME({dump.quoted(name)})" if name else "")
     return _with_target(args.m, lambda target: _show_entauth(target, query, args.p or args.g, name))
 
 
@@ -216,18 +218,18 @@ def dmpmqaut(argv: list[str] | None = None) -> int:
 def _dump_auths(target, args: argparse.Namespace, objtype: str | None) -> int:
     import fnmatch
 
-    from qmlite.registry.mqsc import dump as D
+    from qmlite.registry.mqsc import dump
 
-    records = D.authrecords(_inquire_text(target, "DISPLAY AUTHREC"))
+    records = dump.authrecords(_inquire_text(target, "DISPLAY AUTHREC"))
     chosen = [r for r in records
               if (objtype is None or r.objtype == objtype)
               and (not args.n or r.profile == args.n or fnmatch.fnmatchcase(r.profile, args.n))
               and (not args.p or (r.entity == args.p and r.entity_type == "PRINCIPAL"))
               and (not args.g or (r.entity == args.g and r.entity_type == "GROUP"))]
     for rec in chosen:
-        kind = D.SETMQAUT_TYPE.get(rec.objtype, rec.objtype.lower())
+        kind = dump.SETMQAUT_TYPE.get(rec.objtype, rec.objtype.lower())
         if args.a:
-            print(D.authrec_line(rec, "setmqaut", target.qmgr_name))
+            print(dump.authrec_line(rec, "setmqaut", target.qmgr_name))
         elif args.l:
             print(f"profile: {rec.profile}, type: {kind}")
         else:
@@ -261,17 +263,17 @@ def _with_target(qmgr: str | None, work) -> int:
 
 # ---- dmpmqcfg ------------------------------------------------------------------------------------
 def dmpmqcfg(argv: list[str] | None = None) -> int:
-    from qmlite.registry.mqsc import dump as D
+    from qmlite.registry.mqsc import dump
 
     argv = sys.argv[1:] if argv is None else argv
     parser = _Parser("dmpmqcfg")
     parser.add_argument("-m")
     parser.add_argument("-c", dest="client")
-    parser.add_argument("-x", default="all", choices=D.FILTERS)
+    parser.add_argument("-x", default="all", choices=dump.FILTERS)
     parser.add_argument("-a", action="store_true")
     parser.add_argument("-n", default="*")
-    parser.add_argument("-t", default="all", choices=D.TYPES)
-    parser.add_argument("-o", default="mqsc", choices=D.FORMATS)
+    parser.add_argument("-t", default="all", choices=dump.TYPES)
+    parser.add_argument("-o", default="mqsc", choices=dump.FORMATS)
     parser.add_argument("-s", type=int)  # reset channel sequence numbers: no message channels run here
     parser.add_argument("-z", action="store_true")
     parser.add_argument("-u")
@@ -287,20 +289,20 @@ def dmpmqcfg(argv: list[str] | None = None) -> int:
     ns = _target_args(args.m or "", client=bool(args.client), user=args.u)
     if args.client and args.client != "default":
         ns.host, ns.port, ns.channel = _clntconn(args.client)
-    options = D.Options(types=frozenset({args.t}), filter=args.x, name=args.n, all_attrs=args.a, format=args.o)
+    options = dump.Options(types=frozenset({args.t}), filter=args.x, name=args.n, all_attrs=args.a, format=args.o)
     try:
         target = control.open_target(ns, args.u, password, client=bool(args.client))
     except Unreachable as exc:
         return control.not_available(exc, 40)
     try:
-        facts = D.qmgr_facts(target.inquire)
+        facts = dump.qmgr_facts(target.inquire)
         options = dataclasses.replace(options, qmgr_name=facts.get("QMNAME", target.qmgr_name))
         now = datetime.datetime.now()
-        lines = D.header(qmgr_name=facts.get("QMNAME", ""), command_level=facts.get("CMDLEVEL", ""),
+        lines = dump.header(qmgr_name=facts.get("QMNAME", ""), command_level=facts.get("CMDLEVEL", ""),
                          platform=facts.get("PLATFORM", "UNIX"), issued=" ".join(["dmpmqcfg", *argv]),
                          date=now.strftime("%Y-%m-%d"), time=now.strftime("%H.%M.%S"), user=getpass.getuser(),
                          host=socket.gethostname())
-        lines += D.dump(target.inquire, options)
+        lines += dump.dump(target.inquire, options)
     except Unreachable as exc:
         return control.not_available(exc, 40)
     finally:
@@ -410,7 +412,8 @@ def endmqm(argv: list[str] | None = None) -> int:
     if not (args.w or args.i or args.p):
         print("Quiesce request accepted. The queue manager will stop when all outstanding work is complete.")
         return 0
-    print(f"IBM MQ queue manager '{name}' ending." if (args.i or args.p) else f"Waiting for queue manager '{name}' to end.")
+    print(f"IBM MQ queue manager '{name}' ending." if (args.i or args.p)
+          else f"Waiting for queue manager '{name}' to end.")
     if not _ended():
         print(f"endmqm: queue manager '{name}' did not end within {ENDING_SECONDS} seconds.", file=sys.stderr)
         return 71

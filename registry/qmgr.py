@@ -5,7 +5,8 @@ handles), units of work, publication routing, the MQSUB rules, authority and the
 rules, on an injected clock.  It has no sockets and no event loop: a server decodes a call, calls a
 method here, and encodes what it returns.  Plain hooks tell the outside world what it must act
 on: ``on_available(queue)`` when a queue gains a message someone may be waiting for, ``on_stopped(session)``
-when Stop Connection marks a session, and the store's journal positions (``position`` / ``durable_position``) saying which writes a reply depends on.
+when Stop Connection marks a session, and the store's journal positions (``position`` / ``durable_position``) saying
+which writes a reply depends on.
 
 Durability (IBM MQ's promise): a persistent message is written before MQPUT replies (NO_SYNCPOINT)
 or before MQCMIT replies; a destructive MQGET of one is written before its reply or at MQCMIT; a
@@ -93,7 +94,8 @@ class QueueManager:
         self.diagnostics = registry.diagnostics = Diagnostics(registry)
         self.activity = ActivityTrace(self)  # activity trace and the call log (registry/monitoring/activity.py)
         self.started = self.now()  # Inquire Queue Manager Status: StartDate and StartTime
-        self.clock_control = ClockControl(self)  # the test's clock: virtual when opened with one (registry/testing/clock.py)
+        # the test's clock: virtual when opened with one (registry/testing/clock.py)
+        self.clock_control = ClockControl(self)
         self.faults = Faults()  # fault injection for test suites (registry/testing/faults.py)
         # The telemetry (MQXR) service: MQTT channels' running state and the clients' sessions; the
         # server plugs its MQTT transport in (registry/telemetry/service.py).
@@ -581,7 +583,8 @@ class QueueManager:
         for queue, copy in placed:
             self._put_copy(queue, copy, now, uow)
         for copy, reason in dead:
-            self.enqueuer.dead_letter(copy.md, copy.data, reason=reason, queue=copy.queue, qmgr=copy.qmgr, props=copy.props,
+            self.enqueuer.dead_letter(copy.md, copy.data, reason=reason, queue=copy.queue, qmgr=copy.qmgr,
+                                      props=copy.props,
                              uow=uow)
         return len(placed)
 

@@ -127,7 +127,10 @@ def generate() -> str:
             order.append(name)
     lines = [HEADER.replace("{version}", version)]
     for name in order:
-        lines.append(f"{name} = {values[name]!r}\n")
+        value = values[name]
+        # all NULs as bytes(n): MQACT_NONE's 32 spelled out would run past the tree's 120 characters
+        text = f"bytes({len(value)})" if isinstance(value, bytes) and not value.strip(b"\0") else repr(value)
+        lines.append(f"{name} = {text}\n")
     lines.append("\n_ORDER = (\n")
     lines.extend(f"    {name!r},\n" for name in order)
     lines.append(")\n\n")

@@ -84,7 +84,8 @@ def check(definition, negotiated: Negotiated | None) -> Refusal | None:
     if negotiated is None:
         if wanted:
             return Refusal(fap.CIPHER_SPEC,
-                           f"AMQ9639E: Remote channel '{definition.name}' did not specify a CipherSpec.", "AMQ9639E", (("c1", definition.name),),
+                           f"AMQ9639E: Remote channel '{definition.name}' did not specify a CipherSpec.", "AMQ9639E",
+                           (("c1", definition.name),),
                            f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH(' ')")
         return None
     if not wanted:

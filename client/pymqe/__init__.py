@@ -27,7 +27,7 @@ from importlib import metadata as _metadata
 
 from ibmmqc import _mqi
 from ibmmqc import extrules as _extrules
-from ibmmqc import msghandles as _mh
+from ibmmqc import msghandles as _MH
 from ibmmqc import native as _N
 from qmlite.pcf import constants as _C
 
@@ -395,7 +395,7 @@ def MQCRTMH(hconn, cmho):
     """MQCRTMH(hconn, cmho) → (hmsg, CompCode, Reason)."""
     h = _mq(hconn, "MQCRTMH() argument 1")
     cmho_b = _sized(cmho, "MQCMHO", "MQCRTMH() argument 2")
-    return _mh.MQCRTMH(h, cmho_b)
+    return _MH.MQCRTMH(h, cmho_b)
 
 
 def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
@@ -412,7 +412,7 @@ def MQSETMP(hconn, hmsg, smpo, name, pd, property_type, value, value_length):
     vlen = _mq(value_length, "MQSETMP() argument 8")
     _sized(smpo_b, "MQSMPO", "")
     _sized(pd_b, "MQPD", "")
-    return _mh.MQSETMP(h, m, smpo_b, name_b, pd_b, ptype, value, vlen)
+    return _MH.MQSETMP(h, m, smpo_b, name_b, pd_b, ptype, value, vlen)
 
 
 def MQINQMP(hconn, hmsg, impo_options, name, pd_options, property_type, value_length):
@@ -432,7 +432,7 @@ def MQINQMP(hconn, hmsg, impo_options, name, pd_options, property_type, value_le
     impo = _IMPO.pack(b"IMPO", 1, iopts, _C.MQENC_NATIVE, _C.MQCCSI_APPL, _C.MQENC_NATIVE, 0,
                       0, 0, 0, 0, _C.MQCCSI_APPL, b"        ")
     pd = _PD.pack(b"PD  ", 1, popts, _C.MQPD_SUPPORT_OPTIONAL, _C.MQPD_NO_CONTEXT, _MQCOPY_DEFAULT)
-    value, data_length, _returned_name, cc, rc = _mh.MQINQMP(h, m, impo, name_b, pd, ptype, vlen)
+    value, data_length, _returned_name, cc, rc = _MH.MQINQMP(h, m, impo, name_b, pd, ptype, vlen)
     return value, data_length, cc, rc
 
 
@@ -440,7 +440,7 @@ def MQDLTMH(hconn, hmsg, dmho):
     """MQDLTMH(hconn, hmsg, dmho) → (CompCode, Reason).  Not in pymqe.c 1.12 (see MQSUBRQ)."""
     h = _mq(hconn, "MQDLTMH() argument 1")
     m = _long(hmsg, "MQDLTMH() argument 2")
-    return _mh.MQDLTMH(h, m, _sized(dmho, "MQDMHO", "MQDLTMH() argument 3"))
+    return _MH.MQDLTMH(h, m, _sized(dmho, "MQDMHO", "MQDLTMH() argument 3"))
 
 
 def MQDLTMP(hconn, hmsg, dmpo, name):
@@ -448,7 +448,7 @@ def MQDLTMP(hconn, hmsg, dmpo, name):
     h = _mq(hconn, "MQDLTMP() argument 1")
     m = _long(hmsg, "MQDLTMP() argument 2")
     dmpo_b = _sized(dmpo, "MQDMPO", "MQDLTMP() argument 3")
-    return _mh.MQDLTMP(h, m, dmpo_b, _bytes(name, "MQDLTMP() argument 4"))
+    return _MH.MQDLTMP(h, m, dmpo_b, _bytes(name, "MQDLTMP() argument 4"))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from qmlite.pcf import properties as PR
 from qmlite.pcf.mqi import MQDLH, MQGMO, MQMD, MQOD
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 
 BUFFER = 65536
 CHARS_PER_LINE = 16
@@ -32,55 +32,55 @@ _DLH_LENGTH = 172  # MQDLH_LENGTH_1
 
 
 def _usage(prog: str) -> None:
-    S.write(f"\n  Usage: {prog} QName [ QMgrName ] [ PropOption ]\n")
+    common.write(f"\n  Usage: {prog} QName [ QMgrName ] [ PropOption ]\n")
 
 
 def main(args: list[str], client: bool, prog: str = "") -> int:
     prog = prog or os.path.basename(sys.argv[0]) or "amqsbcg"
-    S.write("\nAMQSBCG0 - starts here\n**********************\n ")
+    common.write("\nAMQSBCG0 - starts here\n**********************\n ")
     if not args:
-        S.say("Required parameter missing - queue name")
+        common.say("Required parameter missing - queue name")
         _usage(prog)
-        S.write("\n")
+        common.write("\n")
         return 4
     option = PROPS_AS_Q_DEF
     if len(args) > 2:
-        option = S.atoi(args[2])
+        option = common.atoi(args[2])
         if not PROPS_AS_Q_DEF <= option < PROPS_LAST:
-            S.say(f'PropOption "{option}" invalid - specify {PROPS_AS_Q_DEF}-{PROPS_LAST - 1}')
+            common.say(f'PropOption "{option}" invalid - specify {PROPS_AS_Q_DEF}-{PROPS_LAST - 1}')
             _usage(prog)
-            S.write("\n")
+            common.write("\n")
             return 4
-    user, password = S.sample_credentials()
+    user, password = common.sample_credentials()
     queue = args[0][:C.MQ_Q_NAME_LENGTH]
     try:
         with_client = client or os.environ.get("MQ_CONNECT_TYPE", "").strip().upper() == "CLIENT"
-        connect = S.connect_client if with_client else S.connect_local
+        connect = common.connect_client if with_client else common.connect_local
         qm = connect(args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else "",
                      appl_name="amqsbcg" + ("c" if client else ""), user=user, password=password)
     except MQIError as exc:
-        S.write(f"\n MQCONNX failed with CompCode:{exc.comp}, Reason:{exc.reason}\n")
+        common.write(f"\n MQCONNX failed with CompCode:{exc.comp}, Reason:{exc.reason}\n")
         return exc.comp
     browser = Browser(qm, option)
     code = browser.run(queue)
     if browser.count:
-        S.write(f"\n\n****   Summary      ****\n {browser.count} messages browsed.\n"
+        common.write(f"\n\n****   Summary      ****\n {browser.count} messages browsed.\n"
                 f" Smallest message {browser.smallest} bytes.\n Largest message {browser.largest} bytes.\n"
                 f" Average message {browser.total // browser.count} bytes.\n")
     if browser.handle_made:
-        S.write("\n MQDLTMH")
+        common.write("\n MQDLTMH")
     if browser.hobj is not None:
-        S.write("\n MQCLOSE")
+        common.write("\n MQCLOSE")
         try:
             qm.close(browser.hobj)
         except MQIError as exc:
-            S.write(f"\n  failed with CompCode:{exc.comp}, Reason:{exc.reason}")
-    S.write("\n MQDISC")
+            common.write(f"\n  failed with CompCode:{exc.comp}, Reason:{exc.reason}")
+    common.write("\n MQDISC")
     try:
         qm.disc()
     except MQIError as exc:
-        S.write(f"\n  failed with CompCode:{exc.comp}, Reason:{exc.reason}")
-    S.write("\n")
+        common.write(f"\n  failed with CompCode:{exc.comp}, Reason:{exc.reason}")
+    common.write("\n")
     return code
 
 
@@ -94,20 +94,20 @@ class Browser:
         self.handle_made = False  # PropOption 1's MQCRTMH (reported; the properties come in an MQRFH2)
         self.count = self.total = 0
         self.smallest = self.largest = 0
-        self.mbcsmax = S.mb_cur_max()
+        self.mbcsmax = common.mb_cur_max()
         self.lines_printed = 0
 
     def run(self, queue: str) -> int:
-        S.write(f"\n MQOPEN - '{queue}'")
+        common.write(f"\n MQOPEN - '{queue}'")
         try:
             self.hobj, _ = self.qm.open(MQOD(ObjectName=queue), C.MQOO_BROWSE)
         except MQIError as exc:
-            S.write(f"\n MQOPEN failed with CompCode:{exc.comp}, Reason:{exc.reason}")
+            common.write(f"\n MQOPEN failed with CompCode:{exc.comp}, Reason:{exc.reason}")
             return exc.comp
         if self.option == PROPS_IN_MSG_HANDLE:
-            S.write("\n MQCRTMH")
+            common.write("\n MQCRTMH")
             self.handle_made = True
-        S.write("\n ")
+        common.write("\n ")
         gmo = MQGMO(Version=C.MQGMO_VERSION_4 if self.option == PROPS_IN_MSG_HANDLE else C.MQGMO_VERSION_2,
                     MatchOptions=C.MQMO_NONE,
                     Options=C.MQGMO_NO_WAIT | C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_BROWSE_NEXT
@@ -118,7 +118,7 @@ class Browser:
             if number == 1:
                 self.lines_printed = 29
             else:
-                S.write("\n ")
+                common.write("\n ")
                 self.lines_printed = 22
             comp, reason = C.MQCC_OK, C.MQRC_NONE
             try:
@@ -130,30 +130,30 @@ class Browser:
                 length = exc.data_length if exc.data_length is not None else len(data)
             if comp == C.MQCC_FAILED:
                 if reason != C.MQRC_NO_MSG_AVAILABLE:
-                    S.write(f"\n MQGET {number}, failed with CompCode:{comp} Reason:{reason}")
+                    common.write(f"\n MQGET {number}, failed with CompCode:{comp} Reason:{reason}")
                     return comp
-                S.write("\n \n \n No more messages ")
+                common.write("\n \n \n No more messages ")
                 return C.MQCC_OK
-            S.write(f"\n \n MQGET of message number {number}, CompCode:{comp} Reason:{reason}")
+            common.write(f"\n \n MQGET of message number {number}, CompCode:{comp} Reason:{reason}")
             md = md.copy()
             md.Version = C.MQMD_VERSION_2  # the caller's structure: MQGET fills it, it keeps its version
             self._count(length)
             props = None
             if self.option == PROPS_IN_MSG_HANDLE:
                 md, data, length, props = _to_handle(md, data, length)
-            S.write(format_md(md))
+            common.write(format_md(md))
             if props is not None:
-                S.write(format_properties(props))
+                common.write(format_properties(props))
             offset = 0
             if md.Format == C.MQFMT_DEAD_LETTER_HEADER.rstrip():
                 dlh = format_dlh(data, length)
                 if dlh:
-                    S.write(dlh)
+                    common.write(dlh)
                     offset = _DLH_LENGTH
                     length -= offset
-            S.write("\n \n****   Message      ****\n ")
+            common.write("\n \n****   Message      ****\n ")
             to_print = min(length, BUFFER - offset)
-            S.write(f"\n length - {to_print} of {length} bytes\n ")
+            common.write(f"\n length - {to_print} of {length} bytes\n ")
             self.lines_printed = dump(data[offset:offset + to_print], self.mbcsmax, self.lines_printed)
 
     def _count(self, length: int) -> None:
@@ -332,8 +332,8 @@ def dump(data: bytes, mbcsmax: int, lines_printed: int) -> int:
             out += b"\n "
         if ch >= length:
             break
-    S.write(bytes(out))
+    common.write(bytes(out))
     return lines_printed
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

@@ -11,7 +11,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 from .amqsget import open_or_say
 
 NAME = "AMQSGBR0"
@@ -19,11 +19,11 @@ BUFFER = 65535
 
 
 def main(args: list[str], client: bool) -> int:
-    if not S.started(f"{NAME} (browse)", args, "queue name"):
+    if not common.started(f"{NAME} (browse)", args, "queue name"):
         return 99
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
-    S.say(args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else "")  # IBM's prints the name given
-    qm = S.connect_sample(args, client, "amqsgbr", verb="MQCONN")
+    common.say(args[1][:C.MQ_Q_MGR_NAME_LENGTH] if len(args) > 1 else "")  # IBM's prints the name given
+    qm = common.connect_sample(args, client, "amqsgbr", verb="MQCONN")
     hobj = open_or_say(qm, od, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING, "unable to open queue for input")
     if hobj is not None:
         gmo = MQGMO(Version=C.MQGMO_VERSION_2, MatchOptions=C.MQMO_NONE,
@@ -40,19 +40,19 @@ def main(args: list[str], client: bool) -> int:
             if comp != C.MQCC_FAILED:
                 if count == 0:
                     resolved = got_gmo.ResolvedQName if got_gmo is not None else ""
-                    S.say(f"Messages for {resolved:<48.48}")
+                    common.say(f"Messages for {resolved:<48.48}")
                 count += 1
-                S.write(f"{count} <".encode() + S.c_string(data[:BUFFER]) + b">\n")
+                common.write(f"{count} <".encode() + common.c_string(data[:BUFFER]) + b">\n")
             if reason == C.MQRC_NO_MSG_AVAILABLE:
-                S.say("no more messages")
+                common.say("no more messages")
             elif reason == C.MQRC_TRUNCATED_MSG_ACCEPTED:
-                S.say("  --- truncated")
+                common.say("  --- truncated")
             elif reason != C.MQRC_NONE:
-                S.say(f"MQGET ended with reason code {reason}")
+                common.say(f"MQGET ended with reason code {reason}")
             if comp == C.MQCC_FAILED:
                 break
-        S.close(qm, hobj)
-    return S.end(qm, f"{NAME} (browse)")
+        common.close(qm, hobj)
+    return common.end(qm, f"{NAME} (browse)")
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

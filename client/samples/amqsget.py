@@ -13,7 +13,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 
 NAME = "AMQSGET0"
 WAIT_MS = 15000  # IBM's: "15 second limit for waiting"
@@ -21,17 +21,17 @@ BUFFER = 65535
 
 
 def main(args: list[str], client: bool) -> int:
-    if not S.started(NAME, args, "queue name"):
+    if not common.started(NAME, args, "queue name"):
         return 99
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
-    qm = S.connect_sample(args, client, "amqsget")
-    options = S.option(args, 2, "open  options are", C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING)
+    qm = common.connect_sample(args, client, "amqsget")
+    options = common.option(args, 2, "open  options are", C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING)
     hobj = open_or_say(qm, od, options, "unable to open queue for input")
     if hobj is not None:
         gmo = MQGMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT, WaitInterval=WAIT_MS)
         get_loop(qm, hobj, gmo, BUFFER)
-        S.close_as_asked(qm, hobj, args, 3)
-    return S.end(qm, NAME)
+        common.close_as_asked(qm, hobj, args, 3)
+    return common.end(qm, NAME)
 
 
 def open_or_say(qm, od: MQOD, options: int, unable: str) -> Optional[int]:
@@ -39,9 +39,9 @@ def open_or_say(qm, od: MQOD, options: int, unable: str) -> Optional[int]:
     try:
         return qm.open(od, options)[0]
     except MQIError as exc:
-        S.say(f"MQOPEN ended with reason code {exc.reason}")
+        common.say(f"MQOPEN ended with reason code {exc.reason}")
         if exc.comp == C.MQCC_FAILED:
-            S.say(unable)
+            common.say(unable)
         return None
 
 
@@ -51,19 +51,19 @@ def get_loop(qm, hobj: int, gmo: MQGMO, buffer_length: int, announce: str = "") 
     before each MQGET (AMQSSUBA's ``Calling MQGET``)."""
     while True:
         if announce:
-            S.say(announce)
+            common.say(announce)
         md = MQMD(Encoding=C.MQENC_NATIVE, CodedCharSetId=C.MQCCSI_Q_MGR)
         try:
             _md, _gmo, data = qm.get(hobj, md, gmo, buffer_length)
         except MQIError as exc:
             if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
-                S.say("no more messages")
+                common.say("no more messages")
             else:
-                S.say(f"MQGET ended with reason code {exc.reason}")
+                common.say(f"MQGET ended with reason code {exc.reason}")
             if exc.comp == C.MQCC_FAILED or exc.reason == C.MQRC_TRUNCATED_MSG_FAILED:
                 return
             data = exc.data or b""
-        S.write(b"message <" + S.c_string(data) + b">\n")
+        common.write(b"message <" + common.c_string(data) + b">\n")
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from qmlite.pcf import constants as C
 
-from . import common as S
+from . import common
 from . import triggered
 
 NAME = "AMQSINQA"
@@ -27,4 +27,4 @@ def main(args: list[str], client: bool) -> int:
     return triggered.main(NAME, args, client, inquire, C.MQOO_INQUIRE, convert=True)
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

@@ -10,24 +10,24 @@ from __future__ import annotations
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQCHARV, MQOD
 
-from . import common as S
+from . import common
 from .amqsget import open_or_say
 
 NAME = "AMQSPUBA"
 
 
 def main(args: list[str], client: bool) -> int:
-    if not S.started(NAME, args, "topic string"):
+    if not common.started(NAME, args, "topic string"):
         return 99
-    pmo_options = S.option(args, 2, "publish options are", C.MQPMO_FAIL_IF_QUIESCING | C.MQPMO_NO_SYNCPOINT)
-    qm = S.connect_sample(args, client, "amqspub")
-    S.say(f"target topic is {args[0]}")
+    pmo_options = common.option(args, 2, "publish options are", C.MQPMO_FAIL_IF_QUIESCING | C.MQPMO_NO_SYNCPOINT)
+    qm = common.connect_sample(args, client, "amqspub")
+    common.say(f"target topic is {args[0]}")
     od = MQOD(Version=C.MQOD_VERSION_4, ObjectType=C.MQOT_TOPIC, ObjectString=MQCHARV(args[0]))
     hobj = open_or_say(qm, od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING, "unable to open topic for publish")
     if hobj is not None:
-        S.put_lines(qm, hobj, pmo_options, 100)
-        S.close(qm, hobj)
-    return S.end(qm, NAME)
+        common.put_lines(qm, hobj, pmo_options, 100)
+        common.close(qm, hobj)
+    return common.end(qm, NAME)
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

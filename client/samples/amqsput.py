@@ -13,35 +13,35 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQOD
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 
 NAME = "AMQSPUT0"
 
 
 def main(args: list[str], client: bool) -> int:
-    if not S.started(NAME, args, "queue name"):
+    if not common.started(NAME, args, "queue name"):
         return 99
-    qm = S.connect_sample(args, client, "amqsput")
+    qm = common.connect_sample(args, client, "amqsput")
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
-    S.say(f"target queue is {od.ObjectName}")
+    common.say(f"target queue is {od.ObjectName}")
     if len(args) > 4:
         od.ObjectQMgrName = args[4][:C.MQ_Q_MGR_NAME_LENGTH]
-        S.say(f"target queue manager is {od.ObjectQMgrName}")
+        common.say(f"target queue manager is {od.ObjectQMgrName}")
     if len(args) > 5:
         od.DynamicQName = args[5][:C.MQ_Q_NAME_LENGTH]
-        S.say(f"dynamic queue name is {od.DynamicQName}")
-    options = S.option(args, 2, "open  options are", C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+        common.say(f"dynamic queue name is {od.DynamicQName}")
+    options = common.option(args, 2, "open  options are", C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
     hobj: Optional[int] = None
     try:
         hobj, _ = qm.open(od, options)
     except MQIError as exc:
-        S.say(f"MQOPEN ended with reason code {exc.reason}")
+        common.say(f"MQOPEN ended with reason code {exc.reason}")
         if exc.comp == C.MQCC_FAILED:
-            S.say("unable to open queue for output")
+            common.say("unable to open queue for output")
     if hobj is not None:
-        S.put_lines(qm, hobj, C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING, 65535)
-        S.close_as_asked(qm, hobj, args, 3)
-    return S.end(qm, NAME)
+        common.put_lines(qm, hobj, C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING, 65535)
+        common.close_as_asked(qm, hobj, args, 3)
+    return common.end(qm, NAME)
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

@@ -15,7 +15,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 
 NAME = "AMQSREQ0"
 REPLY_MODEL = "SYSTEM.SAMPLE.REPLY"
@@ -24,16 +24,16 @@ REPLY_BUFFER = 64
 
 
 def main(args: list[str], client: bool) -> int:
-    if not S.started(NAME, args, "queue name"):
+    if not common.started(NAME, args, "queue name"):
         return 99
-    qm = S.connect_sample(args, client, "amqsreq", verb="MQCONN")
+    qm = common.connect_sample(args, client, "amqsreq", verb="MQCONN")
     od = MQOD(ObjectName=args[0][:C.MQ_Q_NAME_LENGTH])
-    S.say(f"server queue is {od.ObjectName}")
+    common.say(f"server queue is {od.ObjectName}")
     try:
         hobj, _ = qm.open(od, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
     except MQIError as exc:
-        S.say(f"MQOPEN ended with reason code {exc.reason}")
-        S.say("unable to open server queue for output")
+        common.say(f"MQOPEN ended with reason code {exc.reason}")
+        common.say("unable to open server queue for output")
         return exc.reason  # IBM's exit(Reason)
     if len(args) > 2:
         odr = MQOD(ObjectName=args[2][:C.MQ_Q_NAME_LENGTH])
@@ -44,28 +44,28 @@ def main(args: list[str], client: bool) -> int:
     try:
         hreply, returned = qm.open(odr, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
         reply_q = returned.ObjectName or odr.ObjectName
-        S.say(f"replies to {reply_q}")
+        common.say(f"replies to {reply_q}")
     except MQIError as exc:
-        S.say(f"MQOPEN ended with reason code {exc.reason}")
-        S.say("unable to open reply queue")
+        common.say(f"MQOPEN ended with reason code {exc.reason}")
+        common.say("unable to open reply queue")
     if hreply is not None:
         send_requests(qm, hobj, reply_q)
         read_replies(qm, hreply)
     try:
         qm.close(hobj)
     except MQIError as exc:
-        S.say(f"MQCLOSE (server) ended with reason code {exc.reason}")
+        common.say(f"MQCLOSE (server) ended with reason code {exc.reason}")
     if hreply is not None:
-        S.close(qm, hreply, C.MQCO_NONE if len(args) > 2 else C.MQCO_DELETE, "MQCLOSE (reply)")
-    return S.end(qm, NAME)
+        common.close(qm, hreply, C.MQCO_NONE if len(args) > 2 else C.MQCO_DELETE, "MQCLOSE (reply)")
+    return common.end(qm, NAME)
 
 
 def send_requests(qm, hobj: int, reply_q: str) -> None:
     md = MQMD(MsgType=C.MQMT_REQUEST, Report=C.MQRO_EXCEPTION_WITH_DATA, ReplyToQ=reply_q,
-              Format=C.MQFMT_STRING, CodedCharSetId=S.client_ccsid())
+              Format=C.MQFMT_STRING, CodedCharSetId=common.client_ccsid())
     pmo = MQPMO(Options=C.MQPMO_NEW_MSG_ID | C.MQPMO_NO_SYNCPOINT)
     while True:
-        line = S.fgets(99)
+        line = common.fgets(99)
         # IBM's sample drops the line's last character, taken to be its newline
         request = line[:-1] if line else b""
         if not request:
@@ -73,7 +73,7 @@ def send_requests(qm, hobj: int, reply_q: str) -> None:
         try:
             qm.put(hobj, md, pmo, request)
         except MQIError as exc:
-            S.say(f"MQPUT ended with reason code {exc.reason}")
+            common.say(f"MQPUT ended with reason code {exc.reason}")
             if exc.comp == C.MQCC_FAILED:
                 return
 
@@ -90,14 +90,14 @@ def read_replies(qm, hreply: int) -> None:
             reason, comp, got, data = exc.reason, exc.comp, exc.md, exc.data or b""
         gmo.WaitInterval = NEXT_WAIT_MS
         if reason == C.MQRC_NO_MSG_AVAILABLE:
-            S.say("no more replies")
+            common.say("no more replies")
         elif reason != C.MQRC_NONE:
-            S.say(f"MQGET ended with reason code {reason}")
+            common.say(f"MQGET ended with reason code {reason}")
         if comp == C.MQCC_FAILED:
             return
-        S.write(b"response <" + S.c_string(data[:REPLY_BUFFER]) + b">\n")
+        common.write(b"response <" + common.c_string(data[:REPLY_BUFFER]) + b">\n")
         if got is not None and got.MsgType == C.MQMT_REPORT:
-            S.say(f"  report with feedback = {got.Feedback}")
+            common.say(f"  report with feedback = {got.Feedback}")
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from qmlite.pcf import constants as C
 
-from . import common as S
+from . import common
 from . import triggered
 
 NAME = "AMQSSETA"
@@ -24,4 +24,4 @@ def main(args: list[str], client: bool) -> int:
     return triggered.main(NAME, args, client, inhibit_put, C.MQOO_SET, convert=False)
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

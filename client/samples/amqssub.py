@@ -13,7 +13,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQSD
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 from .amqsget import get_loop
 
 NAME = "AMQSSUBA"
@@ -22,10 +22,10 @@ BUFFER = 1023
 
 
 def main(args: list[str], client: bool) -> int:
-    if not S.started(NAME, args, "topic string"):
+    if not common.started(NAME, args, "topic string"):
         return 99
-    qm = S.connect_sample(args, client, "amqssub")
-    options = S.option(args, 2, "MQSUB SD.Options are",
+    qm = common.connect_sample(args, client, "amqssub")
+    options = common.option(args, 2, "MQSUB SD.Options are",
                        C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_FAIL_IF_QUIESCING | C.MQSO_MANAGED)
     sd = MQSD(Options=options, ObjectString=MQCHARV(args[0]))
     handles: Optional[tuple[int, int]] = None
@@ -33,17 +33,17 @@ def main(args: list[str], client: bool) -> int:
         hsub, hobj, _sd = qm.sub(sd)
         handles = hsub, hobj
     except MQIError as exc:
-        S.say(f"MQSUB ended with reason code {exc.reason}")
+        common.say(f"MQSUB ended with reason code {exc.reason}")
         if exc.comp == C.MQCC_FAILED:
-            S.say("unable to subscribe to topic")
+            common.say("unable to subscribe to topic")
     if handles is not None:
         hsub, hobj = handles
         gmo = MQGMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT | C.MQGMO_NO_PROPERTIES,
                     WaitInterval=WAIT_MS)
         get_loop(qm, hobj, gmo, BUFFER, announce=f"Calling MQGET : {WAIT_MS // 1000} seconds wait time")
-        S.close(qm, hsub)
-        S.close(qm, hobj)
-    return S.end(qm, NAME)
+        common.close(qm, hsub)
+        common.close(qm, hobj)
+    return common.end(qm, NAME)
 
 
-local, client = S.entry_points(main)
+local, client = common.entry_points(main)

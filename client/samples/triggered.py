@@ -16,7 +16,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
 
 from ..errors import MQIError
-from . import common as S
+from . import common
 
 WAIT_MS = 5000  # IBM's: "5 second limit for waiting"
 BUFFER = 99
@@ -41,22 +41,22 @@ def trigger_target(arg: str, rest: list[str]) -> Optional[tuple[str, str]]:
 
 
 def main(name: str, args: list[str], client: bool, action: Action, open_options: int, convert: bool) -> int:
-    S.say(f"Sample {name} start")
+    common.say(f"Sample {name} start")
     if not args:
-        S.say("Missing parameter - start program by MQI trigger")
+        common.say("Missing parameter - start program by MQI trigger")
         return 99
     target = trigger_target(args[0], args[1:])
     if target is None:
-        S.say("Parameter supplied is not a trigger message")
-        S.say("This program must be started by MQI trigger")
+        common.say("Parameter supplied is not a trigger message")
+        common.say("This program must be started by MQI trigger")
         return 2
     qname, qmgr = target
-    qm = S.connect(qmgr, client=client, appl_name=name.lower()[:7] + ("c" if client else ""), verb="MQCONN")
+    qm = common.connect(qmgr, client=client, appl_name=name.lower()[:7] + ("c" if client else ""), verb="MQCONN")
     try:
         hobj, _ = qm.open(MQOD(ObjectName=qname), C.MQOO_INPUT_SHARED | C.MQOO_FAIL_IF_QUIESCING)
     except MQIError as exc:
-        S.say(f"MQOPEN (input) ended with reason code {exc.reason}")
-        S.disconnect(qm)
+        common.say(f"MQOPEN (input) ended with reason code {exc.reason}")
+        common.disconnect(qm)
         return exc.reason
     options = C.MQGMO_ACCEPT_TRUNCATED_MSG | C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT
     gmo = MQGMO(Options=options | (C.MQGMO_CONVERT if convert else 0), WaitInterval=WAIT_MS)
@@ -64,17 +64,17 @@ def main(name: str, args: list[str], client: bool, action: Action, open_options:
         try:
             md, _gmo, data = qm.get(hobj, MQMD(), gmo, BUFFER)
         except MQIError as exc:
-            S.say(f"MQGET ended with reason code {exc.reason}")
+            common.say(f"MQGET ended with reason code {exc.reason}")
             break
-        request = S.c_string(data)
-        S.write(request + b"\n")
+        request = common.c_string(data)
+        common.write(request + b"\n")
         if md.MsgType != C.MQMT_REQUEST:
-            S.say("  -- not a request and discarded")
+            common.say("  -- not a request and discarded")
             continue
         if not serve(qm, md, request, action, open_options):
             break
-    S.close(qm, hobj)
-    return S.end(qm, name)
+    common.close(qm, hobj)
+    return common.end(qm, name)
 
 
 def serve(qm, md: MQMD, request: bytes, action: Action, open_options: int) -> bool:
@@ -108,6 +108,6 @@ def serve(qm, md: MQMD, request: bytes, action: Action, open_options: int) -> bo
         qm.put1(MQOD(ObjectName=md.ReplyToQ, ObjectQMgrName=md.ReplyToQMgr), reply,
                 MQPMO(Options=C.MQPMO_NO_SYNCPOINT), body)
     except MQIError as exc:
-        S.say(f"MQPUT1 ended with reason code {exc.reason}")
+        common.say(f"MQPUT1 ended with reason code {exc.reason}")
         return exc.comp != C.MQCC_FAILED
     return True

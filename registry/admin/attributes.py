@@ -35,7 +35,8 @@ class Attr:
     always: bool = False
     # The PCF structure for an object's value, built once per attribute: an Inquire of 10,000 queues
     # renders 500,000 values, so no per-value dispatch on the kind.
-    make: Callable[[object], object] = dataclasses.field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    make: Callable[[object], object] = dataclasses.field(default=None, compare=False,
+                                                         repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "make", _maker(self.id, self.kind, self.get, self.pad))

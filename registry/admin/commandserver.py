@@ -3,8 +3,8 @@
 A batch of requests is executed together and every response is put once the batch's effects are
 durable (docs/reference/pcf.md sections 1, 2 and 5): ``run_batch`` executes and returns the responses, the caller
 makes the journal durable and calls ``deliver``.  The responses also carry the journal position of
-those effects, so even a caller that delivers at once never lets anyone read one early.  Reply MsgId and CorrelId follow the request's
-report options; MQRO_PASS_DISCARD_AND_EXPIRY passes on the remaining expiry and MQRO_DISCARD_MSG.
+those effects, so even a caller that delivers at once never lets anyone read one early.  Reply MsgId and CorrelId follow
+the request's report options; MQRO_PASS_DISCARD_AND_EXPIRY passes on the remaining expiry and MQRO_DISCARD_MSG.
 A request that is not a request (a datagram) or has no ReplyToQ goes to the dead-letter queue; a
 request whose Format is not MQADMIN is answered MQRCCF_MD_FORMAT_ERROR.
 """

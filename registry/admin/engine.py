@@ -33,7 +33,8 @@ class Requester:
 
     user: str = "mqm"
     connection_id: bytes = bytes(24)
-    admin: bool = True  # in mqm: no authority check (False: registry/security/commandauthority.py checks the user's records)
+    # in mqm: no authority check (False: registry/security/commandauthority.py checks the user's records)
+    admin: bool = True
     # For configuration and command events (registry/monitoring/events.py): how the command came
     # (IBM's EventOrigin: MQEVO_CONSOLE for runmqsc and start-up files, MQEVO_MSG for the command
     # server, MQEVO_REST), the command message's MQMD (its context goes into the events), and
@@ -131,7 +132,8 @@ class Engine:
                 reason = C.MQRC_FUNCTION_NOT_SUPPORTED if command in _KNOWN_COMMANDS else C.MQRCCF_CFH_COMMAND_ERROR
                 raise CommandError(reason)
             self.registry.expire_subscriptions()
-            if not requester.admin:  # a user outside mqm: the command server says so (registry/security/commandauthority.py)
+            # a user outside mqm: the command server says so (registry/security/commandauthority.py)
+            if not requester.admin:
                 try:
                     commandauthority.check(self.registry, requester.user, command, request)
                 except CommandError as err:
@@ -143,7 +145,8 @@ class Engine:
             qmgr = self.registry.qmgr
             pending = None
             if self.qm is not None and (qmgr.configuration_event == E.ENABLED or command == C.MQCMD_CHANGE_Q_MGR):
-                from qmlite.registry.monitoring import configevents  # CONFIGEV on, or ALTER QMGR (docs/decisions.md ST11)
+                # CONFIGEV on, or ALTER QMGR (docs/decisions.md ST11)
+                from qmlite.registry.monitoring import configevents
 
                 pending = configevents.before(self, command, request)
             command_event = qmgr.command_event

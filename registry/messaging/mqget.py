@@ -116,7 +116,8 @@ class GetPath:
         comp = reason = 0
         if full > buffer_length:
             comp = C.MQCC_WARNING
-            reason = C.MQRC_TRUNCATED_MSG_ACCEPTED if options & C.MQGMO_ACCEPT_TRUNCATED_MSG else C.MQRC_TRUNCATED_MSG_FAILED
+            reason = (C.MQRC_TRUNCATED_MSG_ACCEPTED if options & C.MQGMO_ACCEPT_TRUNCATED_MSG
+                      else C.MQRC_TRUNCATED_MSG_FAILED)
             data = data[:buffer_length]
         durable_after = msg.durable_after
         stats = handle.stats  # the queue's counters (through this connection's accounting when it has any)

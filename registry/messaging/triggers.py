@@ -54,7 +54,8 @@ def trigger_for(registry, queue: Queue, md: S.MQMD, depth_before: int, now: floa
         return None
     process = registry.processes.get(queue.process_name)
     initq = registry.queues.get(queue.initiation_q)
-    if process is None or initq is None or initq.qtype != C.MQQT_LOCAL or not registry.messages.open_counts(initq.name)[0]:
+    if process is None or initq is None or initq.qtype != C.MQQT_LOCAL \
+            or not registry.messages.open_counts(initq.name)[0]:
         return None
     body = S.MQTM(QName=queue.name, ProcessName=process.name, TriggerData=queue.trigger_data,
                   ApplType=process.appl_type, ApplId=process.appl_id, EnvData=process.env_data,

@@ -47,7 +47,8 @@ class MQIStats(_Counters):
                  "subrqs", "subrq_fails",
                  # for the statistics messages (registry/monitoring/statistics.py): MQDISC vs ended connections,
                  # MQCLOSE of subscriptions, MQPUT1 to topics, publications' persistence
-                 "conns_max", "discs_implicit", "unsubs_dur", "unsubs_ndur", "unsub_fails", "topic_put1_np", "topic_put1_p",
+                 "conns_max", "discs_implicit", "unsubs_dur", "unsubs_ndur", "unsub_fails", "topic_put1_np",
+                 "topic_put1_p",
                  "topic_put1_fails", "published_p", "published_bytes_p")
 
 

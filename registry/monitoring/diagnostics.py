@@ -21,7 +21,7 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.monitoring.errorlog import consolelog as CON
 from qmlite.registry.monitoring.errorlog import amqmessages as AMQ
-from qmlite.registry.monitoring.errorlog import writer as W
+from qmlite.registry.monitoring.errorlog import writer
 from qmlite.registry.security import refusals as RF
 from qmlite.registry.security import vocab as A
 
@@ -54,22 +54,22 @@ class Diagnostics:
     def __init__(self, registry) -> None:
         self.registry = registry
         self.refusals = RF.Refusals()
-        self.log: W.ErrorLog | None = None  # set by the server (its data directory and ErrorLogSize)
+        self.log: writer.ErrorLog | None = None  # set by the server (its data directory and ErrorLogSize)
         self._chlauth_refused: tuple | None = None  # (channel, address) of the CHLAUTH refusal just written
 
     @property
     def qmgr(self) -> str:
         return self.registry.qmgr.name
 
-    def open_log(self, directory: pathlib.Path, *, max_bytes: int = W.DEFAULT_SIZE) -> W.ErrorLog:
-        self.log = W.ErrorLog(directory, max_bytes=max_bytes)
+    def open_log(self, directory: pathlib.Path, *, max_bytes: int = writer.DEFAULT_SIZE) -> writer.ErrorLog:
+        self.log = writer.ErrorLog(directory, max_bytes=max_bytes)
         return self.log
 
     # ---- writing ------------------------------------------------------------------------------------
-    def write(self, number: str, *, remote_host: str = "", **inserts) -> W.Entry:
+    def write(self, number: str, *, remote_host: str = "", **inserts) -> writer.Entry:
         """Write IBM's message ``number`` with its inserts (a1, a2, c1-c3) to the error log, and mirror it
         to the console when ``qmlite serve`` installed one."""
-        entry = W.Entry(AMQ.get(number), time.time(), self.qmgr, inserts, remote_host, W.thread_number())
+        entry = writer.Entry(AMQ.get(number), time.time(), self.qmgr, inserts, remote_host, writer.thread_number())
         log = self.log
         if log is not None:
             record = log.write(entry)
@@ -78,9 +78,9 @@ class Diagnostics:
                 out.entry(record)
         return entry
 
-    def _refuse(self, kind: str, reason: int, entry: W.Entry | None, *, detail: str = "", **fields) -> RF.Refusal:
+    def _refuse(self, kind: str, reason: int, entry: writer.Entry | None, *, detail: str = "", **fields) -> RF.Refusal:
         """Keep a refusal; its detail is the error log's message when one was written."""
-        return self.refusals.add(time=W.utc_stamp(time.time()), kind=kind, reason=reason,
+        return self.refusals.add(time=writer.utc_stamp(time.time()), kind=kind, reason=reason,
                                  reason_name=C.describe("MQRC", reason),
                                  message_id=entry.number if entry is not None else "",
                                  detail=entry.text() if entry is not None else detail, **fields)
@@ -89,7 +89,7 @@ class Diagnostics:
     def started(self) -> None:
         """The queue manager is running: AMQ8003I, its listener's AMQ5026I (the default queue manager's,
         which owns the port), then AMQ5806I -- the order IBM's container prints them (EL5)."""
-        self.write("AMQ8003I", c1=self.qmgr, c2="V" + W.VRMF)
+        self.write("AMQ8003I", c1=self.qmgr, c2="V" + writer.VRMF)
         running = self.registry.running
         if running.served_listener:
             self.write("AMQ5026I", a1=running.served_pid or os.getpid(), c1=running.served_listener)

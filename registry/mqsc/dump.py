@@ -343,9 +343,9 @@ def _topic_strings(inquire: Inquire) -> dict[str, str]:
 
 def _default_name(obj: _Object) -> str | None:
     if obj.noun == "CHANNEL":
-        from qmlite.registry.objects import channels as CH
+        from qmlite.registry.objects import channels as M
 
-        return {word: CH.DEFAULT_OF[t] for word, t in K.CHL_TYPES.items() if t in CH.DEFAULT_OF}.get(obj.kind)
+        return {word: M.DEFAULT_OF[t] for word, t in K.CHL_TYPES.items() if t in M.DEFAULT_OF}.get(obj.kind)
     if obj.noun == "AUTHINFO":
         return None
     return _DEFAULT_OF.get(obj.kind)

@@ -11,7 +11,8 @@ from qmlite.pcf import constants as C
 
 SYNTAX_ERROR = "AMQ8405I: Syntax error detected at or near end of command segment below:-"
 
-_NOT_FOUND = frozenset({C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_NO_SUBSCRIPTION, C.MQRCCF_UNKNOWN_OBJECT_NAME, C.MQRCCF_NONE_FOUND,
+_NOT_FOUND = frozenset({C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_NO_SUBSCRIPTION, C.MQRCCF_UNKNOWN_OBJECT_NAME,
+                        C.MQRCCF_NONE_FOUND,
                         C.MQRCCF_CHANNEL_NOT_FOUND, 
                         C.MQRCCF_CHL_STATUS_NOT_FOUND,
                         C.MQRCCF_LSTR_STATUS_NOT_FOUND, C.MQRCCF_SERV_STATUS_NOT_FOUND,

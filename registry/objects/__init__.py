@@ -1,1 +1,2 @@
-"""What the queue manager administers: object definitions, their defaults, identifiers, and the instances running now."""
+"""What the queue manager administers: object definitions, their defaults, identifiers, and the instances running
+now."""

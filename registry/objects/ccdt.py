@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from qmlite.pcf import ccdt
 
-from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects import channels as M
 
 TEMPLATES = frozenset({"SYSTEM.DEF.SVRCONN", "SYSTEM.AUTO.SVRCONN"})
 
@@ -23,10 +23,10 @@ class UnknownChannel(LookupError):
     """A channel asked for by name is not a server-connection channel of this queue manager."""
 
 
-def client_channels(defined: Iterable[CH.Channel], *, qmgr_name: str, host: str, port: int,
+def client_channels(defined: Iterable[M.Channel], *, qmgr_name: str, host: str, port: int,
                     names: Iterable[str] = ()) -> list[ccdt.ClientChannel]:
     """The CCDT entries for ``defined`` (the queue manager's channels), by channel name."""
-    svrconn = {ch.name: ch for ch in defined if ch.channel_type == CH.SVRCONN}
+    svrconn = {ch.name: ch for ch in defined if ch.channel_type == M.SVRCONN}
     wanted = [n.strip() for n in names if n.strip()]
     if wanted:
         missing = [n for n in wanted if n not in svrconn]
@@ -38,7 +38,7 @@ def client_channels(defined: Iterable[CH.Channel], *, qmgr_name: str, host: str,
     return [entry_for(ch, qmgr_name=qmgr_name, host=host, port=port) for ch in chosen]
 
 
-def entry_for(ch: CH.Channel, *, qmgr_name: str, host: str, port: int) -> ccdt.ClientChannel:
+def entry_for(ch: M.Channel, *, qmgr_name: str, host: str, port: int) -> ccdt.ClientChannel:
     # A client-connection channel takes no ANY compression (a receiving end's value): it is left out.
     header = tuple(v for v in ch.header_compression if v in ccdt.HEADER_COMPRESSION.values()) or (0,)
     message = tuple(v for v in ch.message_compression if v in ccdt.MESSAGE_COMPRESSION.values()) or (0,)
@@ -49,5 +49,5 @@ def entry_for(ch: CH.Channel, *, qmgr_name: str, host: str, port: int) -> ccdt.C
         header_compression=header, message_compression=message, cipher_spec=ch.ssl_cipher_spec.strip())
 
 
-def render(defined: Iterable[CH.Channel], **kwargs) -> str:
+def render(defined: Iterable[M.Channel], **kwargs) -> str:
     return ccdt.render(client_channels(defined, **kwargs))

@@ -29,7 +29,8 @@ MQTT = C.MQCHT_MQTT
 MQ_TYPES = (SDR, SVR, RCVR, RQSTR, CLNTCONN, SVRCONN, CLUSRCVR, CLUSSDR)
 TYPES = MQ_TYPES + (MQTT,)
 MESSAGE = frozenset({SDR, SVR, RCVR, RQSTR, CLUSSDR, CLUSRCVR})  # message channels
-SENDING = frozenset({SDR, SVR, CLUSSDR, CLUSRCVR})  # the sending end of a message channel (and CLUSRCVR, which defines it)
+# the sending end of a message channel (and CLUSRCVR, which defines it)
+SENDING = frozenset({SDR, SVR, CLUSSDR, CLUSRCVR})
 MQ_CHANNELS = frozenset(MQ_TYPES)  # what an MQ (not a telemetry) channel has: DESCR, exits, HBINT ...
 ALL = frozenset(TYPES)
 # A telemetry channel's PROTOCOL when none is given: all three (IBM's DEFINE CHANNEL (MQTT)).

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from qmlite.pcf import constants as C
 
-from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import generic
 from qmlite.registry.objects.definitions import Queue
 
@@ -82,7 +82,7 @@ def repositories(registry) -> tuple[str, ...]:
 
 
 def cluster_channels(registry, channel_type: int) -> list:
-    return sorted((ch for ch in registry.objects(CH.KIND).values() if ch.channel_type == channel_type),
+    return sorted((ch for ch in registry.objects(M.KIND).values() if ch.channel_type == channel_type),
                   key=lambda ch: ch.name)
 
 
@@ -96,7 +96,7 @@ class ClusterQMgr:
 
     name: str
     cluster: str
-    channel: object  # the cluster channel (registry/objects/channels.Channel) it is known through
+    channel: object  # the cluster channel (registry/objects/channels.py ``Channel``) it is known through
     definition_type: int
     qmgr_type: int
     qmid: str
@@ -112,7 +112,7 @@ def members(registry, version: str) -> list[ClusterQMgr]:
     qm = registry.qmgr
     repos = set(repositories(registry))
     rows: list[ClusterQMgr] = []
-    receivers = cluster_channels(registry, CH.CLUSRCVR)
+    receivers = cluster_channels(registry, M.CLUSRCVR)
     clusters: set[str] = set(repos)
     for ch in receivers:
         clusters.update(names_of(registry, ch.cluster_name, ch.cluster_namelist))
@@ -121,11 +121,11 @@ def members(registry, version: str) -> list[ClusterQMgr]:
         qmtype = MQQMT_REPOSITORY if cluster in repos else MQQMT_NORMAL
         suspend = MQSUS_YES if suspended(registry, cluster) else MQSUS_NO
         for ch in own or [None]:
-            channel = ch if ch is not None else CH.new("", CH.CLUSRCVR)
+            channel = ch if ch is not None else M.new("", M.CLUSRCVR)
             since = ch.altered if ch is not None else qm.altered
             rows.append(ClusterQMgr(qm.name, cluster, channel, MQQMDT_CLUSTER_RECEIVER, qmtype, qm.identifier,
                                     suspend, since, version, True))
-    for ch in cluster_channels(registry, CH.CLUSSDR):
+    for ch in cluster_channels(registry, M.CLUSSDR):
         for cluster in names_of(registry, ch.cluster_name, ch.cluster_namelist):
             # A hand-defined cluster-sender is taken to point at a full repository (IBM: a partial
             # repository finds its full repositories through its manually defined CLUSSDRs).

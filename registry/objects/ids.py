@@ -1,4 +1,5 @@
-"""Identifiers in the formats a real queue manager uses (docs/reference/pcf.md section 10, docs/reference/fap.md sections 11.3, 15.4).
+"""Identifiers in the formats a real queue manager uses (docs/reference/pcf.md section 10, docs/reference/fap.md
+sections 11.3, 15.4).
 
 SubId and MsgId: ``AMQ `` + queue-manager name blank-padded to 12 + 8 bytes; ConnectionId the same
 with ``AMQC``.  The 8 bytes are a 4-byte little-endian start time and a 4-byte little-endian counter,

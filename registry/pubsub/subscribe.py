@@ -213,7 +213,8 @@ def _create(qm: QueueManager, session: Session, sd: S.MQSD, hobj: int, durable: 
         dest_name = _provided_queue(session, hobj)
         dest_hobj = hobj
     sub = Subscription(
-        name=sd.SubName.VSString or "", sub_id=sub_id, topic_object=sd.ObjectName, topic_string=sd.ObjectString.VSString,
+        name=sd.SubName.VSString or "", sub_id=sub_id, topic_object=sd.ObjectName,
+        topic_string=sd.ObjectString.VSString,
         resolved_topic=string, destination=dest_name, destination_qmgr=reg.qmgr.name,
         destination_class=C.MQDC_MANAGED if opts & C.MQSO_MANAGED else C.MQDC_PROVIDED,
         destination_correl_id=correl, expiry=sd.SubExpiry,
@@ -246,7 +247,8 @@ _KEPT_OPTIONS = (C.MQSO_GROUP_SUB | C.MQSO_SET_IDENTITY_CONTEXT | C.MQSO_NEW_PUB
 def _check_sd_fields(sd: S.MQSD) -> None:
     if sd.SubExpiry == 0 or sd.SubExpiry < C.MQEI_UNLIMITED:
         raise MQIError(C.MQRC_EXPIRY_ERROR)
-    if sd.PubPriority not in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF) and not 0 <= sd.PubPriority <= 9:
+    if sd.PubPriority not in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF) \
+            and not 0 <= sd.PubPriority <= 9:
         raise MQIError(C.MQRC_PRIORITY_ERROR)
 
 

@@ -191,7 +191,8 @@ _TOPIC_ATTR_CACHE = 65_536
 
 
 class Registry:
-    def __init__(self, store: Store | ReadOnlyStore, qmgr: QueueManager, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: Store | ReadOnlyStore, qmgr: QueueManager, *,
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.qmgr = qmgr
         self.clock = clock

@@ -115,7 +115,8 @@ MIGRATIONS.append([  # 3: persistent messages (non-persistent ones are never wri
     " msg_id BLOB NOT NULL, correl_id BLOB NOT NULL, put_time REAL NOT NULL, expires_at REAL,"
     " md BLOB NOT NULL, data BLOB NOT NULL)",
 ])
-_QUEUE_COLUMNS_4 = (  # (column, declaration) appended to queues by schema 4: the defaults of objects/definitions.py Queue
+# (column, declaration) appended to queues by schema 4: the defaults of registry/objects/definitions.py ``Queue``
+_QUEUE_COLUMNS_4 = (
     ("backout_threshold", "INTEGER NOT NULL DEFAULT 0"),
     ("backout_requeue_q", "TEXT NOT NULL DEFAULT ''"),
     ("harden_get_backout", "INTEGER NOT NULL DEFAULT 0"),  # MQQA_BACKOUT_NOT_HARDENED

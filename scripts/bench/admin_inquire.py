@@ -5,8 +5,8 @@ of Inquire Queue Status('*', HANDLE) with 1,000 open handles (issue 11).
 Setup: ``--queues`` local queues BENCH.Q.00000 ... are written into a fresh data directory through the
 registry itself (faster than 10,000 Create Queue commands, and the same rows), then one ``qmlite
 serve`` process (port 0) starts on it.  The clients' reply queues come from SYSTEM.DEFAULT.MODEL.QUEUE
-as it is (MaxQDepth 5,000): the command server's answers are not cut short by it.  ``--handles`` handles are opened with our async client,
-MQOO_INPUT_SHARED on BENCH.Q.00000 ... one per queue, spread over connections of at most 250 handles
+as it is (MaxQDepth 5,000): the command server's answers are not cut short by it.  ``--handles`` handles are opened with
+our async client, MQOO_INPUT_SHARED on BENCH.Q.00000 ... one per queue, spread over connections of at most 250 handles
 (MaxHandles is 256) and held open for the whole run.
 
 Measured, each ``--repeat`` times, by two clients:
@@ -86,7 +86,8 @@ def commands():
     from qmlite.pcf import pcf as P
 
     return {
-        "Inquire Queue(*)": (C.MQCMD_INQUIRE_Q, [P.CFST(C.MQCA_Q_NAME, "*"), P.CFIL(C.MQIACF_Q_ATTRS, (C.MQIACF_ALL,))]),
+        "Inquire Queue(*)": (C.MQCMD_INQUIRE_Q,
+                             [P.CFST(C.MQCA_Q_NAME, "*"), P.CFIL(C.MQIACF_Q_ATTRS, (C.MQIACF_ALL,))]),
         "Inquire Queue Status(*) HANDLE": (C.MQCMD_INQUIRE_Q_STATUS, [
             P.CFST(C.MQCA_Q_NAME, "*"), P.CFIN(C.MQIACF_Q_STATUS_TYPE, C.MQIACF_Q_HANDLE)]),
     }

@@ -17,8 +17,8 @@ import sys
 
 # Two echo bounds whose bytes per round trip are within this factor of each other are "near-equal".
 # Below one loopback segment (TCP_MAXSEG 32,741 bytes on this machine's lo) a round trip's time is
-# syscalls and wake-ups; copying a few hundred bytes more is nanoseconds.  MQPUT's 696 -> 596 and MQGET's 532 -> 632 bytes
-# (1,292 and 1,164 a round trip, 1.11x) are near-equal.
+# syscalls and wake-ups; copying a few hundred bytes more is nanoseconds.  MQPUT's 696 -> 596 and
+# MQGET's 532 -> 632 bytes (1,292 and 1,164 a round trip, 1.11x) are near-equal.
 NEAR_EQUAL_BYTES = 1.25
 # ... and their round trips a second may differ by at most this factor.  ibmmq_mqi.py's echo times
 # every call in one loop, so all see the same scheduler state: on the shared 2-core machine (load

@@ -490,7 +490,8 @@ def run(args) -> dict:
                             + [{"cmd": "raw_open", "port": bare.port, "count": 0, "concurrency": 1}] * (args.procs - 1))
                 workers.ask([{"cmd": "raw_close"}] * args.procs)
                 bare0 = bare.status_kib("VmRSS")
-                answers, _ = workers.ask([{"cmd": "raw_open", "port": bare.port, "count": c, "concurrency": args.concurrency}
+                answers, _ = workers.ask([{"cmd": "raw_open", "port": bare.port, "count": c,
+                                           "concurrency": args.concurrency}
                                           for c in shares(n, args.procs)])
                 bare_held = _sum(answers, "opened")
                 bare1 = bare.status_kib("VmRSS")
@@ -503,8 +504,9 @@ def run(args) -> dict:
                   f"{res['bare_kib_per_conn']:.1f} KiB each", file=sys.stderr, flush=True)
 
         # 1. calibration: a few connections, nothing else held
-        answers, wall, spent, _ = phase("calibration open", [{"cmd": "open", "count": c, "concurrency": args.concurrency}
-                                                             for c in small_shares])
+        answers, wall, spent, _ = phase("calibration open",
+                                        [{"cmd": "open", "count": c, "concurrency": args.concurrency}
+                                         for c in small_shares])
         small_opened = _sum(answers, "opened")
         res["small_cpu_ms_per_conn"] = spent / max(1, small_opened) * 1000
         res["small_connect_s"] = wall
@@ -586,7 +588,8 @@ def _allocation_report(before, held, reached: int, top: int) -> list[dict]:
         by_line[where] += stat.size_diff
         counts[where] += stat.count_diff
     total = sum(by_line.values())
-    rows = [{"where": where, "bytes_per_conn": size / max(1, reached), "blocks_per_conn": counts[where] / max(1, reached)}
+    rows = [{"where": where, "bytes_per_conn": size / max(1, reached),
+             "blocks_per_conn": counts[where] / max(1, reached)}
             for where, size in by_line.most_common(top)]
     rows.append({"where": "TOTAL (tracemalloc)", "bytes_per_conn": total / max(1, reached),
                  "blocks_per_conn": sum(counts.values()) / max(1, reached)})
@@ -595,7 +598,8 @@ def _allocation_report(before, held, reached: int, top: int) -> list[dict]:
 
 def _is_qmlite(filename: str) -> bool:
     parts = pathlib.Path(filename).parts
-    return any(p in parts for p in ("server", "registry", "pcf", "keys", "client", "qmlite")) and "site-packages" not in parts \
+    return any(p in parts
+               for p in ("server", "registry", "pcf", "keys", "client", "qmlite")) and "site-packages" not in parts \
         and "bench" not in parts
 
 
@@ -617,21 +621,28 @@ def report(res: dict) -> None:
           f"refused/failed: {res['connect_errors'] or 'none'}; wrong answers: {res['connect_wrong']}")
     print(f"client time to connect all: {res['connect_all_s']:.2f} s ({res['connect_rate']:,.0f} connections/s, "
           f"each: ID exchange, CONAUTH, MQCONN, MQOPEN, a put and a get)")
-    print(f"server RSS: {res['rss_before_kib'] / 1024:,.1f} MiB before, {res['rss_held_kib'] / 1024:,.1f} MiB with all held "
+    print(f"server RSS: {res['rss_before_kib'] / 1024:,.1f} MiB before, "
+          f"{res['rss_held_kib'] / 1024:,.1f} MiB with all held "
           f"-> {res['rss_kib_per_conn']:.1f} KiB per connection; {res['rss_after_work_kib'] / 1024:,.1f} MiB after the "
-          f"put+get rounds, {res['rss_after_close_kib'] / 1024:,.1f} MiB after all closed (peak {res['vmhwm_kib'] / 1024:,.1f} MiB)")
+          f"put+get rounds, {res['rss_after_close_kib'] / 1024:,.1f} MiB after all closed "
+          f"(peak {res['vmhwm_kib'] / 1024:,.1f} MiB)")
     if "bare_kib_per_conn" in res:
         print(f"  bound: a bare trio echo server (a task per socket parked in receive_some) holds {res['bare_held']:,} "
-              f"in {res['bare_kib_per_conn']:.1f} KiB each -> qmlite {res['rss_kib_per_conn'] / res['bare_kib_per_conn']:.2f}x "
+              f"in {res['bare_kib_per_conn']:.1f} KiB each "
+              f"-> qmlite {res['rss_kib_per_conn'] / res['bare_kib_per_conn']:.2f}x "
               f"the bound, {res['rss_kib_per_conn'] - res['bare_kib_per_conn']:.1f} KiB of MQ state per connection")
     s0, s1 = res["smaps_before"], res["smaps_held"]
     if s0 and s1:
-        print("  smaps_rollup: " + ", ".join(f"{k} {s0[k] / 1024:,.1f} -> {s1[k] / 1024:,.1f} MiB" for k in s1 if k in s0))
-    print(f"server CPU per connection: {res['cpu_ms_per_conn']:.2f} ms at {n:,} against {res['small_cpu_ms_per_conn']:.2f} ms "
-          f"at {res['small']} -> {res['cpu_ms_per_conn'] / res['small_cpu_ms_per_conn']:.2f}x (bound {CPU_SCALE_BOUND}x; "
+        print("  smaps_rollup: "
+              + ", ".join(f"{k} {s0[k] / 1024:,.1f} -> {s1[k] / 1024:,.1f} MiB" for k in s1 if k in s0))
+    print(f"server CPU per connection: {res['cpu_ms_per_conn']:.2f} ms at {n:,} "
+          f"against {res['small_cpu_ms_per_conn']:.2f} ms "
+          f"at {res['small']} -> {res['cpu_ms_per_conn'] / res['small_cpu_ms_per_conn']:.2f}x "
+          f"(bound {CPU_SCALE_BOUND}x; "
           f"{res['sys_ms_per_conn']:.2f} ms of it in the kernel); "
           f"close {res['close_cpu_ms_per_conn']:.2f} ms")
-    print(f"put+get while all held, every connection: {all_ok['rate']:,.0f}/s ({all_ok['server_cpu_us_per_pair']:.0f} us server CPU "
+    print(f"put+get while all held, every connection: {all_ok['rate']:,.0f}/s "
+          f"({all_ok['server_cpu_us_per_pair']:.0f} us server CPU "
           f"per put+get, {all_ok['server_sys_us_per_pair']:.0f} of it in the kernel; {all_ok['note']})")
     print(f"  {res['small']} of them (all held): {few['rate']:,.0f}/s ({few['server_cpu_us_per_pair']:.0f} us, "
           f"{few['server_sys_us_per_pair']:.0f} kernel); {res['small']} with nothing else held: {alone['rate']:,.0f}/s "
@@ -665,7 +676,8 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=TARGET_CONNECTIONS, help="connections held at once (10000)")
     parser.add_argument("--procs", type=int, default=4, help="client processes (4)")
     parser.add_argument("--concurrency", type=int, default=50, help="connects in flight per client process (50)")
-    parser.add_argument("--small", type=int, default=100, help="connections of the calibration and the small rounds (100)")
+    parser.add_argument("--small", type=int, default=100,
+                        help="connections of the calibration and the small rounds (100)")
     parser.add_argument("--pairs", type=int, default=1, help="put+get per connection per round with all active (1)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each put+get measurement (3)")
     parser.add_argument("--log-level", default="info", help="the server's log level (info, as users run it)")

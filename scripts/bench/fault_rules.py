@@ -22,13 +22,13 @@ import time
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.registry.qmgr import QueueManager
-from qmlite.registry.testing import faults as F
+from qmlite.registry.testing import faults as FR
 
 Q = "DEV.QUEUE.1"
 
 
-def fill(faults: F.Faults, count: int = 1000) -> None:
-    verbs = F.MQI_VERBS
+def fill(faults: FR.Faults, count: int = 1000) -> None:
+    verbs = FR.MQI_VERBS
     for i in range(count):
         kind = i % 4
         verb = verbs[i % len(verbs)]
@@ -65,7 +65,7 @@ def over_ibmmq(calls: int, rounds: int) -> None:
         q = ibmmq.Queue(qm, Q, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
         loop = server._runner.loop
         domain = server._runner.server.qm
-        table, empty = F.Faults(), F.Faults()
+        table, empty = FR.Faults(), FR.Faults()
         fill(table)
 
         def one_round() -> float:
@@ -101,9 +101,9 @@ def main() -> None:
     qm = QueueManager.open(pathlib.Path(tempfile.mkdtemp()), "QM1", synchronous="OFF")
     session = qm.connect("QM1", user="app", admin=True, appl_name="bench", channel="DEV.APP.SVRCONN")
     handle, _ = qm.open_object(session, S.MQOD(ObjectName=Q), C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
-    table = F.Faults()
+    table = FR.Faults()
     fill(table)
-    empty = F.Faults()
+    empty = FR.Faults()
     round_ns(qm, session, handle, 2000)  # warm up
     without, with_rules = [], []
     for _ in range(args.rounds):

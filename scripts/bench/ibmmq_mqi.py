@@ -198,8 +198,11 @@ class Replay:
         from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
 
         md = MQMD(Version=2)
-        put = self.request(fap.MQPUT, self.hobj, calls.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT), BODY).pack(LITTLE))
-        get = self.request(fap.MQGET, self.hobj, calls.MQGetRequest(md, MQGMO(Version=4, Options=C.MQGMO_NO_SYNCPOINT), 4096).pack(LITTLE), 4096)
+        put = self.request(fap.MQPUT, self.hobj,
+                           calls.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT), BODY).pack(LITTLE))
+        get = self.request(fap.MQGET, self.hobj,
+                           calls.MQGetRequest(md, MQGMO(Version=4, Options=C.MQGMO_NO_SYNCPOINT), 4096).pack(LITTLE),
+                           4096)
         inq = self.request(fap.MQINQ, self.hobj, calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(LITTLE), 4)
         # a PCF command's four calls, as ibmmq makes them (MQOPEN/MQCLOSE of the command queue around it)
         ping = P.encode(P.PCFMessage(P.CFH(Type=C.MQCFT_COMMAND_XR, Version=3, Command=C.MQCMD_PING_Q_MGR,
@@ -335,7 +338,7 @@ def run_pcf_alone(port: int, pcf_calls: int, repeat: int, round_no: int = 0) -> 
 
 def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int = 0) -> tuple[dict, dict]:
     """Replay bound rates and the request/reply sizes of each call (for the echo)."""
-    from qmlite.pcf import calls as K
+    from qmlite.pcf.calls import MQCloseRequest, MQGetRequest, MQOpenRequest, MQPutRequest
     from qmlite.pcf import constants as C
     from qmlite.pcf import fap
     from qmlite.pcf.encoding import LITTLE
@@ -370,10 +373,10 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
 
         # MQOPEN + MQCLOSE of the queue (a pair per count; the close names the handle the open returned)
         hl = fap.TSHM_LENGTH if r.qm.channel.multiplexed else fap.TSH_LENGTH
-        q_open = r.request(fap.MQOPEN, 0, K.MQOpenRequest(MQOD(ObjectName=QUEUE), C.MQOO_OUTPUT, FOPA(
+        q_open = r.request(fap.MQOPEN, 0, MQOpenRequest(MQOD(ObjectName=QUEUE), C.MQOO_OUTPUT, FOPA(
             Version=1, Length=28, DefPersistence=-1, DefPutResponseType=-1, DefReadAhead=-1,
             PropertyControl=-1)).pack(LITTLE))
-        q_close = bytearray(r.request(fap.MQCLOSE, 0, K.MQCloseRequest(0).pack(LITTLE)))
+        q_close = bytearray(r.request(fap.MQCLOSE, 0, MQCloseRequest(0).pack(LITTLE)))
 
         def open_close(n):
             for _ in range(n):
@@ -391,15 +394,15 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
         reply_name = reply_od.ObjectName
         od = MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE")
         fopa = FOPA(Version=1, Length=28, DefPersistence=-1, DefPutResponseType=-1, DefReadAhead=-1, PropertyControl=-1)
-        open_req = r.request(fap.MQOPEN, 0, K.MQOpenRequest(od, C.MQOO_OUTPUT, fopa).pack(LITTLE))
+        open_req = r.request(fap.MQOPEN, 0, MQOpenRequest(od, C.MQOO_OUTPUT, fopa).pack(LITTLE))
         cmd_hobj = r.qm.open(od, C.MQOO_OUTPUT)[0]
         md = MQMD(Version=2, Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_name,
                   Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG, Expiry=300)
-        put_req = r.request(fap.MQPUT, cmd_hobj, K.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT),
+        put_req = r.request(fap.MQPUT, cmd_hobj, MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT),
                                                                 reqs["ping_body"]).pack(LITTLE))
-        get_req = r.request(fap.MQGET, reply_hobj, K.MQGetRequest(MQMD(Version=2), MQGMO(
+        get_req = r.request(fap.MQGET, reply_hobj, MQGetRequest(MQMD(Version=2), MQGMO(
             Version=2, Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=5000), 4096).pack(LITTLE), 4096)
-        close_body = K.MQCloseRequest(0).pack(LITTLE)
+        close_body = MQCloseRequest(0).pack(LITTLE)
         hl = fap.TSHM_LENGTH if r.qm.channel.multiplexed else fap.TSH_LENGTH
         # the request with Hobj at its API header's offset 12, patched per command: the one piece of
         # client work the bound keeps (the handle the open returned)
@@ -434,7 +437,7 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
                                           P.CFST(C.MQCA_TOPIC_STRING, "bench/topic"),
                                           P.CFIN(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED)]),
                             C.MQENC_NATIVE, 0)
-            return r.request(fap.MQPUT, cmd_hobj, K.MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT),
+            return r.request(fap.MQPUT, cmd_hobj, MQPutRequest(md, MQPMO(Version=3, Options=C.MQPMO_NO_SYNCPOINT),
                                                                  body).pack(LITTLE))
         sizes["create"] = pcf_sizes(create_put(round_no * 10**6 + 999_999))
         best = None

@@ -57,7 +57,7 @@ class Conn:
 
     def __init__(self, port: int, n: int, persistent: bool = False) -> None:
         from qmlite.client.sync import QueueManager
-        from qmlite.pcf import calls as K
+        from qmlite.pcf.calls import MQGetRequest, MQPutRequest
         from qmlite.pcf import constants as C
         from qmlite.pcf import fap
         from qmlite.pcf.encoding import LITTLE
@@ -69,9 +69,10 @@ class Conn:
         link = self.qm.channel.link
         msg_id = b"MANY%08d" % n + bytes(12)
         payload = bytes([65 + n % 26]) * MSG_SIZE
-        put = K.MQPutRequest(MQMD(Version=2, MsgId=msg_id, Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT),
+        put = MQPutRequest(MQMD(Version=2, MsgId=msg_id,
+                                Persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT),
                              MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), payload).pack(LITTLE)
-        get = K.MQGetRequest(MQMD(Version=2, MsgId=msg_id),
+        get = MQGetRequest(MQMD(Version=2, MsgId=msg_id),
                              MQGMO(Version=2, Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT,
                                    MatchOptions=C.MQMO_MATCH_MSG_ID), MSG_SIZE).pack(LITTLE)
         self.requests = (b"".join(link.mqi(fap.MQPUT, hobj, put)),
@@ -242,7 +243,8 @@ def main() -> int:
                     r = measure(server, args.connections, args.procs, args.seconds)
                     runs[name].append(r)
                     print(f"round {round_no + 1} {name:20} {r['put+get/s']:8.0f} put+get/s  server "
-                          f"{r['server_cpu_us_per_call']:5.1f} us CPU per call (user {r['server_user_us_per_call']:.1f}, system "
+                          f"{r['server_cpu_us_per_call']:5.1f} us CPU per call "
+                          f"(user {r['server_user_us_per_call']:.1f}, system "
                           f"{r['server_system_us_per_call']:.1f}; {r['server_cpu_pct']:.0f}% of a core)",
                           flush=True)
         finally:
@@ -294,7 +296,8 @@ def persistent_main(args) -> int:
         tmp.cleanup()
     summary = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in runs.items()}
     ratio = summary["persistent"]["put+get/s"] / summary["non-persistent"]["put+get/s"]
-    verdict = (f"issue 24 target 4{' on ' + args.baseline if args.baseline else ''} ({args.connections} connections, {args.procs} load processes, put+get of "
+    verdict = (f"issue 24 target 4{' on ' + args.baseline if args.baseline else ''} "
+               f"({args.connections} connections, {args.procs} load processes, put+get of "
                f"{MSG_SIZE} B, median of {args.rounds} rounds): persistent {summary['persistent']['put+get/s']:.0f}/s "
                f"/ non-persistent {summary['non-persistent']['put+get/s']:.0f}/s = {ratio:.0%} "
                f"(>= {PERSISTENT_TARGET:.0%}: {'met' if ratio >= PERSISTENT_TARGET else 'MISSED'}); server CPU per "

@@ -27,7 +27,8 @@ BODY = b"x" * 100
 def _switches(ibmmq, CMQC, CMQCFC, on: bool) -> list[tuple[int, dict]]:
     onoff = CMQC.MQMON_ON if on else CMQC.MQMON_OFF
     enabled = 1 if on else 0  # MQEVR_ENABLED, MQEVR_DISABLED (cmqc.h)
-    qmgr = {CMQC.MQIA_STATISTICS_MQI: onoff, CMQC.MQIA_STATISTICS_Q: onoff, CMQC.MQIA_STATISTICS_CHANNEL: CMQC.MQMON_HIGH if on else CMQC.MQMON_OFF,  # STATCHL has no ON
+    qmgr = {CMQC.MQIA_STATISTICS_MQI: onoff, CMQC.MQIA_STATISTICS_Q: onoff,
+            CMQC.MQIA_STATISTICS_CHANNEL: CMQC.MQMON_HIGH if on else CMQC.MQMON_OFF,  # STATCHL has no ON
            
             CMQC.MQIA_ACCOUNTING_MQI: onoff, CMQC.MQIA_ACCOUNTING_Q: onoff,
             CMQC.MQIA_STATISTICS_INTERVAL: 1 if on else 1800, CMQC.MQIA_ACCOUNTING_INTERVAL: 1 if on else 1800}

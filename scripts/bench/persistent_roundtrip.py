@@ -194,7 +194,8 @@ def main() -> int:
         print(f"persistent / non-persistent at {n} connection{'s' if n != 1 else ''}: {ratio:.0%}{verdict}")
         us = {r["mode"]: r["server_us"] for r in table if r["connections"] == n}
         print(f"  server CPU per round trip at {n}: persistent {us['persistent']:.0f} µs, non-persistent "
-              f"{us['non-persistent']:.0f} µs (non-persistent / persistent {us['non-persistent'] / us['persistent']:.0%}: "
+              f"{us['non-persistent']:.0f} µs "
+              f"(non-persistent / persistent {us['non-persistent'] / us['persistent']:.0%}: "
               f"the rate ratio a CPU-bound server would reach)")
     if TARGET_CONNECTIONS not in conn_counts:
         print(f"(the target applies at {TARGET_CONNECTIONS} connections, which this run did not measure)")

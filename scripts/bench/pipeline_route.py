@@ -201,7 +201,8 @@ def main() -> int:
     ap.add_argument("--warm", action="store_true", help="also a second job in each run's session (a warm JVM)")
     ap.add_argument("--bound", action="store_true", help="also the I/O bound, cold, on the last master, each round")
     ap.add_argument("--single", action="store_true", help="also the same routing in one process without Spark")
-    ap.add_argument("--no-single", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old commands
+    ap.add_argument("--no-single", action="store_true",
+                    help=argparse.SUPPRESS)  # the default now; kept for old commands
     ap.add_argument("--measure", metavar="MASTER", help=argparse.SUPPRESS)  # one run, in a fresh process
     ap.add_argument("--source", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
@@ -228,7 +229,8 @@ def main() -> int:
                       + (f", warm {measured['warm']:.1f}s" if "warm" in measured else ""), file=sys.stderr, flush=True)
             if args.bound:
                 bounds.append(_run(args, where, masters[-1], pathlib.Path(tmp) / "bound", bound=True))
-                print(f"# round {n + 1}, bound on {masters[-1]}: {bounds[-1]['cold']:.1f}s", file=sys.stderr, flush=True)
+                print(f"# round {n + 1}, bound on {masters[-1]}: {bounds[-1]['cold']:.1f}s", file=sys.stderr,
+                      flush=True)
     if args.single:
         from qmlite.pipeline import routes
         from qmlite.registry.storage.catalog import Registry
@@ -243,7 +245,8 @@ def main() -> int:
     pubs = args.publications
     print(f"\n{pubs:,} publications ({args.format}), {args.subs:,} subscriptions, {args.topics:,} topics; "
           f"{args.rounds} fresh-JVM runs of each master, alternated")
-    print("\n| run | job s, best | job s, median | publications/s, best | session start s | job CPU s, median | deliveries |")
+    print("\n| run | job s, best | job s, median | publications/s, best | session start s | job CPU s, median "
+          "| deliveries |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     best = {}
     for master in masters:
@@ -257,7 +260,8 @@ def main() -> int:
                   f"{statistics.median(r[kind + '_cpu'] for r in runs):.1f} | {runs[0]['deliveries']:,} |")
     if bounds:
         secs = [b["cold"] for b in bounds]
-        print(f"| bound: Spark {masters[-1]}, cold, read and write only | {min(secs):.1f} | {statistics.median(secs):.1f} | "
+        print(f"| bound: Spark {masters[-1]}, cold, read and write only | {min(secs):.1f} | "
+              f"{statistics.median(secs):.1f} | "
               f"{pubs / min(secs):,.0f} | {statistics.median(b['session'] for b in bounds):.1f} | "
               f"{statistics.median(b['cold_cpu'] for b in bounds):.1f} | |")
     if single:

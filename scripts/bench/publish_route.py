@@ -3,7 +3,8 @@
 
 A QueueManager on a throwaway data directory holds N administered subscriptions (exact 5-level topic
 strings, all to one provided local queue; put straight into the registry's maps as a restart loads
-them, not written to disk), and each publication's topic matches exactly one of them.  Three figures per size, in the same run:
+them, not written to disk), and each publication's topic matches exactly one of them.  Three figures per size, in the
+same run:
 
 * ``match``   -- ``reg.routes.match(topic)``: the matcher alone (the bound: routing cannot be faster);
 * ``route``   -- ``routing.subscribers(reg, pub)``: every routing rule (levels, selectors, groups, ...);

@@ -14,8 +14,8 @@ in-process shortcut (``reconnect.kick``) is involved, the client waits its own b
 Two client configurations, same run: IBM's default ReconDelay (first attempt after 1 s + up to
 0.25 s, then 2 s, 4 s ...) and a short one, ``ReconDelay=(100,50)``, as an mqclient.ini would set it.
 Then the pytest fixture's in-process ``restart()``, which wakes the reconnecting clients once the
-queue manager accepts (what a test sees).  Nothing may be lost or doubled: the application counts its round trips and the queue is empty at the
-end.
+queue manager accepts (what a test sees).  Nothing may be lost or doubled: the application counts its round trips and
+the queue is empty at the end.
 
     python scripts/bench/reconnect.py --rounds 5
 """
@@ -38,7 +38,7 @@ import time
 import ibmmq
 from ibmmq import CMQC, CMQXC
 
-from qmlite.client import reconnect as R
+from qmlite.client import reconnect as RC
 
 _READY = re.compile(r"started in (\d+) ms")
 QUEUE = "DEV.QUEUE.1"
@@ -135,9 +135,9 @@ class App:
 
 def run(rounds: int, delays: tuple | None) -> dict:
     if delays is not None:
-        R.CLIENT_SETTINGS = lambda: R.ClientSettings(recon_delay_ms=delays)
+        RC.CLIENT_SETTINGS = lambda: RC.ClientSettings(recon_delay_ms=delays)
     else:
-        R.CLIENT_SETTINGS = R.ClientSettings
+        RC.CLIENT_SETTINGS = RC.ClientSettings
     tmp = tempfile.TemporaryDirectory(prefix="qmlite-bench-reconnect-")
     data = pathlib.Path(tmp.name) / "data"
     port = _free_port()
@@ -181,7 +181,7 @@ def run_fixture(rounds: int) -> dict:
     reconnecting clients once it accepts); the gap counts from ``restart()`` returning."""
     from qmlite.client.pytest_plugin import running_qmlite
 
-    R.CLIENT_SETTINGS = R.ClientSettings
+    RC.CLIENT_SETTINGS = RC.ClientSettings
     tmp = tempfile.TemporaryDirectory(prefix="qmlite-bench-reconnect-")
     gaps, restarts = [], []
     with running_qmlite(pathlib.Path(tmp.name) / "data") as server:

@@ -2,9 +2,9 @@
 """Durable Create Subscription commands per second through the engine, on top of N existing ones.
 
 A registry with ``--existing`` subscriptions is built once under /tmp (large transactions, see
-registry_load.py), copied to a temporary directory, reopened with synchronous=FULL, then ``--count`` Create Subscription commands (decoded PCF, built
-before the clock starts) are executed: one ``Engine.execute`` per command (one commit + fsync each)
-with ``--batch 1``, or ``Engine.execute_batch`` over groups of ``--batch`` commands (group commit:
+registry_load.py), copied to a temporary directory, reopened with synchronous=FULL, then ``--count`` Create Subscription
+commands (decoded PCF, built before the clock starts) are executed: one ``Engine.execute`` per command (one commit +
+fsync each) with ``--batch 1``, or ``Engine.execute_batch`` over groups of ``--batch`` commands (group commit:
 one fsync per group, no response before it).  Every response is checked to be a success.
 
     python scripts/bench/registry_create.py --existing 10000 --count 20000 --batch 16
@@ -33,7 +33,8 @@ from qmlite.registry.storage.catalog import Registry  # noqa: E402
 
 
 def create_command(n: int, managed: bool) -> P.PCFMessage:
-    params = [P.CFST(C.MQCACF_SUB_NAME, f"NEW.SUB.{n:08d}", 0), P.CFST(C.MQCA_TOPIC_STRING, f"new/b{n % 1000}/leaf{n}", 0)]
+    params = [P.CFST(C.MQCACF_SUB_NAME, f"NEW.SUB.{n:08d}", 0),
+              P.CFST(C.MQCA_TOPIC_STRING, f"new/b{n % 1000}/leaf{n}", 0)]
     if managed:
         params.append(P.CFIN(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED))
     else:

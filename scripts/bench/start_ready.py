@@ -10,8 +10,8 @@ TCP connect was accepted is reported too.  Medians of ``--rounds`` rounds; each 
 (from wait4) is reported beside, a figure that other processes on the machine do not stretch.
 
 Separately: import time (``python -c 'import qmlite.server.listener, ...'`` -- what a served queue manager
-imports -- against ``python -c 'import trio'``, alternated, CPU and wall) and first-start seeding (``QueueManager.open`` on a fresh data directory
-against reopening it, in process).
+imports -- against ``python -c 'import trio'``, alternated, CPU and wall) and first-start seeding (``QueueManager.open``
+on a fresh data directory against reopening it, in process).
 
 **RESET QMLITE.**  One connection through IBM's ``ibmmq`` (qmlite's ibmmqc transport): 100 local queues
 defined and 1,000 messages put (10 a queue, half persistent) untimed, then ``RESET QMLITE`` by PCF Escape
@@ -308,7 +308,8 @@ def main() -> int:
     parser.add_argument("--skip-reset", action="store_true")
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / d) for d in
-                    ("pcf", "keys", "registry", "server", "client", "qmlite"))], check=False, stdout=subprocess.DEVNULL, env=_env())
+                    ("pcf", "keys", "registry", "server", "client", "qmlite"))], check=False, stdout=subprocess.DEVNULL,
+                   env=_env())
     report: dict[str, object] = {"python": sys.version.split()[0], "load_average": os.getloadavg()}
     verdicts = []
     if not args.skip_start:

@@ -7,15 +7,15 @@ import random
 
 import pytest
 
-from qmlite.client import ccdtselect as S
+from qmlite.client import ccdtselect
 from qmlite.pcf.ccdt import ClientChannel
 
 
 @pytest.fixture(autouse=True)
 def _fresh():
-    S.forget()
+    ccdtselect.forget()
     yield
-    S.forget()
+    ccdtselect.forget()
 
 
 def ch(name, qmgr="QM1", weight=0, affinity=1, seq=0):
@@ -27,28 +27,28 @@ def ch(name, qmgr="QM1", weight=0, affinity=1, seq=0):
     ("QM1\0\0", "QM1", "QM1"), ("*GROUP", "GROUP", ""),
 ])
 def test_name_rules(asked, group, check):
-    assert S.name_rule(asked) == S.NameRule(group, check)
+    assert ccdtselect.name_rule(asked) == ccdtselect.NameRule(group, check)
 
 
 def test_candidates_are_the_channels_of_the_group_alphabetically():
     table = [ch("ZED"), ch("ALPHA", "OTHER"), ch("BETA"), ch("ALPHA"), ch("BLANK", "")]
-    got, rule = S.candidates(table, "*QM1")
+    got, rule = ccdtselect.candidates(table, "*QM1")
     assert [c.name for c in got] == ["ALPHA", "BETA", "ZED"] and rule.check == ""
-    got, rule = S.candidates(table, "")
+    got, rule = ccdtselect.candidates(table, "")
     assert [c.name for c in got] == ["BLANK"]
-    got, rule = S.candidates(table, "QM1")
+    got, rule = ccdtselect.candidates(table, "QM1")
     assert rule.check == "QM1"
 
 
 def test_same_name_entries_keep_file_order():
-    got, _ = S.candidates([ch("C", seq=2), ch("C", seq=0), ch("B", seq=1)], "QM1")
+    got, _ = ccdtselect.candidates([ch("C", seq=2), ch("C", seq=0), ch("B", seq=1)], "QM1")
     assert [(c.name, c.sequence) for c in got] == [("B", 1), ("C", 0), ("C", 2)]
 
 
 @pytest.mark.parametrize("asked", ["QM2", "*QM2", "", "*"])
 def test_no_candidate_is_qmgr_name_error(asked):
-    with pytest.raises(S.NoCandidate) as info:
-        S.candidates([ch("A", "QM1")], asked)
+    with pytest.raises(ccdtselect.NoCandidate) as info:
+        ccdtselect.candidates([ch("A", "QM1")], asked)
     assert info.value.reason == 2058
 
 
@@ -58,7 +58,7 @@ def test_weight_zero_first_then_weighted_in_proportion():
     firsts = collections.Counter()
     rng = random.Random(7)
     for _ in range(4000):
-        got, _ = S.candidates(table, "QM1", rng=rng)
+        got, _ = ccdtselect.candidates(table, "QM1", rng=rng)
         assert [c.name for c in got[:2]] == ["A0", "Z0"]  # CLNTWGHT(0) first, alphabetically
         assert sorted(c.name for c in got[2:]) == ["W14", "W2", "W4"]
         firsts[got[2].name] += 1
@@ -69,30 +69,30 @@ def test_weight_zero_first_then_weighted_in_proportion():
 
 def test_preferred_affinity_keeps_one_order_and_demotes_a_failure():
     table = [ch("B", weight=5), ch("C", weight=3), ch("D", weight=2)]
-    first, _ = S.candidates(table, "*QM1", source="t.json")
+    first, _ = ccdtselect.candidates(table, "*QM1", source="t.json")
     for _ in range(20):  # the same order for every connect of the process
-        assert S.candidates(table, "*QM1", source="t.json")[0] == first
-    S.demote(first[0], "*QM1", source="t.json")
-    again, _ = S.candidates(table, "*QM1", source="t.json")
+        assert ccdtselect.candidates(table, "*QM1", source="t.json")[0] == first
+    ccdtselect.demote(first[0], "*QM1", source="t.json")
+    again, _ = ccdtselect.candidates(table, "*QM1", source="t.json")
     assert [c.name for c in again] == [c.name for c in first[1:]] + [first[0].name]
 
 
 def test_preferred_order_is_seeded_by_the_host_so_processes_agree():
     table = [ch(f"W{i}", weight=i + 1) for i in range(6)]
-    a, _ = S.candidates(table, "*QM1", source="x")
-    S.forget()
-    b, _ = S.candidates(table, "*QM1", source="x")
+    a, _ = ccdtselect.candidates(table, "*QM1", source="x")
+    ccdtselect.forget()
+    b, _ = ccdtselect.candidates(table, "*QM1", source="x")
     assert [c.name for c in a] == [c.name for c in b]
 
 
 def test_a_weight_zero_channel_is_never_demoted():
     table = [ch("A"), ch("B", weight=5)]
-    S.candidates(table, "QM1", source="s")
-    S.demote(table[0], "QM1", source="s")
-    assert [c.name for c in S.candidates(table, "QM1", source="s")[0]] == ["A", "B"]
+    ccdtselect.candidates(table, "QM1", source="s")
+    ccdtselect.demote(table[0], "QM1", source="s")
+    assert [c.name for c in ccdtselect.candidates(table, "QM1", source="s")[0]] == ["A", "B"]
 
 
 def test_changed_table_rebuilds_the_preferred_list():
-    S.candidates([ch("B", weight=5), ch("C", weight=3)], "QM1", source="s")
-    got, _ = S.candidates([ch("B", weight=5), ch("E", weight=3)], "QM1", source="s")
+    ccdtselect.candidates([ch("B", weight=5), ch("C", weight=3)], "QM1", source="s")
+    got, _ = ccdtselect.candidates([ch("B", weight=5), ch("E", weight=3)], "QM1", source="s")
     assert sorted(c.name for c in got) == ["B", "E"]

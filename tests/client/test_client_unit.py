@@ -154,7 +154,8 @@ async def test_error_then_accept_with_real_912_replies_switches_to_tshm():
     # the repeat takes the server's values and travels in TSHM conversation 1, request 0 (docs/reference/fap.md 6.3)
     assert (repeat.header.StructId, repeat.header.ConversationId, repeat.header.RequestId) == (fap.TSHM, 1, 0)
     repeat_id = fap.decode_body(repeat)
-    assert (repeat_id.HeartbeatInterval, repeat_id.MaxMessageSize, repeat_id.MaxTransmissionSize) == (300, 4194304, 32748)
+    assert (repeat_id.HeartbeatInterval, repeat_id.MaxMessageSize, repeat_id.MaxTransmissionSize) == (300, 4194304,
+                                                                                                      32748)
     assert repeat_id.CapFlags3 & 0x08 == 0
     assert seen["uid"].header.StructId == fap.TSHM
     assert seen["conn"].header.StructId == fap.TSHM and seen["conn"].header.ConversationId == 1

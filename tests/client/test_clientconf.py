@@ -7,7 +7,7 @@ import pytest
 
 from qmlite.client import clientconf as CF
 from qmlite.pcf import constants as C
-from qmlite.client import reconnect as R
+from qmlite.client import reconnect as RC
 
 INI = """\
 # the developer's client configuration
@@ -104,19 +104,20 @@ EXPECTED = {  # (MQCNO option, effective default) -> mode, IBM's DefReconnect an
     ("RECONNECT", "NO"): "YES", ("RECONNECT", "YES"): "YES", ("RECONNECT", "QMGR"): "YES",
     ("RECONNECT", "DISABLED"): "DISABLED",
     ("Q_MGR", "NO"): "QMGR", ("Q_MGR", "YES"): "QMGR", ("Q_MGR", "QMGR"): "QMGR", ("Q_MGR", "DISABLED"): "DISABLED",
-    ("DISABLED", "NO"): "NO", ("DISABLED", "YES"): "NO", ("DISABLED", "QMGR"): "NO", ("DISABLED", "DISABLED"): "DISABLED",
+    ("DISABLED", "NO"): "NO", ("DISABLED", "YES"): "NO", ("DISABLED", "QMGR"): "NO",
+    ("DISABLED", "DISABLED"): "DISABLED",
 }
 
 
 # The file's reconnect keys go to the one reconnect rule (client/reconnect.py ``resolve``), which combines
 # them with the MQCNO option and the channel's DEFRECON: NO and DISABLED never reconnect, YES to any
 # queue manager of the list, QMGR to the same one only.
-_MODE = {"NO": R.NONE, "DISABLED": R.NONE, "YES": R.ANY, "QMGR": R.SAME_QMGR}
+_MODE = {"NO": RC.NONE, "DISABLED": RC.NONE, "YES": RC.ANY, "QMGR": RC.SAME_QMGR}
 
 
 @pytest.mark.parametrize("option,default", sorted(EXPECTED))
 def test_reconnect_mode_from_the_channel_default(option, default):
-    got = R.resolve(OPTIONS[option], DEFAULTS[default], client=CF.reconnect_client_settings(_cfg()))
+    got = RC.resolve(OPTIONS[option], DEFAULTS[default], client=CF.reconnect_client_settings(_cfg()))
     assert got.mode == _MODE[EXPECTED[option, default]]
     assert got.reconnects == (EXPECTED[option, default] in ("YES", "QMGR"))
 
@@ -125,13 +126,14 @@ def test_reconnect_mode_from_the_channel_default(option, default):
 def test_the_files_defrecon_overrides_the_channels(option, default):
     # the channel says the opposite; the file's DefRecon wins
     channel = CF.MQRCN_DISABLED if default != "DISABLED" else CF.MQRCN_YES
-    got = R.resolve(OPTIONS[option], channel, client=CF.reconnect_client_settings(_cfg(def_recon=DEFAULTS[default])))
+    got = RC.resolve(OPTIONS[option], channel, client=CF.reconnect_client_settings(_cfg(def_recon=DEFAULTS[default])))
     assert got.mode == _MODE[EXPECTED[option, default]]
 
 
 def test_timeout_and_delays():
-    assert R.resolve(0, 0, client=CF.reconnect_client_settings(_cfg())) == R.Settings(R.NONE, 1800.0, R.DEFAULT_DELAYS_MS)
-    got = R.resolve(C.MQCNO_RECONNECT, 0, client=CF.reconnect_client_settings(_cfg(timeout=5, delays=((100, 50),))))
+    assert RC.resolve(0, 0, client=CF.reconnect_client_settings(_cfg())) == RC.Settings(RC.NONE, 1800.0,
+                                                                                        RC.DEFAULT_DELAYS_MS)
+    got = RC.resolve(C.MQCNO_RECONNECT, 0, client=CF.reconnect_client_settings(_cfg(timeout=5, delays=((100, 50),))))
     assert (got.timeout_s, got.delays_ms) == (5, ((100, 50),))
 
 

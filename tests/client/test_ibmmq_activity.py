@@ -84,7 +84,8 @@ def _calls(qm):
 
 
 # ibmmq's Queue() makes an MQINQ of its own right after the MQOPEN: a call the application made, so traced
-EXPECTED = ["MQCONNX", "MQOPEN", "MQINQ", "MQPUT", "MQPUT", "MQPUT1", "MQGET", "MQGET", "MQGET", "MQGET", "MQINQ", "MQCLOSE",
+EXPECTED = ["MQCONNX", "MQOPEN", "MQINQ", "MQPUT", "MQPUT", "MQPUT1", "MQGET", "MQGET", "MQGET", "MQGET", "MQINQ",
+            "MQCLOSE",
             "MQDISC"]
 
 

@@ -24,7 +24,8 @@ def server(tmp_path_factory):
 
 
 def _local(pcf, name: bytes, attrs: dict | None = None) -> None:
-    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQCFC.MQIACF_REPLACE: CMQCFC.MQRP_YES,
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                        CMQCFC.MQIACF_REPLACE: CMQCFC.MQRP_YES,
                         **(attrs or {})})
 
 
@@ -186,7 +187,8 @@ def test_triggering_puts_an_mqtm_on_the_initiation_queue_per_trigger_type(pcf, q
             _put(qmgr, "EFFECT.FIRST.Q", b"first")  # FIRST: the depth goes from 0 to 1 once
         [tm] = _trigger_messages(monitor)
         assert (tm.QName, tm.ProcessName, tm.TriggerData) == ("EFFECT.FIRST.Q", "EFFECT.PROC", "trigger data")
-        assert (tm.ApplId, tm.UserData, tm.EnvData, tm.ApplType) == ("/opt/app/run", "user data", "ENV=1", CMQC.MQAT_UNIX)
+        assert (tm.ApplId, tm.UserData, tm.EnvData, tm.ApplType) == ("/opt/app/run", "user data", "ENV=1",
+                                                                     CMQC.MQAT_UNIX)
         for n in range(4):
             _put(qmgr, "EFFECT.DEPTH.Q", b"depth %d" % n)
         assert [t.QName for t in _trigger_messages(monitor)] == ["EFFECT.DEPTH.Q"]  # at the third, then off

@@ -17,7 +17,7 @@ from ibmmq import CMQCFC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
 from qmlite.pcf import constants as C  # noqa: E402
-from qmlite.registry.admin.commands import channels as CH  # noqa: E402
+from qmlite.registry.admin.commands import channels as channelcmds  # noqa: E402
 from qmlite.registry.admin.commands import endpoints, namelists, processes, queues, subscriptions, topics  # noqa: E402
 from tests.support import attrsweep as W  # noqa: E402
 from tests.support.ibmmqkit import raises  # noqa: E402
@@ -143,7 +143,7 @@ def _params(sweep: W.Sweep) -> dict:
     if sweep is W.SUBSCRIPTION:
         return {p.id: p for p in subscriptions.DEFINITION_PARAMS}
     if sweep.keywords_type == "CHANNEL":
-        return {s.param.id: s.param for s in CH.SPECS if s.applies(sweep.fixed[C.MQIACH_CHANNEL_TYPE])}
+        return {s.param.id: s.param for s in channelcmds.SPECS if s.applies(sweep.fixed[C.MQIACH_CHANNEL_TYPE])}
     if sweep.keywords_type == "AUTHINFO":
         return {s.param.id: s.param for s in endpoints.AUTHINFO_SPECS
                 if s.applies(sweep.fixed[C.MQIA_AUTH_INFO_TYPE])}

@@ -241,8 +241,9 @@ def test_channel_attributes_from_the_ccdt_reach_the_server(client_env, live, mon
     qm = connect()
     try:
         pcf = ibmmq.PCFExecute(qm)
-        status = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({ibmmq.CMQCFC.MQCACH_CHANNEL_NAME: ADMIN.encode(),
-                                                   ibmmq.CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: [ibmmq.CMQCFC.MQIACF_ALL]})
+        status = pcf.MQCMD_INQUIRE_CHANNEL_STATUS({
+            ibmmq.CMQCFC.MQCACH_CHANNEL_NAME: ADMIN.encode(),
+            ibmmq.CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: [ibmmq.CMQCFC.MQIACF_ALL]})
         # this connection's instance: the sharing and message size negotiated down to the CCDT's values
         assert (1, 65536) in {(s.get(ibmmq.CMQCFC.MQIACH_MAX_SHARING_CONVS), s.get(ibmmq.CMQCFC.MQIACH_MAX_MSG_LENGTH))
                               for s in status}, status
@@ -318,7 +319,8 @@ def test_rest_resource_returns_the_same_ccdt_and_ibmmq_reads_it_by_url(client_en
     out = client_env / "cli.json"
     assert cli.main(["ccdt", "--port", str(server.port), "-o", str(out)]) == 0
     assert served == out.read_text()  # the command and the resource write the same file
-    monkeypatch.setenv("MQCCDTURL", f"http://admin:passw0rd@127.0.0.1:{server.http_port}/ibmmq/rest/v2/admin/qmgr/QM1/ccdt")
+    monkeypatch.setenv("MQCCDTURL",
+                       f"http://admin:passw0rd@127.0.0.1:{server.http_port}/ibmmq/rest/v2/admin/qmgr/QM1/ccdt")
     assert connects("QM1") == "QM1"
 
 
@@ -379,7 +381,7 @@ def test_transmission_security_and_the_ssl_stanza_make_a_tls_connection(client_e
 def test_reconnect_settings_handed_to_the_reconnect_code(client_env, live, monkeypatch):
     import ibmmqc
 
-    from qmlite.client import reconnect as R
+    from qmlite.client import reconnect as RC
 
     manage = {"connectionManagement": {"defaultReconnect": "yes"}}
     write_ccdt(client_env / "r.json", channel(ADMIN, "QM1", live, **manage))
@@ -389,7 +391,7 @@ def test_reconnect_settings_handed_to_the_reconnect_code(client_env, live, monke
     qm = connect("QM1")
     try:
         conn = ibmmqc._mqi._connections[qm.get_handle()]
-        assert conn.reconnect == R.Settings(R.ANY, 45.0, ((500, 100), (1000, 0)))
+        assert conn.reconnect == RC.Settings(RC.ANY, 45.0, ((500, 100), (1000, 0)))
         assert conn.channel.name == ADMIN and [c.name for c in conn.plan.channels] == [ADMIN]
     finally:
         qm.disconnect()
@@ -397,6 +399,6 @@ def test_reconnect_settings_handed_to_the_reconnect_code(client_env, live, monke
     monkeypatch.setenv("MQCLNTCF", str(write_ini(client_env / "r.ini", CHANNELS={**ini, "DefRecon": "DISABLED"})))
     qm = connect("QM1", cno=ibmmq.CNO(Options=CMQC.MQCNO_RECONNECT))
     try:
-        assert ibmmqc._mqi._connections[qm.get_handle()].reconnect.mode == R.NONE
+        assert ibmmqc._mqi._connections[qm.get_handle()].reconnect.mode == RC.NONE
     finally:
         qm.disconnect()

@@ -66,7 +66,8 @@ def _open_chlauth(pcf, channel: bytes, *, admins: bool) -> None:
     """As on the developer container, a new channel is closed by the back-stop CHLAUTH rules (every
     address NOACCESS, *MQADMIN blocked) until records open it, as DEV.APP.SVRCONN's and
     DEV.ADMIN.SVRCONN's do."""
-    pcf.MQCMD_SET_CHLAUTH_REC({CMQCFC.MQCACH_CHANNEL_NAME: channel, CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_ADDRESSMAP,
+    pcf.MQCMD_SET_CHLAUTH_REC({CMQCFC.MQCACH_CHANNEL_NAME: channel,
+                               CMQCFC.MQIACF_CHLAUTH_TYPE: CMQCFC.MQCAUT_ADDRESSMAP,
                                CMQCFC.MQCACH_CONNECTION_NAME: b"*", CMQCFC.MQIACH_USER_SOURCE: CMQC.MQUSRC_CHANNEL})
     if admins:
         pcf.MQCMD_SET_CHLAUTH_REC({CMQCFC.MQCACH_CHANNEL_NAME: channel,

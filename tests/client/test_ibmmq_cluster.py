@@ -75,7 +75,8 @@ def _check_cluster(pcf) -> None:
     assert _clusqmgrs(pcf) == EXPECTED_CLUSQMGRS
     assert _cluster_queues(pcf) == EXPECTED_QUEUES
     [topic] = pcf.MQCMD_INQUIRE_TOPIC({CMQC.MQCA_TOPIC_NAME: b"APP.TOPIC"})
-    assert (_s(topic[CMQC.MQCA_CLUSTER_NAME]), topic[CMQC.MQIA_CLUSTER_PUB_ROUTE]) == ("CL1", CMQCFC.MQCLROUTE_TOPIC_HOST)
+    assert (_s(topic[CMQC.MQCA_CLUSTER_NAME]), topic[CMQC.MQIA_CLUSTER_PUB_ROUTE]) == ("CL1",
+                                                                                       CMQCFC.MQCLROUTE_TOPIC_HOST)
 
 
 def _put_get(qm, text: bytes, *, qmgr_name: str = "") -> None:

@@ -3,8 +3,8 @@ condition provoked with its switch on gives exactly IBM's message on the right S
 queue -- read with MQGET and parsed with ibmmq's own PCF parsing -- and with the switch off, nothing.
 
 Queue switches are set with Change Queue over PCF, the queue manager's with Change Q Mgr (on the
-model if a server refuses the parameter: the domain reads the same fields).  The server runs on an injected clock, so the
-service-interval events need no sleeping.
+model if a server refuses the parameter: the domain reads the same fields).  The server runs on an injected clock, so
+the service-interval events need no sleeping.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQCFC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
-from qmlite.registry.testing import faults as F  # noqa: E402
+from qmlite.registry.testing import faults as FR  # noqa: E402
 from tests.support.ibmmqkit import raises  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
@@ -189,7 +189,7 @@ VERB_CASES = {
 
 
 def test_every_verb_of_the_brief_is_covered():
-    assert set(VERB_CASES) == set(F.MQI_VERBS)
+    assert set(VERB_CASES) == set(FR.MQI_VERBS)
 
 
 @pytest.mark.parametrize("verb", sorted(VERB_CASES))
@@ -561,7 +561,7 @@ def test_a_malformed_rule_is_refused_with_its_reason_by_mqsc_rest_and_the_plugin
     assert answer.status_code == 400
     error = answer.json()["error"][0]
     assert (error["reasonCode"], error["completionCode"], error["type"]) == (reason, 2, "rest")
-    with pytest.raises(F.FaultRuleError) as info:
+    with pytest.raises(FR.FaultRuleError) as info:
         server.faults.set("BAD", **body)
     assert info.value.reason == reason
     assert server.faults.list() == []

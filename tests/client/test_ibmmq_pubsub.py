@@ -14,7 +14,7 @@ ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQCFC  # noqa: E402
 
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
-from qmlite.pcf import properties as P  # noqa: E402
+from qmlite.pcf import properties as PR  # noqa: E402
 
 ADMIN = "DEV.ADMIN.SVRCONN"
 EXIT = "tests.client.publish_exits:route"
@@ -75,7 +75,7 @@ def _nothing(queue):
 
 
 def _props(md, data):
-    split = P.split(data, md.Format.decode(), md.Encoding, md.CodedCharSetId)
+    split = PR.split(data, md.Format.decode(), md.Encoding, md.CodedCharSetId)
     return split, {name: p.value for name, p in split.properties.items()}
 
 
@@ -315,12 +315,12 @@ def test_publish_subscribe_properties_variants(qmgr, pcf, psprop, check):
             assert (md.Format.strip(), data) == (b"MQSTR", b"payload")
         elif check == "compat":
             assert md.Format.strip() == b"MQHRF"
-            split = P.split(data, "MQHRF", md.Encoding, md.CodedCharSetId)
-            pairs = dict(P.parse_name_value_string(split.headers[0].NameValueString))
+            split = PR.split(data, "MQHRF", md.Encoding, md.CodedCharSetId)
+            pairs = dict(PR.parse_name_value_string(split.headers[0].NameValueString))
             assert pairs["MQPSCommand"] == "Publish" and pairs["MQPSTopic"] == topic
             assert split.body == b"payload" and split.fmt.strip() == "MQSTR"
         elif check == "rfh2":
-            split = P.split(data, md.Format.decode(), md.Encoding, md.CodedCharSetId)
+            split = PR.split(data, md.Format.decode(), md.Encoding, md.CodedCharSetId)
             assert split.body == b"payload" and any("<Topic>" + topic + "</Topic>" in f for f in split.folders)
         else:
             split, props = _props(md, data)

@@ -107,7 +107,8 @@ def test_a_z_os_only_parameter_is_refused(pcf):
 
 # ---- MQSC ------------------------------------------------------------------------------------------
 def _escape(pcf, text: str) -> list[str]:
-    responses = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC, CMQCFC.MQCACF_ESCAPE_TEXT: text.encode()})
+    responses = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC,
+                                  CMQCFC.MQCACF_ESCAPE_TEXT: text.encode()})
     out = []
     for r in responses:
         value = r[CMQCFC.MQCACF_ESCAPE_TEXT]

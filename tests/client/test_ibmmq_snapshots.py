@@ -166,7 +166,8 @@ def test_the_plugin_api_saves_lists_restores_and_deletes(server, qmgr, pcf, know
       for verb in ("SET", "RESET", "DELETE", "DISPLAY")
       for name in ("'A B'", "'A-B'", "'" + "N" * 49 + "'", "'A:B'")),
     *((f"{verb} QMLITE SNAPSHOT(A*)", CMQCFC.MQRCCF_OBJECT_NAME_ERROR) for verb in ("SET", "RESET", "DELETE")),
-    *((f"{verb} QMLITE SNAPSHOT(NEVER.SAVED)", CMQC.MQRC_UNKNOWN_OBJECT_NAME) for verb in ("RESET", "DELETE", "DISPLAY")),
+    *((f"{verb} QMLITE SNAPSHOT(NEVER.SAVED)", CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+      for verb in ("RESET", "DELETE", "DISPLAY")),
     *((text, CMQCFC.MQRCCF_PARM_SYNTAX_ERROR) for text in (
         "SET QMLITE", "SET QMLITE SNAPSHOT()", "SET QMLITE SNAPSHOT(A) REPLACE", "SET QMLITE SNAPSHOT(A, B)",
         "RESET QMLITE SNAP(A)", "DELETE QMLITE", "DISPLAY QMLITE")),

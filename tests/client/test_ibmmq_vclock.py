@@ -40,7 +40,8 @@ def _connect(server):
 
 
 def _queue(pcf, name):
-    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL, CMQCFC.MQIACF_REPLACE: CMQCFC.MQRP_YES})
+    pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+                        CMQCFC.MQIACF_REPLACE: CMQCFC.MQRP_YES})
     pcf.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: name})
     return name
 
@@ -134,8 +135,8 @@ def test_put_date_and_time_follow_the_virtual_clock(server, qm, pcf):
     name = _queue(pcf, "VC.STAMP")
     q = ibmmq.Queue(qm, name, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
     future = server.clock.now() + 86400 * 30
-    import time as _time
-    day = _time.strftime("%Y-%m-%d", _time.gmtime(future))
+    import time
+    day = time.strftime("%Y-%m-%d", time.gmtime(future))
     state = server.clock.set(day, "12.34.56")
     assert (state["date"], state["time"], state["mode"]) == (day, "12.34.56", "VIRTUAL")
     q.put(b"stamped")

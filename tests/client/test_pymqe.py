@@ -14,7 +14,7 @@ import struct
 import pytest
 
 import pymqe
-from ibmmqc import msghandles as H
+from ibmmqc import msghandles as MH
 from ibmmqc import native as N
 from qmlite.client.pytest_plugin import running_qmlite
 from qmlite.pcf import constants as C
@@ -372,22 +372,22 @@ def test_mqstat(hconn):
 def test_message_properties_set_inquire_delete(hconn):
     hmsg, cc, rc = pymqe.MQCRTMH(hconn, CMHO)
     assert (cc, rc) == (OK, 0) and hmsg not in (0, -1)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"colour", PD, H.MQTYPE_STRING, "red", H.MQVL_NULL_TERMINATED) == (OK, 0)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"count", PD, H.MQTYPE_INT32, 42, 4) == (OK, 0)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"flag", PD, H.MQTYPE_BOOLEAN, True, 4) == (OK, 0)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"raw", PD, H.MQTYPE_BYTE_STRING, b"\x00\x01", 2) == (OK, 0)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"ratio", PD, H.MQTYPE_FLOAT64, 0.25, 8) == (OK, 0)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"colour", PD, MH.MQTYPE_STRING, "red", MH.MQVL_NULL_TERMINATED) == (OK, 0)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"count", PD, MH.MQTYPE_INT32, 42, 4) == (OK, 0)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"flag", PD, MH.MQTYPE_BOOLEAN, True, 4) == (OK, 0)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"raw", PD, MH.MQTYPE_BYTE_STRING, b"\x00\x01", 2) == (OK, 0)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"ratio", PD, MH.MQTYPE_FLOAT64, 0.25, 8) == (OK, 0)
     inq = pymqe.MQINQMP
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"colour", C.MQPD_NONE, H.MQTYPE_AS_SET, 64) == ("red", 3, OK, 0)
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"count", 0, H.MQTYPE_AS_SET, 64) == (42, 4, OK, 0)
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"flag", 0, H.MQTYPE_AS_SET, 64)[::2] == (1, OK)
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"raw", 0, H.MQTYPE_AS_SET, 64) == (b"\x00\x01", 2, OK, 0)
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"ratio", 0, H.MQTYPE_AS_SET, 64) == (0.25, 8, OK, 0)
-    value, length, cc, rc = inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"colour", 0, H.MQTYPE_AS_SET, 2)
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"colour", C.MQPD_NONE, MH.MQTYPE_AS_SET, 64) == ("red", 3, OK, 0)
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"count", 0, MH.MQTYPE_AS_SET, 64) == (42, 4, OK, 0)
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"flag", 0, MH.MQTYPE_AS_SET, 64)[::2] == (1, OK)
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"raw", 0, MH.MQTYPE_AS_SET, 64) == (b"\x00\x01", 2, OK, 0)
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"ratio", 0, MH.MQTYPE_AS_SET, 64) == (0.25, 8, OK, 0)
+    value, length, cc, rc = inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"colour", 0, MH.MQTYPE_AS_SET, 2)
     assert (value, length, cc, rc) == ("re", 3, FAILED, C.MQRC_PROPERTY_VALUE_TOO_BIG)
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"absent", 0, H.MQTYPE_AS_SET, 64)[2:] == (
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST, b"absent", 0, MH.MQTYPE_AS_SET, 64)[2:] == (
         FAILED, C.MQRC_PROPERTY_NOT_AVAILABLE)
-    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST | H.MQIMPO_CONVERT_TYPE, b"count", 0, H.MQTYPE_STRING, 64)[:1] == ("42",)
+    assert inq(hconn, hmsg, MQIMPO_INQ_FIRST | MH.MQIMPO_CONVERT_TYPE, b"count", 0, MH.MQTYPE_STRING, 64)[:1] == ("42",)
     dmpo = b"DMPO" + struct.pack("=ii", 1, 0)
     assert pymqe.MQDLTMP(hconn, hmsg, dmpo, b"colour") == (OK, 0)
     assert pymqe.MQDLTMP(hconn, hmsg, dmpo, b"colour") == (C.MQCC_WARNING, C.MQRC_PROPERTY_NOT_AVAILABLE)
@@ -402,23 +402,23 @@ def test_message_property_argument_errors(hconn):
     assert pymqe.MQCRTMH(424242, CMHO) == (-1, FAILED, C.MQRC_HCONN_ERROR)
     hmsg, _cc, _rc = pymqe.MQCRTMH(hconn, CMHO)
     with pytest.raises(pymqe.error, match=r"MQSMPO wrong size. Given: 12, expected 20"):
-        pymqe.MQSETMP(hconn, hmsg, SMPO[:12], b"a", PD, H.MQTYPE_INT32, 1, 4)
+        pymqe.MQSETMP(hconn, hmsg, SMPO[:12], b"a", PD, MH.MQTYPE_INT32, 1, 4)
     with pytest.raises(pymqe.error, match=r"MQPD wrong size. Given: 20, expected 24"):
-        pymqe.MQSETMP(hconn, hmsg, SMPO, b"a", PD[:20], H.MQTYPE_INT32, 1, 4)
+        pymqe.MQSETMP(hconn, hmsg, SMPO, b"a", PD[:20], MH.MQTYPE_INT32, 1, 4)
     with pytest.raises(TypeError):
-        pymqe.MQSETMP(hconn, hmsg, SMPO, "a", PD, H.MQTYPE_INT32, 1, 4)  # the name is bytes ('y#')
+        pymqe.MQSETMP(hconn, hmsg, SMPO, "a", PD, MH.MQTYPE_INT32, 1, 4)  # the name is bytes ('y#')
     with pytest.raises(TypeError):
-        pymqe.MQINQMP(hconn, hmsg, 0, "a", 0, H.MQTYPE_AS_SET, 10)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"", PD, H.MQTYPE_INT32, 1, 4) == (FAILED, C.MQRC_PROPERTY_NAME_LENGTH_ERR)
-    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"a b", PD, H.MQTYPE_INT32, 1, 4) == (FAILED, C.MQRC_PROPERTY_NAME_ERROR)
-    assert pymqe.MQSETMP(hconn, 777, SMPO, b"a", PD, H.MQTYPE_INT32, 1, 4) == (FAILED, C.MQRC_HMSG_ERROR)
-    assert pymqe.MQINQMP(hconn, hmsg, 0x7FFFFFF0, b"a", 0, H.MQTYPE_AS_SET, 10)[2:] == (FAILED, C.MQRC_OPTIONS_ERROR)
+        pymqe.MQINQMP(hconn, hmsg, 0, "a", 0, MH.MQTYPE_AS_SET, 10)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"", PD, MH.MQTYPE_INT32, 1, 4) == (FAILED, C.MQRC_PROPERTY_NAME_LENGTH_ERR)
+    assert pymqe.MQSETMP(hconn, hmsg, SMPO, b"a b", PD, MH.MQTYPE_INT32, 1, 4) == (FAILED, C.MQRC_PROPERTY_NAME_ERROR)
+    assert pymqe.MQSETMP(hconn, 777, SMPO, b"a", PD, MH.MQTYPE_INT32, 1, 4) == (FAILED, C.MQRC_HMSG_ERROR)
+    assert pymqe.MQINQMP(hconn, hmsg, 0x7FFFFFF0, b"a", 0, MH.MQTYPE_AS_SET, 10)[2:] == (FAILED, C.MQRC_OPTIONS_ERROR)
 
 
 def test_properties_travel_with_put_and_get(hconn, queue):
     hobj, _name = queue
     hmsg, _cc, _rc = pymqe.MQCRTMH(hconn, CMHO)
-    pymqe.MQSETMP(hconn, hmsg, SMPO, b"region", PD, H.MQTYPE_STRING, "emea", H.MQVL_NULL_TERMINATED)
+    pymqe.MQSETMP(hconn, hmsg, SMPO, b"region", PD, MH.MQTYPE_STRING, "emea", MH.MQVL_NULL_TERMINATED)
     put_pmo = bytearray(pmo(Version=3))
     struct.pack_into("=q", put_pmo, 160, hmsg)  # OriginalMsgHandle
     assert pymqe.MQPUT(hconn, hobj, md(), bytes(put_pmo), b"body")[2:] == (OK, 0)
@@ -427,7 +427,7 @@ def test_properties_travel_with_put_and_get(hconn, queue):
     struct.pack_into("=q", get_gmo, 104, got)  # MsgHandle
     data, _md, _gmo, _n, cc, rc = pymqe.MQGET(hconn, hobj, md(), bytes(get_gmo), 100)
     assert (data, cc, rc) == (b"body", OK, 0)
-    assert pymqe.MQINQMP(hconn, got, MQIMPO_INQ_FIRST, b"region", 0, H.MQTYPE_AS_SET, 64) == ("emea", 4, OK, 0)
+    assert pymqe.MQINQMP(hconn, got, MQIMPO_INQ_FIRST, b"region", 0, MH.MQTYPE_AS_SET, 64) == ("emea", 4, OK, 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -519,7 +519,8 @@ def test_bad_input_gets_a_reason_or_pymqes_exception_never_a_crash(hconn, queue)
     for bad in _zeroed("MQCMHO", b"CMHO"):
         _outcome(pymqe.MQCRTMH, hconn, bad)
     for bad in _zeroed("MQSCO", b"SCO "):
-        assert _outcome(pymqe.MQCONNX, b"QM1", 0, bytes(2000), {}, bad) in (C.MQRC_SCO_ERROR, C.MQRC_Q_MGR_NOT_AVAILABLE)
+        assert _outcome(pymqe.MQCONNX, b"QM1", 0, bytes(2000), {}, bad) in (C.MQRC_SCO_ERROR,
+                                                                            C.MQRC_Q_MGR_NOT_AVAILABLE)
     for value in (None, 1.5, "s", [], object()):
         _outcome(pymqe.MQPUT, hconn, hobj, md(), pmo(), value)
         _outcome(pymqe.MQINQ, hconn, hobj, value)

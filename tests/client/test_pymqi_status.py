@@ -84,7 +84,8 @@ def test_datadog_queue_status_request_after_traffic(server, qmgr, pcf):
             assert _text(s[CMQCFC.MQCACF_LAST_PUT_DATE]) and _text(s[CMQCFC.MQCACF_LAST_GET_TIME])
             assert (s[CMQC.MQIA_OPEN_INPUT_COUNT], s[CMQC.MQIA_OPEN_OUTPUT_COUNT]) == (1, 2)
         # one selector as an int, as pymqi scripts send it
-        depth = pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: Q, CMQCFC.MQIACF_Q_STATUS_ATTRS: CMQC.MQIA_CURRENT_Q_DEPTH})
+        depth = pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: Q,
+                                            CMQCFC.MQIACF_Q_STATUS_ATTRS: CMQC.MQIA_CURRENT_Q_DEPTH})
         assert depth[0][CMQC.MQIA_CURRENT_Q_DEPTH] == 4 and CMQCFC.MQIACF_OLDEST_MSG_AGE not in depth[0]
         other.commit()
         after = pcf.MQCMD_INQUIRE_Q_STATUS({CMQC.MQCA_Q_NAME: Q, CMQC.MQIA_Q_TYPE: CMQC.MQQT_ALL})[0]

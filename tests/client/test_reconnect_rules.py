@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from qmlite.client import reconnect as R
+from qmlite.client import reconnect as RC
 from qmlite.client.errors import ConnectionBroken, MQIError
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
@@ -18,58 +18,58 @@ from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO, MQSD
 
 CNO = {"AS_DEF": C.MQCNO_RECONNECT_AS_DEF, "RECONNECT": C.MQCNO_RECONNECT,
        "DISABLED": C.MQCNO_RECONNECT_DISABLED, "Q_MGR": C.MQCNO_RECONNECT_Q_MGR}
-RCN = {"NO": R.MQRCN_NO, "YES": R.MQRCN_YES, "QMGR": R.MQRCN_Q_MGR, "DISABLED": R.MQRCN_DISABLED}
+RCN = {"NO": RC.MQRCN_NO, "YES": RC.MQRCN_YES, "QMGR": RC.MQRCN_Q_MGR, "DISABLED": RC.MQRCN_DISABLED}
 
 
 def _expected(cno: str, default: str) -> str:
     # IBM (DefReconnect): DISABLED wins over MQCONNX; MQCONNX options override NO/YES/QMGR; AS_DEF takes them
     if default == "DISABLED" or cno == "DISABLED":
-        return R.NONE
+        return RC.NONE
     if cno == "RECONNECT":
-        return R.ANY
+        return RC.ANY
     if cno == "Q_MGR":
-        return R.SAME_QMGR
-    return {"YES": R.ANY, "QMGR": R.SAME_QMGR, "NO": R.NONE}[default]
+        return RC.SAME_QMGR
+    return {"YES": RC.ANY, "QMGR": RC.SAME_QMGR, "NO": RC.NONE}[default]
 
 
 @pytest.mark.parametrize("cno,channel,ini", list(itertools.product(CNO, RCN, [None, *RCN])))
 def test_resolve_every_option_against_every_default(cno, channel, ini):
-    client = R.ClientSettings(def_recon=RCN[ini] if ini else None)
-    got = R.resolve(CNO[cno] | C.MQCNO_HANDLE_SHARE_BLOCK, RCN[channel], client)
+    client = RC.ClientSettings(def_recon=RCN[ini] if ini else None)
+    got = RC.resolve(CNO[cno] | C.MQCNO_HANDLE_SHARE_BLOCK, RCN[channel], client)
     # the client configuration's DefRecon takes precedence over the channel's DefReconnect
     assert got.mode == _expected(cno, ini or channel)
-    assert got.timeout_s == 1800.0 and got.delays_ms == R.DEFAULT_DELAYS_MS
+    assert got.timeout_s == 1800.0 and got.delays_ms == RC.DEFAULT_DELAYS_MS
 
 
 @pytest.mark.parametrize("a,b", list(itertools.combinations(["RECONNECT", "DISABLED", "Q_MGR"], 2)))
 def test_resolve_refuses_two_reconnect_options(a, b):
-    with pytest.raises(R.OptionsError):
-        R.resolve(CNO[a] | CNO[b], R.MQRCN_NO, R.ClientSettings())
+    with pytest.raises(RC.OptionsError):
+        RC.resolve(CNO[a] | CNO[b], RC.MQRCN_NO, RC.ClientSettings())
 
 
 def test_client_settings_timeout_and_delays_are_used():
-    s = R.resolve(C.MQCNO_RECONNECT, client=R.ClientSettings(reconnect_timeout_s=5, recon_delay_ms=((10, 0),)))
+    s = RC.resolve(C.MQCNO_RECONNECT, client=RC.ClientSettings(reconnect_timeout_s=5, recon_delay_ms=((10, 0),)))
     assert (s.timeout_s, s.delays_ms) == (5.0, ((10, 0),))
 
 
 def test_default_delays_are_ibms_backoff():
-    lo = list(itertools.islice(R.delays(R.Settings(R.ANY), rng=lambda: 0.0), 8))
-    hi = list(itertools.islice(R.delays(R.Settings(R.ANY), rng=lambda: 1.0), 8))
+    lo = list(itertools.islice(RC.delays(RC.Settings(RC.ANY), rng=lambda: 0.0), 8))
+    hi = list(itertools.islice(RC.delays(RC.Settings(RC.ANY), rng=lambda: 1.0), 8))
     assert lo == [1.0, 2.0, 4.0, 8.0, 16.0, 25.0, 25.0, 25.0]
     assert hi == [1.25, 2.25, 5.0, 10.0, 20.0, 30.0, 30.0, 30.0]
 
 
 def test_recon_delay_pairs_last_one_repeats():
-    s = R.Settings(R.ANY, delays_ms=((1000, 200), (2000, 200), (4000, 1000)))
-    got = list(itertools.islice(R.delays(s, rng=lambda: 0.5), 5))
+    s = RC.Settings(RC.ANY, delays_ms=((1000, 200), (2000, 200), (4000, 1000)))
+    got = list(itertools.islice(RC.delays(s, rng=lambda: 0.5), 5))
     assert got == [1.1, 2.1, 4.5, 4.5, 4.5]
 
 
 @pytest.mark.parametrize("code,again", [(fap.QM_TERMINATING, False), (fap.USER_CLOSED, False), (None, True),
                                         (fap.CHANNEL_UNAVAILABLE, True), (fap.PROTOCOL_GENERAL, True)])
 def test_which_breaks_are_reconnectable(code, again):
-    assert R.reconnectable(ConnectionBroken(C.MQRC_CONNECTION_BROKEN, status_code=code)) is again
-    assert not R.reconnectable(MQIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING))
+    assert RC.reconnectable(ConnectionBroken(C.MQRC_CONNECTION_BROKEN, status_code=code)) is again
+    assert not RC.reconnectable(MQIError(C.MQCC_FAILED, C.MQRC_Q_MGR_STOPPING))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class FakeQM:
 
 
 class World:
-    def __init__(self, *, qmid_after="QM1_2026-01-01_00.00.00", mode=R.ANY):
+    def __init__(self, *, qmid_after="QM1_2026-01-01_00.00.00", mode=RC.ANY):
         self.first = FakeQM()
         self.later: list[FakeQM] = []
         self.events: list[tuple[int, int]] = []
@@ -176,7 +176,7 @@ class World:
             self.later.append(qm)
             return qm
 
-        self.rq = R.ReconnectingQueueManager(self.first, connect, R.Settings(mode, delays_ms=((0, 0),)),
+        self.rq = RC.ReconnectingQueueManager(self.first, connect, RC.Settings(mode, delays_ms=((0, 0),)),
                                              on_event=lambda cc, rc: self.events.append((cc, rc)))
 
 
@@ -278,12 +278,12 @@ def test_handles_keep_their_values_and_subscriptions_are_remade():
 
 
 def test_durable_subscription_is_resumed_and_needs_reconnect_q_mgr():
-    w = World(mode=R.ANY)
+    w = World(mode=RC.ANY)
     durable = MQSD(Options=C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_MANAGED, ObjectString="a", SubName="S")
     with pytest.raises(MQIError) as info:
         w.rq.sub(durable, 0)
     assert info.value.reason == C.MQRC_RECONNECT_Q_MGR_REQD
-    w = World(mode=R.SAME_QMGR)
+    w = World(mode=RC.SAME_QMGR)
     calls = []
     w.rq.sub(durable, 0)
     w.first.break_on = "inq"
@@ -305,7 +305,7 @@ def test_durable_subscription_is_resumed_and_needs_reconnect_q_mgr():
 
 
 def test_reconnect_q_mgr_refuses_another_queue_manager():
-    w = World(qmid_after="QM2_2026-02-02_00.00.00", mode=R.SAME_QMGR)
+    w = World(qmid_after="QM2_2026-02-02_00.00.00", mode=RC.SAME_QMGR)
     w.first.break_on = "inq"
     with pytest.raises(MQIError) as info:
         w.rq.inq(0, [], 0, 0)
@@ -329,7 +329,7 @@ def test_a_final_status_does_not_reconnect():
 
 def test_timeout_fails_with_reconnect_failed():
     w = World()
-    w.rq.settings = R.Settings(R.ANY, timeout_s=0.0)
+    w.rq.settings = RC.Settings(RC.ANY, timeout_s=0.0)
     w.first.break_on = "inq"
     with pytest.raises(MQIError) as info:
         w.rq.inq(0, [], 0, 0)
@@ -351,7 +351,7 @@ def test_options_a_reconnection_cannot_honour(segment, options, reason):
 
 
 def test_match_msg_token_needs_reconnect_q_mgr():
-    w = World(mode=R.ANY)
+    w = World(mode=RC.ANY)
     body = MQMD().pack(fap.LITTLE, "latin-1") + MQGMO(Version=2, MatchOptions=0x20).pack(fap.LITTLE, "latin-1")
     with pytest.raises(MQIError) as info:
         w.rq.call(fap.MQGET, 1, body + bytes(4))

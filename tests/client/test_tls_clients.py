@@ -333,7 +333,8 @@ def test_sslkeyr_is_read_at_the_first_tls_handshake_then_only_at_refresh(client,
             attempt(second).disconnect()  # the new CA's certificate is served now
             assert client.reason(attempt, first) == C.MQRC_SSL_INITIALIZATION_ERROR  # the old CA is not trusted
             # A repository that cannot be read at a refresh leaves the one in use (MQSC this time).
-            assert srv.mqsc("ALTER QMGR SSLKEYR('/nonexistent/key')\nREFRESH SECURITY TYPE(SSL)")[1].completion_code == 0
+            refreshed = srv.mqsc("ALTER QMGR SSLKEYR('/nonexistent/key')\nREFRESH SECURITY TYPE(SSL)")
+            assert refreshed[1].completion_code == 0
             attempt(second).disconnect()
         finally:
             admin.disconnect()

@@ -60,7 +60,8 @@ def _script(text: str) -> str:
 def test_sh_example(workdir, server, block):
     env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}"
                f"{os.environ['PATH']}", QMLITE_DOCS_PORT=str(server.port), QMLITE_DOCS_HTTP_PORT=str(server.http_port),
-               PWD=str(workdir), QMLITE_PORT=str(server.port))  # QMLITE_PORT: the local samples' and IBM's command names' server (SM1, CT1)
+               # QMLITE_PORT: the local samples' and IBM's command names' server (SM1, CT1)
+               PWD=str(workdir), QMLITE_PORT=str(server.port))
     env.pop("MQ_ADMIN_PASSWORD", None)
     env.pop("MQSERVER", None)
     # MQSERVER='...127.0.0.1(1414)' in an example (docs/samples.md) names the test's server
@@ -76,4 +77,5 @@ def test_client_lines_are_aimed_at_the_test_server():
     assert qmlitestandin.arguments(["dspmq"], "5", "6") == ["dspmq", "--host", "127.0.0.1", "--port", "5"]
     assert qmlitestandin.arguments(["runmqsc", "--data-dir", "/var/lib/qmlite", "QM1"], "5", "6") == \
         ["runmqsc", "--data-dir", "./data", "QM1"]
-    assert qmlitestandin.arguments(["trace", "--http-port", "9443"], "5", "6") == ["trace", "--http-port", "6", "--once"]
+    assert qmlitestandin.arguments(["trace", "--http-port", "9443"], "5", "6") == ["trace", "--http-port", "6",
+                                                                                   "--once"]

@@ -110,7 +110,8 @@ BAD = [
      "not a host"),
     ("channel[0].clientConnection.connection[0].port", "1414", f"{C0}.clientConnection.connection[0].port",
      "must be an integer, not a string"),
-    ("channel[0].clientConnection.connection[0].port", 0, f"{C0}.clientConnection.connection[0].port", "outside 1-65535"),
+    ("channel[0].clientConnection.connection[0].port", 0, f"{C0}.clientConnection.connection[0].port",
+     "outside 1-65535"),
     ("channel[0].clientConnection.connection[0].port", 65536, f"{C0}.clientConnection.connection[0].port", "outside"),
     ("channel[0].clientConnection.connection[0].port", 1414.5, f"{C0}.clientConnection.connection[0].port",
      "not a number with a fraction"),
@@ -264,7 +265,8 @@ def test_any_bytes_parse_or_are_refused(data):
                                    st.integers(1, 65535)), max_size=3).map(tuple),
     affinity=st.sampled_from([0, 1]), client_weight=st.integers(0, 99), default_reconnect=st.integers(0, 3),
     heartbeat_interval=st.integers(0, 999_999), sharing_conversations=st.integers(0, 999_999_999),
-    max_message_length=st.integers(0, 104_857_600), cipher_spec=st.sampled_from(["", "ANY_TLS13", "TLS_AES_128_GCM_SHA256"]),
+    max_message_length=st.integers(0, 104_857_600),
+    cipher_spec=st.sampled_from(["", "ANY_TLS13", "TLS_AES_128_GCM_SHA256"]),
     message_compression=st.lists(st.sampled_from(sorted(ccdt.MESSAGE_COMPRESSION.values())), min_size=1,
                                  max_size=4).map(tuple)))
 def test_render_then_parse_round_trips(ch):

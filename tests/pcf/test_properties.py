@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.errors import MQRC, CodecError
 from qmlite.pcf.jsonview import to_json
 from qmlite.pcf.mqi import MQDLH, MQRFH, MQRFH2
@@ -274,7 +274,7 @@ def test_properties_type_inference_and_checks():
     "Body", "Root.MQMD.Format", "mq.a.b", "MQext.a.b", "a" * 4096,
 ])
 def test_check_name_rejects(name):
-    assert P.check_name(name) is not None
+    assert PR.check_name(name) is not None
     with pytest.raises(ValueError):
         Properties().set(name, "x")
 
@@ -282,7 +282,7 @@ def test_check_name_rejects(name):
 @pytest.mark.parametrize("name", ["Color", "_x", "a-b", "usr.Color", "mcd.Msd", "jms.Dst", "mqps.Top",
                                   "mq.xxx", "mqext.xxx", "mq_usr.a.b.c", "myapp.a.b", "Nullable", "a" * 4095])
 def test_check_name_accepts(name):
-    assert P.check_name(name) is None
+    assert PR.check_name(name) is None
 
 
 def test_property_folders_from_names_and_from_the_wire():
@@ -396,7 +396,7 @@ def test_split_follows_the_format_chain():
     s = split(data, "MQHRF2", LE, 819)
     assert [type(h) for h in s.headers] == [MQRFH2, MQRFH, MQRFH2]
     assert s.headers[1].NameValueString == "MQPSCommand Publish"
-    assert P.parse_name_value_string(s.headers[1].NameValueString) == [("MQPSCommand", "Publish")]
+    assert PR.parse_name_value_string(s.headers[1].NameValueString) == [("MQPSCommand", "Publish")]
     assert s.properties.values_for_selectors() == {"a": "2", "mcd.Msd": "jms_bytes", "b": ""}
     assert s.properties["a"].type == "string"  # the later header wins
     assert s.folders == ["<psc><Command>Publish</Command></psc>"]
@@ -448,23 +448,23 @@ NVS = [
 
 @pytest.mark.parametrize("text,pairs", NVS)
 def test_parse_name_value_string(text, pairs):
-    assert P.parse_name_value_string(text) == pairs
+    assert PR.parse_name_value_string(text) == pairs
 
 
 @pytest.mark.parametrize("text", ['a "b', "a 'b", 'a b"c', 'a "b"c', "a", "a b c", 'x "a""', 7])
 def test_parse_name_value_string_errors(text):
-    assert rfh_error(P.parse_name_value_string, text).reason == C.MQRC_RFH_STRING_ERROR
+    assert rfh_error(PR.parse_name_value_string, text).reason == C.MQRC_RFH_STRING_ERROR
 
 
 def test_render_name_value_string():
     pairs = [("MQPSCommand", "Publish"), ("MQPSTopic", "a b"), ("q", 'say "hi"'), ("e", ""), ("s", "'x")]
-    text = P.render_name_value_string(pairs)
+    text = PR.render_name_value_string(pairs)
     assert text == 'MQPSCommand Publish MQPSTopic "a b" q "say ""hi""" e "" s "\'x"'
-    assert P.parse_name_value_string(text) == pairs
+    assert PR.parse_name_value_string(text) == pairs
     with pytest.raises(ValueError):
-        P.render_name_value_string([("a", "b\0")])
+        PR.render_name_value_string([("a", "b\0")])
     with pytest.raises(ValueError):
-        P.render_name_value_string([("a", 1)])
+        PR.render_name_value_string([("a", 1)])
 
 
 NVS_TOKEN = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=12)
@@ -473,12 +473,12 @@ NVS_TOKEN = st.text(st.characters(blacklist_categories=("Cs",), blacklist_charac
 @SETTINGS
 @given(pairs=st.lists(st.tuples(NVS_TOKEN, NVS_TOKEN), max_size=8))
 def test_name_value_string_round_trip(pairs):
-    text = P.render_name_value_string(pairs)
-    assert P.parse_name_value_string(text) == pairs
+    text = PR.render_name_value_string(pairs)
+    assert PR.parse_name_value_string(text) == pairs
     # and through an MQRFH v1 header
     data = MQRFH(Format="MQSTR", NameValueString=text).pack("<", "utf-8") + b"b"
     s = split(data, "MQHRF", LE, 1208)
-    assert P.parse_name_value_string(s.headers[0].NameValueString) == pairs and s.body == b"b"
+    assert PR.parse_name_value_string(s.headers[0].NameValueString) == pairs and s.body == b"b"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -506,7 +506,7 @@ def typed_value():
 
 
 def property_name():
-    usr = PART.filter(lambda n: P.check_name(n) is None)
+    usr = PART.filter(lambda n: PR.check_name(n) is None)
     single = st.builds(lambda f, n: f"{f}.{n}", st.sampled_from(["mcd", "jms", "mq", "mqext", "mqps"]), PART)
     grouped = st.builds(lambda f, ns: ".".join([f, *ns]), st.sampled_from(["mq_usr", "myapp", "x-y"]),
                         st.lists(PART, min_size=1, max_size=3))
@@ -585,7 +585,7 @@ def noisy(name: str, items, attributes) -> str:
         elif kind == "string":
             out.append(f"<{leaf}>{esc(value)}</{leaf}>")
         else:
-            out.append(f'<{leaf}  dt="{kind}" >{P.encode_value(kind, value)}</{leaf} >')
+            out.append(f'<{leaf}  dt="{kind}" >{PR.encode_value(kind, value)}</{leaf} >')
         for group in reversed(parts[:-1]):
             out.append(f"\t</{group}>")
         out.append("<!-- c -->\r\n")
@@ -688,9 +688,9 @@ def test_fuzz_parse_folder(data, name, items):
 @FUZZ
 @given(text=st.text(alphabet="ab \"'\0\t", max_size=30))
 def test_fuzz_name_value_string(text):
-    pairs = only_codec_errors(P.parse_name_value_string, text)
+    pairs = only_codec_errors(PR.parse_name_value_string, text)
     if pairs is not None:
-        assert P.parse_name_value_string(P.render_name_value_string(pairs)) == pairs
+        assert PR.parse_name_value_string(PR.render_name_value_string(pairs)) == pairs
 
 
 # --------------------------------------------------------------------------------------------------

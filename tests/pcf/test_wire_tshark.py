@@ -116,7 +116,8 @@ def test_mqi_bodies_and_pcf_payloads_decode_cleanly(byte_order):
     md = mqi.MQMD(Version=1, Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, Encoding=enc, Expiry=150,
                   Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG, ReplyToQ="PYMQPCF.6A1F00000000002A")
     put = calls.MQPutRequest(md, mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), _pcf_command(enc)).pack(order)
-    reply_md = mqi.MQMD(Version=1, Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REPLY, Encoding=enc, MsgId=b"AMQ QM1 " + bytes(16))
+    reply_md = mqi.MQMD(Version=1, Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REPLY, Encoding=enc,
+                        MsgId=b"AMQ QM1 " + bytes(16))
     get = calls.MQGetReply(reply_md, mqi.MQGMO(Version=2), _pcf_command(enc)).pack(order)
     inq = calls.MQInqReply([C.MQIA_COMMAND_LEVEL, C.MQIA_PLATFORM, C.MQCA_Q_MGR_NAME], [912, 3],
                            "QM1".ljust(48)).pack(order)

@@ -6,7 +6,7 @@ import json
 
 from qmlite.pcf import calls, decode, fap, mqi
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pipeline import capture
 
 LE = fap.LITTLE
@@ -20,7 +20,7 @@ def _segment(kind: int, body: bytes, *, hobj: int = 0, request: int = 1, comp: i
 def capture_bytes() -> bytes:
     topic_od = mqi.MQOD(Version=4, ObjectType=C.MQOT_TOPIC, ObjectName="SPORTS",
                         ObjectString=mqi.MQCHARV("football"))
-    rfh2, fmt = P.join(P.Properties({"Team": "Reds"}), b"2-1", C.MQFMT_STRING, 546, 1208)
+    rfh2, fmt = PR.join(PR.Properties({"Team": "Reds"}), b"2-1", C.MQFMT_STRING, 546, 1208)
     return b"".join([
         _segment(fap.MQPUT1, calls.MQPut1Request(
             mqi.MQOD(Version=4, ObjectType=C.MQOT_TOPIC, ObjectString=mqi.MQCHARV("prices/apples")),
@@ -60,7 +60,8 @@ def test_the_route_job_reads_a_capture(spark, tmp_path, clock):
     qm = QueueManager.open(tmp_path / "qm", clock=clock, synchronous="NORMAL")
     try:
         for name, topic, selector in (("ALL", "#", ""), ("REDS", "sport/#", "Team = 'Reds'")):
-            params = [st(C.MQCACF_SUB_NAME, name), st(C.MQCA_TOPIC_STRING, topic), st(C.MQCACF_DESTINATION, "DEV.QUEUE.1")]
+            params = [st(C.MQCACF_SUB_NAME, name), st(C.MQCA_TOPIC_STRING, topic),
+                      st(C.MQCACF_DESTINATION, "DEV.QUEUE.1")]
             if selector:
                 params.append(st(C.MQCACF_SUB_SELECTOR, selector))
             assert qm.engine.execute(command(C.MQCMD_CREATE_SUBSCRIPTION, *params))[-1].header.Reason == 0
@@ -88,8 +89,8 @@ def test_the_zip_shipped_to_a_cluster_holds_routing_and_what_it_imports(tmp_path
             "qmlite/pipeline/routes.py", "qmlite/registry/admin/commands/subscriptions.py"} <= names
     assert not any(n.startswith(("qmlite/server/", "qmlite/client/")) for n in names)
     # importable from the zip alone (third-party dependencies from the environment, not qmlite)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import qmlite.registry.pubsub.routing as r, qmlite.pipeline.routes;"
-            " print(r.__file__)")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "import qmlite.registry.pubsub.routing as r, qmlite.pipeline.routes; print(r.__file__)")
     out = subprocess.run([sys.executable, "-I", "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "qmlite.zip" in out.stdout

@@ -18,7 +18,7 @@ from qmlite.client.errors import MQIError  # noqa: E402
 from qmlite.client.pytest_plugin import running_qmlite  # noqa: E402
 from qmlite.pcf import constants as C  # noqa: E402
 from qmlite.pcf import pcf as P  # noqa: E402
-from qmlite.pcf import properties as props  # noqa: E402
+from qmlite.pcf import properties as PR  # noqa: E402
 from qmlite.pcf.mqi import MQGMO, MQMD, MQOD  # noqa: E402
 from qmlite.pipeline import load  # noqa: E402
 
@@ -59,7 +59,7 @@ def depth(qm, queue: str) -> int:
     return ints[0]
 
 
-def drain(qm, queue: str) -> list[tuple[MQMD, props.Split]]:
+def drain(qm, queue: str) -> list[tuple[MQMD, PR.Split]]:
     """Every message on ``queue`` (destructive), its properties forced into an MQRFH2 and split off."""
     hobj, _ = qm.open(MQOD(ObjectName=queue), C.MQOO_INPUT_EXCLUSIVE)
     out = []
@@ -72,7 +72,7 @@ def drain(qm, queue: str) -> list[tuple[MQMD, props.Split]]:
             except MQIError as exc:
                 assert exc.reason == C.MQRC_NO_MSG_AVAILABLE, exc
                 return out
-            out.append((md, props.split(data, md.Format, md.Encoding, md.CodedCharSetId)))
+            out.append((md, PR.split(data, md.Format, md.Encoding, md.CodedCharSetId)))
     finally:
         qm.close(hobj)
 
@@ -103,7 +103,7 @@ def test_replay_publishes_through_the_online_router(server, admin, tmp_path):
     everything = drain(admin, "RP.ALL")
     assert [s.body for _, s in everything] == [b"hello", b"." * 10, "\u00fcn\u00ef".encode()]
     first = everything[0][1].properties
-    assert first["colour"].value == "red" and first["n"] == props.Property("i8", 3)  # a JSON integer stays one
+    assert first["colour"].value == "red" and first["n"] == PR.Property("i8", 3)  # a JSON integer stays one
     assert [md.Persistence for md, _ in everything] == [C.MQPER_NOT_PERSISTENT] * 2 + [C.MQPER_PERSISTENT]
     red = drain(admin, "RP.RED")
     assert [(md.Priority, s.body) for md, s in red] == [(7, b"hello")]  # the selector saw n = 3 only

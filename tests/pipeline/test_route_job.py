@@ -272,7 +272,8 @@ def test_every_routing_rule_gives_the_same_rows_on_the_driver_and_the_executors(
                 {"id": "g", "topic": "r/g", "size": 9, "priority": 0},
                 {"id": "none", "size": 1}]
         reference = collections.Counter(
-            (d["publication_id"], d["sub_name"], d["correl_id"], d["priority"], d["persistence"], d["expiry"], d["bytes"])
+            (d["publication_id"], d["sub_name"], d["correl_id"], d["priority"], d["persistence"], d["expiry"],
+             d["bytes"])
             for d in routes.route_rows(((r, n) for n, r in enumerate(rows, 1) if "topic" in r), qm.registry))
     finally:
         qm.shutdown()
@@ -280,7 +281,8 @@ def test_every_routing_rule_gives_the_same_rows_on_the_driver_and_the_executors(
     driver, executors = _both_ways(spark, tmp_path)
     assert driver == executors
     got = collections.Counter(
-        tuple(dict(r)[k] for k in ("publication_id", "sub_name", "correl_id", "priority", "persistence", "expiry", "bytes"))
+        tuple(dict(r)[k]
+              for k in ("publication_id", "sub_name", "correl_id", "priority", "persistence", "expiry", "bytes"))
         for r in driver[0].elements())
     assert got == reference
     names = {name for _, name, *_ in got}

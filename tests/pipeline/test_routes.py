@@ -14,10 +14,10 @@ import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
+from hypothesis import strategies as st
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.pcf.mqi import MQMD
 from qmlite.pipeline import routes
 from qmlite.registry.pubsub import routing
@@ -31,17 +31,17 @@ SELECTORS = ("", "", "Colour = 'red'", "Size > 2", "Colour IS NULL", "JMSPriorit
 
 
 def _pattern():
-    return hs.lists(hs.sampled_from(WORDS + ("+", "#")), min_size=1, max_size=3).map("/".join)
+    return st.lists(st.sampled_from(WORDS + ("+", "#")), min_size=1, max_size=3).map("/".join)
 
 
-sub_specs = hs.lists(hs.tuples(_pattern(), hs.sampled_from(QUEUES), hs.sampled_from([0, 1, 1, 2]),
-                               hs.sampled_from(SELECTORS), hs.sampled_from([None, None, 1]),
-                               hs.sampled_from([-1, -3, 4])),
+sub_specs = st.lists(st.tuples(_pattern(), st.sampled_from(QUEUES), st.sampled_from([0, 1, 1, 2]),
+                               st.sampled_from(SELECTORS), st.sampled_from([None, None, 1]),
+                               st.sampled_from([-1, -3, 4])),
                      min_size=1, max_size=8)
-pub_specs = hs.lists(hs.tuples(hs.lists(hs.sampled_from(WORDS), min_size=1, max_size=3).map("/".join),
-                               hs.sampled_from([None, "red", "blue"]), hs.sampled_from([None, 1, 3]),
-                               hs.sampled_from([None, 2, 7]), hs.sampled_from([None, 0, 1]),
-                               hs.sampled_from([9, 9, 1, 0])),
+pub_specs = st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map("/".join),
+                               st.sampled_from([None, "red", "blue"]), st.sampled_from([None, 1, 3]),
+                               st.sampled_from([None, 2, 7]), st.sampled_from([None, 0, 1]),
+                               st.sampled_from([9, 9, 1, 0])),
                      min_size=1, max_size=6)
 
 
@@ -72,8 +72,8 @@ def _online(qm, rows):
         md = MQMD(Format=C.MQFMT_STRING,
                   Priority=C.MQPRI_PRIORITY_AS_Q_DEF if row["priority"] is None else row["priority"],
                   Persistence=C.MQPER_PERSISTENCE_AS_Q_DEF if row["persistence"] is None else row["persistence"])
-        props = P.Properties(row["properties"])
-        data, md.Format = P.join(props, row["body"].encode(), C.MQFMT_STRING, md.Encoding, 1208)
+        props = PR.Properties(row["properties"])
+        data, md.Format = PR.join(props, row["body"].encode(), C.MQFMT_STRING, md.Encoding, 1208)
         qm.publish(row["topic"], md, data, row["pub_level"])
     out = collections.Counter()
     for queue in QUEUES:

@@ -121,7 +121,8 @@ dmpmqaut -m QM1 -n X.Q -t queue -l > aut-l.out
     assert "     1 :" not in read["syntax.out"]  # -e: no echo
     assert read["syntax.out"].splitlines()[-3:] == ["2 MQSC commands read.", "One command has a syntax error.",
                                                     "All valid MQSC commands were processed."]
-    assert read["nosuch.rc"] == "20\n" and read["nosuch.err"].startswith("AMQ8118E: IBM MQ queue manager does not exist.")
+    assert read["nosuch.rc"] == "20\n"
+    assert read["nosuch.err"].startswith("AMQ8118E: IBM MQ queue manager does not exist.")
     assert read["usage.rc"] == "20\n" and read["usage.err"].startswith("Usage: runmqsc ")
     assert read["dspmq.rc"] == "72\n"
     assert read["dspmq.err"] == "AMQ7048E: The queue manager name is either not valid or not known.\n"
@@ -133,7 +134,8 @@ dmpmqaut -m QM1 -n X.Q -t queue -l > aut-l.out
     assert (read["str.rc"], read["str.out"]) == ("5\n", "IBM MQ queue manager 'QM1' running.\n")
     assert read["strnone.rc"] == "16\n"
     assert read["verify.rc"] == "10\n" and "One command has a syntax error." in read["verify.out"]
-    assert read["verified.rc"] == "10\n" and "AMQ8147E: IBM MQ object V.Q not found." in read["verified.out"]  # -v ran nothing
+    # -v ran nothing
+    assert read["verified.rc"] == "10\n" and "AMQ8147E: IBM MQ object V.Q not found." in read["verified.out"]
     assert read["ver.rc"] == "10\n"
     assert read["aut-a.out"] == "setmqaut -m QM1 -n X.Q -t queue -p app +browse\n"
     assert read["aut-l.out"] == "profile: X.Q, type: queue\n"

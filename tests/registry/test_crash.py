@@ -24,7 +24,7 @@ import threading
 import pytest
 
 from qmlite.pcf import constants as C
-from qmlite.registry.storage import sqlite as S
+from qmlite.registry.storage import sqlite as SQ
 from qmlite.registry.storage.catalog import Registry
 from tests.support import crashprobe
 
@@ -100,7 +100,7 @@ def model_after(commands: list[dict], n: int) -> Model:
 
 def observe(data_dir: pathlib.Path, baseline_queues: set[str]) -> Model:
     """The registry's subscriptions as model entries, after checking the invariants of each one."""
-    with sqlite3.connect(data_dir / S.FILENAME) as db:
+    with sqlite3.connect(data_dir / SQ.FILENAME) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     reg = Registry.open(data_dir, crashprobe.QMGR)
     try:

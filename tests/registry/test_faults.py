@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from qmlite.registry.testing import faults as F
+from qmlite.registry.testing import faults as FR
 
 
-def _names(faults: F.Faults, verb: str, obj: str, user: str = "u", channel: str = "C", appl: str = "a") -> list:
+def _names(faults: FR.Faults, verb: str, obj: str, user: str = "u", channel: str = "C", appl: str = "a") -> list:
     fired = []
     while (fault := faults.match(verb, obj, user, channel, appl)) is not None:
         fired.append(fault.rule)
@@ -24,7 +24,7 @@ def _names(faults: F.Faults, verb: str, obj: str, user: str = "u", channel: str 
     ("A*", ["A", "APP.Q"], ["", "B"]),
 ])
 def test_object_patterns_exact_and_generic(pattern, hits, misses):
-    faults = F.Faults()
+    faults = FR.Faults()
     faults.define("R", verb="MQPUT", object=pattern, reason=2053)
     for name in hits:
         assert faults.match("MQPUT", name, "u", "C", "a") is not None, name
@@ -34,7 +34,7 @@ def test_object_patterns_exact_and_generic(pattern, hits, misses):
 
 
 def test_order_count_and_a_change_clearing_the_memo():
-    faults = F.Faults()
+    faults = FR.Faults()
     faults.define("GEN", verb="MQPUT", object="Q*", reason=2053, count=2)
     faults.define("EXACT", verb="MQPUT", object="Q1", reason=2030, count=1)
     assert _names(faults, "MQPUT", "Q1") == ["GEN", "GEN", "EXACT"]
@@ -46,7 +46,7 @@ def test_order_count_and_a_change_clearing_the_memo():
 
 
 def test_channel_and_appl_and_diskfull_persistence():
-    faults = F.Faults()
+    faults = FR.Faults()
     faults.define("CH", verb="MQGET", channel="DEV.APP.*", appl="billing", reason=2033)
     assert faults.match("MQGET", "Q", "u", "DEV.ADMIN.SVRCONN", "billing") is None
     assert faults.match("MQGET", "Q", "u", "DEV.APP.SVRCONN", "billing   ") is not None  # MQ pads names
@@ -70,15 +70,15 @@ class _Recorder:
 
 def test_the_same_seed_gives_the_same_fires_and_firing_is_logged(monkeypatch):
     def run(seed):
-        faults = F.Faults()
+        faults = FR.Faults()
         faults.define("P", verb="MQPUT", reason=2053, probability=0.5, seed=seed)
         return [faults.match("MQPUT", "Q", "u", "C", "a") is not None for _ in range(64)]
 
     assert run(7) == run(7) and run(7) != run(8) and 0 < sum(run(7)) < 64
-    faults = F.Faults()
+    faults = FR.Faults()
     faults.define("L", verb="MQOPEN", reason=2085)
     recorder = _Recorder()
-    monkeypatch.setattr(F, "log", recorder)
+    monkeypatch.setattr(FR, "log", recorder)
     faults.match("MQOPEN", "Q", "bob", "CH", "app")
     (event,) = [e for e in recorder.events if e["event"] == "fault_fired"]
     assert (event["rule"], event["verb"], event["object"], event["user"], event["channel"], event["appl"],
@@ -88,9 +88,9 @@ def test_the_same_seed_gives_the_same_fires_and_firing_is_logged(monkeypatch):
 def test_pcf_rules_spare_escape_unless_named():
     from qmlite.pcf import constants as C
 
-    faults = F.Faults()
+    faults = FR.Faults()
     faults.define("ALL", action="NOREPLY")
     assert faults.match_command(C.MQCMD_ESCAPE, "", "admin") is None
-    assert faults.match_command(C.MQCMD_INQUIRE_Q, "Q", "admin").action == F.NOREPLY
+    assert faults.match_command(C.MQCMD_INQUIRE_Q, "Q", "admin").action == FR.NOREPLY
     faults.define("ESC", verb="MQCMD_ESCAPE", reason=2035)
     assert faults.match_command(C.MQCMD_ESCAPE, "", "admin").reason == 2035

@@ -104,7 +104,8 @@ def click(driver, css: str) -> None:
 
 
 def rows(driver, panel: str) -> list[str]:
-    return [tr.get_attribute("data-name") for tr in driver.find_elements(By.CSS_SELECTOR, f"#{panel} tbody tr[data-name]")]
+    return [tr.get_attribute("data-name")
+            for tr in driver.find_elements(By.CSS_SELECTOR, f"#{panel} tbody tr[data-name]")]
 
 
 # ---- PNG, read with the standard library -------------------------------------------------------
@@ -280,7 +281,8 @@ def test_subscriptions_create_duplicate_filter_change_delete(browser, server, tm
     wait(browser, lambda d: sorted(rows(d, "subscriptions")) == ["CONSOLE.SUB", "OTHER.SUB"])
     assert cell(browser, "subscriptions", "OTHER.SUB", "dest") == "DEV.QUEUE.2"
     browser.find_element(By.ID, "sub-filter").send_keys("prices")
-    wait(browser, lambda d: rows(d, "subscriptions") == ["CONSOLE.SUB"] and text_of(d, "#sub-count") == "1 of 2 subscriptions")
+    wait(browser,
+         lambda d: rows(d, "subscriptions") == ["CONSOLE.SUB"] and text_of(d, "#sub-count") == "1 of 2 subscriptions")
     browser.find_element(By.ID, "sub-filter").send_keys("-none")
     wait(browser, lambda d: text_of(d, "#subscriptions td.empty") == "No subscription matches the filter.")
     browser.find_element(By.ID, "sub-filter").clear()

@@ -123,9 +123,9 @@ def _message(seq: int):
 
 
 async def test_with_the_sync_helper_a_real_store_answers_after_the_helper_synced(tmp_path):
-    from qmlite.registry.storage import sqlite as S
+    from qmlite.registry.storage import sqlite as SQ
 
-    store = S.Store.open(tmp_path)  # synchronous FULL: every group has a plan
+    store = SQ.Store.open(tmp_path)  # synchronous FULL: every group has a plan
     committer = GroupCommitter(store, sync_helper=True)
     synced_by_helper = 0
     try:
@@ -148,7 +148,7 @@ async def test_with_the_sync_helper_a_real_store_answers_after_the_helper_synced
         assert helper.wait(10) == 0  # it ends when the committer closes its pipe
     finally:
         store.close()
-    reopened = S.Store.open(tmp_path)
+    reopened = SQ.Store.open(tmp_path)
     try:
         assert reopened.connection.execute("SELECT count(*) FROM messages").fetchone()[0] == seq
     finally:
@@ -158,9 +158,9 @@ async def test_with_the_sync_helper_a_real_store_answers_after_the_helper_synced
 async def test_a_sync_helper_that_dies_ends_the_committer(tmp_path):
     import signal
 
-    from qmlite.registry.storage import sqlite as S
+    from qmlite.registry.storage import sqlite as SQ
 
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     committer = GroupCommitter(store, sync_helper=True)
     ended = []
     try:
@@ -220,10 +220,10 @@ def test_the_helper_protocol_syncs_plans_and_reports_a_failure(tmp_path):
 
 async def test_a_sync_helper_that_never_starts_leaves_the_syncs_to_the_writer_thread(tmp_path, monkeypatch):
     from qmlite.registry.storage import fsync
-    from qmlite.registry.storage import sqlite as S
+    from qmlite.registry.storage import sqlite as SQ
 
     monkeypatch.setattr(fsync, "__file__", str(tmp_path / "no-such-helper.py"))  # python exits at once
-    store = S.Store.open(tmp_path / "data")
+    store = SQ.Store.open(tmp_path / "data")
     committer = GroupCommitter(store, sync_helper=True)
     try:
         async with trio.open_nursery() as nursery:

@@ -37,7 +37,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 from qmlite.pcf.mqi import MQCHARV, MQGMO, MQMD, MQOD, MQPMO
 from qmlite.registry.storage import journal as J
-from qmlite.registry.storage import sqlite as S
+from qmlite.registry.storage import sqlite as SQ
 from qmlite.registry.messaging.queues import Message
 from qmlite.registry.qmgr import QueueManager as DomainQueueManager
 from qmlite.registry.storage.catalog import Registry
@@ -334,7 +334,7 @@ def observe(data_dir) -> dict[int, list[Message]]:
     """Each client queue's messages as a restarted queue manager loads them, in delivery order, after
     checking what must hold whatever happened: an intact file, every definition present, only
     persistent messages, MsgIds unique, and a new message's MsgId unlike every loaded one."""
-    db = sqlite3.connect(data_dir / S.FILENAME)
+    db = sqlite3.connect(data_dir / SQ.FILENAME)
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:

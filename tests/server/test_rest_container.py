@@ -129,4 +129,5 @@ def test_running_qmlite_offers_the_rest_api_when_asked(tmp_path):
 def test_mq_enable_embedded_web_server_false_turns_the_rest_api_off():
     env = {"MQ_ENABLE_EMBEDDED_WEB_SERVER": "false"}
     assert config.load(environ=env, overrides={"http_port": 9443}).http_port is None
-    assert config.load(environ={"MQ_ENABLE_EMBEDDED_WEB_SERVER": "true"}, overrides={"http_port": 9443}).http_port == 9443
+    assert config.load(environ={"MQ_ENABLE_EMBEDDED_WEB_SERVER": "true"},
+                       overrides={"http_port": 9443}).http_port == 9443

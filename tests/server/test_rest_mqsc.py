@@ -17,6 +17,7 @@ from qmlite.server.listener import running
 ADMIN = ("admin", "passw0rd")
 CSRF = {"ibm-mq-rest-csrf-token": "value"}
 MQSC = "/ibmmq/rest/v2/admin/action/qmgr/QM1/mqsc"
+DEFINE_REST_SUB = "DEFINE SUB(REST.SUB) TOPICSTR('dev/rest') DEST(DEV.QUEUE.2)"
 
 
 @dataclasses.dataclass
@@ -139,10 +140,11 @@ async def test_the_real_mqsc_engine_answers_keda_and_pubsub_setups(tmp_path):
             assert r.status_code == 200, r.text
             body = r.json()
             assert body["overallCompletionCode"] == 0
-            assert body["commandResponse"][0]["parameters"]["curdepth"] == server.qm.registry.messages.depth("DEV.QUEUE.1")
+            depth = server.qm.registry.messages.depth("DEV.QUEUE.1")
+            assert body["commandResponse"][0]["parameters"]["curdepth"] == depth
             # a pub/sub set-up as CI suites write it, then its display
             r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
-                "type": "runCommand", "parameters": {"command": "DEFINE SUB(REST.SUB) TOPICSTR('dev/rest') DEST(DEV.QUEUE.2)"}})
+                "type": "runCommand", "parameters": {"command": DEFINE_REST_SUB}})
             assert r.status_code == 200 and r.json()["overallCompletionCode"] == 0, r.text
             assert any("AMQ" in line for line in r.json()["commandResponse"][0]["text"])
             r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
@@ -152,7 +154,7 @@ async def test_the_real_mqsc_engine_answers_keda_and_pubsub_setups(tmp_path):
             assert params["sub"] == "REST.SUB" and params["topicstr"] == "dev/rest" and params["dest"] == "DEV.QUEUE.2"
             # the same definition a second time: the documented failure, with its reason
             r = await client.post(MQSC, auth=ADMIN, headers=CSRF, json={
-                "type": "runCommand", "parameters": {"command": "DEFINE SUB(REST.SUB) TOPICSTR('dev/rest') DEST(DEV.QUEUE.2)"}})
+                "type": "runCommand", "parameters": {"command": DEFINE_REST_SUB}})
             assert r.json()["overallCompletionCode"] == 2
             assert r.json()["commandResponse"][0]["reasonCode"] == C.MQRCCF_SUB_ALREADY_EXISTS
 
@@ -171,20 +173,20 @@ def _flags_of(row):
 
 
 def _body(row, parameters):
-    from qmlite.registry.mqsc import commands as T
+    from qmlite.registry.mqsc import commands as MC
 
     body = {"command": row.verb.lower(), "qualifier": row.noun.lower(), "parameters": parameters}
-    if row.name != T.NAME_NONE:
+    if row.name != MC.NAME_NONE:
         pid = row.name_pid or 0
         body["name"] = "0A0B" if 6001 <= pid <= 8000 else "1" if 0 < pid < 2001 else "X"
     return body
 
 
 def _all_flag_cases():
-    from qmlite.registry.mqsc import commands as T
+    from qmlite.registry.mqsc import commands as MC
 
     cases = []
-    for (verb, noun), row in sorted(T.TABLE.items()):
+    for (verb, noun), row in sorted(MC.TABLE.items()):
         for kw in _flags_of(row):
             cases.append(pytest.param(row, kw, id=f"{verb}-{noun}-{kw.name}"))
     return cases
@@ -234,7 +236,8 @@ def test_every_keyword_only_flag_takes_yes_and_no(row, kw):
 async def test_keyword_only_flags_through_the_real_engine(tmp_path):
     """The REST client library's own requests (tested against IBM's container): DEFINE with
     "replace": "yes", DELETE with "purge": "yes", and their "no" forms, on the queue manager itself."""
-    cfg = config.load(environ={"MQ_APP_PASSWORD": "app-pw"}, overrides={"port": 0, "http_port": 0, "data_dir": tmp_path / "data"})
+    cfg = config.load(environ={"MQ_APP_PASSWORD": "app-pw"},
+                      overrides={"port": 0, "http_port": 0, "data_dir": tmp_path / "data"})
     async with running(cfg, synchronous="NORMAL") as server:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}") as client:
             async def run(command, qualifier, name, **parameters):

@@ -162,7 +162,8 @@ async def test_put_get_round_trip_with_dynamic_queue(tmp_path):
         put_reply = calls.MQPutReply.unpack(data, 0, fap.LITTLE)[0]
         assert api.CompCode == 0 and put_reply.MsgDesc.MsgId.startswith(b"AMQ QM1")
         assert put_reply.MsgDesc.UserIdentifier == "admin" and put_reply.MsgDesc.PutApplName == "rawfap"
-        get = calls.MQGetRequest(mqi.MQMD(CorrelId=b"C" * 24), mqi.MQGMO(Version=2, MatchOptions=C.MQMO_MATCH_CORREL_ID),
+        get = calls.MQGetRequest(mqi.MQMD(CorrelId=b"C" * 24),
+                                 mqi.MQGMO(Version=2, MatchOptions=C.MQMO_MATCH_CORREL_ID),
                                  3)
         api, data = await mqi_call(peer, fap.MQGET, get.pack(fap.LITTLE), hobj=hobj)
         got = calls.MQGetReply.unpack(data, 0, fap.LITTLE)[0]
@@ -218,7 +219,8 @@ async def test_get_wait_times_out_with_2033(tmp_path, autojump_clock):
         await connect_mq(peer)
         api, _ = await open_q(peer, "DEV.QUEUE.2", C.MQOO_INPUT_SHARED)
         gmo = mqi.MQGMO(Version=2, Options=C.MQGMO_WAIT, WaitInterval=5000)
-        api, _ = await mqi_call(peer, fap.MQGET, calls.MQGetRequest(mqi.MQMD(), gmo, 10).pack(fap.LITTLE), hobj=api.Hobj)
+        api, _ = await mqi_call(peer, fap.MQGET, calls.MQGetRequest(mqi.MQMD(), gmo, 10).pack(fap.LITTLE),
+                                hobj=api.Hobj)
         assert (api.CompCode, api.Reason) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
 
 
@@ -230,7 +232,8 @@ async def test_command_server_answers_pcf(tmp_path):
         api, reply_q = await open_q(peer, "SYSTEM.DEFAULT.MODEL.QUEUE", C.MQOO_INPUT_EXCLUSIVE, dynamic="PYMQPCF.*")
         reply_hobj, reply_name = api.Hobj, reply_q.ObjDesc.ObjectName
         request = P.PCFMessage(P.CFH(Type=C.MQCFT_COMMAND_XR, Command=C.MQCMD_INQUIRE_Q_MGR),
-                               [P.CFIL(C.MQIACF_Q_MGR_ATTRS, (C.MQIA_PLATFORM, C.MQCA_Q_MGR_NAME, C.MQIA_COMMAND_LEVEL))])
+                               [P.CFIL(C.MQIACF_Q_MGR_ATTRS,
+                                       (C.MQIA_PLATFORM, C.MQCA_Q_MGR_NAME, C.MQIA_COMMAND_LEVEL))])
         md = mqi.MQMD(Format=C.MQFMT_ADMIN.rstrip(), MsgType=C.MQMT_REQUEST, ReplyToQ=reply_name, Expiry=150,
                       Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG)
         od = mqi.MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE")
@@ -273,7 +276,8 @@ async def test_mqinq_on_the_queue_manager(tmp_path):
         api2, data = await mqi_call(peer, fap.MQINQ, calls.MQInqRequest(sel, 3, 144).pack(fap.LITTLE), hobj=api.Hobj)
         reply = calls.MQInqReply.unpack(data, 0, fap.LITTLE)[0]
         assert api2.CompCode == 0 and reply.IntAttrs == [912, 3, 819]
-        assert reply.CharAttrs == "QM1".ljust(48) + "DEV.DEAD.LETTER.QUEUE".ljust(48) + "SYSTEM.ADMIN.COMMAND.QUEUE".ljust(48)
+        assert reply.CharAttrs == "".join(name.ljust(48) for name in ("QM1", "DEV.DEAD.LETTER.QUEUE",
+                                                                        "SYSTEM.ADMIN.COMMAND.QUEUE"))
         api3, _ = await mqi_call(peer, fap.MQINQ, calls.MQInqRequest([9999], 1, 0).pack(fap.LITTLE), hobj=api.Hobj)
         assert api3.Reason == C.MQRC_SELECTOR_ERROR
 

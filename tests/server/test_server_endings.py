@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from qmlite.client import reconnect as R
+from qmlite.client import reconnect as RC
 from qmlite.client.channel import ClientChannel
 from qmlite.client.errors import ConnectionBroken
 from qmlite.client.protocol import ConnectOptions
@@ -34,7 +34,7 @@ def test_each_ending_as_the_client_sees_it(server, reconnect, status_code, again
         qm.inq(0, [C.MQCA_Q_MGR_NAME], 0, 48)
     assert info.value.reason == C.MQRC_CONNECTION_BROKEN
     assert info.value.status_code == status_code
-    assert R.reconnectable(info.value) is again
+    assert RC.reconnectable(info.value) is again
     qm.abort()
     server.start()
     with server.connect() as fresh:  # the same port and data
@@ -49,7 +49,8 @@ def test_reconnect_request_on_the_wire_names_the_queue_manager(server):
     orig = ClientChannel._reconnect_requested
 
     def spy(seg):
-        seen.append((seg.header.StructId, seg.header.ConversationId, fap.SocketAction.unpack(seg.body, 0, seg.order)[0]))
+        seen.append((seg.header.StructId, seg.header.ConversationId,
+                     fap.SocketAction.unpack(seg.body, 0, seg.order)[0]))
         return orig(seg)
 
     ClientChannel._reconnect_requested = staticmethod(spy)
@@ -98,7 +99,7 @@ def test_qmlite_serve_signals(tmp_path, sig, reconnect):
         with pytest.raises(ConnectionBroken) as info:  # waiting in MQGET when the queue manager ends
             qm.get(hobj, MQMD(), MQGMO(Options=C.MQGMO_WAIT, WaitInterval=60000), 100)
         qm.abort()
-        assert R.reconnectable(info.value) is reconnect
+        assert RC.reconnectable(info.value) is reconnect
         assert proc.wait(timeout=30) == 0
         logs = proc.stderr.read()
         assert f'"reconnect_clients": {str(reconnect).lower()}' in logs

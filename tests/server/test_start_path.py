@@ -68,7 +68,8 @@ def _definitions(qm) -> dict:
     out = {"qmgr": {k: v for k, v in plain(reg.qmgr).items() if k not in ("identifier",)}}
     for name in ("queues", "topics", "subs", "namelists", "processes"):
         out[name] = {key: plain(obj) for key, obj in getattr(reg, name).items()}
-    out["definitions"] = {kind: {key: plain(obj) for key, obj in objs.items()} for kind, objs in reg.definitions.items()}
+    out["definitions"] = {kind: {key: plain(obj) for key, obj in objs.items()} for kind,
+                          objs in reg.definitions.items()}
     return out
 
 
@@ -231,8 +232,10 @@ def mqsc(text):
     return result
 
 # a selector: a subscription's and an MQOPEN's selection strings are checked and compiled at first use
-report["good_selector"] = mqsc("DEFINE SUB(ST11.S) TOPICSTR('st11/a') DEST(DEV.QUEUE.1) SELECTOR('colour = ''red''')").reason_code
-report["bad_selector"] = mqsc("DEFINE SUB(ST11.T) TOPICSTR('st11/b') DEST(DEV.QUEUE.1) SELECTOR('colour = = 1')").reason_code
+report["good_selector"] = mqsc("DEFINE SUB(ST11.S) TOPICSTR('st11/a') DEST(DEV.QUEUE.1) "
+                               "SELECTOR('colour = ''red''')").reason_code
+report["bad_selector"] = mqsc("DEFINE SUB(ST11.T) TOPICSTR('st11/b') DEST(DEV.QUEUE.1) "
+                              "SELECTOR('colour = = 1')").reason_code
 report["after_selector"] = loaded()
 # configuration events: raised once CONFIGEV is enabled
 depth = lambda: int(mqsc("DISPLAY QLOCAL(SYSTEM.ADMIN.CONFIG.EVENT) CURDEPTH").objects[0]["CURDEPTH"])

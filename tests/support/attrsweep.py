@@ -357,7 +357,8 @@ def _authinfo(letter: str) -> Sweep:
     return Sweep(f"authinfo-{word}", C.MQCMD_CREATE_AUTH_INFO, C.MQCMD_COPY_AUTH_INFO, C.MQCMD_CHANGE_AUTH_INFO,
                  C.MQCMD_INQUIRE_AUTH_INFO, C.MQCMD_DELETE_AUTH_INFO, C.MQCA_AUTH_INFO_NAME,
                  C.MQCACF_FROM_AUTH_INFO_NAME, C.MQCACF_TO_AUTH_INFO_NAME,
-                 tuple(row for row, types in _AUTHINFO_ROWS if letter in types), fixed={C.MQIA_AUTH_INFO_TYPE: authtype},
+                 tuple(row for row, types in _AUTHINFO_ROWS if letter in types),
+                 fixed={C.MQIA_AUTH_INFO_TYPE: authtype},
                  on_create=on_create, wrong_type=C.MQRCCF_PARM_CONFLICT, mqsc="AUTHINFO", keywords_type="AUTHINFO")
 
 
@@ -523,9 +524,9 @@ def change_each(call, sweep: Sweep, name: str) -> None:
 def _channel_applies(chltype: int, pid: int) -> bool:
     """Which channel types have an attribute: qmlite's specs (registry/admin/commands/channels.py), which
     copy IBM's "valid only for channels with a ChannelType of ..." per parameter."""
-    from qmlite.registry.admin.commands import channels as CH
+    from qmlite.registry.admin.commands import channels as channelcmds
 
-    spec = next((s for s in CH.SPECS if s.param.id == pid), None)
+    spec = next((s for s in channelcmds.SPECS if s.param.id == pid), None)
     return spec is not None and spec.applies(chltype)
 
 

@@ -14,7 +14,8 @@ from cryptography.x509.oid import NameOID
 
 
 def _name(cn: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "qmlite"), x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "qmlite"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
 def _certificate(subject: x509.Name, key, issuer: x509.Name, issuer_key, *, ca: bool, start: datetime.datetime,

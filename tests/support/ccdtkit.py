@@ -73,7 +73,8 @@ MALFORMED = [
     ("wrong-type", '{"channel": [{"name": "A", "type": "sender"}]}', "channel[0].type"),
     ("long-name", '{"channel": [{"name": "ABCDEFGHIJKLMNOPQRSTU", "type": "clientConnection"}]}', "channel[0].name"),
     ("port-as-text", '{"channel": [{"name": "A", "type": "clientConnection", "clientConnection": '
-                     '{"connection": [{"host": "h", "port": "1414"}]}}]}', "channel[0].clientConnection.connection[0].port"),
+                     '{"connection": [{"host": "h", "port": "1414"}]}}]}',
+     "channel[0].clientConnection.connection[0].port"),
     ("weight-100", '{"channel": [{"name": "A", "type": "clientConnection", "connectionManagement": '
                    '{"clientWeight": 100}}]}', "channel[0].connectionManagement.clientWeight"),
     ("bad-affinity", '{"channel": [{"name": "A", "type": "clientConnection", "connectionManagement": '

@@ -12,9 +12,9 @@ Only after the engine has returned (so after the commit) is ``ack <n> <reason>``
 ``n`` counting commands from 1 and ``reason`` the first non-zero Reason of the responses (0 = done).
 With ``--kill-at S`` the probe SIGKILLs itself just before the S-th SQL statement the store sends
 after start-up (BEGIN, an INSERT/DELETE inside a commit, or the COMMIT itself), so a commit is cut
-off at a chosen point inside its transaction.  With ``--batch N`` commands are taken N at a time and run with ``execute_batch`` (one commit for the
-group), and the N acks follow that commit.  A parent that SIGKILLs this process therefore knows:
-every acked command is durable, and at most the commands it had not seen acked yet may also be.
+off at a chosen point inside its transaction.  With ``--batch N`` commands are taken N at a time and run with
+``execute_batch`` (one commit for the group), and the N acks follow that commit.  A parent that SIGKILLs this process
+therefore knows: every acked command is durable, and at most the commands it had not seen acked yet may also be.
 """
 
 from __future__ import annotations

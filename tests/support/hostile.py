@@ -168,7 +168,8 @@ def name_over_fap(served: Served, raw: bytes, *, at_id: bool, password: str | No
             try:
                 await peer.send(id_naming(raw if at_id else b"QM1"))
                 seg = await peer.receive()
-                if seg is None or seg.header.SegmentType != fap.INITIAL_DATA or seg.header.ControlFlags1 & fap.CF1_ERROR:
+                if seg is None or seg.header.SegmentType != fap.INITIAL_DATA \
+                        or seg.header.ControlFlags1 & fap.CF1_ERROR:
                     return "refused-at-id", None
                 theirs = fap.decode_body(seg)
                 peer.sid = fap.TSHM if theirs.SharingConversations else fap.TSH

@@ -97,7 +97,8 @@ async def handshake(peer: RawPeer, channel: str = "DEV.ADMIN.SVRCONN", user: str
                                        struct_id=sid, conversation_id=conv))
     if password is not None:
         caut = fap.ConAuthInfo(UserIdMaxLength=1024, PasswordMaxLength=1024, UserId=user, Password=password.encode())
-        await peer.send(fap.encode_segment(fap.CONAUTH_INFO, caut.pack(fap.LITTLE), struct_id=sid, conversation_id=conv))
+        await peer.send(fap.encode_segment(fap.CONAUTH_INFO, caut.pack(fap.LITTLE), struct_id=sid,
+                                           conversation_id=conv))
         status = await peer.receive()
         assert status.header.SegmentType == fap.STATUS_DATA
     return theirs
@@ -112,7 +113,8 @@ async def send_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj
                                        conversation_id=conv if sid == fap.TSHM else 0))
 
 
-async def mqi_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj: int = 0, conv: int = 1) -> tuple[fap.ApiHeader, bytes]:
+async def mqi_call(peer: RawPeer, segment_type: int, body: bytes = b"", *, hobj: int = 0,
+                   conv: int = 1) -> tuple[fap.ApiHeader, bytes]:
     await send_call(peer, segment_type, body, hobj=hobj, conv=conv)
     seg = await peer.receive()
     assert seg is not None, "server closed the connection"

@@ -29,7 +29,8 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
-from qmlite.registry.admin.params import INT, INT_LIST, STR, CommandError, filter_matches, p_int, p_int_list, p_str, parse
+from qmlite.registry.admin.params import (INT, INT_LIST, STR, CommandError, filter_matches, p_int, p_int_list, p_str,
+                                          parse)
 from qmlite.registry.objects.instances import ChannelInstance
 from qmlite.registry.admin.commands.channels import NAME_LENGTH
 from qmlite.registry.admin.commands.definitions import matching, object_name
@@ -153,10 +154,12 @@ TABLE = AttrTable([
     attr(C.MQCACH_SSL_CERT_USER_ID, STR, lambda r: "", pad=C.MQ_USER_ID_LENGTH),
     attr(C.MQCACH_SSL_CIPHER_SPEC, STR, lambda r: r.of("ssl_cipher", "") or r.channel.ssl_cipher_spec,
          pad=C.MQ_SSL_CIPHER_SPEC_LENGTH),
-    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR, lambda r: mq_date(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
+    attr(C.MQCACH_SSL_KEY_RESET_DATE, STR,
+         lambda r: mq_date(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
          pad=C.MQ_DATE_LENGTH),
     attr(C.MQIACH_SSL_KEY_RESETS, INT, lambda r: r.of("ssl_key_resets", 0)),
-    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR, lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
+    attr(C.MQCACH_SSL_KEY_RESET_TIME, STR,
+         lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
          pad=C.MQ_TIME_LENGTH),
     attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
 ])

@@ -27,7 +27,8 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
-from qmlite.registry.admin.params import INT, STR, STR_LIST, CommandError, Param, filter_matches, p_int, p_int_list, p_str, parse
+from qmlite.registry.admin.params import (INT, STR, STR_LIST, CommandError, Param, filter_matches, p_int, p_int_list,
+                                          p_str, parse)
 from qmlite.registry.admin.commands import definitions
 from qmlite.registry.admin.commands.definitions import CommandIds, DefinitionKind, matching, object_name
 from qmlite.registry.admin.commands.queues import check_name
@@ -79,7 +80,8 @@ SPECS: tuple[Spec, ...] = (
     Spec(p_str(C.MQCACH_MCA_NAME, C.MQ_MCA_NAME_LENGTH), "mca_name", C.MQ_MCA_NAME_LENGTH,
          _t(_SDR, _SVR, _RQSTR, _CSDR, _CRCV)),
     Spec(p_int(C.MQIACH_BATCH_SIZE, low=1, high=9999), "batch_size", types=_MSG),
-    Spec(p_int(C.MQIACH_DISC_INTERVAL, low=0, high=999_999), "disc_interval", types=_t(_SDR, _SVR, _SVRC, _CSDR, _CRCV)),
+    Spec(p_int(C.MQIACH_DISC_INTERVAL, low=0, high=999_999), "disc_interval",
+         types=_t(_SDR, _SVR, _SVRC, _CSDR, _CRCV)),
     Spec(p_int(C.MQIACH_SHORT_RETRY, low=0, high=_MANY), "short_retry_count", types=_SENDING),
     Spec(p_int(C.MQIACH_SHORT_TIMER, low=0, high=_MANY), "short_retry_interval", types=_SENDING),
     Spec(p_int(C.MQIACH_LONG_RETRY, low=0, high=_MANY), "long_retry_count", types=_SENDING),
@@ -141,7 +143,8 @@ SPECS: tuple[Spec, ...] = (
          types=_t(_CLNT)),
     Spec(p_int(C.MQIA_PROPERTY_CONTROL, C.MQPROP_COMPATIBILITY, C.MQPROP_NONE, C.MQPROP_ALL), "property_control",
          types=_SENDING),
-    Spec(p_int(C.MQIA_MONITORING_CHANNEL, *_MON), "monitoring", types=_t(_SDR, _SVR, _RCVR, _RQSTR, _SVRC, _CSDR, _CRCV)),
+    Spec(p_int(C.MQIA_MONITORING_CHANNEL, *_MON), "monitoring",
+         types=_t(_SDR, _SVR, _RCVR, _RQSTR, _SVRC, _CSDR, _CRCV)),
     Spec(p_int(C.MQIA_STATISTICS_CHANNEL, *_MON), "statistics", types=_MSG),
     Spec(p_int(C.MQIACH_DEF_RECONNECT, V.MQRCN_NO, V.MQRCN_YES, V.MQRCN_Q_MGR, V.MQRCN_DISABLED), "def_reconnect",
          types=_t(_CLNT)),

@@ -262,7 +262,8 @@ def inquire_chlauth_recs(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         address = values.get(C.MQCACH_CONNECTION_NAME, "")
         if not address or "*" in address:  # type: ignore[operator]
             raise CommandError(C.MQRCCF_CHLAUTH_RUNCHECK_ERROR, parameter=C.MQCACH_CONNECTION_NAME)
-        found = chlauth.runtime_record(reg, profile, address, values.get(C.MQCACH_CLIENT_USER_ID, ""))  # type: ignore[arg-type]
+        found = chlauth.runtime_record(reg, profile, address,
+                                       values.get(C.MQCACH_CLIENT_USER_ID, ""))  # type: ignore[arg-type]
         selected = [found] if found is not None else []
     else:
         def wanted(rec) -> bool:

@@ -102,7 +102,8 @@ def inquire_cluster_q_mgr(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     check_name(name, C.MQCA_CLUSTER_Q_MGR_NAME, generic=True)  # type: ignore[arg-type]
     channel = _generic(values, C.MQCACH_CHANNEL_NAME)
     cluster = _generic(values, C.MQCA_CLUSTER_NAME)
-    selected = with_filter(CLUSQMGR_TABLE, CLUSQMGR_TABLE.select(values.get(C.MQIACF_CLUSTER_Q_MGR_ATTRS)),  # type: ignore[arg-type]
+    selected = with_filter(CLUSQMGR_TABLE,
+                           CLUSQMGR_TABLE.select(values.get(C.MQIACF_CLUSTER_Q_MGR_ATTRS)),  # type: ignore[arg-type]
                            flt)
     rows = []
     for row in CL.members(ctx.registry, QM.VERSION):
@@ -157,7 +158,8 @@ def _without(request: P.PCFMessage, pid: int) -> P.PCFMessage:
 def _cluster_rows(ctx, values: dict, flt) -> list[list]:
     pattern = required(values, C.MQCA_Q_NAME)
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
-    selected = with_filter(QCLUSTER_TABLE, QCLUSTER_TABLE.select(values.get(C.MQIACF_Q_ATTRS)), flt)  # type: ignore[arg-type]
+    selected = with_filter(QCLUSTER_TABLE,
+                           QCLUSTER_TABLE.select(values.get(C.MQIACF_Q_ATTRS)), flt)  # type: ignore[arg-type]
     reg = ctx.registry
     queues = pick(reg.queues, pattern)  # type: ignore[arg-type]
     rows = []
@@ -212,7 +214,8 @@ def inquire_q_names(local, ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     pattern = required(values, C.MQCA_Q_NAME)
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
     reg = ctx.registry
-    names = sorted({cq.queue.name for cq in CL.cluster_queues(reg, pick(reg.queues, pattern))})  # type: ignore[arg-type]
+    names = sorted({cq.queue.name
+                    for cq in CL.cluster_queues(reg, pick(reg.queues, pattern))})  # type: ignore[arg-type]
     params = [P.CFSL(C.MQCACF_Q_NAMES, tuple(n.ljust(_Q) for n in names), R.QMGR_CCSID),
               P.CFIL(C.MQIACF_Q_TYPES, tuple(C.MQQT_CLUSTER for _ in names))]
     return R.data(ctx.command, [params] if names else [], none_found=C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -244,8 +247,10 @@ def suspend_q_mgr_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     now = reg.now()
     for cluster in _clusters_named(ctx, values):
         old = reg.objects(CL.KIND).get(cluster)
-        reg.put_object(CL.KIND, CL.ClusterSuspension(cluster, values.get(C.MQIACF_MODE, CL.MQMODE_QUIESCE),  # type: ignore[arg-type]
-                                                   old.created if old is not None else now, now))
+        reg.put_object(CL.KIND,
+                       CL.ClusterSuspension(cluster,
+                                            values.get(C.MQIACF_MODE, CL.MQMODE_QUIESCE),  # type: ignore[arg-type]
+                                            old.created if old is not None else now, now))
     return R.ok(ctx.command)
 
 

@@ -1,9 +1,9 @@
 """The six PCF commands of a simple definition object, once for every such object type.
 
 Namelists and process definitions (and, to come, channels, authentication information, listeners,
-services and communication information) are named, stand-alone definitions that nothing else owns.  Each has Create, Copy, Change and Delete <object>,
-Inquire <object> and Inquire <object> Names, with the rules of queues.py: generic names, attribute
-selection, one filter, and every check before the first change.  An object type's module describes
+services and communication information) are named, stand-alone definitions that nothing else owns.  Each has Create,
+Copy, Change and Delete <object>, Inquire <object> and Inquire <object> Names, with the rules of queues.py: generic
+names, attribute selection, one filter, and every check before the first change.  An object type's module describes
 the type in one :class:`DefinitionKind` and calls :func:`register`; the handlers here do the rest.
 
 What a new object type must provide

@@ -324,7 +324,8 @@ def _check(values: dict[int, object], qmgr) -> None:
         name = values.get(pid)
         if name:  # blank means none; the queue need not exist (as ALTER QMGR DEADQ/DEFXMITQ)
             check_name(name, pid)  # type: ignore[arg-type]
-    if C.MQIA_CODED_CHAR_SET_ID in values and codec_for_ccsid(values[C.MQIA_CODED_CHAR_SET_ID]) is None:  # type: ignore[arg-type]
+    if C.MQIA_CODED_CHAR_SET_ID in values \
+            and codec_for_ccsid(values[C.MQIA_CODED_CHAR_SET_ID]) is None:  # type: ignore[arg-type]
         # a CCSID qmlite cannot convert strings in would make its own commands unreadable
         raise CommandError(C.MQRCCF_Q_MGR_CCSID_ERROR, parameter=C.MQIA_CODED_CHAR_SET_ID)
     tree_life = values.get(C.MQIA_TREE_LIFE_TIME)

@@ -343,7 +343,8 @@ def inquire_q_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         for queue in local:
             contents = reg.messages.peek(queue.name)
             if open_type != MQQSOT_ALL and not any(
-                    _open_type_matches(open_type, v.options) for v in handles.get(queue.name, ())):  # type: ignore[arg-type]
+                    _open_type_matches(open_type, v.options)
+                    for v in handles.get(queue.name, ())):  # type: ignore[arg-type]
                 continue
             uncommitted = (contents.uncommitted if contents is not None else 0) + pending.get(queue.name, 0)
             view = QueueStatusView(queue.name, contents, uncommitted, monitoring_level(reg, queue), now)
@@ -462,7 +463,8 @@ def inquire_connection(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
             raise CommandError(C.MQRCCF_CONNECTION_ID_ERROR, parameter=C.MQBACF_CONNECTION_ID)
     else:
         # A generic id matches every connection whose id starts with it; zero length: all of them.
-        sessions = [s for s in sessions if s.connection_id.startswith(generic.rstrip(b"\x00"))]  # type: ignore[union-attr]
+        sessions = [s for s in sessions
+                    if s.connection_id.startswith(generic.rstrip(b"\x00"))]  # type: ignore[union-attr]
     requested = values.get(C.MQIACF_CONNECTION_ATTRS)
     # A filter tests connections when it names a connection attribute (and connections are asked
     # for); otherwise the handles, when it names a handle attribute.

@@ -21,7 +21,8 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.admin import responses as R
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
-from qmlite.registry.admin.params import INT, STR, CommandError, filter_matches, generic_match, p_int, p_int_list, p_str, parse
+from qmlite.registry.admin.params import (INT, STR, CommandError, filter_matches, generic_match, p_int, p_int_list,
+                                          p_str, parse)
 from qmlite.registry.admin.commands.channels import NAME_LENGTH
 from qmlite.registry.admin.commands.definitions import matching, object_name
 from qmlite.registry.telemetry.service import SERVICE_NAME, TelemetryError, TelemetryService
@@ -105,7 +106,8 @@ def _requested(values: dict) -> list[int] | None:
     if wanted is None:
         return None
     # KAINT in MQSC names MQIACH_KEEP_ALIVE_INTERVAL; a telemetry client's is MQIACH_MQTT_KEEP_ALIVE.
-    return [C.MQIACH_MQTT_KEEP_ALIVE if a == C.MQIACH_KEEP_ALIVE_INTERVAL else a for a in wanted]  # type: ignore[union-attr]
+    return [C.MQIACH_MQTT_KEEP_ALIVE if a == C.MQIACH_KEEP_ALIVE_INTERVAL else a
+            for a in wanted]  # type: ignore[union-attr]
 
 
 def inquire_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:

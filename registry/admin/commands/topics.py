@@ -266,7 +266,8 @@ def _matching(ctx, values: dict) -> list[Topic]:
 def inquire_topic(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     parsed = parse(request, _INQUIRE, filters=TOPIC_TABLE.filter_kinds())
     values, flt = parsed.values, parsed.filter
-    selected = with_filter(TOPIC_TABLE, TOPIC_TABLE.select(values.get(C.MQIACF_TOPIC_ATTRS)), flt)  # type: ignore[arg-type]
+    selected = with_filter(TOPIC_TABLE, TOPIC_TABLE.select(values.get(C.MQIACF_TOPIC_ATTRS)),  # type: ignore[arg-type]
+                           flt)
     objects = [TOPIC_TABLE.render(t, selected) for t in _matching(ctx, values)
                if flt is None or filter_matches(flt, TOPIC_TABLE.value(t, flt.parameter))]
     return R.data(ctx.command, objects, none_found=C.MQRC_UNKNOWN_OBJECT_NAME)

@@ -4,10 +4,11 @@
     SET QMLITE CLOCK(SET) DATE(yyyy-mm-dd) [TIME(hh.mm.ss)]  move it to that GMT time (never back)
     DISPLAY QMLITE CLOCK                                  CLOCK(REAL|VIRTUAL) DATE TIME SECONDS ADVANCED WAITS
 
-Parsed here into a :class:`ClockCommand` and run here (a row of registry/mqsc/extensions/'s table) by ``registry/testing/clock.py``'s ``ClockControl``, the
-object the REST API and the pytest plugin call too.  A keyword this grammar does not have, a value of
-the wrong shape or a missing one is runmqsc's syntax error (AMQ8405I); a well-formed request the clock
-refuses (a real clock, a step beyond a year, a time in the past) fails with the clock's reason.
+Parsed here into a :class:`ClockCommand` and run here (a row of registry/mqsc/extensions/'s table) by
+``registry/testing/clock.py``'s ``ClockControl``, the object the REST API and the pytest plugin call too.  A keyword
+this grammar does not have, a value of the wrong shape or a missing one is runmqsc's syntax error (AMQ8405I); a
+well-formed request the clock refuses (a real clock, a step beyond a year, a time in the past) fails with the clock's
+reason.
 """
 
 from __future__ import annotations

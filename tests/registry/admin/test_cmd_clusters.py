@@ -10,11 +10,11 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
-from qmlite.registry.admin.commands import channels as CH
+from qmlite.registry.admin.commands import channels as channelcmds
 from qmlite.registry.admin.params import INT, INT_LIST, STR, STR_LIST
-from qmlite.registry.mqsc import keywords as KW
+from qmlite.registry.mqsc import keywords as K
 from qmlite.registry.objects import channels as M
-from qmlite.registry.objects import clusters as K
+from qmlite.registry.objects import clusters as CL
 from qmlite.registry.objects import values as V
 from tests.support.pcfkit import Harness, command, failed, i, il, st
 
@@ -104,7 +104,7 @@ def _shown(spec, value):
 
 @pytest.mark.parametrize("chltype", [M.CLUSSDR, M.CLUSRCVR])
 def test_every_cluster_channel_attribute_is_accepted_persisted_and_read_back(tmp_path, chltype):
-    specs = [s for s in CH.SPECS if s.applies(chltype)]
+    specs = [s for s in channelcmds.SPECS if s.applies(chltype)]
     assert {"cluster_name", "cluster_namelist", "clwl_rank", "clwl_priority", "clwl_weight", "conn_name"} <= {
         s.field for s in specs}
     assert ("network_priority" in {s.field for s in specs}) == (chltype == M.CLUSRCVR)
@@ -134,11 +134,11 @@ def test_every_cluster_channel_attribute_is_accepted_persisted_and_read_back(tmp
 
 
 def test_every_cluster_channel_attribute_has_its_mqsc_keyword():
-    pids = {s.param.id for s in CH.SPECS if s.applies(M.CLUSSDR) or s.applies(M.CLUSRCVR)}
-    missing = {pid for pid in pids if KW.CHANNEL.for_id(pid) is None}
+    pids = {s.param.id for s in channelcmds.SPECS if s.applies(M.CLUSSDR) or s.applies(M.CLUSRCVR)}
+    missing = {pid for pid in pids if K.CHANNEL.for_id(pid) is None}
     assert not missing
     # DISPLAY CLUSQMGR shows the channel attributes under the same keywords
-    assert all(KW.CLUSQMGR.for_id(pid) is not None for pid in pids)
+    assert all(K.CLUSQMGR.for_id(pid) is not None for pid in pids)
 
 
 @pytest.mark.parametrize("chltype, param, reason", [
@@ -244,16 +244,16 @@ def test_a_full_repository_alone_shows_itself_and_its_clussdr_targets(h):
     local, temp = clusqmgrs(h, "*", il(C.MQIACF_CLUSTER_Q_MGR_ATTRS, C.MQIACF_ALL)).objects
     qm = h.registry.qmgr
     assert (local[CLUSQMGR], local[NAME], local[CLUSTER]) == ("QM1", "TO.QM1", "CL1")
-    assert local[C.MQIACF_Q_MGR_DEFINITION_TYPE] == K.MQQMDT_CLUSTER_RECEIVER
-    assert local[C.MQIACF_Q_MGR_TYPE] == K.MQQMT_REPOSITORY
+    assert local[C.MQIACF_Q_MGR_DEFINITION_TYPE] == CL.MQQMDT_CLUSTER_RECEIVER
+    assert local[C.MQIACF_Q_MGR_TYPE] == CL.MQQMT_REPOSITORY
     assert local[C.MQCA_Q_MGR_IDENTIFIER] == qm.identifier
-    assert local[C.MQIACF_SUSPEND] == K.MQSUS_NO
+    assert local[C.MQIACF_SUSPEND] == CL.MQSUS_NO
     assert local[C.MQCACH_CONNECTION_NAME] == "127.0.0.1(1414)"
     assert local[C.MQIACH_CLWL_CHANNEL_WEIGHT] == 50 and C.MQIACH_NETWORK_PRIORITY in local
     assert C.MQIACH_CHANNEL_STATUS not in local  # IBM returns no channel status for the CLUSRCVR entry
     assert len(local[C.MQCA_CLUSTER_DATE]) == 10 and len(local[C.MQCA_CLUSTER_TIME]) == 8
     assert (temp[CLUSQMGR], temp[NAME], temp[CLUSTER]) == (TEMP, "TO.QM2", "CL1")
-    assert temp[C.MQIACF_Q_MGR_DEFINITION_TYPE] == K.MQQMDT_EXPLICIT_CLUSTER_SENDER
+    assert temp[C.MQIACF_Q_MGR_DEFINITION_TYPE] == CL.MQQMDT_EXPLICIT_CLUSTER_SENDER
     assert temp[C.MQCA_Q_MGR_IDENTIFIER] == "SYSTEM.TEMPUUID.127.0.0.1(1415)"
     assert temp[C.MQIACH_CHANNEL_STATUS] == C.MQCHS_INACTIVE
     assert temp[C.MQCACH_XMIT_Q_NAME] == "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
@@ -261,7 +261,7 @@ def test_a_full_repository_alone_shows_itself_and_its_clussdr_targets(h):
     # without REPOS the queue manager is an ordinary member of the cluster of its CLUSRCVR
     repos(h)
     [local] = clusqmgrs(h, "QM1").objects
-    assert local[C.MQIACF_Q_MGR_TYPE] == K.MQQMT_NORMAL
+    assert local[C.MQIACF_Q_MGR_TYPE] == CL.MQQMT_NORMAL
 
 
 def test_selection_filters_and_attribute_lists_as_ibm_documents(h):
@@ -272,7 +272,7 @@ def test_selection_filters_and_attribute_lists_as_ibm_documents(h):
     assert [o[NAME] for o in clusqmgrs(h, "*", st(CLUSTER, "CL*")).objects] == ["TO.QM1", "TO.QM2"]
     assert failed(clusqmgrs(h, "*", st(CLUSTER, "OTHER")), C.MQRC_UNKNOWN_OBJECT_NAME)
     only = clusqmgrs(h, "*", P.CFIF(C.MQIACF_Q_MGR_DEFINITION_TYPE, C.MQCFOP_EQUAL,
-                                    K.MQQMDT_EXPLICIT_CLUSTER_SENDER)).objects
+                                    CL.MQQMDT_EXPLICIT_CLUSTER_SENDER)).objects
     assert [o[CLUSQMGR] for o in only] == [TEMP]
     # a filter on an attribute the row's channel type lacks never matches it
     netprty = clusqmgrs(h, "*", P.CFIF(C.MQIACH_NETWORK_PRIORITY, C.MQCFOP_EQUAL, 0)).objects
@@ -295,8 +295,8 @@ def test_namelists_put_the_queue_manager_in_every_cluster_they_name(h):
     assert run(h, C.MQCMD_CREATE_Q, st(C.MQCA_Q_NAME, "NLQ"), i(C.MQIA_Q_TYPE, C.MQQT_LOCAL),
                st(CLUSNL, "CLUSTERS")).ok
     rows = clusqmgrs(h, "QM1", il(C.MQIACF_CLUSTER_Q_MGR_ATTRS, C.MQIACF_Q_MGR_TYPE)).objects
-    assert [(o[CLUSTER], o[C.MQIACF_Q_MGR_TYPE]) for o in rows] == [("CLA", K.MQQMT_REPOSITORY),
-                                                                     ("CLB", K.MQQMT_REPOSITORY)]
+    assert [(o[CLUSTER], o[C.MQIACF_Q_MGR_TYPE]) for o in rows] == [("CLA", CL.MQQMT_REPOSITORY),
+                                                                     ("CLB", CL.MQQMT_REPOSITORY)]
     cqs = run(h, C.MQCMD_INQUIRE_Q, st(C.MQCA_Q_NAME, "NLQ"), i(C.MQIA_Q_TYPE, C.MQQT_CLUSTER)).objects
     assert [(o[CLUSTER], o[CLUSNL]) for o in cqs] == [("CLA", "CLUSTERS"), ("CLB", "CLUSTERS")]
 
@@ -307,7 +307,7 @@ def test_cluster_queues_as_inquire_queue_shows_them(h):
     [cq] = run(h, C.MQCMD_INQUIRE_Q, st(C.MQCA_Q_NAME, "*"), i(C.MQIA_Q_TYPE, C.MQQT_CLUSTER)).objects
     assert cq[C.MQCA_Q_NAME] == "APP.Q" and cq[C.MQIA_Q_TYPE] == C.MQQT_CLUSTER
     assert (cq[CLUSQMGR], cq[CLUSTER], cq[C.MQIA_CLUSTER_Q_TYPE], cq[C.MQIA_DEF_BIND], cq[C.MQIA_CLWL_Q_PRIORITY]) == (
-        "QM1", "CL1", K.MQCQT_LOCAL_Q, C.MQBND_BIND_NOT_FIXED, 4)
+        "QM1", "CL1", CL.MQCQT_LOCAL_Q, C.MQBND_BIND_NOT_FIXED, 4)
     assert cq[C.MQCA_Q_MGR_IDENTIFIER] == h.registry.qmgr.identifier
     assert C.MQIA_CURRENT_Q_DEPTH not in cq  # a cluster queue record is not the queue itself
     # ClusterInfo with QType ALL: the definition, then the cluster's record of it
@@ -330,15 +330,15 @@ def test_cluster_queues_as_inquire_queue_shows_them(h):
 def test_suspend_and_resume_are_recorded_and_survive_a_restart(tmp_path):
     h = Harness(tmp_path)
     setup_cluster(h)
-    assert run(h, C.MQCMD_SUSPEND_Q_MGR_CLUSTER, st(CLUSTER, "CL1"), i(C.MQIACF_MODE, K.MQMODE_FORCE)).ok
+    assert run(h, C.MQCMD_SUSPEND_Q_MGR_CLUSTER, st(CLUSTER, "CL1"), i(C.MQIACF_MODE, CL.MQMODE_FORCE)).ok
     h.close()
     h = Harness(tmp_path)
     try:
         [local] = clusqmgrs(h, "QM1", il(C.MQIACF_CLUSTER_Q_MGR_ATTRS, C.MQIACF_SUSPEND)).objects
-        assert local[C.MQIACF_SUSPEND] == K.MQSUS_YES
+        assert local[C.MQIACF_SUSPEND] == CL.MQSUS_YES
         assert run(h, C.MQCMD_RESUME_Q_MGR_CLUSTER, st(CLUSTER, "CL1")).ok
         [local] = clusqmgrs(h, "QM1", il(C.MQIACF_CLUSTER_Q_MGR_ATTRS, C.MQIACF_SUSPEND)).objects
-        assert local[C.MQIACF_SUSPEND] == K.MQSUS_NO
+        assert local[C.MQIACF_SUSPEND] == CL.MQSUS_NO
     finally:
         h.close()
 

@@ -7,7 +7,7 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.registry.objects import values as V
-from qmlite.registry.objects import endpoints as M
+from qmlite.registry.objects import endpoints as EP
 from tests.support.pcfkit import Harness, command, failed, i, il, st
 
 AI_NAME, AI_TYPE = C.MQCA_AUTH_INFO_NAME, C.MQIA_AUTH_INFO_TYPE
@@ -27,7 +27,7 @@ def h(tmp_path):
 def test_default_authinfo_objects_and_dev_authinfo(h):
     r = h.run(command(C.MQCMD_INQUIRE_AUTH_INFO, st(AI_NAME, "*")))
     by_name = {o[AI_NAME]: o for o in r.objects}
-    for auth_type, name in M.DEFAULT_AUTHINFO_OF.items():
+    for auth_type, name in EP.DEFAULT_AUTHINFO_OF.items():
         assert by_name[name][AI_TYPE] == auth_type
     dev = by_name["DEV.AUTHINFO"]
     assert (dev[AI_TYPE], dev[C.MQIA_CHECK_CLIENT_BINDING], dev[C.MQIA_CHECK_LOCAL_BINDING],

@@ -9,7 +9,7 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
-from qmlite.registry.admin.commands import qmgr as Q
+from qmlite.registry.admin.commands import qmgr as QM
 from qmlite.registry.mqsc import keywords as K
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.objects.definitions import mq_time
@@ -46,7 +46,7 @@ FINAL = list({s.pid: s for s in SWEEP + REPOS_STEP}.values())  # what the queue 
 
 def test_the_sweep_list_is_what_the_queue_manager_takes():
     # Every parameter IBM documents is accepted, and nothing else: the implementation's list is IBM's.
-    assert {s.pid for s in EVERY} == {param.id for param, _ in Q.ATTRIBUTES}
+    assert {s.pid for s in EVERY} == {param.id for param, _ in QM.ATTRIBUTES}
     assert len(EVERY) == len({s.pid for s in EVERY}) == 79
 
 
@@ -85,7 +85,7 @@ def test_an_integer_ibm_refuses_is_refused_and_changes_nothing(h, s):
 
 @pytest.mark.parametrize("s", STRINGS, ids=[s.keyword for s in STRINGS])
 def test_a_string_too_long_is_refused(h, s):
-    width = {param.id: param.max_length for param, _ in Q.ATTRIBUTES}[s.pid]
+    width = {param.id: param.max_length for param, _ in QM.ATTRIBUTES}[s.pid]
     assert width
     r = h.run(command(C.MQCMD_CHANGE_Q_MGR, st(s.pid, "x" * (width + 1))))
     assert failed(r, C.MQRCCF_CFST_STRING_LENGTH_ERR, s.pid)
@@ -110,12 +110,14 @@ def test_repository_name_and_namelist_exclude_each_other(h):
     assert h.run(command(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_REPOSITORY_NAME, "CLUSTER1"))).ok
     r = h.run(command(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_REPOSITORY_NAMELIST, "CLUSTERS.NL")))
     assert failed(r, C.MQRCCF_REPOS_NAME_CONFLICT, C.MQCA_REPOSITORY_NAMELIST)
-    r = h.run(command(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_REPOSITORY_NAME, ""), st(C.MQCA_REPOSITORY_NAMELIST, "CLUSTERS.NL")))
+    r = h.run(command(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_REPOSITORY_NAME, ""),
+                      st(C.MQCA_REPOSITORY_NAMELIST, "CLUSTERS.NL")))
     assert r.ok
     assert (h.registry.qmgr.repository_name, h.registry.qmgr.repository_namelist) == ("", "CLUSTERS.NL")
 
 
-@pytest.mark.parametrize("values", [(), (3,), (C.MQ_SUITE_B_NONE, C.MQ_SUITE_B_128_BIT)], ids=["empty", "3", "none+128"])
+@pytest.mark.parametrize("values", [(), (3,), (C.MQ_SUITE_B_NONE, C.MQ_SUITE_B_128_BIT)],
+                         ids=["empty", "3", "none+128"])
 def test_suite_b_takes_none_alone_or_strengths(h, values):
     r = h.run(command(C.MQCMD_CHANGE_Q_MGR, il(C.MQIA_SUITE_B_STRENGTH, *values)))
     assert failed(r, C.MQRCCF_PARM_VALUE_ERROR, C.MQIA_SUITE_B_STRENGTH)

@@ -398,7 +398,8 @@ def test_inquire_no_match_and_bad_names(h):
 def test_inquire_type_filter(h):
     r = inquire(h, "*", qtype(C.MQQT_MODEL))
     models = {n for n, q in h.registry.queues.items() if q.qtype == C.MQQT_MODEL}
-    assert {o[C.MQCA_Q_NAME] for o in r.objects} == models >= {n for n, t in SYSTEM_QUEUES.items() if t == C.MQQT_MODEL} | {
+    assert {o[C.MQCA_Q_NAME] for o in r.objects} == models >= {n for n,
+                                                               t in SYSTEM_QUEUES.items() if t == C.MQQT_MODEL} | {
         "DEV.APP.MODEL.QUEUE"}
     assert {o[C.MQCA_Q_NAME] for o in inquire(h, "*", qtype(C.MQQT_ALIAS)).objects} == {"SYSTEM.DEFAULT.ALIAS.QUEUE"}
     assert len(inquire(h, "*", qtype(C.MQQT_ALL)).objects) == len(h.registry.queues)

@@ -10,7 +10,7 @@ import pytest
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf import pcf as P
-from qmlite.registry.admin import engine as E
+from qmlite.registry.admin import engine
 from qmlite.registry.admin.commands import status
 from qmlite.registry.objects.definitions import mq_date, mq_time
 from qmlite.registry.qmgr import QueueManager
@@ -124,7 +124,8 @@ def test_queue_status_follows_ibms_monq_rule(qm, clock, queue_level, qmgr_level,
     o = run(qm, C.MQCMD_INQUIRE_Q_STATUS, st(C.MQCA_Q_NAME, Q)).objects[0]
     assert o[C.MQIA_MONITORING_Q] == effective
     if effective == C.MQMON_OFF:
-        assert (o[C.MQIACF_OLDEST_MSG_AGE], o[C.MQIACF_Q_TIME_INDICATOR], o[C.MQCACF_LAST_GET_TIME]) == (-1, (-1, -1), "")
+        assert (o[C.MQIACF_OLDEST_MSG_AGE], o[C.MQIACF_Q_TIME_INDICATOR], o[C.MQCACF_LAST_GET_TIME]) == (-1, (-1, -1),
+                                                                                                         "")
     else:
         assert (o[C.MQIACF_OLDEST_MSG_AGE], o[C.MQIACF_Q_TIME_INDICATOR]) == (2, (2_000_000, 2_000_000))
         assert o[C.MQCACF_LAST_GET_TIME] == mq_time(T0 + 2)
@@ -343,7 +344,7 @@ def test_reset_queue_statistics_reasons_and_generic(qm):
 def test_every_command_ibm_defines_gets_a_well_formed_reply(qm, enc):
     """With no parameters at all, every MQCMD_* gets an answer (data, a reason, or
     MQRC_FUNCTION_NOT_SUPPORTED for one qmlite does not serve), never a crash or silence."""
-    for cmd in sorted(E._KNOWN_COMMANDS):
+    for cmd in sorted(engine._KNOWN_COMMANDS):
         r = run(qm, cmd, enc=enc)
         assert r.messages
         if not r.ok:

@@ -8,7 +8,7 @@ import struct
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
+from hypothesis import strategies
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
@@ -842,16 +842,16 @@ def test_persistence_across_reopen(tmp_path, clock):
 
 
 # Random command sequences: a failing command changes nothing; the registry stays consistent.
-_NAMES = hs.sampled_from(["R1", "R2", "R1", "R2", "R3", "", "R*"])
-_OPTIONAL = hs.sampled_from([
+_NAMES = strategies.sampled_from(["R1", "R2", "R1", "R2", "R3", "", "R*"])
+_OPTIONAL = strategies.sampled_from([
     i(DESTCLAS, C.MQDC_MANAGED), i(DESTCLAS, C.MQDC_PROVIDED), i(DESTCLAS, 9), st(DEST, "DEV.QUEUE.2"),
     st(DEST, "NO.SUCH.Q"), st(DEST, ""), i(C.MQIACF_EXPIRY, 0), i(C.MQIACF_EXPIRY, 20), i(C.MQIACF_SUB_LEVEL, 2),
     st(TOPIC, "r/b"), st(TOPIC, ""), st(TOPICOBJ, "DEV.BASE.TOPIC"), st(TOPICOBJ, "NOPE"),
     i(C.MQIACF_REPLACE, 1), i(C.MQIACF_REPLACE, 1), st(C.MQCACF_SUB_USER_DATA, "u"),
     st(C.MQCACF_SUB_SELECTOR, "s = 1"), i(C.MQIACF_PUB_PRIORITY, 4),
 ])
-_STEP = hs.tuples(hs.sampled_from([CREATE, CREATE, COPY, CHANGE, CHANGE, DELETE]), _NAMES, _NAMES,
-                  hs.lists(_OPTIONAL, max_size=4, unique_by=lambda p: p.parameter), hs.floats(0, 3))
+_STEP = strategies.tuples(strategies.sampled_from([CREATE, CREATE, COPY, CHANGE, CHANGE, DELETE]), _NAMES, _NAMES,
+                  strategies.lists(_OPTIONAL, max_size=4, unique_by=lambda p: p.parameter), strategies.floats(0, 3))
 
 
 def _random_command(cmd, name, other, params):
@@ -870,7 +870,7 @@ def _random_command(cmd, name, other, params):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=hs.lists(_STEP, min_size=1, max_size=12))
+@given(steps=strategies.lists(_STEP, min_size=1, max_size=12))
 def test_random_sequences_are_atomic_and_consistent(tmp_path_factory, steps):
     clock = Clock()
     h = Harness(tmp_path_factory.mktemp("rand"), clock=clock)

@@ -10,7 +10,7 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
-from qmlite.registry.admin.commands import channels as CH
+from qmlite.registry.admin.commands import channels as channelcmds
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
 from qmlite.registry.qmgr import QueueManager
@@ -156,12 +156,13 @@ def _valid(p):
     return il(p.id, V.MQCOMPRESS_NONE)
 
 
-@pytest.mark.parametrize("spec", [s for s in CH.SPECS if not s.applies(M.MQTT)], ids=lambda s: s.field)
+@pytest.mark.parametrize("spec", [s for s in channelcmds.SPECS if not s.applies(M.MQTT)], ids=lambda s: s.field)
 def test_every_mq_channel_attribute_is_the_wrong_channel_type_for_mqtt(q, spec):
     assert failed(create(q, "MQTT.X", _valid(spec.param)), C.MQRCCF_WRONG_CHANNEL_TYPE, spec.param.id)
 
 
-@pytest.mark.parametrize("spec", [s for s in CH.SPECS if s.types == frozenset({M.MQTT})], ids=lambda s: s.field)
+@pytest.mark.parametrize("spec", [s for s in channelcmds.SPECS if s.types == frozenset({M.MQTT})],
+                         ids=lambda s: s.field)
 def test_every_mqtt_attribute_is_the_wrong_channel_type_for_a_svrconn(q, spec):
     value = param(spec.param.id, NON_DEFAULTS[spec.param.id])
     assert failed(create(q, "S.X", value, chltype=M.SVRCONN), C.MQRCCF_WRONG_CHANNEL_TYPE, spec.param.id)

@@ -12,7 +12,7 @@ import dataclasses
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
+from hypothesis import strategies
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
@@ -411,8 +411,9 @@ _EVERY_SELECTOR = sorted(set().union(*I.SELECTORS.values()) | {0, 1999, 2999, 40
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(target=hs.sampled_from(OBJECTS), picks=hs.lists(hs.sampled_from(_EVERY_SELECTOR), max_size=12),
-       int_room=hs.integers(-1, 14), char_room=hs.integers(-1, 1200))
+@given(target=strategies.sampled_from(OBJECTS),
+       picks=strategies.lists(strategies.sampled_from(_EVERY_SELECTOR), max_size=12),
+       int_room=strategies.integers(-1, 14), char_room=strategies.integers(-1, 1200))
 def test_random_selector_lists_either_fail_as_documented_or_agree_with_pcf(h, target, picks, int_room, char_room):
     obj_type, name = target
     reg = h.registry

@@ -7,7 +7,7 @@ import pytest
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.registry.messaging import properties
 from qmlite.registry.errors import MQIError
 from qmlite.registry.qmgr import QueueManager
@@ -20,10 +20,10 @@ def _open(tmp_path, clock):
 
 
 def _rfh2(props: dict, body: bytes, *, extra=()) -> tuple[S.MQMD, bytes]:
-    p = P.Properties()
+    p = PR.Properties()
     for name, value in props.items():
         p.set(name, value)
-    data, fmt = P.join(p, body, C.MQFMT_STRING, 546, 1208, folders_extra=extra)
+    data, fmt = PR.join(p, body, C.MQFMT_STRING, 546, 1208, folders_extra=extra)
     return S.MQMD(Format=fmt, Encoding=546, CodedCharSetId=1208, Persistence=C.MQPER_PERSISTENT), data
 
 
@@ -64,7 +64,7 @@ def test_properties_of_a_persistent_message_survive_a_restart(tmp_path, clock):
         session = qm.connect("QM1", user="admin", admin=True)
         handle, _ = qm.open_object(session, S.MQOD(ObjectName=Q), C.MQOO_INPUT_AS_Q_DEF)
         out_md, out = _get(qm, session, handle)
-        split = P.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
+        split = PR.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
         assert split.properties.values_for_selectors() == {"Colour": "blue"}
         assert split.folders == ["<psc><Command>Publish</Command></psc>"]  # not a property folder: kept
         assert split.body == b"kept" and split.fmt.rstrip() == "MQSTR"
@@ -85,14 +85,14 @@ def test_properties_of_a_persistent_message_survive_a_restart(tmp_path, clock):
     (["mqps.Top"], C.MQGMO_PROPERTIES_COMPATIBILITY, C.MQPROP_ALL, False),
 ])
 def test_render_follows_gmo_options_then_property_control(names, options, control, rfh2):
-    props = P.Properties()
+    props = PR.Properties()
     for name in names:
         props.set(name, "v")
     md = S.MQMD(Format=C.MQFMT_STRING)
     out_md, out = properties.render(props, md, b"data", options, control)
     if rfh2:
         assert out_md.Format == C.MQFMT_RF_HEADER_2 and md.Format == C.MQFMT_STRING  # a copy, not the stored one
-        split = P.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
+        split = PR.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
         assert sorted(split.properties.keys()) == sorted(names) and split.body == b"data"
     else:
         assert (out_md, out) == (md, b"data")
@@ -100,7 +100,7 @@ def test_render_follows_gmo_options_then_property_control(names, options, contro
 
 def test_a_chain_with_an_mqrfh_v1_is_kept_as_sent():
     inner = S.MQRFH(Format=C.MQFMT_STRING, NameValueString="MQPSCommand Publish").pack("<")
-    data, fmt = P.join(P.Properties({"Colour": "red"}), inner + b"x", C.MQFMT_RF_HEADER_1, 546, 1208)
+    data, fmt = PR.join(PR.Properties({"Colour": "red"}), inner + b"x", C.MQFMT_RF_HEADER_1, 546, 1208)
     md = S.MQMD(Format=fmt, Encoding=546)
     out_md, props, body = properties.split_message(md, data)
     assert (out_md, props, body) == (md, None, data)
@@ -116,7 +116,7 @@ def test_an_mqopen_selection_string_selects_what_mqget_returns(tmp_path, clock):
         od = S.MQOD(Version=C.MQOD_VERSION_4, ObjectName=Q, SelectionString=S.MQCHARV("Colour = 'red'"))
         handle, _ = qm.open_object(session, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
         def body(md, data):  # the usr property comes back in an MQRFH2 (PROPCTL COMPAT)
-            return P.split(data, md.Format, md.Encoding, md.CodedCharSetId).body
+            return PR.split(data, md.Format, md.Encoding, md.CodedCharSetId).body
 
         browsed = qm.get(session, handle, S.MQMD(), S.MQGMO(Version=4, Options=C.MQGMO_BROWSE_FIRST), 1 << 20)
         assert body(browsed.md, browsed.data) == b"second"  # the blue one ahead of it is not selected
@@ -136,9 +136,9 @@ def _chain() -> bytes:
     psc = "<psc><Command>RegSub</Command><Topic>a/b</Topic></psc>"
     app = "<testFolder><testVar>testValue</testVar></testFolder>"
     mcd = "<mcd><Msd>xmlnsc</Msd></mcd>"
-    second = P.MQRFH2(Encoding=273, CodedCharSetId=1208, Format="MQSTR", NameValueCCSID=1208,
+    second = PR.MQRFH2(Encoding=273, CodedCharSetId=1208, Format="MQSTR", NameValueCCSID=1208,
                       Folders=[psc, app, mcd]).pack(">", "latin-1")
-    first = P.MQRFH2(Encoding=273, CodedCharSetId=1208, Format="MQHRF2", NameValueCCSID=1208,
+    first = PR.MQRFH2(Encoding=273, CodedCharSetId=1208, Format="MQHRF2", NameValueCCSID=1208,
                      Folders=[psc, app]).pack(">", "latin-1")
     return first + second + b"<testData/>"
 
@@ -155,7 +155,7 @@ def test_an_rfh2_chain_with_other_folders_comes_back_as_sent(tmp_path, clock):
         out_md, out = _get(qm, session, handle, C.MQGMO_BROWSE_FIRST)
         assert out == data and out_md.Format == C.MQFMT_RF_HEADER_2 and out_md.Encoding == 273
         out_md, out = _get(qm, session, handle, C.MQGMO_NO_PROPERTIES)
-        split = P.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
+        split = PR.split(out, out_md.Format, out_md.Encoding, out_md.CodedCharSetId)
         assert not split.properties and split.body == b"<testData/>"
         assert [f.split(">")[0] for f in split.folders] == ["<psc", "<testFolder", "<psc", "<testFolder"]
     finally:

@@ -11,20 +11,20 @@ import pytest
 from qmlite.registry.monitoring import diagnostics
 from qmlite.registry.monitoring.errorlog import consolelog as CON
 from qmlite.registry.monitoring.errorlog import amqmessages as AMQ
-from qmlite.registry.monitoring.errorlog import writer as W
+from qmlite.registry.monitoring.errorlog import writer
 from tests.support import amqerr
 
-WHO = W.Identity(pid=4321, user="mqm", host="myhost")
+WHO = writer.Identity(pid=4321, user="mqm", host="myhost")
 WHEN = 1795941612.345  # 2026-11-29T08:40:12.345Z
 
 
-def _blocked() -> W.Entry:
-    return W.Entry(AMQ.get("AMQ9777E"), WHEN, "QM1", {"c1": "DEV.APP.SVRCONN", "c2": "127.0.0.1",
+def _blocked() -> writer.Entry:
+    return writer.Entry(AMQ.get("AMQ9777E"), WHEN, "QM1", {"c1": "DEV.APP.SVRCONN", "c2": "127.0.0.1",
                                                     "c3": "CLNTUSER(app) ADDRESS(127.0.0.1)"}, "127.0.0.1", 5)
 
 
 def test_an_entry_is_laid_out_as_ibm_writes_it_line_by_line():
-    lines = W.render(_blocked(), WHO).split("\n")
+    lines = writer.render(_blocked(), WHO).split("\n")
     assert lines[0].endswith(" - Process(4321.5) User(mqm) Program(amqrmppa)")
     assert lines[1:] == [
         "                    Host(myhost) Installation(Installation1)",
@@ -56,13 +56,13 @@ def test_an_entry_is_laid_out_as_ibm_writes_it_line_by_line():
 
 
 def test_arithmetic_inserts_share_a_line_and_the_json_record_carries_every_insert():
-    entry = W.Entry(AMQ.get("AMQ9557E"), WHEN, "QM1", {"a1": 2, "a2": 2035, "c1": "bob", "c2": "bob", "c3": "bob"})
-    text = W.render(entry, WHO)
+    entry = writer.Entry(AMQ.get("AMQ9557E"), WHEN, "QM1", {"a1": 2, "a2": 2035, "c1": "bob", "c2": "bob", "c3": "bob"})
+    text = writer.render(entry, WHO)
     assert "\n                    ArithInsert1(2) ArithInsert2(2035)\n" in text
     (parsed,) = amqerr.parse(text)
     assert parsed.inserts == {"a1": 2, "a2": 2035, "c1": "bob", "c2": "bob", "c3": "bob"}
     assert parsed.text == "Queue Manager User ID initialization failed for 'bob'."
-    record = W.record(entry, WHO)
+    record = writer.record(entry, WHO)
     assert record["ibm_messageId"] == "AMQ9557E" and record["ibm_arithInsert2"] == 2035
     assert record["ibm_commentInsert1"] == "bob" and record["loglevel"] == "ERROR"
     assert record["ibm_datetime"] == "2026-11-29T08:40:12.345Z" and record["ibm_serverName"] == "QM1"
@@ -73,7 +73,7 @@ def test_arithmetic_inserts_share_a_line_and_the_json_record_carries_every_inser
 def test_every_catalogued_message_renders_and_reads_back():
     inserts = {"a1": 7, "a2": 2035, "c1": "ONE", "c2": "TWO", "c3": "THREE"}
     for number, message in AMQ.CATALOG.items():
-        (parsed,) = amqerr.parse(W.render(W.Entry(message, WHEN, "QM1", inserts), WHO))
+        (parsed,) = amqerr.parse(writer.render(writer.Entry(message, WHEN, "QM1", inserts), WHO))
         assert parsed.number == number and parsed.text == AMQ.fill(message.text, inserts)
         assert parsed.explanation == AMQ.fill(message.explanation, inserts)
         assert parsed.action == AMQ.fill(message.action, inserts)
@@ -81,8 +81,8 @@ def test_every_catalogued_message_renders_and_reads_back():
 
 
 def test_the_log_rotates_to_02_and_03_at_its_size(tmp_path):
-    log = W.ErrorLog(tmp_path, max_bytes=4096, who=WHO)
-    size = len(W.render(_blocked(), WHO))
+    log = writer.ErrorLog(tmp_path, max_bytes=4096, who=WHO)
+    size = len(writer.render(_blocked(), WHO))
     per_file = 4096 // size
     for _ in range(per_file * 4 + 1):
         log.write(_blocked())
@@ -100,7 +100,7 @@ def test_the_log_rotates_to_02_and_03_at_its_size(tmp_path):
 def test_a_log_that_cannot_be_written_never_fails_the_caller(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    log = W.ErrorLog(blocker / "errors", who=WHO)  # a directory under a file: cannot be made
+    log = writer.ErrorLog(blocker / "errors", who=WHO)  # a directory under a file: cannot be made
     log.write(_blocked())
     assert log.failed
 
@@ -111,13 +111,14 @@ def test_errors_dir_is_in_the_queue_managers_own_directory(tmp_path):
 
 # ---- the container's console formats (mq-container cmd/runmqserver/logging.go) ----------------------
 def _record() -> dict:
-    entry = W.Entry(AMQ.get("AMQ5026I"), WHEN, "QM1", {"a1": 286, "c1": "SYSTEM.LISTENER.TCP.1"})
-    return W.record(entry, WHO)
+    entry = writer.Entry(AMQ.get("AMQ5026I"), WHEN, "QM1", {"a1": 286, "c1": "SYSTEM.LISTENER.TCP.1"})
+    return writer.record(entry, WHO)
 
 
 def test_basic_is_the_datetime_the_message_and_the_sorted_inserts():
     assert CON.basic(_record()) == ("2026-11-29T08:40:12.345Z AMQ5026I: The listener 'SYSTEM.LISTENER.TCP.1' has "
-                                    "started. ProcessId(286). [ArithInsert1(286), CommentInsert1(SYSTEM.LISTENER.TCP.1)]")
+                                    "started. ProcessId(286). "
+                                    "[ArithInsert1(286), CommentInsert1(SYSTEM.LISTENER.TCP.1)]")
     no_inserts = {"ibm_datetime": "2026-11-29T08:40:12.345Z", "message": "Hello", "ibm_arithInsert1": 0}
     assert CON.basic(no_inserts) == "2026-11-29T08:40:12.345Z Hello"  # an arithmetic insert of 0 is left out
 
@@ -141,7 +142,8 @@ def test_the_console_holds_lines_until_released_and_excludes_what_it_is_told():
     console.entry(dict(_record(), ibm_messageId="AMQ5806I", message="AMQ5806I: x"))
     assert out.getvalue() == ""
     console.release()
-    assert out.getvalue() == "2026-11-29T08:40:12.345Z AMQ5806I: x [ArithInsert1(286), CommentInsert1(SYSTEM.LISTENER.TCP.1)]\n"
+    assert out.getvalue() == ("2026-11-29T08:40:12.345Z AMQ5806I: x "
+                              "[ArithInsert1(286), CommentInsert1(SYSTEM.LISTENER.TCP.1)]\n")
 
 
 @pytest.mark.parametrize("source, sources, valid", [

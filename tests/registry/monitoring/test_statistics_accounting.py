@@ -81,7 +81,8 @@ def test_mqi_and_queue_statistics_count_the_calls(qm, clock):
     clock.t += 30
     assert qm.monitoring_tick() == 2
     (mh, mqi), (qh, qstats) = drain(qm, records.STATISTICS_QUEUE)
-    assert (mh.Type, mh.Command, mh.Version, mh.Control) == (C.MQCFT_STATISTICS, C.MQCMD_STATISTICS_MQI, 3, C.MQCFC_LAST)
+    assert (mh.Type, mh.Command, mh.Version, mh.Control) == (C.MQCFT_STATISTICS, C.MQCMD_STATISTICS_MQI, 3,
+                                                             C.MQCFC_LAST)
     assert qh.Command == C.MQCMD_STATISTICS_Q
     assert mqi[C.MQIAMO_CONNS] == 1 and mqi[C.MQIAMO_DISCS] == [1, 0, 0]
     assert mqi[C.MQIAMO_OPENS][C.MQOT_Q] == 1 and mqi[C.MQIAMO_CLOSES][C.MQOT_Q] == 1

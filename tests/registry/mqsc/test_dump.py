@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from qmlite.registry.admin.engine import Requester
-from qmlite.registry.mqsc import dump as D
+from qmlite.registry.mqsc import dump
 from qmlite.registry.mqsc import keywords as K
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.qmgr import QueueManager
@@ -22,7 +22,8 @@ ADMIN = Requester(user="mqm", admin=True)
 CHLAUTH_AND_AUTHREC = """\
 SET CHLAUTH('SWEEP.*') TYPE(BLOCKUSER) USERLIST('bad1','bad2') DESCR('blocked') WARN(YES) ACTION(REPLACE)
 SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('10.9.9.*') CUSTOM('c') ACTION(REPLACE)
-SET CHLAUTH('SWEEP.MAP') TYPE(ADDRESSMAP) ADDRESS('10.1.2.*') USERSRC(MAP) MCAUSER('mapped') CHCKCLNT(REQUIRED) ACTION(REPLACE)
+SET CHLAUTH('SWEEP.MAP') TYPE(ADDRESSMAP) ADDRESS('10.1.2.*') USERSRC(MAP) MCAUSER('mapped') CHCKCLNT(REQUIRED) +
+  ACTION(REPLACE)
 SET CHLAUTH('SWEEP.MAP') TYPE(USERMAP) CLNTUSER('fred') USERSRC(NOACCESS) ACTION(REPLACE)
 SET CHLAUTH('SWEEP.MAP') TYPE(QMGRMAP) QMNAME('QMX') USERSRC(CHANNEL) ACTION(REPLACE)
 SET CHLAUTH('SWEEP.MAP') TYPE(SSLPEERMAP) SSLPEER('CN=peer') SSLCERTI('CN=ca') MCAUSER('tls') ACTION(REPLACE)
@@ -75,26 +76,27 @@ def commands(lines: list[str]) -> list[str]:
     return [line for line in lines if not line.startswith("*")]
 
 
-@pytest.mark.parametrize("options", [D.Options(all_attrs=True), D.Options(), D.Options(all_attrs=True, format="1line")],
+@pytest.mark.parametrize("options",
+                         [dump.Options(all_attrs=True), dump.Options(), dump.Options(all_attrs=True, format="1line")],
                          ids=["mqsc-a", "mqsc", "1line-a"])
 def test_a_dump_replayed_into_a_fresh_queue_manager_dumps_the_same(first, tmp_path, options):
-    dumped = D.dump(inquire_on(first), options)
+    dumped = dump.dump(inquire_on(first), options)
     second = fresh(tmp_path, "second")
     try:
         results = run_mqsc(second, "\n".join(dumped) + "\n")
         failed = [(r.command[:120], r.text) for r in results if r.completion_code]
         assert not failed
-        again = D.dump(inquire_on(second), options)
+        again = dump.dump(inquire_on(second), options)
     finally:
         second.shutdown()
     assert commands(again) == commands(dumped)
 
 
 def test_the_dump_holds_every_attribute_the_domain_can_set(first):
-    dumped = D.dump(inquire_on(first), D.Options(all_attrs=True))
+    dumped = dump.dump(inquire_on(first), dump.Options(all_attrs=True))
     text = "\n".join(dumped)
     secrets = {s.pid for s in QA.SWEEP if s.hidden}  # KEYRPWD, INITKEY: no Inquire gives them back
-    for noun, ids in D.settable().items():
+    for noun, ids in dump.settable().items():
         otype = K.QUEUE if noun.startswith("Q") and noun != "QMGR" else getattr(K, noun)
         for pid in ids - secrets:
             kw = otype.for_id(pid)
@@ -107,7 +109,8 @@ def test_the_dump_holds_every_attribute_the_domain_can_set(first):
 
 
 def test_display_only_attributes_are_comments_and_the_layout_is_ibms(first):
-    dumped = D.dump(inquire_on(first), D.Options(all_attrs=True, types=frozenset({"queue"}), name="SWEEP.SUB.DEST"))
+    dumped = dump.dump(inquire_on(first),
+                       dump.Options(all_attrs=True, types=frozenset({"queue"}), name="SWEEP.SUB.DEST"))
     assert dumped[0] == "DEFINE QLOCAL('SWEEP.SUB.DEST') +"
     assert dumped[1].startswith("*  ALTDATE(") and dumped[2].startswith("*  ALTTIME(")
     assert "*  CURDEPTH(0) +" in dumped and "   MAXDEPTH(5000) +" in dumped
@@ -116,29 +119,31 @@ def test_display_only_attributes_are_comments_and_the_layout_is_ibms(first):
 
 
 def test_without_a_only_what_differs_from_the_default_object(first):
-    [line] = D.dump(inquire_on(first), D.Options(types=frozenset({"queue"}), name="SWEEP.SUB.DEST", format="1line"))
+    [line] = dump.dump(inquire_on(first),
+                       dump.Options(types=frozenset({"queue"}), name="SWEEP.SUB.DEST", format="1line"))
     assert line == "DEFINE QLOCAL('SWEEP.SUB.DEST') REPLACE"
     ok(first, "ALTER QLOCAL(SWEEP.SUB.DEST) MAXDEPTH(42)")
-    [line] = D.dump(inquire_on(first), D.Options(types=frozenset({"queue"}), name="SWEEP.SUB.DEST", format="1line"))
+    [line] = dump.dump(inquire_on(first),
+                       dump.Options(types=frozenset({"queue"}), name="SWEEP.SUB.DEST", format="1line"))
     assert line == "DEFINE QLOCAL('SWEEP.SUB.DEST') MAXDEPTH(42) REPLACE"
     ok(first, "ALTER QLOCAL(SWEEP.SUB.DEST) MAXDEPTH(5000)")
 
 
 def test_filters_and_authority_formats(first):
     inquire = inquire_on(first)
-    auth = D.dump(inquire, D.Options(filter="authrec", qmgr_name="QM1"))
+    auth = dump.dump(inquire, dump.Options(filter="authrec", qmgr_name="QM1"))
     assert "SET AUTHREC PROFILE('SWEEP.**') PRINCIPAL('app') OBJTYPE(QUEUE) AUTHADD(BROWSE,GET,INQ,PUT)" in auth
     assert "SET AUTHREC PRINCIPAL('app') OBJTYPE(QMGR) AUTHADD(CONNECT,INQ)" in auth
     assert all(line.startswith("SET AUTHREC ") for line in auth)
-    setmqaut = D.dump(inquire, D.Options(filter="authrec", format="setmqaut", qmgr_name="QM1"))
+    setmqaut = dump.dump(inquire, dump.Options(filter="authrec", format="setmqaut", qmgr_name="QM1"))
     assert "setmqaut -m QM1 -n 'SWEEP.**' -t queue -p app +browse +get +inq +put" in setmqaut
     assert "setmqaut -m QM1 -n 'SWEEP.T.**' -t topic -g mqclient +pub +sub" in setmqaut
-    grt = D.dump(inquire, D.Options(filter="authrec", format="grtmqmaut", qmgr_name="QM1"))
+    grt = dump.dump(inquire, dump.Options(filter="authrec", format="grtmqmaut", qmgr_name="QM1"))
     assert "GRTMQMAUT OBJ('SWEEP.**') OBJTYPE(*Q) USER(app) AUT(*BROWSE *GET *INQ *PUT) MQMNAME('QM1')" in grt
-    chlauth = D.dump(inquire, D.Options(filter="chlauth"))
+    chlauth = dump.dump(inquire, dump.Options(filter="chlauth"))
     assert chlauth[0].startswith("SET CHLAUTH(") and chlauth[-1] == "   ACTION(REPLACE)"
-    subs = D.dump(inquire, D.Options(filter="sub", format="1line"))
+    subs = dump.dump(inquire, dump.Options(filter="sub", format="1line"))
     assert subs and all(line.startswith("DEFINE SUB(") for line in subs)
-    topics = D.dump(inquire, D.Options(types=frozenset({"topic"}), name="SWEEP.*", format="1line"))
+    topics = dump.dump(inquire, dump.Options(types=frozenset({"topic"}), name="SWEEP.*", format="1line"))
     assert topics and all(line.startswith("DEFINE TOPIC('SWEEP.") for line in topics)
-    assert D.dump(inquire, D.Options(filter="policy")) == []
+    assert dump.dump(inquire, dump.Options(filter="policy")) == []

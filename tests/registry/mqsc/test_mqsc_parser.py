@@ -78,7 +78,8 @@ def test_unbalanced_text_is_a_syntax_error_with_its_segment(text, segment):
 
 # ---- translation -------------------------------------------------------------------------------
 def test_define_qlocal_maps_keywords_to_the_pcf_parameters():
-    msg = translate("DEF QL(MY.Q) DESCR('d') MAXDEPTH(10) DEFPSIST(YES) PUT(DISABLED) NOTRIGGER NOSHARE REPLACE").message
+    msg = translate("DEF QL(MY.Q) DESCR('d') MAXDEPTH(10) DEFPSIST(YES) PUT(DISABLED) NOTRIGGER NOSHARE "
+                    "REPLACE").message
     assert msg.header.Command == C.MQCMD_CREATE_Q
     got = params("DEF QL(MY.Q) DESCR('d') MAXDEPTH(10) DEFPSIST(YES) PUT(DISABLED) NOTRIGGER NOSHARE REPLACE")
     assert got == {C.MQCA_Q_NAME: "MY.Q", C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQCA_Q_DESC: "d", C.MQIA_MAX_Q_DEPTH: 10,
@@ -154,7 +155,8 @@ def test_where_on_a_word_valued_attribute_sends_its_number():
 def test_set_authrec_and_display_authrec():
     got = params("SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,GET) AUTHRMV(INQ)")
     assert got == {C.MQCACF_AUTH_PROFILE_NAME: "DEV.**", C.MQIACF_OBJECT_TYPE: C.MQOT_Q,
-                   C.MQCACF_PRINCIPAL_ENTITY_NAMES: ("app",), C.MQIACF_AUTH_ADD_AUTHS: (A.MQAUTH_OUTPUT, A.MQAUTH_INPUT),
+                   C.MQCACF_PRINCIPAL_ENTITY_NAMES: ("app",),
+                   C.MQIACF_AUTH_ADD_AUTHS: (A.MQAUTH_OUTPUT, A.MQAUTH_INPUT),
                    C.MQIACF_AUTH_REMOVE_AUTHS: (A.MQAUTH_INQUIRE,)}
     got = params("DIS AUTHREC PROFILE(X) PRINCIPAL('app')")
     assert got[C.MQCACF_ENTITY_NAME] == "app" and got[C.MQIACF_ENTITY_TYPE] == A.MQZAET_PRINCIPAL

@@ -336,17 +336,17 @@ def test_reset_takes_milliseconds(qm):
 
 # ---- every row of the command table runs: an answer, never a crash ------------------------------
 def _rows():
-    from qmlite.registry.mqsc import commands as T
+    from qmlite.registry.mqsc import commands as MC
 
-    return sorted(T.TABLE.values(), key=lambda row: (row.verb, row.noun))
+    return sorted(MC.TABLE.values(), key=lambda row: (row.verb, row.noun))
 
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda row: f"{row.verb}-{row.noun}")
 def test_every_command_of_the_table_gets_an_answer(qm, row):
-    from qmlite.registry.mqsc import commands as T
+    from qmlite.registry.mqsc import commands as MC
 
     name = {"CONN": "*", "SECURITY": "*"}.get(row.noun, "DEV.QUEUE.1" if row.noun.startswith("Q") else "SMOKE.X")
-    text = f"{row.verb} {row.noun}" + (f"({name})" if row.name != T.NAME_NONE else "")
+    text = f"{row.verb} {row.noun}" + (f"({name})" if row.name != MC.NAME_NONE else "")
     for result in run_mqsc(qm, text):
         assert not result.syntax_error, result.text
         assert result.reason_code != C.MQRC_UNEXPECTED_ERROR, result.text
@@ -394,7 +394,7 @@ def test_two_column_layout_puts_a_39_character_item_on_its_own_line():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from qmlite.registry.mqsc import commands as _T  # noqa: E402
+from qmlite.registry.mqsc import commands as MC  # noqa: E402
 
 _VALUES = st.sampled_from(["", "*", "X", "DEV.QUEUE.1", "'a b'", "0", "-1", "999999999999", "YES", "NO", "ALL",
                            "ENABLED", "'dev/#'", "414D51", "A,B", "'x''y'"])
@@ -402,8 +402,8 @@ _VALUES = st.sampled_from(["", "*", "X", "DEV.QUEUE.1", "'a b'", "0", "-1", "999
 
 @st.composite
 def _command(draw):
-    row = draw(st.sampled_from(sorted(_T.TABLE.values(), key=lambda r: (r.verb, r.noun))))
-    words = [row.verb, row.noun + (f"({draw(_VALUES)})" if row.name != _T.NAME_NONE else "")]
+    row = draw(st.sampled_from(sorted(MC.TABLE.values(), key=lambda r: (r.verb, r.noun))))
+    words = [row.verb, row.noun + (f"({draw(_VALUES)})" if row.name != MC.NAME_NONE else "")]
     keywords = sorted({kw.name for kw in (*row.extra, *row.otype.keywords)})
     for name in draw(st.lists(st.sampled_from(keywords or ["ALL"]), max_size=3, unique=True)):
         words.append(name + (f"({draw(_VALUES)})" if draw(st.booleans()) else ""))

@@ -15,11 +15,11 @@ import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
+from hypothesis import strategies
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
-from qmlite.pcf import properties as P
+from qmlite.pcf import properties as PR
 from qmlite.registry.pubsub import routing
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects.definitions import Subscription, Topic
@@ -169,7 +169,7 @@ def mqget(qm, session, queue: str, options: int = 0, *, hobj: int | None = None)
 
 def rfh2_publication(props: dict, body: bytes = b"body") -> tuple[bytes, dict]:
     """An application's MQRFH2 publication (built with pcf.properties.join) and the MQMD fields for it."""
-    data, fmt = P.join(P.Properties(props), body, C.MQFMT_STRING, LE, UTF8)
+    data, fmt = PR.join(PR.Properties(props), body, C.MQFMT_STRING, LE, UTF8)
     return data, {"Format": fmt, "Encoding": LE, "CodedCharSetId": UTF8}
 
 
@@ -767,17 +767,17 @@ def test_psprop_shapes_of_the_delivered_data(qm):
 
     (rfh2,) = msgs(qm, "PS.RFH2")
     assert rfh2.md.Format.rstrip() == RFH2
-    split = P.split(rfh2.data, rfh2.md.Format, rfh2.md.Encoding, rfh2.md.CodedCharSetId)
+    split = PR.split(rfh2.data, rfh2.md.Format, rfh2.md.Encoding, rfh2.md.CodedCharSetId)
     assert split.body == b"hello" and split.fmt.rstrip() == "MQSTR"
-    (psc,) = [P.parse_folder(text) for text in split.folders if text.startswith("<psc>")]
+    (psc,) = [PR.parse_folder(text) for text in split.folders if text.startswith("<psc>")]
     items = {name: value for name, _kind, value in psc.items}
     assert items["Command"] == "Publish" and items["Topic"] == "ps/shape"
 
     (compat,) = msgs(qm, "PS.COMPAT")
     assert compat.md.Format.rstrip() == C.MQFMT_RF_HEADER_1.rstrip()
-    split = P.split(compat.data, compat.md.Format, compat.md.Encoding, compat.md.CodedCharSetId)
+    split = PR.split(compat.data, compat.md.Format, compat.md.Encoding, compat.md.CodedCharSetId)
     assert split.body == b"hello" and split.headers[0].Format.rstrip() == "MQSTR"
-    pairs = dict(P.parse_name_value_string(split.headers[0].NameValueString))
+    pairs = dict(PR.parse_name_value_string(split.headers[0].NameValueString))
     assert pairs["MQPSCommand"] == "Publish" and pairs["MQPSTopic"] == "ps/shape"
 
 
@@ -809,7 +809,7 @@ def test_mqget_renders_a_copys_properties(qm, propctl, gmo, with_usr, rfh2):
         assert got.data == b"hello" and got.md.Format.rstrip() == "MQSTR"
         return
     assert got.md.Format.rstrip() == RFH2
-    split = P.split(got.data, got.md.Format, got.md.Encoding, got.md.CodedCharSetId)
+    split = PR.split(got.data, got.md.Format, got.md.Encoding, got.md.CodedCharSetId)
     assert split.body == b"hello" and split.fmt.rstrip() == "MQSTR"
     assert split.properties.get("mqps.Top").value == "prop/t"
     assert ("colour" in split.properties) == with_usr
@@ -1329,17 +1329,19 @@ def _ref_subscribers(subs: list[RefSub], topic: str, pub_level: int, blocks: set
 
 
 def _pattern(schema_levels):
-    return hs.lists(hs.sampled_from(schema_levels), min_size=1, max_size=3).map("/".join)
+    return strategies.lists(strategies.sampled_from(schema_levels), min_size=1, max_size=3).map("/".join)
 
 
-SUB_LEVELS = hs.sampled_from([0, 1, 1, 1, 2, 3])  # mostly 1, so that groups and interception meet
-ref_subs = hs.lists(
-    hs.one_of(
-        hs.builds(RefSub, _pattern(TOPIC_LEVELS), hs.just(TOPIC), SUB_LEVELS, hs.sampled_from([None, 0, 0, 1])),
-        hs.builds(RefSub, _pattern(CHAR_LEVELS), hs.just(CHAR), SUB_LEVELS, hs.none()),
+SUB_LEVELS = strategies.sampled_from([0, 1, 1, 1, 2, 3])  # mostly 1, so that groups and interception meet
+ref_subs = strategies.lists(
+    strategies.one_of(
+        strategies.builds(RefSub, _pattern(TOPIC_LEVELS), strategies.just(TOPIC), SUB_LEVELS,
+                          strategies.sampled_from([None, 0, 0, 1])),
+        strategies.builds(RefSub, _pattern(CHAR_LEVELS), strategies.just(CHAR), SUB_LEVELS, strategies.none()),
     ),
     min_size=1, max_size=10)
-pub_topics = hs.lists(hs.lists(hs.sampled_from(LEVELS), min_size=1, max_size=3).map("/".join), min_size=1, max_size=4)
+pub_topics = strategies.lists(strategies.lists(strategies.sampled_from(LEVELS), min_size=1, max_size=3).map("/".join),
+                              min_size=1, max_size=4)
 
 
 @pytest.fixture(scope="module")
@@ -1350,8 +1352,8 @@ def shared_qm(tmp_path_factory):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(subs=ref_subs, topics=pub_topics, pub_level=hs.integers(0, 9),
-       blocks=hs.sets(hs.sampled_from(BLOCKABLE), max_size=2))
+@given(subs=ref_subs, topics=pub_topics, pub_level=strategies.integers(0, 9),
+       blocks=strategies.sets(strategies.sampled_from(BLOCKABLE), max_size=2))
 def test_subscribers_agree_with_the_documented_rules(shared_qm, subs, topics, pub_level, blocks):
     reg = shared_qm.registry
     made: list[Subscription] = []

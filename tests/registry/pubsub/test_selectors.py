@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD
-from qmlite.registry.pubsub import selectors as S
+from qmlite.registry.pubsub import selectors as SEL
 from qmlite.registry.pubsub.selectors import SelectorError, compile_selector, message_resolver
 
 
@@ -228,12 +228,12 @@ def test_compile_is_cached_by_text():
 
 def test_longest_selector_and_one_more():
     body = "a = 1" + " OR a = 1" * 1000
-    exact = body + " " * (S.MQ_SELECTOR_LENGTH - len(body))
-    assert len(exact) == S.MQ_SELECTOR_LENGTH
+    exact = body + " " * (SEL.MQ_SELECTOR_LENGTH - len(body))
+    assert len(exact) == SEL.MQ_SELECTOR_LENGTH
     assert compile_selector(exact).evaluate({"a": 1}.get) is True
     with pytest.raises(SelectorError) as err:
         compile_selector(exact + " ")
-    assert err.value.position == S.MQ_SELECTOR_LENGTH
+    assert err.value.position == SEL.MQ_SELECTOR_LENGTH
 
 
 def test_long_flat_chains_cost_no_depth():
@@ -247,11 +247,11 @@ def test_long_flat_chains_cost_no_depth():
 
 
 def test_nesting_limit():
-    deepest = "(" * S.MAX_NESTING + "a" + ")" * S.MAX_NESTING
+    deepest = "(" * SEL.MAX_NESTING + "a" + ")" * SEL.MAX_NESTING
     assert compile_selector(deepest).evaluate({"a": True}.get) is True
     with pytest.raises(SelectorError) as err:
         compile_selector("(" + deepest + ")")
-    assert err.value.position == S.MAX_NESTING
+    assert err.value.position == SEL.MAX_NESTING
     for hostile in ("(" * 5000, "NOT " * 2500 + "a", "-" * 5000 + "1 = 1", "(NOT -(" * 1000):
         with pytest.raises(SelectorError):
             compile_selector(hostile)

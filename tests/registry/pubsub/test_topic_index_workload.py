@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from paho.mqtt.matcher import MQTTMatcher
 
 from qmlite.pcf import constants as C
-from qmlite.registry.pubsub import topics as T
+from qmlite.registry.pubsub import topics
 from tests.support.topicgen import instance_levels
 
 TOPIC = C.MQWS_TOPIC
@@ -54,7 +54,7 @@ def _paho_answer(matcher: MQTTMatcher, topic: str) -> set:
        st.lists(st.tuples(st.sampled_from(["add", "add", "remove"]), st.integers(0, 15)), min_size=1, max_size=40),
        st.sampled_from([0, 2, 4096]), st.booleans(), st.data())
 def test_index_answers_as_the_reference_and_paho_through_adds_and_removes(filters, ops, cache_size, compiled, data):
-    index = T.TopicIndex(cache_size=cache_size)
+    index = topics.TopicIndex(cache_size=cache_size)
     index._compiled = compiled  # the general loop must answer as the compiled probes do
     paho = MQTTMatcher()
     live: dict[int, str] = {}
@@ -80,7 +80,7 @@ def test_index_answers_as_the_reference_and_paho_through_adds_and_removes(filter
         for topic in publications:
             found = index.match(topic)
             assert isinstance(found, frozenset)
-            assert found == set(T.iter_matching(triples, topic)), (op, n, topic)
+            assert found == set(topics.iter_matching(triples, topic)), (op, n, topic)
             if only_paho:
                 assert found == _paho_answer(paho, topic), (op, n, topic)
 
@@ -103,9 +103,9 @@ def _patterns(n: int) -> list[str]:
 
 
 def test_compiled_probes_equal_the_general_loop_on_every_layout():
-    for n in range(1, T._UNROLLED + 3):  # the compiled range and two level counts past it
+    for n in range(1, topics._UNROLLED + 3):  # the compiled range and two level counts past it
         patterns = _patterns(n)
-        general, compiled = T.TopicIndex(cache_size=0), T.TopicIndex(cache_size=0)
+        general, compiled = topics.TopicIndex(cache_size=0), topics.TopicIndex(cache_size=0)
         general._compiled = False
         for key, pattern in enumerate(patterns):
             general.add(key, pattern)
@@ -113,21 +113,21 @@ def test_compiled_probes_equal_the_general_loop_on_every_layout():
         # The topic every pattern selects, and that topic with each level changed in turn, which
         # drops exactly the patterns with a literal there.
         base = [f"w{i}" for i in range(n)]
-        topics = ["/".join(base)] + ["/".join(base[:i] + ["x"] + base[i + 1:]) for i in range(n)]
-        for topic in topics:
+        probes = ["/".join(base)] + ["/".join(base[:i] + ["x"] + base[i + 1:]) for i in range(n)]
+        for topic in probes:
             levels = topic.split("/")
             hits_general: list = []
             hits_compiled: list = []
             general._plan(levels[0], n)(levels, hits_general)
             compiled._plan(levels[0], n)(levels, hits_compiled)
             assert hits_compiled == hits_general, (n, topic)  # the same hits in the same order
-            expected = set(T.iter_matching([(k, p, TOPIC) for k, p in enumerate(patterns)], topic))
+            expected = set(topics.iter_matching([(k, p, TOPIC) for k, p in enumerate(patterns)], topic))
             assert compiled.match(topic) == general.match(topic) == expected, (n, topic)
         assert compiled.match("/".join(base)) == frozenset(range(len(patterns)))  # all of them, so all compared
 
 
 def test_plans_follow_tables_coming_and_going():
-    index = T.TopicIndex(cache_size=0)
+    index = topics.TopicIndex(cache_size=0)
     index.add("a", "x/+/z")
     assert index.match("x/y/z") == {"a"}
     index.add("b", "x/y/+")  # a new shape under a planned first level: the plan must see it
@@ -142,7 +142,7 @@ def test_plans_follow_tables_coming_and_going():
 
 
 def test_a_shared_bucket_answers_from_its_frozen_copy_until_it_changes():
-    index = T.TopicIndex(cache_size=0)  # no result cache: the copy is the bucket's own
+    index = topics.TopicIndex(cache_size=0)  # no result cache: the copy is the bucket's own
     for key in range(100):
         index.add(key, "prices/eur/+")
     first = index.match("prices/eur/spot")
@@ -158,9 +158,9 @@ def test_a_shared_bucket_answers_from_its_frozen_copy_until_it_changes():
 
 
 def test_plans_of_very_long_topics_are_not_kept():
-    index = T.TopicIndex(cache_size=0)
+    index = topics.TopicIndex(cache_size=0)
     index.add("a", "x/+/#")
     long_topic = "x/" + "/".join(["y"] * 5000)
     assert index.match(long_topic) == {"a"} and index.match(long_topic) == {"a"}
-    assert all(len(by_count) <= T._KEPT_LEVELS + 1 for by_count in index._plans.values())
+    assert all(len(by_count) <= topics._KEPT_LEVELS + 1 for by_count in index._plans.values())
     assert index.match("x/y") == {"a"} and index._plans["x"][2] is not None  # short ones are

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from qmlite.pcf import constants as C
-from qmlite.registry.pubsub import topics as T
+from qmlite.registry.pubsub import topics
 from tests.support.topicgen import instance_levels
 
 TOPIC, CHAR = C.MQWS_TOPIC, C.MQWS_CHAR
@@ -38,8 +38,8 @@ TOPIC, CHAR = C.MQWS_TOPIC, C.MQWS_CHAR
     ],
 )
 def test_topic_scheme(pattern, topic, expected):
-    assert T.matches(pattern, topic, TOPIC) is expected
-    index = T.TopicIndex()
+    assert topics.matches(pattern, topic, TOPIC) is expected
+    index = topics.TopicIndex()
     index.add("k", pattern, TOPIC)
     assert (index.match(topic) == {"k"}) is expected
 
@@ -58,27 +58,27 @@ def test_topic_scheme(pattern, topic, expected):
     ],
 )
 def test_char_scheme(pattern, topic, expected):
-    assert T.matches(pattern, topic, CHAR) is expected
-    index = T.TopicIndex()
+    assert topics.matches(pattern, topic, CHAR) is expected
+    index = topics.TopicIndex()
     index.add(1, pattern, CHAR)
     assert (index.match(topic) == {1}) is expected
 
 
 def test_bad_escape_is_refused():
-    with pytest.raises(T.TopicError):
-        T.check_char_pattern("AB%C")
-    with pytest.raises(T.TopicError):
-        T.check_char_pattern("AB%")
+    with pytest.raises(topics.TopicError):
+        topics.check_char_pattern("AB%C")
+    with pytest.raises(topics.TopicError):
+        topics.check_char_pattern("AB%")
 
 
 def test_combine_object_and_string():
-    assert T.combine("dev", "x/y") == "dev/x/y"
-    assert T.combine("", "x") == "x"
-    assert T.combine("dev", "") == "dev"
+    assert topics.combine("dev", "x/y") == "dev/x/y"
+    assert topics.combine("", "x") == "x"
+    assert topics.combine("dev", "") == "dev"
 
 
 def test_exact_topics_shared_by_several_keys():
-    index = T.TopicIndex()
+    index = topics.TopicIndex()
     for key in "abc":
         index.add(key, "same/topic")
     assert index.match("same/topic") == {"a", "b", "c"}
@@ -88,7 +88,7 @@ def test_exact_topics_shared_by_several_keys():
 
 
 def test_remove_prunes_and_forgets():
-    index = T.TopicIndex()
+    index = topics.TopicIndex()
     index.add("a", "x/+/z")
     index.add("b", "x/y/z")
     index.add("c", "x/#")
@@ -115,21 +115,21 @@ _topic = st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=6).
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_pattern, min_size=1, max_size=12), st.lists(_topic, min_size=1, max_size=8))
 def test_index_agrees_with_reference_matcher(patterns, topics_):
-    index = T.TopicIndex()
+    index = topics.TopicIndex()
     triples = [(i, p, TOPIC) for i, p in enumerate(patterns)]
     for key, pattern, schema in triples:
         index.add(key, pattern, schema)
     for topic in topics_:
-        assert index.match(topic) == set(T.iter_matching(triples, topic))
+        assert index.match(topic) == set(topics.iter_matching(triples, topic))
     for key, pattern, schema in triples[::2]:
         index.remove(key, pattern, schema)
     remaining = triples[1::2]
     for topic in topics_:
-        assert index.match(topic) == set(T.iter_matching(remaining, topic))
+        assert index.match(topic) == set(topics.iter_matching(remaining, topic))
 
 
 def test_trie_for_inner_multi_prunes():
-    index = T.TopicIndex()
+    index = topics.TopicIndex()
     index.add("a", "x/#/z")
     index.add("b", "#/z/#/q")
     assert index.match("x/y/y/z") == {"a"} and index.match("z/q") == {"b"}
@@ -140,7 +140,7 @@ def test_trie_for_inner_multi_prunes():
 
 
 def test_match_result_is_a_snapshot():
-    index = T.TopicIndex()
+    index = topics.TopicIndex()
     index.add("a", "x/+")
     first = index.match("x/y")
     assert isinstance(first, frozenset)  # a cached result is shared, so nobody may change it
@@ -151,24 +151,24 @@ def test_match_result_is_a_snapshot():
 
 
 def test_cache_is_bounded():
-    index = T.TopicIndex(cache_size=3)
+    index = topics.TopicIndex(cache_size=3)
     index.add("a", "#")
     for i in range(10):
         assert index.match(f"t{i}") == {"a"}
         assert len(index._cache) <= 3
-    assert T.TopicIndex(cache_size=0)._cache is None
+    assert topics.TopicIndex(cache_size=0)._cache is None
 
 
 def test_plans_are_bounded():
-    index = T.TopicIndex(cache_size=0)
+    index = topics.TopicIndex(cache_size=0)
     index.add("a", "+/x")
-    for i in range(T._PLANS + 10):  # every publication under a first level of its own
+    for i in range(topics._PLANS + 10):  # every publication under a first level of its own
         assert index.match(f"p{i}/x") == {"a"}
-    assert 0 < len(index._plans) <= T._PLANS
+    assert 0 < len(index._plans) <= topics._PLANS
 
 
 def test_adding_twice_counts_once():
-    index = T.TopicIndex()
+    index = topics.TopicIndex()
     for pattern, schema in [("x/y", TOPIC), ("x/+", TOPIC), ("#/y", TOPIC), ("x*", CHAR), ("x%*", CHAR)]:
         index.add("k", pattern, schema)
         index.add("k", pattern, schema)
@@ -206,14 +206,14 @@ def _instance(draw, pattern: str) -> str:
 @given(st.lists(_entry, min_size=1, max_size=20), st.lists(_published, min_size=1, max_size=10), _cache_size,
        st.data())
 def test_index_agrees_with_reference_on_random_sets(entries, published, cache_size, data):
-    index = T.TopicIndex(cache_size=cache_size)
+    index = topics.TopicIndex(cache_size=cache_size)
     triples = [(i, p, s) for i, (p, s) in enumerate(entries)]
     published = published + [data.draw(_instance(p)) for p, s in entries if s == TOPIC]
     for triple in triples:
         index.add(*triple)
     assert len(index) == len(triples)
     for topic in published + published:  # the second pass is answered from the cache, if any
-        assert index.match(topic) == set(T.iter_matching(triples, topic)), topic
+        assert index.match(topic) == set(topics.iter_matching(triples, topic)), topic
 
 
 # An operation: ("add" | "remove", entry number), or ("stray", entry number, pattern) to remove an
@@ -228,7 +228,7 @@ _op = st.one_of(
 @given(st.lists(_entry, min_size=8, max_size=8), st.lists(_op, max_size=40),
        st.lists(_published, min_size=1, max_size=6), _cache_size, st.data())
 def test_index_agrees_with_reference_through_adds_and_removes(entries, ops, published, cache_size, data):
-    index = T.TopicIndex(cache_size=cache_size)
+    index = topics.TopicIndex(cache_size=cache_size)
     published = published + [data.draw(_instance(p)) for p, s in entries if s == TOPIC]
     live: dict[int, tuple[str, int]] = {}
     for op in ops:
@@ -245,4 +245,4 @@ def test_index_agrees_with_reference_through_adds_and_removes(entries, ops, publ
         assert len(index) == len(live)
         triples = [(k, p, s) for k, (p, s) in live.items()]
         for topic in published:
-            assert index.match(topic) == set(T.iter_matching(triples, topic)), (op, topic)
+            assert index.match(topic) == set(topics.iter_matching(triples, topic)), (op, topic)

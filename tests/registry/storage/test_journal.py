@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from qmlite.registry.messaging.queues import Message
 from qmlite.registry.storage import journal as J
-from qmlite.registry.storage import sqlite as S
+from qmlite.registry.storage import sqlite as SQ
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
@@ -134,12 +134,12 @@ def message(seq: int, queue_tag: int, body: bytes) -> Message:
                    md_raw=b"MD  " + bytes([queue_tag]) * 28)
 
 
-def table(store: S.Store) -> dict[int, tuple]:
+def table(store: SQ.Store) -> dict[int, tuple]:
     return {row[0]: row[1:] for row in store.connection.execute(
         "SELECT seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data, props FROM messages")}
 
 
-def group(store: S.Store) -> None:
+def group(store: SQ.Store) -> None:
     """One group commit as the server makes it (the fold is left to the writer thread, here to the test)."""
     pending, upto = store.take()
     if pending:
@@ -148,7 +148,7 @@ def group(store: S.Store) -> None:
     store.durable = upto
 
 
-def abandon(store: S.Store) -> None:
+def abandon(store: SQ.Store) -> None:
     """What a crash leaves: nothing folded, nothing closed cleanly."""
     store._journal.close()
     store._syncer.close()
@@ -193,10 +193,10 @@ class CutShort:
 @given(steps, st.sampled_from([1, 300, 2000]))
 def test_journal_and_fold_give_what_applying_each_operation_in_order_gives(tmp_path_factory, steps, segment_bytes):
     data_dir = tmp_path_factory.mktemp("store")
-    S.Store._FOLD_ROWS = 2  # folds of several transactions, so one can be cut short between them
+    SQ.Store._FOLD_ROWS = 2  # folds of several transactions, so one can be cut short between them
     os.environ["QMLITE_JOURNAL_SEGMENT_BYTES"] = str(segment_bytes)
     try:
-        store = S.Store.open(data_dir, synchronous="NORMAL")
+        store = SQ.Store.open(data_dir, synchronous="NORMAL")
     finally:
         del os.environ["QMLITE_JOURNAL_SEGMENT_BYTES"]
     expected: dict[int, tuple] = {}  # the general path: each operation applied in order
@@ -240,15 +240,15 @@ def test_journal_and_fold_give_what_applying_each_operation_in_order_gives(tmp_p
                 store.discard()  # uncommitted work never reached the disk
                 abandon(store)
                 expected = dict(committed)
-                store = S.Store.open(data_dir, synchronous="NORMAL")
+                store = SQ.Store.open(data_dir, synchronous="NORMAL")
                 assert table(store) == expected  # recovery folded everything
                 assert not list(J.Journal(data_dir).segments()), "recovery left journal segments"
         assert _live(store, data_dir) == expected
     finally:
-        S.Store._FOLD_ROWS = 4096
+        SQ.Store._FOLD_ROWS = 4096
         if store._db is not None:
             store.close()
-    reopened = S.Store.open(data_dir, synchronous="NORMAL")  # a clean close folds everything
+    reopened = SQ.Store.open(data_dir, synchronous="NORMAL")  # a clean close folds everything
     try:
         assert table(reopened) == expected
         assert not list(J.Journal(data_dir).segments())
@@ -256,7 +256,7 @@ def test_journal_and_fold_give_what_applying_each_operation_in_order_gives(tmp_p
         reopened.close()
 
 
-def _live(store: S.Store, data_dir: pathlib.Path) -> dict[int, tuple]:
+def _live(store: SQ.Store, data_dir: pathlib.Path) -> dict[int, tuple]:
     """The messages table as the journal would leave it after a crash now (recovery in a copy)."""
     journal = J.Journal(data_dir)
     folded = store.connection.execute("SELECT value FROM meta WHERE key = 'journal_lsn'").fetchone()
@@ -270,8 +270,8 @@ def _live(store: S.Store, data_dir: pathlib.Path) -> dict[int, tuple]:
 
 
 def test_a_fold_writes_in_bounded_transactions(tmp_path, monkeypatch):
-    monkeypatch.setattr(S.Store, "_FOLD_ROWS", 50)
-    store = S.Store.open(tmp_path, synchronous="NORMAL")
+    monkeypatch.setattr(SQ.Store, "_FOLD_ROWS", 50)
+    store = SQ.Store.open(tmp_path, synchronous="NORMAL")
     try:
         for seq in range(1, 181):
             store.put_message("Q0", message(seq, 0, b"x"))
@@ -337,8 +337,8 @@ def test_a_restart_after_a_crash_with_a_large_journal_finds_every_message(tmp_pa
 
 def test_a_fold_cut_short_is_redone_without_bringing_back_what_a_later_segment_deleted(tmp_path, monkeypatch):
     monkeypatch.setenv("QMLITE_JOURNAL_SEGMENT_BYTES", "1")  # a segment per record
-    monkeypatch.setattr(S.Store, "_FOLD_ROWS", 1)
-    store = S.Store.open(tmp_path, synchronous="NORMAL")
+    monkeypatch.setattr(SQ.Store, "_FOLD_ROWS", 1)
+    store = SQ.Store.open(tmp_path, synchronous="NORMAL")
     store.put_message("Q0", message(1, 0, b"one"))
     store.put_message("Q0", message(2, 0, b"two"))
     group(store)  # segment 1: put 1, put 2
@@ -350,7 +350,7 @@ def test_a_fold_cut_short_is_redone_without_bringing_back_what_a_later_segment_d
         pass
     assert set(table(store)) == {1}  # what the cut fold left: message 1, though segment 2 deleted it
     abandon(store)
-    store = S.Store.open(tmp_path, synchronous="NORMAL")
+    store = SQ.Store.open(tmp_path, synchronous="NORMAL")
     try:
         assert set(table(store)) == {2}
     finally:
@@ -359,8 +359,8 @@ def test_a_fold_cut_short_is_redone_without_bringing_back_what_a_later_segment_d
 
 def test_a_failed_fold_done_again_with_later_segments_keeps_their_deletes(tmp_path, monkeypatch):
     monkeypatch.setenv("QMLITE_JOURNAL_SEGMENT_BYTES", "1")
-    monkeypatch.setattr(S.Store, "_FOLD_ROWS", 1)
-    store = S.Store.open(tmp_path, synchronous="NORMAL")
+    monkeypatch.setattr(SQ.Store, "_FOLD_ROWS", 1)
+    store = SQ.Store.open(tmp_path, synchronous="NORMAL")
     try:
         store.put_message("Q0", message(1, 0, b"one"))
         store.put_message("Q0", message(2, 0, b"two"))
@@ -383,10 +383,10 @@ def test_a_failed_fold_done_again_with_later_segments_keeps_their_deletes(tmp_pa
 def test_a_second_writer_of_the_same_directory_is_refused(tmp_path):
     import pytest
 
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     try:
-        with pytest.raises(S.StoreError, match="in use"):
-            S.Store.open(tmp_path)  # it would fold and delete the segments this store appends to
+        with pytest.raises(SQ.StoreError, match="in use"):
+            SQ.Store.open(tmp_path)  # it would fold and delete the segments this store appends to
     finally:
         store.close()
-    S.Store.open(tmp_path).close()  # closed, the directory is free again
+    SQ.Store.open(tmp_path).close()  # closed, the directory is free again

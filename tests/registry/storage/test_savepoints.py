@@ -90,9 +90,11 @@ def mess_up(qm) -> None:
     qm.close_object(session, handle.hobj, 0)
     qm.disconnect(session, commit=True)
     results = run_mqsc(qm, "ALTER QMGR DESCR('changed') MAXUMSGS(7)\nALTER QLOCAL(DEV.QUEUE.1) MAXDEPTH(9)\n"
-                           "DELETE SUB(SN.SUB)\nDELETE SUB(SN.MANAGED)\nDELETE QALIAS(SN.ALIAS)\nDELETE NAMELIST(SN.NL)\n"
-                           "DELETE CHANNEL(SN.SVRCONN)\nDELETE AUTHREC PROFILE(DEV.QUEUE.2) OBJTYPE(QUEUE) PRINCIPAL('app')\n"
-                           "DEFINE QLOCAL(NEW.Q)\nDEFINE TOPIC(NEW.T) TOPICSTR('new')\nALTER PROCESS(SN.P) APPLICID('other')\n"
+                           "DELETE SUB(SN.SUB)\nDELETE SUB(SN.MANAGED)\nDELETE QALIAS(SN.ALIAS)\n"
+                           "DELETE NAMELIST(SN.NL)\nDELETE CHANNEL(SN.SVRCONN)\n"
+                           "DELETE AUTHREC PROFILE(DEV.QUEUE.2) OBJTYPE(QUEUE) PRINCIPAL('app')\n"
+                           "DEFINE QLOCAL(NEW.Q)\nDEFINE TOPIC(NEW.T) TOPICSTR('new')\n"
+                           "ALTER PROCESS(SN.P) APPLICID('other')\n"
                            "DEFINE SUB(NEW.SUB) TOPICSTR('new/#') DEST(NEW.Q)\nCLEAR QLOCAL(DEV.QUEUE.2)\n"
                            "CLEAR TOPICSTR('sn/t/price') CLRTYPE(RETAINED)")
     assert all(r.completion_code == C.MQCC_OK for r in results), [r.text for r in results if r.completion_code]

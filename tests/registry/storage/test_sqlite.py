@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from qmlite.pcf import constants as C
-from qmlite.registry.storage import sqlite as S
+from qmlite.registry.storage import sqlite as SQ
 from qmlite.registry.objects.definitions import Queue, Subscription, Topic
 from qmlite.registry.storage.catalog import Registry
 
@@ -18,7 +18,7 @@ SQL_TYPE = {"str": "TEXT", "bytes": "BLOB", "int": "INTEGER", "float": "REAL"}
 
 
 def db_path(data_dir):
-    return data_dir / S.FILENAME
+    return data_dir / SQ.FILENAME
 
 
 def columns(path, table: str) -> dict[str, tuple[str, int, int]]:
@@ -69,7 +69,7 @@ def sub(name: str, n: int, **kw) -> Subscription:
 
 @pytest.mark.parametrize("table, cls", [("queues", Queue), ("topics", Topic)])
 def test_latest_schema_has_one_column_per_model_field(tmp_path, table, cls):
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     store.close()
     cols = columns(db_path(tmp_path), table)
     fields = {f.name: f.type for f in dataclasses.fields(cls)}
@@ -84,32 +84,32 @@ def test_latest_schema_has_one_column_per_model_field(tmp_path, table, cls):
 
 def test_subscription_record_layout_is_the_model(tmp_path):
     """A subscription field not in the record format would be lost: adding one needs a migration."""
-    assert S.SUBSCRIPTION_RECORD_2 == tuple(f.name for f in dataclasses.fields(Subscription))
-    assert S.SUBSCRIPTION_RECORD_2[:len(S.SUBSCRIPTION_RECORD_1)] == S.SUBSCRIPTION_RECORD_1
-    S.Store.open(tmp_path).close()
+    assert SQ.SUBSCRIPTION_RECORD_2 == tuple(f.name for f in dataclasses.fields(Subscription))
+    assert SQ.SUBSCRIPTION_RECORD_2[:len(SQ.SUBSCRIPTION_RECORD_1)] == SQ.SUBSCRIPTION_RECORD_1
+    SQ.Store.open(tmp_path).close()
     cols = columns(db_path(tmp_path), "subscriptions")
     assert cols == {"sub_id": ("BLOB", 1, 1), "name": ("TEXT", 1, 0), "record": ("BLOB", 1, 0)}
 
 
 def test_version_1_subscriptions_are_migrated_to_records(tmp_path, monkeypatch):
     full = every_field_set(Subscription, name="OLD.ONE", sub_id=b"AMQ TEST        " + bytes(8), sub_options=0)
-    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS[:1])
-    monkeypatch.setattr(S, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(SQ, "MIGRATIONS", SQ.MIGRATIONS[:1])
+    monkeypatch.setattr(SQ, "SCHEMA_VERSION", 1)
     path = db_path(tmp_path)
-    S.Store.open(tmp_path).close()
+    SQ.Store.open(tmp_path).close()
     with sqlite3.connect(path) as db:  # a version-1 database, as the first release wrote it
-        names = S.SUBSCRIPTION_RECORD_1
+        names = SQ.SUBSCRIPTION_RECORD_1
         db.execute(f"INSERT INTO subscriptions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                    [getattr(full, n) for n in names])
     monkeypatch.undo()
-    store = S.Store.open(tmp_path)
-    assert store.schema_version == S.SCHEMA_VERSION  # migrated through record format 2 to the latest
+    store = SQ.Store.open(tmp_path)
+    assert store.schema_version == SQ.SCHEMA_VERSION  # migrated through record format 2 to the latest
     assert list(store.load(Subscription)) == [full]  # a format-1 record: no MQSO options were kept
     store.close()
 
 
 def test_subscription_names_are_unique_in_the_schema(tmp_path):
-    S.Store.open(tmp_path).close()
+    SQ.Store.open(tmp_path).close()
     with sqlite3.connect(db_path(tmp_path)) as db:
         indexes = db.execute("PRAGMA index_list(subscriptions)").fetchall()
         unique = [name for _seq, name, is_unique, *_ in indexes if is_unique]
@@ -118,19 +118,19 @@ def test_subscription_names_are_unique_in_the_schema(tmp_path):
 
 
 def test_fresh_store_is_at_latest_version_and_reopen_is_a_no_op(tmp_path):
-    store = S.Store.open(tmp_path)
-    assert store.schema_version == S.SCHEMA_VERSION == len(S.MIGRATIONS)
+    store = SQ.Store.open(tmp_path)
+    assert store.schema_version == SQ.SCHEMA_VERSION == len(SQ.MIGRATIONS)
     store.close()
     before = schema(db_path(tmp_path))
-    store = S.Store.open(tmp_path)
-    assert store.schema_version == S.SCHEMA_VERSION
+    store = SQ.Store.open(tmp_path)
+    assert store.schema_version == SQ.SCHEMA_VERSION
     store.close()
     assert schema(db_path(tmp_path)) == before
-    assert user_version(db_path(tmp_path)) == S.SCHEMA_VERSION
+    assert user_version(db_path(tmp_path)) == SQ.SCHEMA_VERSION
 
 
 def test_migrations_run_in_order_from_zero_and_only_once(tmp_path, monkeypatch):
-    base = len(S.MIGRATIONS)
+    base = len(SQ.MIGRATIONS)
     extra = [
         ["CREATE TABLE probe (step INTEGER NOT NULL)", "INSERT INTO probe VALUES (1)"],
         # depends on the previous version having run first
@@ -138,14 +138,14 @@ def test_migrations_run_in_order_from_zero_and_only_once(tmp_path, monkeypatch):
         ["ALTER TABLE probe ADD COLUMN note TEXT NOT NULL DEFAULT 'v'",
          "INSERT INTO probe (step) SELECT max(step) + 1 FROM probe"],
     ]
-    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS + extra)
-    monkeypatch.setattr(S, "SCHEMA_VERSION", base + len(extra))
+    monkeypatch.setattr(SQ, "MIGRATIONS", SQ.MIGRATIONS + extra)
+    monkeypatch.setattr(SQ, "SCHEMA_VERSION", base + len(extra))
     path = db_path(tmp_path)
-    S.Store.open(tmp_path).close()
+    SQ.Store.open(tmp_path).close()
     assert user_version(path) == base + 3
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT step, note FROM probe ORDER BY step").fetchall() == [(1, "v"), (2, "v"), (3, "v")]
-    S.Store.open(tmp_path).close()  # nothing re-runs
+    SQ.Store.open(tmp_path).close()  # nothing re-runs
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM probe").fetchone()[0] == 3
     assert user_version(path) == base + 3
@@ -156,9 +156,9 @@ def test_upgrade_from_an_older_version_keeps_data(tmp_path, monkeypatch):
     reg.put_sub(sub("KEEP.ME", 1))
     reg.commit()
     reg.close()
-    base = len(S.MIGRATIONS)
-    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS + [["CREATE TABLE later (x)"]])
-    monkeypatch.setattr(S, "SCHEMA_VERSION", base + 1)
+    base = len(SQ.MIGRATIONS)
+    monkeypatch.setattr(SQ, "MIGRATIONS", SQ.MIGRATIONS + [["CREATE TABLE later (x)"]])
+    monkeypatch.setattr(SQ, "SCHEMA_VERSION", base + 1)
     reg = Registry.open(tmp_path, "QM1")
     assert reg.store.schema_version == base + 1
     assert reg.subs["KEEP.ME"] == sub("KEEP.ME", 1)
@@ -166,11 +166,11 @@ def test_upgrade_from_an_older_version_keeps_data(tmp_path, monkeypatch):
 
 
 def test_failing_migration_rolls_back_that_version(tmp_path, monkeypatch):
-    base = len(S.MIGRATIONS)
-    monkeypatch.setattr(S, "MIGRATIONS", S.MIGRATIONS + [["CREATE TABLE half (x)", "THIS IS NOT SQL"]])
-    monkeypatch.setattr(S, "SCHEMA_VERSION", base + 1)
+    base = len(SQ.MIGRATIONS)
+    monkeypatch.setattr(SQ, "MIGRATIONS", SQ.MIGRATIONS + [["CREATE TABLE half (x)", "THIS IS NOT SQL"]])
+    monkeypatch.setattr(SQ, "SCHEMA_VERSION", base + 1)
     with pytest.raises(sqlite3.OperationalError):
-        S.Store.open(tmp_path)
+        SQ.Store.open(tmp_path)
     path = db_path(tmp_path)
     assert user_version(path) == base  # the earlier versions committed, the failing one did not
     with sqlite3.connect(path) as db:
@@ -178,31 +178,32 @@ def test_failing_migration_rolls_back_that_version(tmp_path, monkeypatch):
 
 
 def test_newer_schema_is_refused(tmp_path):
-    S.Store.open(tmp_path).close()
+    SQ.Store.open(tmp_path).close()
     with sqlite3.connect(db_path(tmp_path)) as db:
-        db.execute(f"PRAGMA user_version = {S.SCHEMA_VERSION + 1}")
-    with pytest.raises(S.StoreError, match="newer"):
-        S.Store.open(tmp_path)
-    with pytest.raises(S.StoreError):
+        db.execute(f"PRAGMA user_version = {SQ.SCHEMA_VERSION + 1}")
+    with pytest.raises(SQ.StoreError, match="newer"):
+        SQ.Store.open(tmp_path)
+    with pytest.raises(SQ.StoreError):
         Registry.open(tmp_path, "QM1")
-    assert user_version(db_path(tmp_path)) == S.SCHEMA_VERSION + 1  # left alone
+    assert user_version(db_path(tmp_path)) == SQ.SCHEMA_VERSION + 1  # left alone
 
 
 def test_store_uses_wal_and_full_sync(tmp_path, monkeypatch):
     """FULL durability: SQLite writes without syncing and the store fsyncs the WAL after every commit
     (what synchronous=FULL does for a WAL commit, but callable off the event loop); closing syncs."""
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.fsync_commits
     synced = []
     real_fsync = os.fsync
-    monkeypatch.setattr(S.os, "fdatasync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    monkeypatch.setattr(SQ.os, "fdatasync",
+                        lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
     store.set_meta("k", "v")
     store.commit()
-    assert any(path.endswith(S.FILENAME + "-wal") for path in synced)  # the commit's own fsync
+    assert any(path.endswith(SQ.FILENAME + "-wal") for path in synced)  # the commit's own fsync
     assert store.durable == store.appended
     store.close()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(S.FILENAME))[0] == S.FILENAME
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(SQ.FILENAME))[0] == SQ.FILENAME
 
 
 # ---- round trips through Registry.open -----------------------------------------------------------------
@@ -299,7 +300,7 @@ def rows(path, table: str) -> list[tuple]:
 
 
 def test_commit_failing_midway_leaves_database_as_before(tmp_path):
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     store.put(sub("A", 1))
     store.commit()
     path = db_path(tmp_path)
@@ -319,25 +320,25 @@ def test_commit_failing_midway_leaves_database_as_before(tmp_path):
     store.put(sub("D", 5))  # the store is usable again (no transaction left open)
     store.commit()
     store.close()
-    reopened = S.Store.open(tmp_path)
+    reopened = SQ.Store.open(tmp_path)
     assert sorted(s.name for s in reopened.load(Subscription)) == ["A", "D"]
     reopened.close()
 
 
 def test_a_value_of_the_wrong_type_is_refused_before_it_is_buffered(tmp_path):
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     store.put(sub("A", 1))
     with pytest.raises(TypeError):
         store.put(sub("B", 2, user_data=["not", "a", "string"]))
     store.commit()
     store.close()
-    reopened = S.Store.open(tmp_path)
+    reopened = SQ.Store.open(tmp_path)
     assert [s.name for s in reopened.load(Subscription)] == ["A"]
     reopened.close()
 
 
 def test_discard_drops_pending_changes(tmp_path):
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     store.put(sub("KEPT", 1))
     store.commit()
     store.put(sub("DROPPED", 2))
@@ -348,7 +349,7 @@ def test_discard_drops_pending_changes(tmp_path):
     assert not store.dirty
     store.commit()
     store.close()
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     assert [s.name for s in store.load(Subscription)] == ["KEPT"]
     assert "dropped" not in store.meta()
     store.close()
@@ -363,7 +364,7 @@ def test_uncommitted_changes_are_lost_on_close(tmp_path):
 
 
 def test_many_commands_in_one_commit_are_all_or_nothing(tmp_path):
-    store = S.Store.open(tmp_path)
+    store = SQ.Store.open(tmp_path)
     for n in range(500):
         store.put(sub(f"G.{n}", n))
     store.put(Queue(None))  # NOT NULL name, last in the group

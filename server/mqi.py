@@ -1,4 +1,5 @@
-"""The MQI verbs on the wire (docs/reference/fap.md sections 11-20): decode a call, ask the queue manager, encode its answer.
+"""The MQI verbs on the wire (docs/reference/fap.md sections 11-20): decode a call, ask the queue manager,
+encode its answer.
 
 Every rule lives in the domain (``qmlite.registry.qmgr.QueueManager``); this module only
 translates, and does the two things that need the event loop: a reply is sent once the journal

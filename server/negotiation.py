@@ -42,7 +42,8 @@ def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
     fap_level = min(client.FapLevel, max_fap)
     if fap_level != client.FapLevel:
         ief1 |= fap.IEF1_FAP_LEVEL
-    max_tr = min(client.MaxTransmissionSize, MAX_TRANSMISSION_SIZE) if client.MaxTransmissionSize else MAX_TRANSMISSION_SIZE
+    asked = client.MaxTransmissionSize
+    max_tr = min(asked, MAX_TRANSMISSION_SIZE) if asked else MAX_TRANSMISSION_SIZE
     max_tr = max(max_tr, MIN_TRANSMISSION_SIZE)
     if max_tr != client.MaxTransmissionSize:
         ief1 |= fap.IEF1_MAX_TRANSMISSION_SIZE
@@ -52,7 +53,8 @@ def answer(client: fap.InitialData, channel: ChannelConfig, me: ServerIdentity,
     heartbeat = channel.heartbeat_interval  # SVRCONN's HBINT rules (docs/reference/fap.md section 6.3)
     if heartbeat != client.HeartbeatInterval:
         ief1 |= fap.IEF1_HEARTBEAT_INTERVAL
-    ccsid = client.CCSID if encoding.codec_for_ccsid(client.CCSID) and not encoding.is_ebcdic(client.CCSID) else me.ccsid
+    readable = encoding.codec_for_ccsid(client.CCSID) and not encoding.is_ebcdic(client.CCSID)
+    ccsid = client.CCSID if readable else me.ccsid
     if client.CCSID and ccsid != client.CCSID:
         ief1 |= fap.IEF1_CCSID_NOT_SUPPORTED
     # Shared conversations travel in TSHM, which FAP 10 brought; below it the answer must be 0.

@@ -1,7 +1,7 @@
 """MQTT 3.1 and 3.1.1 control packets: bytes in, packet objects out, and back (OASIS MQTT 3.1.1).
 
 Standard library only, no I/O.  ``decode(first_byte, body)`` takes one whole packet whose fixed
-header has already been split off (:mod:`qmlite.pcf.mqtt.connection` frames the stream);
+header has already been split off (:mod:`qmlite.pcf.mqtt.mqttstate` frames the stream);
 ``encode(packet)`` gives the bytes of one packet.  Every rule the specification makes of a single
 packet is checked here and broken ones raise :class:`ProtocolViolation` (the server closes the
 network connection, MQTT-4.8.0-1): reserved flag bits (2.2.2), QoS 3 (MQTT-3.3.1-4), DUP on QoS 0

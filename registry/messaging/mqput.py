@@ -189,7 +189,7 @@ class PutPath:
             stored.Expiry = queue.cap_expiry  # CAPEXPRY of the queue the message lands on
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if handle.remote is not None:
-            kept, data = self._for_transmission(kept, data, *handle.remote)
+            kept, data = self.for_transmission(kept, data, *handle.remote)
         triggered = queue.trigger_control == C.MQTC_ON
         depth_before = triggers.qualifying_depth(reg, queue) if triggered else 0
         if syncpoint:
@@ -224,7 +224,7 @@ class PutPath:
             return queue is not None and queue.def_persistence == C.MQPER_PERSISTENT
         return md.Persistence == C.MQPER_PERSISTENT
 
-    def _for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
+    def for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
         """A message for another queue manager as it waits on a transmission queue: an MQXQH naming
         its destination and holding its MQMD, then its data; the queue's copy of the MQMD says
         MQFMT_XMIT_Q_HEADER (IBM "MQXQH - Transmission-queue header")."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from qmlite.pcf.mqtt import packets as P
-from qmlite.pcf.mqtt.connection import NEED_DATA, ServerConnection
+from qmlite.pcf.mqtt import packets as MP
+from qmlite.pcf.mqtt.mqttstate import NEED_DATA, ServerConnection
 
 _text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
 _level = _text.filter(lambda s: "+" not in s and "#" not in s)
@@ -22,7 +22,7 @@ def connects(draw):
     will = draw(st.booleans())
     level = draw(st.sampled_from([("MQTT", 4), ("MQIsdp", 3)]))
     user = draw(st.one_of(st.none(), _text))
-    return P.Connect(client_id=draw(_text), clean_session=draw(st.booleans()), keep_alive=draw(st.integers(0, 65535)),
+    return MP.Connect(client_id=draw(_text), clean_session=draw(st.booleans()), keep_alive=draw(st.integers(0, 65535)),
                      protocol_name=level[0], protocol_level=level[1],
                      will_topic=draw(topic_names) if will else None, will_message=draw(st.binary(max_size=20)) if will else b"",
                      will_qos=draw(st.integers(0, 2)) if will else 0, will_retain=draw(st.booleans()) if will else False,
@@ -32,18 +32,18 @@ def connects(draw):
 @st.composite
 def publishes(draw):
     qos = draw(st.integers(0, 2))
-    return P.Publish(draw(topic_names), draw(st.binary(max_size=300)), qos, draw(st.booleans()),
+    return MP.Publish(draw(topic_names), draw(st.binary(max_size=300)), qos, draw(st.booleans()),
                      draw(st.booleans()) if qos else False, draw(ids) if qos else None)
 
 
 packets = st.one_of(
     connects(), publishes(),
-    st.builds(P.ConnAck, st.integers(0, 5), st.booleans()),
-    *(st.builds(cls, ids) for cls in (P.PubAck, P.PubRec, P.PubRel, P.PubComp, P.UnsubAck)),
-    st.builds(P.Subscribe, ids, st.lists(st.tuples(topic_filters, st.integers(0, 2)), min_size=1, max_size=4)),
-    st.builds(P.SubAck, ids, st.lists(st.sampled_from([0, 1, 2, 0x80]), min_size=1, max_size=4)),
-    st.builds(P.Unsubscribe, ids, st.lists(topic_filters, min_size=1, max_size=4)),
-    st.builds(P.PingReq), st.builds(P.PingResp), st.builds(P.Disconnect))
+    st.builds(MP.ConnAck, st.integers(0, 5), st.booleans()),
+    *(st.builds(cls, ids) for cls in (MP.PubAck, MP.PubRec, MP.PubRel, MP.PubComp, MP.UnsubAck)),
+    st.builds(MP.Subscribe, ids, st.lists(st.tuples(topic_filters, st.integers(0, 2)), min_size=1, max_size=4)),
+    st.builds(MP.SubAck, ids, st.lists(st.sampled_from([0, 1, 2, 0x80]), min_size=1, max_size=4)),
+    st.builds(MP.Unsubscribe, ids, st.lists(topic_filters, min_size=1, max_size=4)),
+    st.builds(MP.PingReq), st.builds(MP.PingResp), st.builds(MP.Disconnect))
 
 
 def _split(raw: bytes) -> tuple[int, bytes]:
@@ -55,15 +55,15 @@ def _split(raw: bytes) -> tuple[int, bytes]:
 
 @given(packets)
 def test_every_packet_round_trips(packet):
-    first, body = _split(P.encode(packet))
-    assert P.decode(first, body) == packet
+    first, body = _split(MP.encode(packet))
+    assert MP.decode(first, body) == packet
 
 
-@given(st.lists(st.one_of(publishes(), st.builds(P.PingReq),
-                          st.builds(P.Subscribe, ids, st.lists(st.tuples(topic_filters, st.integers(0, 2)), min_size=1))),
+@given(st.lists(st.one_of(publishes(), st.builds(MP.PingReq),
+                          st.builds(MP.Subscribe, ids, st.lists(st.tuples(topic_filters, st.integers(0, 2)), min_size=1))),
                 max_size=6), connects(), st.integers(1, 7))
 def test_a_stream_in_any_chunking_gives_the_packets_back(rest, connect, chunk):
-    wire = b"".join(P.encode(p) for p in [connect, *rest])
+    wire = b"".join(MP.encode(p) for p in [connect, *rest])
     conn = ServerConnection()
     got = []
     for i in range(0, len(wire), chunk):
@@ -76,14 +76,14 @@ def test_a_stream_in_any_chunking_gives_the_packets_back(rest, connect, chunk):
 @given(st.binary(max_size=200), st.integers(0, 255))
 def test_arbitrary_bytes_are_a_packet_or_a_violation_never_another_error(body, first):
     try:
-        P.decode(first, body)
-    except P.ProtocolViolation:
+        MP.decode(first, body)
+    except MP.ProtocolViolation:
         pass
 
 
-@pytest.mark.parametrize("n", [0, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152, P.MAX_REMAINING_LENGTH])
+@pytest.mark.parametrize("n", [0, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152, MP.MAX_REMAINING_LENGTH])
 def test_remaining_length_boundaries(n):
-    raw = P.remaining_length(n)
+    raw = MP.remaining_length(n)
     assert len(raw) == 1 + (n > 127) + (n > 16_383) + (n > 2_097_151)
     value = sum((b & 0x7F) << (7 * i) for i, b in enumerate(raw))
     assert value == n
@@ -119,15 +119,15 @@ def test_remaining_length_boundaries(n):
     (0x10, b"\x00\x04MQTT\x04\x02\x00\x00\x00\x05ab", "runs past"),
 ])
 def test_rules_of_one_packet(first, body, why):
-    with pytest.raises(P.ProtocolViolation, match=why):
-        P.decode(first, body)
+    with pytest.raises(MP.ProtocolViolation, match=why):
+        MP.decode(first, body)
 
 
 def test_an_unknown_protocol_level_decodes_without_its_payload():
-    packet = P.decode(0x10, b"\x00\x04MQTT\x05\x02\x00\x3c")
+    packet = MP.decode(0x10, b"\x00\x04MQTT\x05\x02\x00\x3c")
     assert packet.protocol is None and packet.keep_alive == 60
 
 
 def test_mqisdp_level_3_is_mqttv3_and_may_send_a_password_alone():
-    packet = P.decode(0x10, b"\x00\x06MQIsdp\x03\x42\x00\x0a\x00\x01c\x00\x02pw")
+    packet = MP.decode(0x10, b"\x00\x06MQIsdp\x03\x42\x00\x0a\x00\x01c\x00\x02pw")
     assert (packet.protocol, packet.client_id, packet.username, packet.password) == ("MQTTV3", "c", None, b"pw")

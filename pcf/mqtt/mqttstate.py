@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 
-from . import packets as P
+from . import packets as MP
 from .packets import ProtocolViolation
 
 
@@ -29,33 +29,33 @@ NEED_DATA = _Sentinel.NEED_DATA
 CLOSED = _Sentinel.CLOSED
 
 AWAIT_CONNECT, CONNECTED, ENDED = "AWAIT_CONNECT", "CONNECTED", "ENDED"
-_SERVER_ONLY = {P.CONNACK, P.SUBACK, P.UNSUBACK, P.PINGRESP}
+_SERVER_ONLY = {MP.CONNACK, MP.SUBACK, MP.UNSUBACK, MP.PINGRESP}
 
 
-def connect_refusal(connect: P.Connect, *, max_client_id: int = P.V31_MAX_CLIENT_ID) -> int:
+def connect_refusal(connect: MP.Connect, *, max_client_id: int = MP.V31_MAX_CLIENT_ID) -> int:
     """The CONNACK return code the specification gives a CONNECT (0: accepted so far).
 
     1 for a protocol level the server does not speak (MQTT-3.1.2-2); 2 for a zero-length client id
     with CleanSession 0 (MQTT-3.1.3-8), for one longer than ``max_client_id``, and for 3.1's empty one.
     """
     if connect.protocol is None:
-        return P.REFUSED_PROTOCOL_VERSION
+        return MP.REFUSED_PROTOCOL_VERSION
     cid = connect.client_id
     if not cid and (not connect.clean_session or connect.protocol_level == 3):
-        return P.REFUSED_IDENTIFIER
+        return MP.REFUSED_IDENTIFIER
     if len(cid.encode("utf-8")) > max_client_id:
-        return P.REFUSED_IDENTIFIER
-    return P.ACCEPTED
+        return MP.REFUSED_IDENTIFIER
+    return MP.ACCEPTED
 
 
-def known_protocol_name(connect: P.Connect) -> bool:
+def known_protocol_name(connect: MP.Connect) -> bool:
     """Whether a refused CONNECT names MQTT at all: one that does not is closed without a CONNACK
     (3.1.2.1: "the Server MAY disconnect")."""
     return connect.protocol_name in ("MQTT", "MQIsdp")
 
 
 class ServerConnection:
-    def __init__(self, *, max_packet: int = P.MAX_REMAINING_LENGTH) -> None:
+    def __init__(self, *, max_packet: int = MP.MAX_REMAINING_LENGTH) -> None:
         self.max_packet = max_packet
         self.state = AWAIT_CONNECT
         self._buffer = bytearray()
@@ -83,7 +83,7 @@ class ServerConnection:
                 return buf[0], length, i + 1
         raise ProtocolViolation("remaining length longer than four bytes")
 
-    def next_event(self) -> P.Packet | _Sentinel:
+    def next_event(self) -> MP.Packet | _Sentinel:
         if self.state == ENDED:
             return CLOSED
         if self._buffer and self._buffer[0] >> 4 in (0, 15):
@@ -98,18 +98,18 @@ class ServerConnection:
         body = bytes(self._buffer[size:size + length])
         del self._buffer[:size + length]
         kind = first >> 4
-        if self.state == AWAIT_CONNECT and kind != P.CONNECT:
-            raise ProtocolViolation(f"{P.NAMES.get(kind)} before CONNECT")
-        if self.state == CONNECTED and kind == P.CONNECT:
+        if self.state == AWAIT_CONNECT and kind != MP.CONNECT:
+            raise ProtocolViolation(f"{MP.NAMES.get(kind)} before CONNECT")
+        if self.state == CONNECTED and kind == MP.CONNECT:
             raise ProtocolViolation("a second CONNECT")
         if kind in _SERVER_ONLY:
-            raise ProtocolViolation(f"{P.NAMES[kind]} from a client")
-        packet = P.decode(first, body)
-        if kind == P.CONNECT:
+            raise ProtocolViolation(f"{MP.NAMES[kind]} from a client")
+        packet = MP.decode(first, body)
+        if kind == MP.CONNECT:
             self.state = CONNECTED
-        elif kind == P.DISCONNECT:
+        elif kind == MP.DISCONNECT:
             self.state = ENDED
         return packet
 
-    def send(self, packet: P.Packet) -> bytes:
-        return P.encode(packet)
+    def send(self, packet: MP.Packet) -> bytes:
+        return MP.encode(packet)

@@ -1,0 +1,87 @@
+"""A listener for one started telemetry channel: ``start_mqtt_listener(qm_server, definition, port)``
+gives a handle with ``.port`` and ``.aclose()`` (START and STOP CHANNEL call them; tests start one
+directly).  The definition is read for NAME, MCAUSER and USECLTID only so far (docs/mqtt.md).
+
+Every client of every MQTT listener of a queue manager shares its TelemetrySessions
+(``qm.telemetry``) and one task that waits on SYSTEM.MQTT.TRANSMIT.QUEUE and wakes the deliverers
+(a message there is for one client, but the transport's parking lots are per queue).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+
+import trio
+
+from qmlite.registry.telemetry import mapping
+
+from .. import log as qlog
+from .client import MQTTClient
+
+DEFAULT_CHANNEL = "PlainText"  # the channel IBM's telemetry sample configuration defines on 1883
+
+
+class MQTTListener:
+    def __init__(self, server, definition, port: int) -> None:
+        self.server = server
+        self.qm = server.qm
+        self.channel = getattr(definition, "name", "") or DEFAULT_CHANNEL
+        self.mca_user = getattr(definition, "mca_user", "") or ""
+        use = getattr(definition, "use_client_id", False)
+        self.use_client_id = use if isinstance(use, bool) else str(use).upper() in ("YES", "1")
+        self.requested_port = port
+        self.port = 0
+        self.sessions = self.qm.telemetry
+        self.clients: set[MQTTClient] = set()
+        self.log = qlog.get(component="mqtt", channel=self.channel)
+        self._scope = trio.CancelScope()
+        self._done = trio.Event()
+        self._ids = itertools.count(1)
+
+    def generated_client_id(self) -> str:
+        return f"QMLITE{secrets.token_hex(4).upper()}{next(self._ids)}"[:23]
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            with self._scope:
+                listeners = await trio.open_tcp_listeners(self.requested_port, host=self.server.cfg.host or None)
+                self.port = listeners[0].socket.getsockname()[1]
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._wake_deliverers)
+                    task_status.started(self)
+                    self.log.info("mqtt_listening", port=self.port)
+                    await trio.serve_listeners(self._handle, listeners, handler_nursery=nursery)
+        finally:
+            for client in list(self.clients):
+                client.close()
+            self._done.set()
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
+        try:
+            address = str(stream.socket.getpeername()[0])
+        except OSError:
+            address = ""
+        await MQTTClient(self, stream, address).run()
+
+    async def _wake_deliverers(self) -> None:
+        lot = self.server.mqi.activity.lot(mapping.TRANSMIT_QUEUE)
+        while True:
+            await lot.park()
+            for client in self.clients:
+                client.more.set()
+
+    async def aclose(self) -> None:
+        self._scope.cancel()
+        await self._done.wait()
+
+
+async def start_mqtt_listener(qm_server, definition, port: int, *, nursery: trio.Nursery | None = None) -> MQTTListener:
+    """Start listening for MQTT clients for ``definition`` on ``port`` (0: any free port) in
+    ``nursery`` (the server's own when not given); returns once the port is open."""
+    qm = qm_server.qm
+    mapping.ensure_objects(qm)
+    qm.telemetry.on_purge = lambda session: mapping.forget_client(qm, session.client_id)
+    listener = MQTTListener(qm_server, definition, port)
+    await (nursery or qm_server._nursery).start(listener.run)
+    return listener

@@ -51,6 +51,7 @@ class MQTTClient:
         self._send, self._outbox = trio.open_memory_channel(OUTBOUND)
         self._cancel = trio.CancelScope()
         self._flushed = trio.Event()
+        self._ended = False
 
     # ---- the connection's life ------------------------------------------------------------------
     async def run(self) -> None:
@@ -74,15 +75,18 @@ class MQTTClient:
             self._cancel.cancel()
 
     def close(self) -> None:
-        """Another connection took the ClientIdentifier, or PURGE CHANNEL: end this one."""
+        """Another connection took the ClientIdentifier, or PURGE CHANNEL: this one's queue-manager
+        connection ends now (so the new one's CONNACK comes after it), its socket as its tasks end."""
+        self._end()
         self._cancel.cancel()
 
     def _end(self) -> None:
         qm = self.qm
         listener = self.listener
         listener.clients.discard(self)
-        if self.session is None:
+        if self.session is None or self._ended:
             return
+        self._ended = True
         if not self.graceful and self.will is not None and self.will.will_topic and self.mq is not None:
             w = self.will
             try:

@@ -86,6 +86,8 @@ class ServerConnection:
     def next_event(self) -> MP.Packet | _Sentinel:
         if self.state == ENDED:
             return CLOSED
+        if self.state == AWAIT_CONNECT and self._buffer and self._buffer[0] != MP.CONNECT << 4:
+            raise ProtocolViolation("the first packet is not CONNECT")  # at its first byte, not its length
         if self._buffer and self._buffer[0] >> 4 in (0, 15):
             raise ProtocolViolation(f"reserved packet type {self._buffer[0] >> 4}")
         header = self._header() if self._buffer else None

@@ -249,6 +249,8 @@ def decode(first: int, body: bytes) -> Packet:
         packet = _EMPTY[kind]()
     elif kind == CONNECT:
         packet = _connect(r)
+        if packet.protocol is None:
+            return packet  # a level this server does not speak: its payload is not read (CONNACK 1)
     elif kind == CONNACK:
         ack = r.byte()
         if ack & 0xFE:

@@ -48,7 +48,7 @@ class MQTTClient:
         self.hsubs: dict[str, int] = {}
         self.more = trio.Event()  # the deliverer looks again
         self.graceful = False
-        self._send, self._outbox = trio.open_memory_channel(OUTBOUND)
+        self._send, self._outbox = trio.open_memory_channel(listener.outbound_limit)
         self._cancel = trio.CancelScope()
         self._flushed = trio.Event()
         self._ended = False

@@ -17,7 +17,7 @@ import trio
 from qmlite.registry.telemetry import mapping
 
 from .. import log as qlog
-from .client import MQTTClient
+from .client import OUTBOUND, MQTTClient
 
 DEFAULT_CHANNEL = "PlainText"  # the channel IBM's telemetry sample configuration defines on 1883
 
@@ -34,6 +34,7 @@ class MQTTListener:
         self.port = 0
         self.sessions = self.qm.telemetry
         self.clients: set[MQTTClient] = set()
+        self.outbound_limit = OUTBOUND  # packets queued for a client that does not read, then it is closed
         self.log = qlog.get(component="mqtt", channel=self.channel)
         self._scope = trio.CancelScope()
         self._done = trio.Event()

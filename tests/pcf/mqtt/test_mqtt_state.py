@@ -22,7 +22,7 @@ def _events(conn: ServerConnection, data: bytes) -> list:
 def test_the_first_packet_must_be_connect():
     conn = ServerConnection()
     conn.receive_data(MP.encode(MP.PingReq()))
-    with pytest.raises(MP.ProtocolViolation, match="before CONNECT"):
+    with pytest.raises(MP.ProtocolViolation, match="not CONNECT"):
         conn.next_event()
 
 

@@ -135,6 +135,17 @@ def forget_client(qm: QueueManager, client_id: str) -> None:
             qm.take_message(TRANSMIT_QUEUE, contents, msg)
 
 
+def kept_state(qm: QueueManager, client_id: str) -> bool:
+    """Whether the queue manager holds anything of a client's earlier session: a subscription
+    of its, or a message waiting for it (what survives a restart, TT7)."""
+    reg = qm.registry
+    prefix = client_id + ":"
+    if any(s.destination_qmgr == client_id and s.name.startswith(prefix) for s in reg.subs.values()):
+        return True
+    contents = reg.messages.peek(TRANSMIT_QUEUE)
+    return contents is not None and any(addressee(m) == client_id for m in contents)
+
+
 # ---- MQTT out -----------------------------------------------------------------------------------
 def addressee(msg: Message) -> str:
     """The ClientIdentifier a transmission-queue message is for: its MQXQH's RemoteQMgrName."""

@@ -82,12 +82,17 @@ class TelemetrySessions:
         self.on_purge: Callable[[Session], None] = lambda _session: None
 
     def connect(self, client_id: str, clean: bool, user: str, address: str, channel: str, *,
-                client_user: str = "", protocol: str = "MQTTV311", keep_alive: int = 0) -> tuple[Session, bool]:
+                client_user: str = "", protocol: str = "MQTTV311", keep_alive: int = 0,
+                kept: bool = False) -> tuple[Session, bool]:
         """The session a CONNECT opens, and whether one was present (CONNACK's Session Present).
 
         A connection already using the ClientIdentifier is closed first (MQTT-3.1.4-2); a clean
-        session discards what an earlier one kept (MQTT-3.1.2-6)."""
+        session discards what an earlier one kept (MQTT-3.1.2-6).  ``kept``: the queue manager holds
+        durable state for the client (subscriptions, messages) from before a restart, when this
+        registry of sessions began empty."""
         old = self.sessions.get(client_id)
+        if old is None and kept:
+            old = Session(client_id, clean=False)  # the session a restart left: its subscriptions are durable
         if old is not None and old.connected:
             old.close()
             old.connected = False

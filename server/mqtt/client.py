@@ -177,7 +177,8 @@ class MQTTClient:
             return False
         session, present = listener.sessions.connect(
             client_id, connect.clean_session, identity.user, self.address, listener.channel,
-            client_user=connect.username or "", protocol=connect.protocol or "", keep_alive=connect.keep_alive)
+            client_user=connect.username or "", protocol=connect.protocol or "", keep_alive=connect.keep_alive,
+            kept=client_id not in listener.sessions.sessions and mapping.kept_state(self.qm, client_id))
         session.close = self.close
         self.session = session
         self.will = connect if connect.will_topic is not None else None

@@ -1,6 +1,6 @@
 """A listener for one started telemetry channel: ``start_mqtt_listener(qm_server, definition, port)``
 gives a handle with ``.port`` and ``.aclose()`` (START and STOP CHANNEL call them; tests start one
-directly).  The definition is read for NAME, MCAUSER and USECLTID only so far (docs/mqtt.md).
+directly).  The definition is read for NAME, MCAUSER, USECLTID and the SSL attributes (mqtttls.py).
 
 Every client of every MQTT listener of a queue manager shares its TelemetrySessions
 (``qm.telemetry``) and one task that waits on SYSTEM.MQTT.TRANSMIT.QUEUE and wakes the deliverers
@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import ssl
 
 import trio
 
 from qmlite.registry.telemetry import mapping
 
 from .. import log as qlog
+from . import mqtttls
 from .client import OUTBOUND, MQTTClient
 
 DEFAULT_CHANNEL = "PlainText"  # the channel IBM's telemetry sample configuration defines on 1883
@@ -39,6 +41,7 @@ class MQTTListener:
         self._scope = trio.CancelScope()
         self._done = trio.Event()
         self._ids = itertools.count(1)
+        self.tls = mqtttls.server_context(server, definition)  # None: plain TCP
 
     def generated_client_id(self) -> str:
         return f"QMLITE{secrets.token_hex(4).upper()}{next(self._ids)}"[:23]
@@ -63,6 +66,19 @@ class MQTTListener:
             address = str(stream.socket.getpeername()[0])
         except OSError:
             address = ""
+        if self.tls is not None:
+            stream = trio.SSLStream(stream, self.tls, server_side=True)
+            with trio.move_on_after(self.server.cfg.opening_timeout) as scope:
+                try:
+                    await stream.do_handshake()
+                except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
+                    self.log.info("mqtt_tls_refused", peer=address, why=str(exc.__cause__ or exc))
+                    await stream.transport_stream.aclose()
+                    return
+            if scope.cancelled_caught:
+                self.log.info("mqtt_tls_refused", peer=address, why="no handshake in time")
+                await stream.transport_stream.aclose()
+                return
         await MQTTClient(self, stream, address).run()
 
     async def _wake_deliverers(self) -> None:

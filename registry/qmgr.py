@@ -479,8 +479,10 @@ class QueueManager:
 
     @traced("MQPUT1")
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
-             data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
-        return self.puts.put1(session, od, md, pmo, data)
+             data: bytes, props=None) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
+        """``props``: message properties given apart from ``data`` (a ``pcf.properties.Properties``),
+        as a message handle gives them; the MQTT service's publications (registry/telemetry/mapping.py)."""
+        return self.puts.put1(session, od, md, pmo, data, props)
 
     # ---- a message onto a queue (registry/messaging/enqueue.py) -----------------------------------
     @property
@@ -506,7 +508,7 @@ class QueueManager:
 
     # ---- publish ---------------------------------------------------------------------------------
     def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL, *,
-                options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None) -> int:
+                options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None, props=None) -> int:
         """Deliver a publication to the subscriptions that select it; returns how many matched (a copy
         that went to the dead-letter queue counts as delivered, IBM's MQRC_NO_SUBS_MATCHED rule).
 
@@ -518,7 +520,7 @@ class QueueManager:
         if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
             return 0  # the queue manager's own publications ($SYS monitoring) stop with the engine
         reg.expire_subscriptions()
-        pub = routing.publication(reg, topic, md, data, pub_level, options, publisher)
+        pub = routing.publication(reg, topic, md, data, pub_level, options, publisher, props)
         subs = routing.receivers(reg, pub)
         if subs:
             self.deliver(pub, subs, uow)

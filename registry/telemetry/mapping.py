@@ -64,25 +64,27 @@ def ensure_objects(qm: QueueManager) -> None:
 
 
 # ---- MQTT in ------------------------------------------------------------------------------------
-def message(client_id: str, packet_id: int | None, qos: int) -> tuple[S.MQMD, bytes]:
-    """The MQMD and MQRFH2 an MQTT publication is put with (its payload follows the header)."""
-    md = S.MQMD(Format=C.MQFMT_RF_HEADER_2, Persistence=C.MQPER_PERSISTENT if qos else C.MQPER_NOT_PERSISTENT,
+def message(client_id: str, packet_id: int | None, qos: int) -> tuple[S.MQMD, PR.Properties]:
+    """The MQMD and the message properties an MQTT publication is put with: IBM's MQRFH2 folders
+    ``mcd`` and ``mqtt``, given apart from the payload as a message handle gives them (an MQI getter
+    receives them as an MQRFH2 or in its handle, as it asks)."""
+    md = S.MQMD(Format=C.MQFMT_NONE, Persistence=C.MQPER_PERSISTENT if qos else C.MQPER_NOT_PERSISTENT,
                 Encoding=C.MQENC_NATIVE, CodedCharSetId=1208)
-    folders = ["<mcd><Msd>jms_bytes</Msd></mcd>",
-               PR.render_folder(_MQTT_FOLDER, [("clientId", PR.STRING, client_id), ("msgId", PR.INT32, packet_id or 0),
-                                               ("qos", PR.INT32, qos)], {"content": "properties"})]
-    header = S.MQRFH2(Encoding=C.MQENC_NATIVE, CodedCharSetId=C.MQCCSI_INHERIT, Format=C.MQFMT_NONE,
-                      NameValueCCSID=1208, Folders=folders)
-    return md, header.pack("<")
+    props = PR.Properties()
+    props.put_known("mcd.Msd", PR.STRING, "jms_bytes", "mcd")
+    props.put_known("mqtt.clientId", PR.STRING, client_id, _MQTT_FOLDER)
+    props.put_known("mqtt.msgId", PR.INT32, packet_id or 0, _MQTT_FOLDER)
+    props.put_known("mqtt.qos", PR.INT32, qos, _MQTT_FOLDER)
+    return md, props
 
 
 def publish(qm: QueueManager, mq: MQSession, client_id: str, topic: str, payload: bytes, qos: int, retain: bool,
             packet_id: int | None) -> None:
     """An MQTT PUBLISH onto the topic tree.  Raises MQIError (MQRC_NOT_AUTHORIZED ...) as MQPUT1 does."""
-    md, header = message(client_id, packet_id, qos)
+    md, props = message(client_id, packet_id, qos)
     od = S.MQOD(ObjectType=C.MQOT_TOPIC, ObjectString=S.MQCHARV(topic, len(topic)), Version=C.MQOD_VERSION_4)
     pmo = S.MQPMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING | (C.MQPMO_RETAIN if retain else 0))
-    qm.put1(mq, od, md, pmo, header + payload)
+    qm.put1(mq, od, md, pmo, payload, props)
     if retain and not payload:
         qm.registry.forget_retained(topic)  # MQTT-3.3.1-10/11: delivered as normal, then no retained one kept
 

@@ -4,7 +4,8 @@ to the queue manager (registry/telemetry/mapping.py), bytes out through a bounde
 Three tasks: the reader (packets, the keep-alive of 1.5 times the client's interval, MQTT-3.1.2-24),
 the writer (the one task that writes to the stream) and the deliverer (messages waiting for this
 client on SYSTEM.MQTT.TRANSMIT.QUEUE, at most ``INFLIGHT`` unacknowledged at QoS 1 and 2).  A client
-that does not read fills the outbound queue: it is closed, not waited for.  A protocol violation
+that does not read fills the outbound queue: it is closed once a delivery has waited
+``slow_client_seconds`` for room, not waited for longer.  A protocol violation
 closes the connection (MQTT-4.8.0-1); so does a publish the queue manager refuses, as IBM's service
 does (MQTT 3.1.1 has no negative acknowledgement).  The will is published when the connection ends
 any way but DISCONNECT (MQTT-3.1.2-8).
@@ -25,7 +26,8 @@ from qmlite.registry.telemetry import mapping
 from . import authn
 
 INFLIGHT = 10  # IBM's MQXR: "maximum number of in-flight messages" per client (TT8)
-OUTBOUND = 1000  # packets queued for a client before it counts as too slow and is closed
+OUTBOUND = 1000  # packets queued for a client before a delivery waits for room
+SLOW_CLIENT_SECONDS = 30.0  # a delivery that waited this long for room closes the client as too slow
 MAX_CLIENT_ID = 23  # MQTT 3.1's limit, which IBM's service keeps for 3.1.1 too (TT8)
 
 
@@ -102,14 +104,31 @@ class MQTTClient:
             listener.sessions.disconnect(self.session)
 
     def _queue(self, packet) -> None:
+        """An acknowledgement or answer: queued at once (a client that lets the queue fill with
+        those is not reading at all)."""
         try:
             self._send.send_nowait(self.conn.send(packet))
         except trio.WouldBlock:
             raise _Closed("slow client: its outbound queue is full") from None
 
+    async def _deliver(self, packet) -> None:
+        """A message for the client: waits for room in the outbound queue (the rest stay on
+        SYSTEM.MQTT.TRANSMIT.QUEUE), but not longer than the listener allows a client that reads nothing."""
+        with trio.move_on_after(self.listener.slow_client_seconds):
+            await self._send.send(self.conn.send(packet))
+            return
+        raise _Closed("slow client: nothing read for the outbound queue's room")
+
     async def _writer(self) -> None:
-        async for data in self._outbox:
-            await self.stream.send_all(data)
+        outbox = self._outbox
+        async for data in outbox:
+            batch = [data]
+            while True:  # whatever else is queued goes in the same write
+                try:
+                    batch.append(outbox.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            await self.stream.send_all(b"".join(batch) if len(batch) > 1 else data)
         self._flushed.set()
 
     async def _receive(self, timeout: float) -> bytes:
@@ -190,11 +209,21 @@ class MQTTClient:
                       present=present)
         return True
 
-    async def _durable(self) -> None:
-        """A reply that acknowledges a persistent put waits for the put to be on disk."""
+    def _when_durable(self, packet) -> None:
+        """An acknowledgement of a persistent put goes once the put is on disk; the reader goes on
+        meanwhile, so a client's window of publications shares one group commit."""
         position = self.qm.position
-        if position > self.qm.durable_position:
-            await self.server.committer.wait(position)
+        if position <= self.qm.durable_position:
+            self._queue(packet)
+            return
+
+        def send() -> None:
+            try:
+                self._queue(packet)
+            except (_Closed, trio.ClosedResourceError):
+                self._cancel.cancel()
+
+        self.server.committer.after(position, send)
 
     async def _publish(self, p: MP.Publish) -> None:
         session = self.session
@@ -207,12 +236,10 @@ class MQTTClient:
             raise _Closed(f"publish to {p.topic!r} refused: {C.describe('MQRC', exc.reason)}") from None
         self.listener.sessions.counted(session, received=1)
         if p.qos == 1:
-            await self._durable()
-            self._queue(MP.PubAck(p.packet_id))
+            self._when_durable(MP.PubAck(p.packet_id))
         elif p.qos == 2:
             session.received_qos2.add(p.packet_id)
-            await self._durable()
-            self._queue(MP.PubRec(p.packet_id))
+            self._when_durable(MP.PubRec(p.packet_id))
 
     async def _pubrel(self, p: MP.PubRel) -> None:
         self.session.received_qos2.discard(p.packet_id)
@@ -283,7 +310,7 @@ class MQTTClient:
                 if out.qos == 0:
                     if not mapping.take(qm, out.msg_id):
                         continue  # gone while the journal was written (PURGE CHANNEL)
-                    self._queue(MP.Publish(out.topic, out.payload, 0, out.retained))
+                    await self._deliver(MP.Publish(out.topic, out.payload, 0, out.retained))
                 else:
                     if len(session.inflight) >= INFLIGHT:
                         break
@@ -291,7 +318,7 @@ class MQTTClient:
                     session.inflight[pid] = out.msg_id
                     dup = out.msg_id in session.sent
                     session.sent.add(out.msg_id)
-                    self._queue(MP.Publish(out.topic, out.payload, out.qos, out.retained, dup, pid))
+                    await self._deliver(MP.Publish(out.topic, out.payload, out.qos, out.retained, dup, pid))
                 self.listener.sessions.counted(session, sent=1)
                 position = qm.position
             if position is not None and position > qm.durable_position:

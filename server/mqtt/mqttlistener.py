@@ -19,7 +19,7 @@ from qmlite.registry.telemetry import mapping
 
 from .. import log as qlog
 from . import mqtttls
-from .client import OUTBOUND, MQTTClient
+from .client import OUTBOUND, SLOW_CLIENT_SECONDS, MQTTClient
 
 DEFAULT_CHANNEL = "PlainText"  # the channel IBM's telemetry sample configuration defines on 1883
 
@@ -36,7 +36,8 @@ class MQTTListener:
         self.port = 0
         self.sessions = self.qm.telemetry
         self.clients: set[MQTTClient] = set()
-        self.outbound_limit = OUTBOUND  # packets queued for a client that does not read, then it is closed
+        self.outbound_limit = OUTBOUND  # packets queued for a client before deliveries wait for room
+        self.slow_client_seconds = SLOW_CLIENT_SECONDS  # how long a delivery waits for room before the close
         self.log = qlog.get(component="mqtt", channel=self.channel)
         self._scope = trio.CancelScope()
         self._done = trio.Event()

@@ -4,10 +4,11 @@ the server goes on serving the next client."""
 from __future__ import annotations
 
 import pytest
+import trio
 
 from qmlite.pcf.mqtt import packets as MP
 
-from .mqttpeers import RawMQTT, mqtt_server
+from .mqttpeers import WAIT, RawMQTT, mqtt_server
 
 
 async def _connected(port: int, client_id: str = "c", **fields) -> RawMQTT:
@@ -101,6 +102,16 @@ async def test_keep_alive_expires_after_one_and_a_half_intervals_and_the_will_go
 async def test_a_client_that_does_not_read_is_closed_not_waited_for(tmp_path):
     async with mqtt_server(tmp_path) as (server, listener):
         listener.outbound_limit = 4
+        listener.slow_client_seconds = 1  # a delivery that waits 1 s for room ends it
+        ended = trio.Event()
+        disconnect = server.qm.telemetry.disconnect
+
+        def seen(session):  # the test must not read the slow socket: it learns of the end here
+            disconnect(session)
+            if session.client_id == "slow":
+                ended.set()
+
+        server.qm.telemetry.disconnect = seen
         slow = await _connected(listener.port, "slow")
         await slow.send(MP.Subscribe(1, [("dev/flood", 0)]))
         assert await slow.packet() == MP.SubAck(1, [0])
@@ -109,8 +120,10 @@ async def test_a_client_that_does_not_read_is_closed_not_waited_for(tmp_path):
             await publisher.send(MP.Publish("dev/flood", bytes(256 * 1024), 0))
         await publisher.send(MP.PingReq())
         assert await publisher.packet() == MP.PingResp()  # the publisher is served throughout
-        assert await slow.closed()
+        with trio.fail_after(WAIT):
+            await ended.wait()
         assert "slow" not in server.qm.telemetry.sessions
+        assert await slow.closed()  # what was written before the close, then the end of the stream
 
 
 async def test_topics_are_authorised_as_for_mqi_applications(tmp_path):

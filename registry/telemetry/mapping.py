@@ -12,7 +12,7 @@
   the ClientIdentifier: copies of publications (RemoteQName SYSTEM.MQTT.PUBLICATION.QUEUE, topic in
   ``mqps.Top``) and messages an MQI application put to queue X on queue manager ClientIdentifier
   (topic X).  It goes to the client at QoS min(the subscription's, the message's: non-persistent 0,
-  persistent 2) and leaves the queue once the client has it (QoS 0: sent; 1: PUBACK; 2: PUBREC).
+  persistent 2, or the QoS an MQTT publisher gave it) and leaves the queue once the client has it (QoS 0: sent; 1: PUBACK; 2: PUBREC).
 """
 
 from __future__ import annotations
@@ -189,7 +189,9 @@ def outbound(msg: Message) -> Outbound:
         topic = data[_RQNAME].decode("latin-1").rstrip(" \x00")
         sub_qos = 2
     ret = props.get("mqps.Ret") if props is not None else None
-    qos = min(sub_qos, 2) if persistent else 0
+    published = props.get("mqtt.qos") if props is not None else None  # an MQTT client's publication
+    message_qos = (int(published.value) if published is not None else 2) if persistent else 0
+    qos = max(0, min(sub_qos, message_qos, 2))
     return Outbound(msg.msg_id, topic, data[_XQH_LENGTH:], qos, bool(ret is not None and ret.value))
 
 

@@ -36,13 +36,17 @@ class _Closed(Exception):
 
 
 class MQTTClient:
-    def __init__(self, listener, stream: trio.abc.Stream, address: str) -> None:
+    def __init__(self, listener, stream: trio.abc.Stream, address: str, *, first: bytes = b"",
+                 protocol: str = "") -> None:
         self.listener = listener
         self.server = listener.server
         self.qm = listener.server.qm
         self.stream = stream
         self.address = address
         self.conn = ServerConnection(max_packet=self.qm.registry.qmgr.max_msg_length + 65_536)
+        if first:
+            self.conn.receive_data(first)  # what the listener read to tell MQTT from WebSockets
+        self.transport = protocol  # "HTTP" over WebSockets (CHSTATUS's PROTOCOL), else the CONNECT's
         self.log = listener.log.bind(peer=address)
         self.session = None  # registry/telemetry/telemetrysessions.py Session, once connected
         self.mq = None  # the queue manager's session (registry/messaging/sessions.py)
@@ -172,6 +176,8 @@ class MQTTClient:
 
     def _connect(self, connect: MP.Connect) -> bool:
         code = connect_refusal(connect, max_client_id=MAX_CLIENT_ID)
+        if not code and connect.protocol not in self.listener.protocols:
+            code = MP.REFUSED_PROTOCOL_VERSION  # the channel's PROTOCOL does not list this level
         if code == MP.REFUSED_PROTOCOL_VERSION and not known_protocol_name(connect):
             raise _Closed(f"protocol name {connect.protocol_name!r}")  # 3.1.2.1: no CONNACK
         listener = self.listener
@@ -196,7 +202,8 @@ class MQTTClient:
             return False
         session, present = listener.sessions.connect(
             client_id, connect.clean_session, identity.user, self.address, listener.channel,
-            client_user=connect.username or "", protocol=connect.protocol or "", keep_alive=connect.keep_alive,
+            client_user=connect.username or "", protocol=self.transport or connect.protocol or "",
+            keep_alive=connect.keep_alive,
             kept=client_id not in listener.sessions.sessions and mapping.kept_state(self.qm, client_id))
         session.close = self.close
         self.session = session

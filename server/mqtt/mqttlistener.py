@@ -19,8 +19,10 @@ from qmlite.registry.telemetry import mapping
 
 from .. import log as qlog
 from . import mqtttls
+from .websocket import WebSocketStream
 from .client import OUTBOUND, SLOW_CLIENT_SECONDS, MQTTClient
 
+ALL_PROTOCOLS = ("MQTTV311", "MQTTV3", "HTTP")
 DEFAULT_CHANNEL = "PlainText"  # the channel IBM's telemetry sample configuration defines on 1883
 
 
@@ -43,6 +45,11 @@ class MQTTListener:
         self._done = trio.Event()
         self._ids = itertools.count(1)
         self.tls = mqtttls.server_context(server, definition)  # None: plain TCP
+        # PROTOCOL: which of MQTT 3.1.1, 3.1 and WebSockets the channel takes (IBM's default: all three)
+        given = getattr(definition, "protocols", None) or getattr(definition, "protocol", None) or ALL_PROTOCOLS
+        self.protocols = {str(p).strip().upper() for p in ([given] if isinstance(given, str) else given)}
+        if len(self.protocols) == 1 and "," in next(iter(self.protocols)):
+            self.protocols = {p.strip() for p in next(iter(self.protocols)).split(",")}
 
     def generated_client_id(self) -> str:
         return f"QMLITE{secrets.token_hex(4).upper()}{next(self._ids)}"[:23]
@@ -80,7 +87,25 @@ class MQTTListener:
                 self.log.info("mqtt_tls_refused", peer=address, why="no handshake in time")
                 await stream.transport_stream.aclose()
                 return
-        await MQTTClient(self, stream, address).run()
+        first = b""
+        if "HTTP" in self.protocols:  # WebSockets on the same port: an HTTP GET, not a CONNECT (0x10)
+            with trio.move_on_after(self.server.cfg.opening_timeout):
+                try:
+                    first = await stream.receive_some(65_536)
+                except (trio.BrokenResourceError, OSError):
+                    first = b""
+            if not first:
+                await stream.aclose()
+                return
+            if first[:1] == b"G":
+                ws = WebSocketStream(stream)
+                with trio.move_on_after(self.server.cfg.opening_timeout):
+                    if await ws.accept(first):
+                        await MQTTClient(self, ws, address, protocol="HTTP").run()
+                        return
+                await stream.aclose()
+                return
+        await MQTTClient(self, stream, address, first=first).run()
 
     async def _wake_deliverers(self) -> None:
         lot = self.server.mqi.activity.lot(mapping.TRANSMIT_QUEUE)

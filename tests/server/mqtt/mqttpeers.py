@@ -31,10 +31,10 @@ class Paho:
     """One paho-mqtt client; ``messages`` gets every message it receives."""
 
     def __init__(self, port: int, client_id: str, *, clean: bool = True, username=None, password=None,
-                 will=None, protocol=paho.MQTTv311) -> None:
+                 will=None, protocol=paho.MQTTv311, transport: str = "tcp") -> None:
         self.port = port
         self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean,
-                                  protocol=protocol)
+                                  protocol=protocol, transport=transport)
         if username is not None:
             self.client.username_pw_set(username, password)
         if will is not None:

@@ -145,3 +145,32 @@ async def test_a_second_connection_with_the_same_client_id_ends_the_first(tmp_pa
         rows = [r for r in server.qm.telemetry.list() if r.client_id == "twin"]
         assert len(rows) == 1 and rows[0].mcastat == "RUNNING"
         await second.aclose()
+
+
+async def test_paho_over_websockets_on_the_same_port(tmp_path):
+    async with mqtt_server(tmp_path) as (server, listener):
+        ws = Paho(listener.port, "wsclient", transport="websockets")
+        assert (await ws.connect())[0] == 0
+        assert await ws.subscribe("dev/ws/#", 2) == [2]
+        tcp = Paho(listener.port, "tcpclient")
+        await tcp.connect()
+        await tcp.publish("dev/ws/a", b"over the web", 2)
+        msg = await ws.receive()
+        assert (msg.topic, msg.payload, msg.qos) == ("dev/ws/a", b"over the web", 2)
+        assert {r.client_id: r.protocol for r in server.qm.telemetry.list()} == {"wsclient": "HTTP",
+                                                                              "tcpclient": "MQTTV311"}
+        await ws.disconnect()
+        await tcp.disconnect()
+
+
+async def test_a_channel_without_http_or_a_protocol_level_refuses_it(tmp_path):
+    import types
+
+    channel = types.SimpleNamespace(name="V311ONLY", protocols=["MQTTV311"])
+    async with mqtt_server(tmp_path, channel) as (_server, listener):
+        raw = await RawMQTT.connect(listener.port)
+        await raw.send(MP.Connect("old", protocol_name="MQIsdp", protocol_level=3))
+        assert await raw.packet() == MP.ConnAck(MP.REFUSED_PROTOCOL_VERSION, False)
+        web = await RawMQTT.connect(listener.port)
+        await web.send(b"GET /mqtt HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n")
+        assert await web.packet() is None  # not MQTT, and WebSockets are not the channel's

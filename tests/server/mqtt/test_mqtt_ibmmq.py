@@ -1,4 +1,4 @@
-"""Across protocols: an MQTT publication reaches an ibmmq subscriber with the properties IBM's
+"""Across protocols: an MQTT publication reaches an ibmmq (and a pymqi) subscriber with the properties IBM's
 telemetry service sets; an ibmmq publication and a message put to the client's "queue manager" reach
 an MQTT client; an MQTT subscription is inquired and deleted through PCF."""
 
@@ -154,3 +154,26 @@ def test_an_mqtt_subscription_through_pcf(server, qm):
         device.close()
     finally:
         pcf.disconnect()
+
+
+def test_an_mqtt_publication_reaches_a_pymqi_subscriber_with_the_mqtt_folder(server):
+    import pymqi
+
+    qm = pymqi.connect("QM1", "DEV.ADMIN.SVRCONN", server.conn_name, "admin", "passw0rd")
+    try:
+        sd = pymqi.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_NON_DURABLE | CMQC.MQSO_MANAGED)
+        sd.set_vs("ObjectString", b"dev/pymqi/#")
+        sub = pymqi.Subscription(qm)
+        sub.sub(sub_desc=sd)
+        device = SyncPaho(server.mqtt_port, "pysensor")
+        device.publish("dev/pymqi/level", b"7", 2)
+        device.close()
+        md = pymqi.MD()
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2, WaitInterval=WAIT * 1000)
+        data = sub.get(None, md, gmo)
+        assert md.Format.strip() == CMQC.MQFMT_RF_HEADER_2.strip() and md.Persistence == CMQC.MQPER_PERSISTENT
+        assert data.endswith(b"7")  # the payload after the MQRFH2, its Format MQFMT_NONE
+        assert b"<clientId>pysensor</clientId>" in data and b'<qos dt="i4">2</qos>' in data.replace(b"'", b'"')
+        sub.close(sub_close_options=CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    finally:
+        qm.disconnect()

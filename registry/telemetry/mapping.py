@@ -49,6 +49,40 @@ class Outbound:
     retained: bool
 
 
+class TransmitIndex:
+    """SYSTEM.MQTT.TRANSMIT.QUEUE's messages by ClientIdentifier, in arrival order, so a client's
+    deliverer looks only at its own (a queue of many clients' messages, or one absent client's
+    backlog, costs the others nothing).  Fed by the enqueuer as messages arrive; an entry whose
+    message left the queue some other way (an MQI getter, CLEAR QLOCAL, expiry) is dropped when seen."""
+
+    def __init__(self) -> None:
+        self.by_client: dict[str, dict[bytes, Message]] = {}
+
+    def add(self, msg: Message) -> None:
+        client = addressee(msg)
+        if client:
+            self.by_client.setdefault(client, {})[msg.msg_id] = msg
+
+    def discard(self, client_id: str, msg_id: bytes) -> None:
+        mine = self.by_client.get(client_id)
+        if mine is not None:
+            mine.pop(msg_id, None)
+            if not mine:
+                del self.by_client[client_id]
+
+
+def index_of(qm: QueueManager) -> TransmitIndex:
+    """The queue manager's index, built from the queue once (at the first listener's start)."""
+    index = qm.telemetry.transmit
+    if index is None:
+        index = qm.telemetry.transmit = TransmitIndex()
+        contents = qm.registry.messages.peek(TRANSMIT_QUEUE)
+        for msg in contents or ():
+            index.add(msg)
+        qm.enqueuer.watchers[TRANSMIT_QUEUE] = index.add
+    return index
+
+
 def ensure_objects(qm: QueueManager) -> None:
     """SYSTEM.MQTT.TRANSMIT.QUEUE (a transmission queue) and, when the queue manager has none, the
     default transmission queue set to it, as IBM's telemetry sample configuration does (TT3)."""
@@ -61,6 +95,7 @@ def ensure_objects(qm: QueueManager) -> None:
     if not reg.qmgr.def_xmit_q:
         reg.qmgr.def_xmit_q = TRANSMIT_QUEUE
         reg.store.set_meta("def_xmit_q", reg.qmgr.meta_value("def_xmit_q"))
+    index_of(qm)
 
 
 # ---- MQTT in ------------------------------------------------------------------------------------
@@ -135,6 +170,7 @@ def forget_client(qm: QueueManager, client_id: str) -> None:
     if contents is not None:
         for msg in [m for m in contents if addressee(m) == client_id]:
             qm.take_message(TRANSMIT_QUEUE, contents, msg)
+    index_of(qm).by_client.pop(client_id, None)
 
 
 def kept_state(qm: QueueManager, client_id: str) -> bool:
@@ -158,19 +194,23 @@ def addressee(msg: Message) -> str:
 
 
 def waiting(qm: QueueManager, client_id: str, skip: set[bytes] | frozenset = frozenset()) -> Iterator[Message]:
-    """The messages waiting for a client, in delivery order, not among ``skip`` (those in flight).
+    """The messages waiting for a client, in arrival order, not among ``skip`` (those in flight).
     The caller sends none before the journal is on disk up to its ``durable_after``."""
-    contents = qm.registry.messages.peek(TRANSMIT_QUEUE)
-    if not contents:
+    index = index_of(qm)
+    mine = index.by_client.get(client_id)
+    if not mine:
         return
+    contents = qm.registry.messages.peek(TRANSMIT_QUEUE)
     now = qm.now()
-    for msg in list(contents):
-        if msg.msg_id in skip:
+    for msg_id, msg in list(mine.items()):
+        if msg_id in skip:
+            continue
+        if contents is None or contents.find(msg_id, None) is not msg:
+            index.discard(client_id, msg_id)  # it left the queue another way
             continue
         if msg.expires_at is not None and msg.expires_at <= now:
             continue
-        if addressee(msg) == client_id:
-            yield msg
+        yield msg
 
 
 def outbound(msg: Message) -> Outbound:
@@ -202,5 +242,6 @@ def take(qm: QueueManager, msg_id: bytes) -> bool:
     if msg is None:
         return False
     qm.take_message(TRANSMIT_QUEUE, contents, msg)
+    index_of(qm).discard(addressee(msg), msg_id)
     return True
 

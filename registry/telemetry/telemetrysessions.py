@@ -80,6 +80,7 @@ class TelemetrySessions:
         self.sessions: dict[str, Session] = {}
         # purge(client_id) also removes the client's subscriptions: the mapping hands this in.
         self.on_purge: Callable[[Session], None] = lambda _session: None
+        self.transmit = None  # registry/telemetry/mapping.py TransmitIndex, once a listener has started
 
     def connect(self, client_id: str, clean: bool, user: str, address: str, channel: str, *,
                 client_user: str = "", protocol: str = "MQTTV311", keep_alive: int = 0,

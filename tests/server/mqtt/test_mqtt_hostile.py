@@ -142,3 +142,51 @@ async def test_topics_are_authorised_as_for_mqi_applications(tmp_path):
         [got] = [p for p in (first, second) if isinstance(p, MP.Publish)]
         assert ack == MP.PubAck(2) and (got.topic, got.payload, got.qos) == ("private/x", b"yes", 1)
         await admin.aclose()
+
+
+async def test_the_whole_qos_2_exchange_both_ways_with_a_resent_publish_published_once(tmp_path):
+    async with mqtt_server(tmp_path) as (_server, listener):
+        sub = await _connected(listener.port, "q2sub")
+        await sub.send(MP.Subscribe(1, [("dev/q2/#", 2)]))
+        assert await sub.packet() == MP.SubAck(1, [2])
+        pub = await _connected(listener.port, "q2pub")
+        await pub.send(MP.Publish("dev/q2/a", b"once", 2, packet_id=7))
+        assert await pub.packet() == MP.PubRec(7)
+        await pub.send(MP.Publish("dev/q2/a", b"once", 2, dup=True, packet_id=7))  # its PUBREC was lost
+        assert await pub.packet() == MP.PubRec(7)
+        await pub.send(MP.PubRel(7))
+        assert await pub.packet() == MP.PubComp(7)
+        got = await sub.packet()
+        assert (got.topic, got.payload, got.qos, got.dup) == ("dev/q2/a", b"once", 2, False)
+        await sub.send(MP.PubRec(got.packet_id))
+        assert await sub.packet() == MP.PubRel(got.packet_id)
+        await sub.send(MP.PubComp(got.packet_id))
+        await pub.send(MP.Publish("dev/q2/b", b"marker", 1, packet_id=8))
+        assert await pub.packet() == MP.PubAck(8)
+        marker = await sub.packet()
+        assert (marker.topic, marker.payload) == ("dev/q2/b", b"marker")  # not a second "once"
+        await sub.aclose()
+        await pub.aclose()
+
+
+async def test_an_unacknowledged_delivery_is_sent_again_with_dup_on_reconnect(tmp_path):
+    async with mqtt_server(tmp_path) as (_server, listener):
+        sub = await _connected(listener.port, "dupper", clean_session=False)
+        await sub.send(MP.Subscribe(1, [("dev/dup", 1)]))
+        assert await sub.packet() == MP.SubAck(1, [1])
+        pub = await _connected(listener.port, "duppub")
+        await pub.send(MP.Publish("dev/dup", b"again", 1, packet_id=3))
+        assert await pub.packet() == MP.PubAck(3)
+        first = await sub.packet()
+        assert (first.payload, first.qos, first.dup) == (b"again", 1, False)
+        await sub.aclose()  # no PUBACK
+        back = await RawMQTT.connect(listener.port)
+        await back.send(MP.Connect("dupper", clean_session=False))
+        assert await back.packet() == MP.ConnAck(0, True)
+        again = await back.packet()
+        assert (again.payload, again.qos, again.dup) == (b"again", 1, True)
+        await back.send(MP.PubAck(again.packet_id))
+        await back.send(MP.PingReq())
+        assert await back.packet() == MP.PingResp()
+        await back.aclose()
+        await pub.aclose()

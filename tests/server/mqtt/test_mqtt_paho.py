@@ -3,7 +3,6 @@ manager's, retained publications, the will, clean and persistent sessions, recon
 
 from __future__ import annotations
 
-
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqtt import packets as MP
 from qmlite.registry.telemetry import mapping

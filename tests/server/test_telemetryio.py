@@ -1,5 +1,5 @@
 """The server's side of the telemetry service (server/telemetryio.py) with a fake MQTT transport: a
-starter that opens a real listening socket on 127.0.0.1 (server/mqtt/ is issue 33's other part), so
+starter that opens a real listening socket on 127.0.0.1 (the real one, server/mqtt/, in tests/server/mqtt/test_mqtt_admin.py), so
 that the service's START/STOP CHANNEL, SYSTEM.MQXR.SERVICE's CONTROL(QMGR), PORT(0) and a port in use
 are the real thing."""
 
@@ -115,15 +115,11 @@ async def test_a_manual_service_waits_for_start_service(qm):
         nursery.cancel_scope.cancel()
 
 
-def test_without_an_mqtt_transport_nothing_is_plugged(qm):
-    # Until server/mqtt/ exists the hook plugs nothing and SYSTEM.MQXR.SERVICE cannot start.
-    try:
-        import qmlite.server.mqtt  # noqa: F401
-    except ModuleNotFoundError:
-        assert telemetryio.plug(None, Server(qm)) is None  # type: ignore[arg-type]
-        assert qm.telemetry.io is None
-    else:
-        assert hasattr(qmlite.server.mqtt, "start_mqtt_listener")
+def test_the_hook_plugs_server_mqtts_listener_when_given_no_starter(qm):
+    # tests/server/mqtt/test_mqtt_admin.py runs it; here: the hook's default is that listener, loaded late
+    io = telemetryio.plug(None, Server(qm))  # type: ignore[arg-type]  # no channel: nothing starts in it
+    assert qm.telemetry.io is io and io._starter is telemetryio.start_listener
+    assert qm.telemetry.running
 
 
 # ---- the developer objects' MQTT channel (qmlite serve --mqtt-port) ---------------------------------

@@ -12,9 +12,10 @@ import trio
 import trio.testing
 
 from qmlite.pcf import constants as C
-from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.qmgr import QueueManager
 from qmlite.server import telemetryio
+
+from tests.support.faketelemetry import connectable, mqsc
 
 
 class Listener:
@@ -51,16 +52,6 @@ def qm(tmp_path):
     qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL")
     yield qm
     qm.shutdown()
-
-
-def mqsc(qm, text):
-    [result] = run_mqsc(qm, text)
-    return result
-
-
-def connectable(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 async def test_the_service_starts_with_the_server_and_channels_listen_and_stop(qm):

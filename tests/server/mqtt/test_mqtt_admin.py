@@ -6,7 +6,6 @@ closes the port; ``qmlite serve --mqtt-port 0`` names DEV.MQTT's port in its rea
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
 
@@ -14,21 +13,11 @@ import trio
 import trio.testing
 
 from qmlite.pcf import constants as C
-from qmlite.registry.mqsc import run_mqsc
 
+from tests.support.faketelemetry import connectable, mqsc
 from tests.support.rawfap import running_server
 
 from .mqttpeers import Paho, WAIT
-
-
-def mqsc(qm, text):
-    [result] = run_mqsc(qm, text)
-    return result
-
-
-def connectable(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 async def test_start_channel_runs_the_listener_chstatus_shows_paho_and_purge_drops_it(tmp_path):

@@ -45,13 +45,13 @@ def serve(data_dir: str) -> None:
 
     from qmlite.server import config
     from qmlite.server.listener import running
-    from qmlite.server.mqtt.mqttlistener import start_mqtt_listener
 
     async def main() -> None:
-        cfg = config.load(environ={}, overrides={"host": HOST, "port": 0, "data_dir": pathlib.Path(data_dir)})
+        # DEV.MQTT on a port the system picks, started by SYSTEM.MQXR.SERVICE as qmlite serve --mqtt-port 0 does
+        cfg = config.load(environ={}, overrides={"host": HOST, "port": 0, "mqtt_port": 0,
+                                                  "data_dir": pathlib.Path(data_dir)})
         async with running(cfg) as server:
-            listener = await start_mqtt_listener(server, None, 0)
-            print(f"PORTS {server.port} {listener.port}", flush=True)
+            print(f"PORTS {server.port} {server.mqtt_port}", flush=True)
             await trio.sleep_forever()
 
     import structlog

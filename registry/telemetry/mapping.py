@@ -24,6 +24,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf import properties as PR
 from qmlite.registry.objects.definitions import Queue
+from qmlite.registry.telemetry.telemetrysessions import Session
 
 if TYPE_CHECKING:
     from qmlite.registry.messaging.queues import Message
@@ -182,6 +183,20 @@ def kept_state(qm: QueueManager, client_id: str) -> bool:
         return True
     contents = reg.messages.peek(TRANSMIT_QUEUE)
     return contents is not None and any(addressee(m) == client_id for m in contents)
+
+
+def restore_sessions(qm: QueueManager, channel: str) -> None:
+    """After a restart, the away clients whose durable subscriptions survived as DISCONNECTED persistent
+    sessions, so DISPLAY CHSTATUS shows them and PURGE CHANNEL CLIENTID finds them; credited to
+    ``channel``, the first started (TT19).  Messages alone make no session: the transmission queue may
+    be the queue manager's DEFXMITQ, holding what was put to any remote queue manager."""
+    reg = qm.registry
+    clients = {s.destination_qmgr for s in reg.subs.values()
+               if s.destination_qmgr and s.name.startswith(s.destination_qmgr + ":")}
+    sessions = qm.telemetry.sessions
+    for client_id in sorted(clients):
+        if sessions.get(client_id) is None:
+            sessions.add(Session(client_id, channel, clean=False, connected=False))
 
 
 # ---- MQTT out -----------------------------------------------------------------------------------

@@ -127,6 +127,7 @@ async def start_mqtt_listener(qm_server, definition: Channel, port: int, *, nurs
     when it cannot listen: the port, or the channel's key store (the channel stops, server/telemetryio.py)."""
     qm = qm_server.qm
     mapping.ensure_objects(qm)
+    mapping.restore_sessions(qm, definition.name)
     qm.telemetry.sessions.on_purge = lambda session: mapping.forget_client(qm, session.client_id)
     try:
         listener = MQTTListener(qm_server, definition, port)

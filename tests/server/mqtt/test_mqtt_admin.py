@@ -93,3 +93,23 @@ def test_serve_with_mqtt_port_0_names_dev_mqtts_port_and_paho_connects(tmp_path)
     finally:
         proc.kill()
         proc.wait()
+
+
+async def test_after_a_restart_an_away_persistent_client_shows_disconnected_and_can_be_purged(tmp_path):
+    async with running_server(tmp_path) as server:
+        assert mqsc(server.qm, "DEFINE CHANNEL(SENSORS) CHLTYPE(MQTT) PORT(0)").completion_code == C.MQCC_OK
+        assert mqsc(server.qm, "START CHANNEL(SENSORS) CHLTYPE(MQTT)").completion_code == C.MQCC_OK
+        with trio.fail_after(WAIT):
+            port = await server.qm.telemetry.io.port_of("SENSORS")
+        keeper = Paho(port, "keeper", clean=False)
+        await keeper.connect()
+        assert await keeper.subscribe("dev/kept/#", 1) == [1]
+        await keeper.disconnect()
+    async with running_server(tmp_path) as server:  # SYSTEM.MQXR.SERVICE starts SENSORS again
+        qm = server.qm
+        with trio.fail_after(WAIT):
+            assert await qm.telemetry.io.port_of("SENSORS")
+        [row] = mqsc(qm, "DISPLAY CHSTATUS(*) CHLTYPE(MQTT) CLIENTID('keeper')").objects
+        assert (row["CHANNEL"], row["STATUS"]) == ("SENSORS", "DISCONNECTED")
+        assert mqsc(qm, "PURGE CHANNEL(SENSORS) CHLTYPE(MQTT) CLIENTID('keeper')").completion_code == C.MQCC_OK
+        assert "keeper:dev/kept/#" not in server.registry.subs

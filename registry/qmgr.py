@@ -225,16 +225,23 @@ class QueueManager:
             session.acct.opened(handle, index, self.now())
         return handle, od
 
+    def open_transmission(self, session: Session, queue: str, qmgr: str, options: int) -> Handle:
+        """The telemetry service's own open of queue ``queue`` on queue manager ``qmgr`` (an MQTT
+        ClientIdentifier) for a subscription's destination: IBM's MQXR opens it as the service's user,
+        so the client's authority is checked on the topic at MQSUB, not on the transmission queue."""
+        od = S.MQOD(ObjectName=queue, ObjectQMgrName=qmgr)
+        return self._open_object(session, od, options, verb="", service=True)[0]
+
     def _open_object(self, session: Session, od: S.MQOD, options: int,
-                     verb: str = "MQOPEN") -> tuple[Handle, S.MQOD]:
+                     verb: str = "MQOPEN", service: bool = False) -> tuple[Handle, S.MQOD]:
         reg = self.registry
         if self.faults.armed and verb:
             self.faults.fire_for(session, verb, od.ObjectName or od.ObjectString.VSString)
         if len(session.handles) >= reg.qmgr.max_handles:
             raise MQIError(C.MQRC_HANDLE_NOT_AVAILABLE)
-        if od.ObjectQMgrName not in ("", reg.qmgr.name):
-            raise MQIError(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
         kind = od.ObjectType
+        if od.ObjectQMgrName not in ("", reg.qmgr.name) and kind != C.MQOT_Q:
+            raise MQIError(C.MQRC_UNKNOWN_OBJECT_Q_MGR)
         if kind == C.MQOT_Q_MGR:
             if options & ~_INQUIRE_ONLY:
                 raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
@@ -243,7 +250,7 @@ class QueueManager:
         elif kind == C.MQOT_TOPIC:
             handle = self._open_topic(session, od, options)
         elif kind == C.MQOT_Q:
-            handle = self._open_queue(session, od, options)
+            handle = self._open_queue(session, od, options, service)
         elif kind in _OBJECT_KINDS:
             handle = self._open_definition(session, od, options, *_OBJECT_KINDS[kind])
         else:
@@ -263,9 +270,11 @@ class QueueManager:
             od.ResolvedQName, od.ResolvedQMgrName = handle.remote or (handle.name, reg.qmgr.name)
         return handle, od
 
-    def _open_queue(self, session: Session, od: S.MQOD, options: int) -> Handle:
+    def _open_queue(self, session: Session, od: S.MQOD, options: int, service: bool = False) -> Handle:
         reg = self.registry
         name = od.ObjectName
+        if od.ObjectQMgrName not in ("", reg.qmgr.name):
+            return self._open_for_transmission(session, od, options, check=not service)
         queue = reg.queues.get(name)
         if queue is None:
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -311,6 +320,19 @@ class QueueManager:
             handle.selector = selectors.compile_selector(text)
         return handle
 
+    def _open_for_transmission(self, session: Session, od: S.MQOD, options: int, *, check: bool = True) -> Handle:
+        """A queue on another queue manager, named in ObjectQMgrName: output (and inquire) only, onto
+        its transmission queue behind an MQXQH.  The authority checked is the transmission queue's,
+        IBM's rule for a queue manager that is not this one (and what MQTT's direct puts need)."""
+        if options & (INPUT | C.MQOO_BROWSE):
+            raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+        xmitq = self.transmission_queue(od.ObjectQMgrName)
+        if check:
+            alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
+            authority.check_queue(self.registry, session, xmitq.name, options, alternate)
+        return Handle(0, "queue", xmitq.name, options, queue_name=od.ObjectName, object_name=od.ObjectName,
+                      remote=(od.ObjectName, od.ObjectQMgrName))
+
     def _remote_target(self, definition: Queue, options: int) -> tuple[Queue, tuple[str, str] | None]:
         """Where a remote queue definition opened for output puts (docs/decisions.md O1).  One naming
         this queue manager resolves to its local queue RNAME; one naming another queue manager to a
@@ -328,7 +350,14 @@ class QueueManager:
             if target is None or target.qtype != C.MQQT_LOCAL:
                 raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)
             return target, None
-        named = definition.xmit_q_name
+        return self.transmission_queue(rqm, definition.xmit_q_name), (definition.remote_q_name, rqm)
+
+    def transmission_queue(self, rqm: str, named: str = "") -> Queue:
+        """The transmission queue a message for queue manager ``rqm`` waits on: ``named`` (a remote
+        definition's XMITQ), else the local queue named as the queue manager, else DEFXMITQ, as IBM
+        resolves them.  An MQTT client is such a queue manager, its ClientIdentifier the name
+        (docs/mqtt.md: SYSTEM.MQTT.TRANSMIT.QUEUE as DEFXMITQ)."""
+        reg = self.registry
         if not named and rqm in reg.queues:
             named = rqm
         named = named or reg.qmgr.def_xmit_q
@@ -341,7 +370,7 @@ class QueueManager:
             raise MQIError(C.MQRC_XMIT_Q_TYPE_ERROR)
         if xmitq.usage != C.MQUS_TRANSMISSION:
             raise MQIError(C.MQRC_XMIT_Q_USAGE_ERROR)
-        return xmitq, (definition.remote_q_name, rqm)
+        return xmitq
 
     def _create_dynamic(self, session: Session, model: Queue, template: str) -> tuple[Queue, bool]:
         reg = self.registry
@@ -461,8 +490,10 @@ class QueueManager:
 
     @traced("MQPUT1")
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
-             data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
-        return self.puts.put1(session, od, md, pmo, data)
+             data: bytes, props=None) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
+        """``props``: message properties given apart from ``data`` (a ``pcf.properties.Properties``),
+        as a message handle gives them; the MQTT service's publications (registry/telemetry/mapping.py)."""
+        return self.puts.put1(session, od, md, pmo, data, props)
 
     # ---- a message onto a queue (registry/messaging/enqueue.py) -----------------------------------
     @property
@@ -488,7 +519,7 @@ class QueueManager:
 
     # ---- publish ---------------------------------------------------------------------------------
     def publish(self, topic: str, md: S.MQMD, data: bytes, pub_level: int = routing.DEFAULT_PUB_LEVEL, *,
-                options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None) -> int:
+                options: int = 0, publisher: bytes = ZERO24, uow: UnitOfWork | None = None, props=None) -> int:
         """Deliver a publication to the subscriptions that select it; returns how many matched (a copy
         that went to the dead-letter queue counts as delivered, IBM's MQRC_NO_SUBS_MATCHED rule).
 
@@ -500,7 +531,7 @@ class QueueManager:
         if reg.qmgr.pubsub_mode == C.MQPSM_DISABLED:
             return 0  # the queue manager's own publications ($SYS monitoring) stop with the engine
         reg.expire_subscriptions()
-        pub = routing.publication(reg, topic, md, data, pub_level, options, publisher)
+        pub = routing.publication(reg, topic, md, data, pub_level, options, publisher, props)
         subs = routing.receivers(reg, pub)
         if subs:
             self.deliver(pub, subs, uow)
@@ -592,8 +623,14 @@ class QueueManager:
         """The local queue a copy goes to, or the reason it cannot go there."""
         reg = self.registry
         if copy.qmgr not in ("", reg.qmgr.name):
-            return None, C.MQRC_UNKNOWN_REMOTE_Q_MGR  # qmlite has no channels to other queue managers
-        queue = reg.queues.get(copy.queue)
+            # Another queue manager (an MQTT client is one, named by its ClientIdentifier): its
+            # transmission queue, as a put to it resolves; qmlite has no channels that would empty it.
+            try:
+                queue = self.transmission_queue(copy.qmgr)
+            except MQIError as exc:
+                return None, exc.reason
+        else:
+            queue = reg.queues.get(copy.queue)
         if queue is None or queue.qtype != C.MQQT_LOCAL:
             return None, C.MQRC_UNKNOWN_OBJECT_NAME
         if queue.inhibit_put == C.MQQA_PUT_INHIBITED:
@@ -614,7 +651,10 @@ class QueueManager:
                 and reg.messages.depth(dlq.name) + added.get(dlq.name, 0) < dlq.max_depth)
 
     def _put_copy(self, queue: Queue, copy: routing.Delivery, now: float, uow: UnitOfWork | None) -> None:
-        msg = self.enqueuer.message(queue, copy.md, copy.data, now, copy.props)
+        md, data = copy.md, copy.data
+        if queue.name != copy.queue and copy.qmgr not in ("", self.registry.qmgr.name):
+            md, data = self.puts.for_transmission(md, data, copy.queue, copy.qmgr)
+        msg = self.enqueuer.message(queue, md, data, now, copy.props)
         self.enqueuer.stage(queue.name, msg, uow)
         sub = copy.sub
         sub.message_count += 1  # status, kept in memory like a queue manager's status

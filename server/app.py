@@ -33,10 +33,14 @@ def license_check(environ) -> int | None:
     return None
 
 
-def ready_lines(cfg: ServerConfig, port: int, http_port: int | None, elapsed_ms: float) -> list[str]:
-    """qmlite's ready line.  IBM's start messages follow it (``start_lines``)."""
+def ready_lines(cfg: ServerConfig, port: int, http_port: int | None, elapsed_ms: float,
+                mqtt_port: int | None = None) -> list[str]:
+    """qmlite's ready line.  IBM's start messages follow it (``start_lines``).  ``mqtt_port``: DEV.MQTT's,
+    listening (``--mqtt-port``; 0 asks the system for one, which only this line tells)."""
     scheme = "https" if cfg.tls_cert else "http"
     http = f" and {scheme}://{cfg.http_host or cfg.host}:{http_port}" if http_port is not None else ""
+    if mqtt_port is not None:
+        http += f" and mqtt://{cfg.host}:{mqtt_port}"
     return [f"qmlite ready: queue manager {cfg.qmgr_name} listening on {cfg.host}:{port}{http} "
             f"(data {cfg.data_dir}, started in {elapsed_ms:.0f} ms)"]
 
@@ -171,7 +175,7 @@ async def _main(cfg: ServerConfig, qm, started: float, console: Console) -> None
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, RECONNECT_SIGNAL) as signals:
         async with running(cfg, qm=qm) as server:
             elapsed = (time.perf_counter() - started) * 1000
-            for line in ready_lines(cfg, server.port, server.http_port, elapsed):
+            for line in ready_lines(cfg, server.port, server.http_port, elapsed, server.mqtt_port):
                 print(line, flush=True)
             start_lines(console, cfg, server.http_port)
             if not gc.isenabled():  # ``qmlite serve`` switched the collector off while starting (qmlite/cli.py):

@@ -17,6 +17,7 @@ from qmlite.pcf import constants as C
 from qmlite.registry import hosting, qmgrnames
 from qmlite.registry.admin.commandserver import QUEUE as COMMAND_QUEUE
 from qmlite.registry.errors import MQIError
+from qmlite.registry.objects.channels import MQTT_CHANNEL
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.security import authority
 
@@ -61,6 +62,7 @@ class QueueManagerServer:
         self.mqi = MQI(self)
         self.port = 0
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set
+        self.mqtt_port: int | None = None  # DEV.MQTT's bound port, when cfg.mqtt_port is set and it listens
         self.stopping = trio.Event()  # set by quiesce: the REST API's shutdown trigger
         self.mqsc_runner = None  # the REST mqsc endpoint's runner; None: qmlite.registry.mqsc.run_mqsc
         self.reconnect_clients = False  # how quiesce ends client connections (endmqm -r when True)
@@ -112,7 +114,9 @@ class QueueManagerServer:
                 self.http_port = await nursery.start(http_serve.run, self, self.stopping)
             # Issue 33: the MQTT transport behind SYSTEM.MQXR.SERVICE, plugged in (server/telemetryio.py).
             from . import telemetryio
-            telemetryio.plug(nursery, self)
+            telemetry = telemetryio.plug(nursery, self)
+            if self.cfg.mqtt_port is not None:  # the ready line names DEV.MQTT's port (--mqtt-port 0: the one chosen)
+                self.mqtt_port = await telemetry.port_of(MQTT_CHANNEL)
             task_status.started(listeners)
 
     async def _start_tasks(self, nursery: trio.Nursery) -> None:

@@ -344,8 +344,6 @@ SHARED_BASENAMES = {
     "channel": ("the two ends of a client channel as protocol objects: client/channel.py and server/channel.py "
                 "(h11's shape)"),
     "tls": "TLS for the client (client/tls.py) and the listener (server/tls.py); another helper's part of issue 31",
-    "sessions": "sessions of two protocols: MQI connections' (messaging/sessions.py) and MQTT clients' "
-                "(telemetry/sessions.py, the module issue 33's two parts share by that name)",
 }
 
 

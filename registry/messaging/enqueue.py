@@ -41,6 +41,9 @@ class Enqueuer:
         self.events = events
         self.now = now  # the queue manager's injected clock
         self.on_available: Callable[[str], None] = _ignore  # QueueManager.on_available sets and reads it
+        # Queue name -> called with each message that reaches it: the MQTT service's index of
+        # SYSTEM.MQTT.TRANSMIT.QUEUE by ClientIdentifier (registry/telemetry/mapping.py).
+        self.watchers: dict[str, Callable[[Message], None]] = {}
 
     def message(self, queue: Queue, md: S.MQMD, data: bytes, now: float, props=None) -> Message:
         """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""
@@ -106,6 +109,9 @@ class Enqueuer:
             reg.store.put_message(name, msg)
             durable_after = reg.store.appended
         msg.durable_after = durable_after
+        watcher = self.watchers.get(name)
+        if watcher is not None:
+            watcher(msg)
         self.on_available(name)
 
     def stage(self, name: str, msg: Message, uow: UnitOfWork | None) -> None:

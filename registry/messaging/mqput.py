@@ -72,7 +72,7 @@ class PutPath:
             raise
 
     def put1(self, session: Session, od: S.MQOD, md: S.MQMD, pmo: S.MQPMO,
-             data: bytes) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
+             data: bytes, props=None) -> tuple[S.MQOD, S.MQMD, S.MQPMO, int]:
         options = C.MQOO_OUTPUT | (pmo.Options & C.MQPMO_FAIL_IF_QUIESCING and C.MQOO_FAIL_IF_QUIESCING)
         for pmo_option, oo in _PUT1_CONTEXT:  # MQPUT1 checks the context authority its options need
             if pmo.Options & pmo_option:
@@ -84,7 +84,7 @@ class PutPath:
             self.events.open_failed(session, od, options, exc.reason)
             raise
         try:
-            md, pmo, reason = self.put_handle(session, handle, md, pmo, data, one=True)
+            md, pmo, reason = self.put_handle(session, handle, md, pmo, data, one=True, props=props)
         except MQIError as exc:
             self.failed(session, handle, exc.reason, one=True)
             raise
@@ -106,7 +106,7 @@ class PutPath:
             self.events.queue_full(handle.name)
 
     def put_handle(self, session: Session, handle: Handle, md: S.MQMD, pmo: S.MQPMO,
-                   data: bytes, *, one: bool = False) -> tuple[S.MQMD, S.MQPMO, int]:
+                   data: bytes, *, one: bool = False, props=None) -> tuple[S.MQMD, S.MQPMO, int]:
         if not handle.options & C.MQOO_OUTPUT:
             raise MQIError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if pmo.Options & C.MQPMO_SYNCPOINT and pmo.Options & C.MQPMO_NO_SYNCPOINT:
@@ -121,7 +121,7 @@ class PutPath:
         if syncpoint:
             check_uow_room(self.registry, session)
         if handle.kind == "topic":
-            return self._publish(session, handle, md, pmo, data, one, syncpoint)
+            return self._publish(session, handle, md, pmo, data, one, syncpoint, props)
         return self._to_queue(session, handle, md, pmo, data, one, syncpoint, now)
 
     def _stamp(self, session: Session, handle: Handle, stored: S.MQMD, pmo: S.MQPMO, data: bytes,
@@ -158,7 +158,7 @@ class PutPath:
         pmo.ResolvedQMgrName = reg.qmgr.name
 
     def _publish(self, session: Session, handle: Handle, stored: S.MQMD, pmo: S.MQPMO, data: bytes, one: bool,
-                 syncpoint: bool) -> tuple[S.MQMD, S.MQPMO, int]:
+                 syncpoint: bool, props=None) -> tuple[S.MQMD, S.MQPMO, int]:
         """A put to a topic's handle: a publication to its subscribers."""
         check_pubsub_enabled(self.registry)  # a handle opened before ALTER QMGR PSMODE(DISABLED)
         if pmo.Options & C.MQPMO_SUPPRESS_REPLYTO and stored.Report & _REPORTS_TO_REPLY_Q:
@@ -166,7 +166,7 @@ class PutPath:
         pmo.ResolvedQName = ""
         pub_level = pmo.PubLevel if pmo.Version >= 3 else routing.DEFAULT_PUB_LEVEL
         delivered = self.publish(handle.name, stored, data, pub_level, options=pmo.Options,
-                                 publisher=session.connection_id, uow=session.uow if syncpoint else None)
+                                 publisher=session.connection_id, uow=session.uow if syncpoint else None, props=props)
         persistent = stored.Persistence == C.MQPER_PERSISTENT
         count_topic_put(self.stats, persistent, one, len(data), delivered)
         if session.acct is not None:
@@ -189,7 +189,7 @@ class PutPath:
             stored.Expiry = queue.cap_expiry  # CAPEXPRY of the queue the message lands on
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if handle.remote is not None:
-            kept, data = self._for_transmission(kept, data, *handle.remote)
+            kept, data = self.for_transmission(kept, data, *handle.remote)
         triggered = queue.trigger_control == C.MQTC_ON
         depth_before = triggers.qualifying_depth(reg, queue) if triggered else 0
         if syncpoint:
@@ -224,7 +224,7 @@ class PutPath:
             return queue is not None and queue.def_persistence == C.MQPER_PERSISTENT
         return md.Persistence == C.MQPER_PERSISTENT
 
-    def _for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
+    def for_transmission(self, md: S.MQMD, data: bytes, remote_q: str, remote_qmgr: str) -> tuple[S.MQMD, bytes]:
         """A message for another queue manager as it waits on a transmission queue: an MQXQH naming
         its destination and holding its MQMD, then its data; the queue's copy of the MQMD says
         MQFMT_XMIT_Q_HEADER (IBM "MQXQH - Transmission-queue header")."""

@@ -75,11 +75,14 @@ class Delivery:
 
 
 def publication(reg, topic: str, md: S.MQMD, data: bytes, pub_level: int = DEFAULT_PUB_LEVEL, options: int = 0,
-                publisher: bytes = _NO_CONNECTION) -> Publication:
+                publisher: bytes = _NO_CONNECTION, props=None) -> Publication:
     """A publication as put: its properties taken out of an MQRFH2 (properties.split_message), and
     Persistence and Priority AS_TOPIC_DEF (the value of AS_Q_DEF) resolved at the topic, not at each
     destination.  ``md`` is changed in place when nothing is split (it is the publisher's own copy)."""
-    md, props, body = properties.split_message(md, data)
+    if props is None:
+        md, props, body = properties.split_message(md, data)
+    else:  # given apart (the MQTT service's): ``data`` is the body
+        body = data
     if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
         md.Persistence = int(reg.topic_attr(topic, "def_persistence"))
     if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:

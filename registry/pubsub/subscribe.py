@@ -203,19 +203,20 @@ def _create(qm: QueueManager, session: Session, sd: S.MQSD, hobj: int, durable: 
     now = qm.now()
     if opts & C.MQSO_MANAGED:
         queue = managed_queue(reg, point, durable, now)
-        dest_name = queue.name
+        dest_name, dest_qmgr = queue.name, reg.qmgr.name
         if durable:
             reg.put_queue(queue)
         else:
             reg.queues[queue.name] = queue  # a non-durable managed queue lives and dies in memory
         dest_hobj = _open_managed(qm, session, queue.name)
     else:
-        dest_name = _provided_queue(session, hobj)
+        dest_name, dest_qmgr = _provided_queue(session, hobj)
+        dest_qmgr = dest_qmgr or reg.qmgr.name
         dest_hobj = hobj
     sub = Subscription(
         name=sd.SubName.VSString or "", sub_id=sub_id, topic_object=sd.ObjectName,
         topic_string=sd.ObjectString.VSString,
-        resolved_topic=string, destination=dest_name, destination_qmgr=reg.qmgr.name,
+        resolved_topic=string, destination=dest_name, destination_qmgr=dest_qmgr,
         destination_class=C.MQDC_MANAGED if opts & C.MQSO_MANAGED else C.MQDC_PROVIDED,
         destination_correl_id=correl, expiry=sd.SubExpiry,
         pub_accounting_token=sd.PubAccountingToken if opts & C.MQSO_SET_IDENTITY_CONTEXT else bytes(32),
@@ -252,14 +253,18 @@ def _check_sd_fields(sd: S.MQSD) -> None:
         raise MQIError(C.MQRC_PRIORITY_ERROR)
 
 
-def _provided_queue(session: Session, hobj: int) -> str:
+def _provided_queue(session: Session, hobj: int) -> tuple[str, str]:
+    """The destination queue and queue manager of a provided destination: a queue on another queue
+    manager (MQTT's SYSTEM.MQTT.TRANSMIT.QUEUE handle for a ClientIdentifier) is named as opened."""
     handle = session.handles.get(hobj)
     if handle is None or handle.kind != "queue":
         raise MQIError(C.MQRC_HOBJ_ERROR)
     if not handle.options & (C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE
                              | C.MQOO_OUTPUT):
         raise MQIError(C.MQRC_HOBJ_ERROR)  # IBM: opened for input, browse or output
-    return handle.name
+    if handle.remote is not None:
+        return handle.remote
+    return handle.name, ""
 
 
 def _check_group(reg, session: Session, hobj: int, string: str, correl: bytes, level: int) -> None:
@@ -324,10 +329,10 @@ def _alter(qm: QueueManager, session: Session, sub: Subscription, sd: S.MQSD, ho
         raise MQIError(C.MQRC_SELECTOR_NOT_ALTERABLE)  # IBM: any SelectionString on ALTER, even the same one
     _check_sd_fields(sd)
     if not sub.destination_class == C.MQDC_MANAGED:
-        queue = _provided_queue(session, hobj)
+        queue, qmgr = _provided_queue(session, hobj)
         if sub.sub_options & C.MQSO_GROUP_SUB and queue != sub.destination:
             raise MQIError(C.MQRC_GROUPING_NOT_ALTERABLE)
-        sub.destination = queue
+        sub.destination, sub.destination_qmgr = queue, qmgr or qm.registry.qmgr.name
     if opts & C.MQSO_SET_CORREL_ID:
         if sub.sub_options & C.MQSO_GROUP_SUB and sd.SubCorrelId != sub.destination_correl_id:
             raise MQIError(C.MQRC_GROUPING_NOT_ALTERABLE)  # a group is its queue and correlation id

@@ -21,7 +21,7 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.channels import Channel
-from qmlite.registry.telemetry.sessions import TelemetrySessions
+from qmlite.registry.telemetry.telemetrysessions import TelemetrySessions
 
 SERVICE_NAME = "SYSTEM.MQXR.SERVICE"
 
@@ -88,7 +88,8 @@ class TelemetryService:
         self.now = now
         self._definitions = definitions
         self._services = services
-        self.sessions = TelemetrySessions()
+        self.sessions = TelemetrySessions(now)
+        self.transmit = None  # SYSTEM.MQTT.TRANSMIT.QUEUE by client (mapping.py TransmitIndex), once a listener started
         self.io: TelemetryIO | None = None
         self.runs: dict[str, ChannelRun] = {}
         self.stopped: set[str] = set()  # stopped by STOP/PURGE CHANNEL: the service does not start them

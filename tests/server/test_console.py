@@ -396,30 +396,30 @@ def test_calls_panel_shows_an_mqi_put_and_its_failure(browser, server):
 
 
 def test_mqtt_channels_their_clients_and_an_mqtt_clients_subscription(browser, server, tmp_path):
-    # The MQTT transport is faked at the domain's edge (tests/support/faketelemetry.py):
+    # The server's MQTT transport is swapped for the fake at the domain's edge (tests/support/faketelemetry.py):
     # the console reads only what Inquire Channel and Inquire Channel Status answer.
     from qmlite.registry.mqsc import run_mqsc
-    from qmlite.registry.objects import values as V
-    from qmlite.registry.telemetry.sessions import SessionStatus
+    from qmlite.registry.telemetry.telemetrysessions import Session
     from tests.support.faketelemetry import FakeIO
 
     runner = server._runner
     qm = runner.server.qm
     logged_in(browser, server)
     wait(browser, lambda d: text_of(d, "#mqtt td.empty").startswith("No MQTT channel is defined"))
-    assert text_of(browser, "#mqtt-service") == "SYSTEM.MQXR.SERVICE stopped"  # no transport in the test
+    assert text_of(browser, "#mqtt-service") == "SYSTEM.MQXR.SERVICE running"  # CONTROL(QMGR): with the server
 
     def in_server():
         run_mqsc(qm, "DEFINE CHANNEL(SENSORS) CHLTYPE(MQTT) PORT(1884) PROTOCOL(MQTTV311)\n"
                      "DEFINE QLOCAL(SYSTEM.MQTT.TRANSMIT.QUEUE) USAGE(XMITQ)\n"
                      "DEFINE SUB('dev1:sensors/#') TOPICSTR('sensors/#') DEST(SYSTEM.MQTT.TRANSMIT.QUEUE) "
                      "DESTQMGR('dev1') SUBUSER('app')")
+        qm.telemetry.stop()
         qm.telemetry.attach(FakeIO(qm.telemetry))
         qm.telemetry.start()
-        qm.telemetry.sessions.add(SessionStatus("dev1", "SENSORS", conn_name="127.0.0.1(50001)",
-                                                protocol=V.MQPROTO_MQTTV311, client_user="app", msgs_sent=4,
+        qm.telemetry.sessions.add(Session("dev1", "SENSORS", conn_name="127.0.0.1(50001)",
+                                                protocol="MQTTV311", client_user="app", msgs_sent=4,
                                                 msgs_received=2))
-        qm.telemetry.sessions.add(SessionStatus("dev2", "SENSORS", connected=False, protocol=V.MQPROTO_MQTTV3))
+        qm.telemetry.sessions.add(Session("dev2", "SENSORS", connected=False, protocol="MQTTV3"))
 
     runner.loop.run_sync(in_server)
     wait(browser, lambda d: "SENSORS" in rows(d, "mqtt"))

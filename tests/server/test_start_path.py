@@ -195,6 +195,9 @@ def test_a_served_queue_managers_start_imports_none_of_the_deferred_modules(tmp_
     loaded = json.loads(out.stdout.splitlines()[-1])
     assert "qmlite.registry.qmgr" in loaded and "qmlite.server.listener" in loaded  # it did start
     assert [m for m in DEFERRED if m in loaded] == []
+    # no MQTT channel runs: MQTT's modules load at a channel's first start (docs/decisions.md TT17)
+    assert "qmlite.server.telemetryio" in loaded  # the service was plugged in
+    assert [m for m in loaded if m.startswith(("qmlite.server.mqtt", "qmlite.pcf.mqtt"))] == []
 
 
 def test_keys_mounted_are_read_at_the_first_tls_handshake_not_at_start(tmp_path):

@@ -1,5 +1,5 @@
 """The server's side of the telemetry service (server/telemetryio.py) with a fake MQTT transport: a
-starter that opens a real listening socket on 127.0.0.1 (server/mqtt/ is issue 33's other part), so
+starter that opens a real listening socket on 127.0.0.1 (the real one, server/mqtt/, in tests/server/mqtt/test_mqtt_admin.py), so
 that the service's START/STOP CHANNEL, SYSTEM.MQXR.SERVICE's CONTROL(QMGR), PORT(0) and a port in use
 are the real thing."""
 
@@ -12,9 +12,10 @@ import trio
 import trio.testing
 
 from qmlite.pcf import constants as C
-from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.qmgr import QueueManager
 from qmlite.server import telemetryio
+
+from tests.support.faketelemetry import connectable, mqsc
 
 
 class Listener:
@@ -51,16 +52,6 @@ def qm(tmp_path):
     qm = QueueManager.open(tmp_path / "qm", synchronous="NORMAL")
     yield qm
     qm.shutdown()
-
-
-def mqsc(qm, text):
-    [result] = run_mqsc(qm, text)
-    return result
-
-
-def connectable(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 async def test_the_service_starts_with_the_server_and_channels_listen_and_stop(qm):
@@ -115,15 +106,11 @@ async def test_a_manual_service_waits_for_start_service(qm):
         nursery.cancel_scope.cancel()
 
 
-def test_without_an_mqtt_transport_nothing_is_plugged(qm):
-    # Until server/mqtt/ exists the hook plugs nothing and SYSTEM.MQXR.SERVICE cannot start.
-    try:
-        import qmlite.server.mqtt  # noqa: F401
-    except ModuleNotFoundError:
-        assert telemetryio.plug(None, Server(qm)) is None  # type: ignore[arg-type]
-        assert qm.telemetry.io is None
-    else:
-        assert hasattr(qmlite.server.mqtt, "start_mqtt_listener")
+def test_the_hook_plugs_server_mqtts_listener_when_given_no_starter(qm):
+    # tests/server/mqtt/test_mqtt_admin.py runs it; here: the hook's default is that listener, loaded late
+    io = telemetryio.plug(None, Server(qm))  # type: ignore[arg-type]  # no channel: nothing starts in it
+    assert qm.telemetry.io is io and io._starter is telemetryio.start_listener
+    assert qm.telemetry.running
 
 
 # ---- the developer objects' MQTT channel (qmlite serve --mqtt-port) ---------------------------------

@@ -26,7 +26,6 @@ from qmlite.registry.admin.params import (INT, STR, CommandError, filter_matches
 from qmlite.registry.admin.commands.channels import NAME_LENGTH
 from qmlite.registry.admin.commands.definitions import matching, object_name
 from qmlite.registry.telemetry.service import SERVICE_NAME, TelemetryError, TelemetryService
-from qmlite.registry.telemetry.sessions import SessionStatus
 
 CLIENT_ID_LENGTH = C.MQ_CLIENT_ID_LENGTH  # 23: IBM, "a 23-byte string that identifies an MQTT client"
 _MCA_USER = 64
@@ -93,7 +92,7 @@ DETAIL = AttrTable([
     attr(C.MQIACH_MSGS_RCVD, INT, "msgs_received"),
     attr(C.MQIACH_MSGS_SENT, INT, "msgs_sent"),
     attr(C.MQIACH_PENDING_OUT, INT, "pending_out"),
-    attr(C.MQIACH_PROTOCOL, INT, "protocol"),
+    attr(C.MQIACH_PROTOCOL, INT, "protocol_id"),
 ])
 
 _INQUIRE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_CHANNEL_TYPE, C.MQCHT_MQTT),

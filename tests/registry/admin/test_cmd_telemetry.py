@@ -15,7 +15,7 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.telemetry.service import SERVICE_NAME
-from qmlite.registry.telemetry.sessions import SessionStatus
+from qmlite.registry.telemetry.telemetrysessions import Session
 from tests.support.faketelemetry import FakeIO
 from tests.support.pcfkit import LE, Reply, check_response_shape, command, failed, i, il, st
 
@@ -268,8 +268,8 @@ def _sessions(q, clock):
     sessions = q.qm.telemetry.sessions
     for cid, channel, connected in (("sensor1", "MQTT.A", True), ("sensor2", "MQTT.A", True),
                                     ("away", "MQTT.A", False), ("other", "MQTT.B", True)):
-        sessions.add(SessionStatus(cid, channel, conn_name="127.0.0.1(50000)", connected=connected,
-                                   protocol=V.MQPROTO_MQTTV311, keep_alive=60, client_user="app",
+        sessions.add(Session(cid, channel, conn_name="127.0.0.1(50000)", connected=connected,
+                                   protocol="MQTTV311", keep_alive=60, client_user="app",
                                    mca_user="app", msgs_sent=3, msgs_received=5, last_msg=clock.t,
                                    started=clock.t, pending_out=1,
                                    on_close=lambda cid=cid: closed.append(cid)))

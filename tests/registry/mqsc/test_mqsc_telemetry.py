@@ -12,7 +12,7 @@ from qmlite.registry.mqsc import MqscResult, run_mqsc
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
 from qmlite.registry.qmgr import QueueManager
-from qmlite.registry.telemetry.sessions import SessionStatus
+from qmlite.registry.telemetry.telemetrysessions import Session
 from tests.support.faketelemetry import FakeIO
 
 DEFINE = ("DEFINE CHANNEL(MQTT.A) CHLTYPE(MQTT) TRPTYPE(TCP) PORT(1884) PROTOCOL(MQTTV311,HTTP) USECLTID(YES) "
@@ -98,8 +98,8 @@ def test_service_channels_chstatus_stop_and_purge(qm, clock):
     assert io.started == ["MQTT.A"]
     assert one(qm, "DISPLAY SVSTATUS(SYSTEM.MQXR.SERVICE)").objects[0]["STATUS"] == "RUNNING"
     for cid, connected in (("dev1", True), ("dev2", False)):
-        qm.telemetry.sessions.add(SessionStatus(cid, "MQTT.A", conn_name="127.0.0.1(5000)", connected=connected,
-                                                protocol=V.MQPROTO_MQTTV311, keep_alive=30, msgs_sent=2,
+        qm.telemetry.sessions.add(Session(cid, "MQTT.A", conn_name="127.0.0.1(5000)", connected=connected,
+                                                protocol="MQTTV311", keep_alive=30, msgs_sent=2,
                                                 started=clock.t, last_msg=clock.t))
     summary = one(qm, "DISPLAY CHSTATUS(MQTT.A) CHLTYPE(MQTT)")
     assert summary.text[0] == "AMQ8417I: Display Channel Status details."

@@ -1,0 +1,335 @@
+"""One MQTT client's network connection: bytes in through pcf/mqtt's state machine, each packet handed
+to the queue manager (registry/telemetry/mapping.py), bytes out through a bounded queue.
+
+Three tasks: the reader (packets, the keep-alive of 1.5 times the client's interval, MQTT-3.1.2-24),
+the writer (the one task that writes to the stream) and the deliverer (messages waiting for this
+client on SYSTEM.MQTT.TRANSMIT.QUEUE, at most ``INFLIGHT`` unacknowledged at QoS 1 and 2).  A client
+that does not read fills the outbound queue: it is closed once a delivery has waited
+``slow_client_seconds`` for room, not waited for longer.  A protocol violation
+closes the connection (MQTT-4.8.0-1); so does a publish the queue manager refuses, as IBM's service
+does (MQTT 3.1.1 has no negative acknowledgement).  The will is published when the connection ends
+any way but DISCONNECT (MQTT-3.1.2-8).
+"""
+
+from __future__ import annotations
+
+import math
+
+import trio
+
+from qmlite.pcf import constants as C
+from qmlite.pcf.mqtt import packets as MP
+from qmlite.pcf.mqtt.mqttstate import CLOSED, NEED_DATA, ServerConnection, connect_refusal, known_protocol_name
+from qmlite.registry.errors import MQIError
+from qmlite.registry.telemetry import mapping
+
+from . import authn
+
+INFLIGHT = 10  # IBM's MQXR: "maximum number of in-flight messages" per client (TT8)
+OUTBOUND = 1000  # packets queued for a client before a delivery waits for room
+SLOW_CLIENT_SECONDS = 30.0  # a delivery that waited this long for room closes the client as too slow
+MAX_CLIENT_ID = 23  # MQTT 3.1's limit, which IBM's service keeps for 3.1.1 too (TT8)
+
+
+class _Closed(Exception):
+    """End this connection (why is logged)."""
+
+
+class MQTTClient:
+    def __init__(self, listener, stream: trio.abc.Stream, address: str, *, first: bytes = b"",
+                 protocol: str = "") -> None:
+        self.listener = listener
+        self.server = listener.server
+        self.qm = listener.server.qm
+        self.stream = stream
+        self.address = address
+        self.conn = ServerConnection(max_packet=self.qm.registry.qmgr.max_msg_length + 65_536)
+        if first:
+            self.conn.receive_data(first)  # what the listener read to tell MQTT from WebSockets
+        self.transport = protocol  # "HTTP" over WebSockets (CHSTATUS's PROTOCOL), else the CONNECT's
+        self.log = listener.log.bind(peer=address)
+        self.session = None  # registry/telemetry/telemetrysessions.py Session, once connected
+        self.mq = None  # the queue manager's session (registry/messaging/sessions.py)
+        self.will: MP.Connect | None = None
+        self.hsubs: dict[str, int] = {}
+        self.more = trio.Event()  # the deliverer looks again
+        self.graceful = False
+        self._send, self._outbox = trio.open_memory_channel(listener.outbound_limit)
+        self._cancel = trio.CancelScope()
+        self._flushed = trio.Event()
+        self._ended = False
+
+    # ---- the connection's life ------------------------------------------------------------------
+    async def run(self) -> None:
+        try:
+            with self._cancel:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._guard, self._writer)
+                    await self._guard(self._reader, nursery)
+        finally:
+            self._end()
+            with trio.CancelScope(shield=True):
+                await self.stream.aclose()
+
+    async def _guard(self, task, *args) -> None:
+        """Run one of the connection's tasks; when it ends, for whatever reason, the connection ends."""
+        try:
+            await task(*args)
+        except (_Closed, MP.ProtocolViolation, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            self.log.info("mqtt_closed", why=str(exc) or type(exc).__name__)
+        finally:
+            self._cancel.cancel()
+
+    def close(self) -> None:
+        """Another connection took the ClientIdentifier, or PURGE CHANNEL: this one's queue-manager
+        connection ends now (so the new one's CONNACK comes after it), its socket as its tasks end."""
+        self._end()
+        self._cancel.cancel()
+
+    def _end(self) -> None:
+        qm = self.qm
+        listener = self.listener
+        listener.clients.discard(self)
+        if self.session is None or self._ended:
+            return
+        self._ended = True
+        if not self.graceful and self.will is not None and self.will.will_topic and self.mq is not None:
+            w = self.will
+            try:
+                mapping.publish(qm, self.mq, self.session.client_id, w.will_topic, w.will_message, w.will_qos,
+                                w.will_retain, None)
+            except MQIError as exc:
+                self.log.info("mqtt_will_refused", reason=C.describe("MQRC", exc.reason))
+        if self.mq is not None:
+            qm.disconnect(self.mq, commit=True)
+        if self.session.clean:
+            mapping.forget_client(qm, self.session.client_id)
+        if self.session.on_close == self.close:
+            listener.sessions.connection_ended(self.session)
+
+    def _queue(self, packet) -> None:
+        """An acknowledgement or answer: queued at once (a client that lets the queue fill with
+        those is not reading at all)."""
+        try:
+            self._send.send_nowait(self.conn.send(packet))
+        except trio.WouldBlock:
+            raise _Closed("slow client: its outbound queue is full") from None
+
+    async def _deliver(self, packet) -> None:
+        """A message for the client: waits for room in the outbound queue (the rest stay on
+        SYSTEM.MQTT.TRANSMIT.QUEUE), but not longer than the listener allows a client that reads nothing."""
+        with trio.move_on_after(self.listener.slow_client_seconds):
+            await self._send.send(self.conn.send(packet))
+            return
+        raise _Closed("slow client: nothing read for the outbound queue's room")
+
+    async def _writer(self) -> None:
+        outbox = self._outbox
+        async for data in outbox:
+            batch = [data]
+            while True:  # whatever else is queued goes in the same write
+                try:
+                    batch.append(outbox.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            await self.stream.send_all(b"".join(batch) if len(batch) > 1 else data)
+        self._flushed.set()
+
+    async def _receive(self, timeout: float) -> bytes:
+        with trio.move_on_after(timeout):
+            return await self.stream.receive_some(65_536)
+        raise _Closed("keep-alive expired")
+
+    async def _next(self, timeout: float):
+        while True:
+            event = self.conn.next_event()
+            if event is CLOSED:
+                raise _Closed("end of stream")
+            if event is not NEED_DATA:
+                return event
+            self.conn.receive_data(await self._receive(timeout))
+
+    # ---- reading ---------------------------------------------------------------------------------
+    async def _reader(self, nursery) -> None:
+        connect = await self._next(self.server.cfg.opening_timeout)
+        if not self._connect(connect):
+            await self._drain()
+            return
+        nursery.start_soon(self._guard, self._deliverer)
+        keep_alive = connect.keep_alive * 1.5 if connect.keep_alive else math.inf
+        handlers = {MP.Publish: self._publish, MP.PubAck: self._puback, MP.PubRec: self._pubrec,
+                    MP.PubRel: self._pubrel, MP.PubComp: self._pubcomp, MP.Subscribe: self._subscribe,
+                    MP.Unsubscribe: self._unsubscribe, MP.PingReq: self._ping}
+        while True:
+            packet = await self._next(keep_alive)
+            if isinstance(packet, MP.Disconnect):
+                self.graceful = True  # MQTT-3.14.4-3: the will is discarded
+                await self._drain()
+                return
+            await handlers[type(packet)](packet)
+
+    async def _drain(self) -> None:
+        """What is queued is written before the connection closes (a refusing CONNACK, say)."""
+        self._send.close()
+        with trio.move_on_after(self.server.cfg.opening_timeout):
+            await self._flushed.wait()
+
+    def _connect(self, connect: MP.Connect) -> bool:
+        code = connect_refusal(connect, max_client_id=MAX_CLIENT_ID)
+        if not code and connect.protocol not in self.listener.protocols:
+            code = MP.REFUSED_PROTOCOL_VERSION  # the channel's PROTOCOL does not list this level
+        if code == MP.REFUSED_PROTOCOL_VERSION and not known_protocol_name(connect):
+            raise _Closed(f"protocol name {connect.protocol_name!r}")  # 3.1.2.1: no CONNACK
+        listener = self.listener
+        client_id = connect.client_id
+        if not code and not client_id:
+            client_id = listener.generated_client_id()  # MQTT-3.1.3-6: the server assigns one
+        identity = None
+        if not code:
+            identity = authn.authenticate(self.server.cfg, self.qm.registry, mca_user=listener.mca_user,
+                                          use_client_id=listener.use_client_id, client_id=client_id,
+                                          username=connect.username, password=connect.password)
+            code = identity.refused
+        if not code:
+            try:
+                self.mq = self.qm.connect("", user=identity.user, admin=identity.admin, appl_name="MQXR",
+                                          appl_type=C.MQAT_JAVA, channel=listener.channel, conname=self.address)
+            except MQIError as exc:
+                code = MP.REFUSED_NOT_AUTHORIZED if exc.reason == C.MQRC_NOT_AUTHORIZED else MP.REFUSED_SERVER_UNAVAILABLE
+        if code:
+            self.log.info("mqtt_refused", client_id=client_id, code=code)
+            self._queue(MP.ConnAck(code))
+            return False
+        session, present = listener.sessions.connect(
+            client_id, connect.clean_session, identity.user, self.address, listener.channel,
+            client_user=connect.username or "", protocol=self.transport or connect.protocol or "",
+            keep_alive=connect.keep_alive,
+            kept=client_id not in listener.sessions.sessions and mapping.kept_state(self.qm, client_id))
+        session.on_close = self.close
+        self.session = session
+        self.will = connect if connect.will_topic is not None else None
+        self._queue(MP.ConnAck(MP.ACCEPTED, present))
+        for pid in sorted(session.released):  # MQTT-4.4.0-1: a PUBREL not yet completed goes again
+            self._queue(MP.PubRel(pid))
+        listener.clients.add(self)
+        self.log.info("mqtt_connected", client_id=client_id, user=identity.user, clean=connect.clean_session,
+                      present=present)
+        return True
+
+    def _when_durable(self, packet) -> None:
+        """An acknowledgement of a persistent put goes once the put is on disk; the reader goes on
+        meanwhile, so a client's window of publications shares one group commit."""
+        position = self.qm.position
+        if position <= self.qm.durable_position:
+            self._queue(packet)
+            return
+
+        def send() -> None:
+            try:
+                self._queue(packet)
+            except (_Closed, trio.ClosedResourceError):
+                self._cancel.cancel()
+
+        self.server.committer.after(position, send)
+
+    async def _publish(self, p: MP.Publish) -> None:
+        session = self.session
+        if p.qos == 2 and p.packet_id in session.received_qos2:
+            self._queue(MP.PubRec(p.packet_id))  # a duplicate: published once already (MQTT 4.3.3)
+            return
+        try:
+            mapping.publish(self.qm, self.mq, session.client_id, p.topic, p.payload, p.qos, p.retain, p.packet_id)
+        except MQIError as exc:
+            raise _Closed(f"publish to {p.topic!r} refused: {C.describe('MQRC', exc.reason)}") from None
+        self.listener.sessions.counted(session, received=1)
+        if p.qos == 1:
+            self._when_durable(MP.PubAck(p.packet_id))
+        elif p.qos == 2:
+            session.received_qos2.add(p.packet_id)
+            self._when_durable(MP.PubRec(p.packet_id))
+
+    async def _pubrel(self, p: MP.PubRel) -> None:
+        self.session.received_qos2.discard(p.packet_id)
+        self._queue(MP.PubComp(p.packet_id))
+
+    async def _puback(self, p: MP.PubAck) -> None:
+        msg_id = self.session.inflight.pop(p.packet_id, None)
+        if msg_id is not None:
+            self.session.sent.discard(msg_id)
+            mapping.take(self.qm, msg_id)
+            self.more.set()
+
+    async def _pubrec(self, p: MP.PubRec) -> None:
+        session = self.session
+        msg_id = session.inflight.pop(p.packet_id, None)
+        if msg_id is not None:
+            session.sent.discard(msg_id)
+            mapping.take(self.qm, msg_id)
+            session.released.add(p.packet_id)
+            self.more.set()
+        self._queue(MP.PubRel(p.packet_id))
+
+    async def _pubcomp(self, p: MP.PubComp) -> None:
+        self.session.released.discard(p.packet_id)
+
+    async def _subscribe(self, p: MP.Subscribe) -> None:
+        session = self.session
+        codes = []
+        for topic_filter, qos in p.topics:
+            held = self.hsubs.pop(topic_filter, None)
+            if held is not None:
+                self.qm.close_object(self.mq, held, C.MQCO_NONE)
+            try:
+                self.hsubs[topic_filter] = mapping.subscribe(self.qm, self.mq, session.client_id, topic_filter, qos,
+                                                             durable=not session.clean)
+                codes.append(qos)
+            except MQIError as exc:
+                self.log.info("mqtt_subscribe_refused", topic=topic_filter, reason=C.describe("MQRC", exc.reason))
+                codes.append(MP.SUBACK_FAILURE)
+        self._queue(MP.SubAck(p.packet_id, codes))
+        self.more.set()
+
+    async def _unsubscribe(self, p: MP.Unsubscribe) -> None:
+        for topic_filter in p.topics:
+            held = self.hsubs.pop(topic_filter, None)
+            if held is not None:
+                self.qm.close_object(self.mq, held, C.MQCO_REMOVE_SUB)
+            else:
+                mapping.remove_subscription(self.qm, self.session.client_id, topic_filter)
+        self._queue(MP.UnsubAck(p.packet_id))
+
+    async def _ping(self, _p: MP.PingReq) -> None:
+        self._queue(MP.PingResp())
+
+    # ---- delivering ------------------------------------------------------------------------------
+    async def _deliverer(self) -> None:
+        session = self.session
+        qm = self.qm
+        while True:
+            self.more = trio.Event()
+            position = None
+            batch = list(mapping.waiting(qm, session.client_id, set(session.inflight.values())))
+            session.pending_out = len(batch)  # CHSTATUS's PENDING
+            visible = max((msg.durable_after for msg in batch), default=0)
+            if visible > qm.durable_position:  # a message is seen once what made it is on disk
+                await self.server.committer.wait(visible)
+            for msg in batch:
+                out = mapping.outbound(msg)
+                if out.qos == 0:
+                    if not mapping.take(qm, out.msg_id):
+                        continue  # gone while the journal was written (PURGE CHANNEL)
+                    await self._deliver(MP.Publish(out.topic, out.payload, 0, out.retained))
+                else:
+                    if len(session.inflight) >= INFLIGHT:
+                        break
+                    pid = session.packet_id()
+                    session.inflight[pid] = out.msg_id
+                    dup = out.msg_id in session.sent
+                    session.sent.add(out.msg_id)
+                    await self._deliver(MP.Publish(out.topic, out.payload, out.qos, out.retained, dup, pid))
+                self.listener.sessions.counted(session, sent=1)
+                session.pending_out -= 1
+                position = qm.position
+            if position is not None and position > qm.durable_position:
+                await self.server.committer.wait(position)  # the takes written before more is read
+            await self.more.wait()

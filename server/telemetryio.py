@@ -3,7 +3,8 @@ manager's ``telemetry`` (registry/telemetry/service.py), one trio task per runni
 
 The domain asks, synchronously, for a channel to start or stop; this starts a task in the server's
 nursery that opens the channel's listener (server/mqtt/'s ``start_mqtt_listener``, issue 33's protocol
-part, server/mqtt/mqttlistener.py) and reports back -- listening on a port, or failed with the error -- and closes it when asked.
+part, server/mqtt/mqttlistener.py) and reports back -- listening on a port, or failed with the error -- and
+closes it when asked.
 So START CHANNEL CHLTYPE(MQTT) is accepted at once, as IBM's is, and a port in use shows as a stopped
 channel, not as a failed command.  ``plug`` is the one hook the listener calls.
 """

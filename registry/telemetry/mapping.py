@@ -12,7 +12,8 @@
   the ClientIdentifier: copies of publications (RemoteQName SYSTEM.MQTT.PUBLICATION.QUEUE, topic in
   ``mqps.Top``) and messages an MQI application put to queue X on queue manager ClientIdentifier
   (topic X).  It goes to the client at QoS min(the subscription's, the message's: non-persistent 0,
-  persistent 2, or the QoS an MQTT publisher gave it) and leaves the queue once the client has it (QoS 0: sent; 1: PUBACK; 2: PUBREC).
+  persistent 2, or the QoS an MQTT publisher gave it) and leaves the queue once the client has it (QoS 0:
+  sent; 1: PUBACK; 2: PUBREC).
 """
 
 from __future__ import annotations

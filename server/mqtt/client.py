@@ -195,7 +195,8 @@ class MQTTClient:
                 self.mq = self.qm.connect("", user=identity.user, admin=identity.admin, appl_name="MQXR",
                                           appl_type=C.MQAT_JAVA, channel=listener.channel, conname=self.address)
             except MQIError as exc:
-                code = MP.REFUSED_NOT_AUTHORIZED if exc.reason == C.MQRC_NOT_AUTHORIZED else MP.REFUSED_SERVER_UNAVAILABLE
+                refused = exc.reason == C.MQRC_NOT_AUTHORIZED
+                code = MP.REFUSED_NOT_AUTHORIZED if refused else MP.REFUSED_SERVER_UNAVAILABLE
         if code:
             self.log.info("mqtt_refused", client_id=client_id, code=code)
             self._queue(MP.ConnAck(code))

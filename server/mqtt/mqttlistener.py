@@ -1,7 +1,7 @@
 """A listener for one started telemetry channel: ``start_mqtt_listener(qm_server, definition, port)``
 gives a handle with ``.port`` and ``.aclose()`` (START and STOP CHANNEL call them; tests start one
-directly).  The definition (a CHLTYPE(MQTT) channel) is read for NAME, MCAUSER, USECLTID, PROTOCOL, BACKLOG, LOCLADDR and
-the SSL attributes (mqtttls.py).
+directly).  The definition (a CHLTYPE(MQTT) channel) is read for NAME, MCAUSER, USECLTID, PROTOCOL, BACKLOG,
+LOCLADDR and the SSL attributes (mqtttls.py).
 
 Every client of every MQTT listener of a queue manager shares its TelemetrySessions
 (``qm.telemetry.sessions``) and one task that waits on SYSTEM.MQTT.TRANSMIT.QUEUE and wakes the deliverers
@@ -121,7 +121,8 @@ class MQTTListener:
         await self._done.wait()
 
 
-async def start_mqtt_listener(qm_server, definition: Channel, port: int, *, nursery: trio.Nursery | None = None) -> MQTTListener:
+async def start_mqtt_listener(qm_server, definition: Channel, port: int, *,
+                             nursery: trio.Nursery | None = None) -> MQTTListener:
     """Start listening for MQTT clients for ``definition`` on ``port`` (0: any free port) in
     ``nursery`` (the server's own when not given); returns once the port is open.  Raises OSError
     when it cannot listen: the port, or the channel's key store (the channel stops, server/telemetryio.py)."""

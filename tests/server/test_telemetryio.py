@@ -1,5 +1,6 @@
 """The server's side of the telemetry service (server/telemetryio.py) with a fake MQTT transport: a
-starter that opens a real listening socket on 127.0.0.1 (the real one, server/mqtt/, in tests/server/mqtt/test_mqtt_admin.py), so
+starter that opens a real listening socket on 127.0.0.1 (the real one, server/mqtt/, in
+tests/server/mqtt/test_mqtt_admin.py), so
 that the service's START/STOP CHANNEL, SYSTEM.MQXR.SERVICE's CONTROL(QMGR), PORT(0) and a port in use
 are the real thing."""
 

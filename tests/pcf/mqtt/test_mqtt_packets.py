@@ -24,9 +24,12 @@ def connects(draw):
     user = draw(st.one_of(st.none(), _text))
     return MP.Connect(client_id=draw(_text), clean_session=draw(st.booleans()), keep_alive=draw(st.integers(0, 65535)),
                      protocol_name=level[0], protocol_level=level[1],
-                     will_topic=draw(topic_names) if will else None, will_message=draw(st.binary(max_size=20)) if will else b"",
-                     will_qos=draw(st.integers(0, 2)) if will else 0, will_retain=draw(st.booleans()) if will else False,
-                     username=user, password=draw(st.one_of(st.none(), st.binary(max_size=10))) if user is not None else None)
+                     will_topic=draw(topic_names) if will else None,
+                     will_message=draw(st.binary(max_size=20)) if will else b"",
+                     will_qos=draw(st.integers(0, 2)) if will else 0,
+                     will_retain=draw(st.booleans()) if will else False,
+                     username=user,
+                     password=draw(st.one_of(st.none(), st.binary(max_size=10))) if user is not None else None)
 
 
 @st.composite
@@ -60,7 +63,8 @@ def test_every_packet_round_trips(packet):
 
 
 @given(st.lists(st.one_of(publishes(), st.builds(MP.PingReq),
-                          st.builds(MP.Subscribe, ids, st.lists(st.tuples(topic_filters, st.integers(0, 2)), min_size=1))),
+                          st.builds(MP.Subscribe, ids,
+                                    st.lists(st.tuples(topic_filters, st.integers(0, 2)), min_size=1))),
                 max_size=6), connects(), st.integers(1, 7))
 def test_a_stream_in_any_chunking_gives_the_packets_back(rest, connect, chunk):
     wire = b"".join(MP.encode(p) for p in [connect, *rest])

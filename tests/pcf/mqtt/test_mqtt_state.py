@@ -68,7 +68,8 @@ def test_reserved_packet_types(first):
 
 def test_nothing_after_disconnect_and_end_of_stream_is_closed():
     conn = ServerConnection()
-    assert _events(conn, CONNECT + MP.encode(MP.Disconnect()) + MP.encode(MP.PingReq())) == [MP.Connect("c1"), MP.Disconnect()]
+    events = _events(conn, CONNECT + MP.encode(MP.Disconnect()) + MP.encode(MP.PingReq()))
+    assert events == [MP.Connect("c1"), MP.Disconnect()]
     assert conn.next_event() is CLOSED
     other = ServerConnection()
     other.receive_data(CONNECT[:5])

@@ -36,7 +36,8 @@ def test_each_client_sees_only_its_own_messages_in_arrival_order(qm):
         _put_to_client(qm, app, "alpha", "dev/a", f"a{i}".encode())
         _put_to_client(qm, app, "beta", "dev/b", f"b{i}".encode(), persistent=False)
     alpha = [mapping.outbound(m) for m in mapping.waiting(qm, "alpha")]
-    assert [(o.topic, o.payload, o.qos) for o in alpha] == [("dev/a", b"a0", 2), ("dev/a", b"a1", 2), ("dev/a", b"a2", 2)]
+    assert [(o.topic, o.payload, o.qos) for o in alpha] == [("dev/a", b"a0", 2), ("dev/a", b"a1", 2),
+                                                            ("dev/a", b"a2", 2)]
     beta = [mapping.outbound(m) for m in mapping.waiting(qm, "beta")]
     assert [(o.payload, o.qos) for o in beta] == [(b"b0", 0), (b"b1", 0), (b"b2", 0)]
     assert mapping.take(qm, alpha[0].msg_id)

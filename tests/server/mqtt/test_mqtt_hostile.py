@@ -94,7 +94,8 @@ async def test_keep_alive_expires_after_one_and_a_half_intervals_and_the_will_go
         watcher = await _connected(listener.port, "watcher")
         await watcher.send(MP.Subscribe(1, [("dev/wills/#", 0)]))
         assert await watcher.packet() == MP.SubAck(1, [0])
-        quiet = await _connected(listener.port, "quiet", keep_alive=1, will_topic="dev/wills/quiet", will_message=b"lost")
+        quiet = await _connected(listener.port, "quiet", keep_alive=1, will_topic="dev/wills/quiet",
+                                 will_message=b"lost")
         assert await quiet.closed()  # nothing sent for 1.5 s: the server closed it
         assert await watcher.packet() == MP.Publish("dev/wills/quiet", b"lost", 0, False)
 

@@ -28,7 +28,8 @@ async def test_mosquitto_sub_gets_what_mosquitto_pub_sent_to_its_persistent_sess
         await _run("mosquitto_pub", *common, "-i", "mosqpub", "-q", "1", "-t", "dev/mosq/a", "-m", "first")
         await _run("mosquitto_pub", *common, "-i", "mosqpub", "-q", "2", "-t", "dev/mosq/b", "-m", "second")
         await _run("mosquitto_pub", *common, "-i", "mosqpub", "-q", "1", "-r", "-t", "dev/mosq/kept", "-m", "retained")
-        out = await _run("mosquitto_sub", *common, "-i", "mosqsub", "-c", "-q", "1", "-t", "dev/mosq/#", "-C", "3", "-v")
+        out = await _run("mosquitto_sub", *common, "-i", "mosqsub", "-c", "-q", "1", "-t", "dev/mosq/#", "-C", "3",
+                         "-v")
         assert sorted(out.splitlines()) == ["dev/mosq/a first", "dev/mosq/b second", "dev/mosq/kept retained"]
         out = await _run("mosquitto_sub", *common, "-i", "fresh", "-q", "1", "-t", "dev/mosq/kept", "-C", "1", "-v",
                          "-F", "%t %p %r")

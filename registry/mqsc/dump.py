@@ -45,6 +45,9 @@ SECTIONS = (
     Section("namelist", OBJECT, "DISPLAY NAMELIST({name}) ALL"),
     Section("process", OBJECT, "DISPLAY PROCESS({name}) ALL"),
     Section("channel", OBJECT, "DISPLAY CHANNEL({name}) ALL"),
+    # telemetry channels: an Inquire of their own (ChannelType MQCHT_MQTT, decision TC2), after the MQ
+    # channels; IBM's -t channel leaves them out, -t all and -t mqttchl give them (decision CT13)
+    Section("mqttchl", OBJECT, "DISPLAY CHANNEL({name}) CHLTYPE(MQTT) ALL"),
     Section("listener", OBJECT, "DISPLAY LISTENER({name}) ALL"),
     Section("service", OBJECT, "DISPLAY SERVICE({name}) ALL"),
     Section("comminfo", OBJECT, "DISPLAY COMMINFO({name}) ALL"),
@@ -53,8 +56,9 @@ SECTIONS = (
     Section("chlauth", CHLAUTH, "DISPLAY CHLAUTH({name}) ALL"),
     Section("authrec", AUTHREC, "DISPLAY AUTHREC"),
 )
-# -t: IBM's words; clntconn is the CLNTCONN channels, policy and mqttchl select nothing qmlite has.
-TYPES = ("all", *(s.type for s in SECTIONS), "clntconn", "policy", "mqttchl")
+# -t: IBM's words; clntconn is the CLNTCONN channels, policy selects nothing qmlite has.
+TYPES = ("all", *(s.type for s in SECTIONS), "clntconn", "policy")
+_CHANNEL_SECTIONS = ("channel", "mqttchl")
 
 _Q_NOUN = {C.MQQT_LOCAL: "QLOCAL", C.MQQT_MODEL: "QMODEL", C.MQQT_ALIAS: "QALIAS", C.MQQT_REMOTE: "QREMOTE"}
 # The object each kind's new definitions start from: without -a, only what differs from it is written.
@@ -65,6 +69,9 @@ _DEFAULT_OF = {"QLOCAL": "SYSTEM.DEFAULT.LOCAL.QUEUE", "QMODEL": "SYSTEM.DEFAULT
                "SERVICE": "SYSTEM.DEFAULT.SERVICE", "COMMINFO": "SYSTEM.DEFAULT.COMMINFO"}
 _CHLAUTH_DEFAULTS = frozenset({"WARN(NO)", "CHCKCLNT(ASQMGR)"})
 _FIRST = ("ALTDATE", "ALTTIME")  # IBM's dumps begin each object with its alteration stamp
+# Secrets Inquire answers only as set or not (``********``): written as a command, a replay would make
+# the mask the secret, so they are comments, as the display-only attributes are (decision CT14).
+MASKED = frozenset({C.MQCACH_PASSWORD, C.MQCA_LDAP_PASSWORD, C.MQCACH_SSL_KEY_PASSPHRASE})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,7 +171,7 @@ def _object(section: Section, otype: K.ObjectType, name_pid: int | None, params:
             return None  # an application's reply queue (dmpmqcfg's own too): gone when it closes
         kind = noun
         skip.add("TYPE")
-    elif section.type == "channel":
+    elif section.type in _CHANNEL_SECTIONS:
         chl = pairs.pop("CHLTYPE")
         head.append(written(*chl))
         kind = display.value_text(*chl)
@@ -189,7 +196,7 @@ def _object(section: Section, otype: K.ObjectType, name_pid: int | None, params:
     for key, (kw, value) in pairs.items():
         if key in skip:
             continue
-        attrs.append((written(kw, value), kw.pid in settable_ids))
+        attrs.append((written(kw, value), kw.pid in settable_ids and kw.pid not in MASKED))
     attrs.sort(key=lambda a: (a[0].split("(")[0] not in _FIRST, a[0].split("(")[0]))
     return _Object(verb, noun, name, head, attrs, tail, kind)
 
@@ -354,7 +361,7 @@ def _default_name(obj: _Object) -> str | None:
 def _defaults_by_name(inquire: Inquire, section: Section, kinds: set[str]) -> dict[str, _Object]:
     found: dict[str, _Object] = {}
     for kind in kinds:
-        probe = _Object("", "CHANNEL" if section.type == "channel" else kind, None, [], [], "", kind)
+        probe = _Object("", "CHANNEL" if section.type in _CHANNEL_SECTIONS else kind, None, [], [], "", kind)
         name = _default_name(probe)
         if not name:
             continue

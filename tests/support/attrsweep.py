@@ -321,6 +321,33 @@ def channels(applies) -> tuple[Sweep, ...]:
     return tuple(_channel(t, applies) for t in _CHANNEL_TYPES)
 
 
+# ---- telemetry (MQTT) channels (IBM, "Change, Copy, and Create Channel (MQTT)"; docs/mqtt.md) -----
+# Their own sweep rather than a type of CHANNELS: IBM's MQTT list shares a few attributes with MQ
+# channels but not their values (SSLCAUTH(NEVER), TRPTYPE TCP only) nor their reasons (TC7).
+MQTT_CHANNEL = Sweep("channel-MQTT", C.MQCMD_CREATE_CHANNEL, C.MQCMD_COPY_CHANNEL, C.MQCMD_CHANGE_CHANNEL,
+                     C.MQCMD_INQUIRE_CHANNEL, C.MQCMD_DELETE_CHANNEL, C.MQCACH_CHANNEL_NAME,
+                     C.MQCACF_FROM_CHANNEL_NAME, C.MQCACF_TO_CHANNEL_NAME, (
+                         # PORT(0): a port the system chooses, so a server started on a swept data
+                         # directory listens on no fixed port of the machine's
+                         Row(C.MQIACH_PORT, 0, 65536, C.MQRCCF_PORT_NUMBER_ERROR),
+                         Row(C.MQIACH_BACKLOG, 100, -1, C.MQRCCF_BACKLOG_OUT_OF_RANGE),
+                         text(C.MQCACH_JAAS_CONFIG, "MQXRConfig", C.MQ_JAAS_CONFIG_LENGTH),
+                         text(C.MQCACH_LOCAL_ADDRESS, "127.0.0.1", C.MQ_LOCAL_ADDRESS_LENGTH),
+                         text(C.MQCACH_MCA_USER_ID, "sweeper", 64),
+                         Row(C.MQIACH_PROTOCOL, [V.MQPROTO_MQTTV311], [V.MQPROTO_AMQP], C.MQRCCF_INVALID_PROTOCOL),
+                         number(C.MQIACH_SSL_CLIENT_AUTH, V.MQSCA_NEVER_REQUIRED, 9),
+                         text(C.MQCACH_SSL_CIPHER_SPEC, "SSL_RSA_WITH_AES_128_CBC_SHA256",
+                              C.MQ_SSL_CIPHER_SPEC_LENGTH),
+                         Row(C.MQCACH_SSL_KEY_PASSPHRASE, "secret", "X" * (C.MQ_SSL_KEY_PASSPHRASE_LENGTH + 1),
+                             STR_LENGTH, shown="********"),  # shown only as set (TC4)
+                         text(C.MQCA_SSL_KEY_REPOSITORY, "/var/mqm/keys/mqtt.jks", C.MQ_SSL_KEY_REPOSITORY_LENGTH),
+                         Row(C.MQIACH_USE_CLIENT_ID, V.MQUCI_YES, 9, C.MQRCCF_USE_CLIENT_ID_ERROR),
+                         # TCP is TRPTYPE's only value, and its default: swept for the refusal of another
+                         Row(C.MQIACH_XMIT_PROTOCOL_TYPE, C.MQXPT_TCP, C.MQXPT_LU62, C.MQRCCF_XMIT_PROTOCOL_TYPE_ERR),
+                     ), fixed={C.MQIACH_CHANNEL_TYPE: C.MQCHT_MQTT}, wrong_type=C.MQRCCF_WRONG_CHANNEL_TYPE,
+                     mqsc="CHANNEL", keywords_type="CHANNEL", name_length=20)
+
+
 # ---- authentication information (every AuthInfoType) ----------------------------------------------
 _AUTHINFO_ROWS = (
     (text(C.MQCA_AUTH_INFO_DESC, "swept authinfo", C.MQ_AUTH_INFO_DESC_LENGTH), "OLCP"),
@@ -531,4 +558,4 @@ def _channel_applies(chltype: int, pid: int) -> bool:
 
 
 CHANNELS = channels(_channel_applies)
-ALL = (*QUEUES, TOPIC, SUBSCRIPTION, *CHANNELS, *AUTHINFOS, *SIMPLE)
+ALL = (*QUEUES, TOPIC, SUBSCRIPTION, *CHANNELS, MQTT_CHANNEL, *AUTHINFOS, *SIMPLE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from qmlite.pcf import constants as C
 from qmlite.registry.admin.engine import Requester
 from qmlite.registry.mqsc import dump
 from qmlite.registry.mqsc import keywords as K
@@ -96,13 +97,17 @@ def test_the_dump_holds_every_attribute_the_domain_can_set(first):
     dumped = dump.dump(inquire_on(first), dump.Options(all_attrs=True))
     text = "\n".join(dumped)
     secrets = {s.pid for s in QA.SWEEP if s.hidden}  # KEYRPWD, INITKEY: no Inquire gives them back
+    # PASSWORD, LDAPPWD and SSLKEYP (TC4): Inquire gives them back only as ******** when set, which a
+    # replay would make the secret: they are comments (decision CT14), checked as such below
+    masked = {C.MQCACH_PASSWORD, C.MQCA_LDAP_PASSWORD, C.MQCACH_SSL_KEY_PASSPHRASE}
     for noun, ids in dump.settable().items():
         otype = K.QUEUE if noun.startswith("Q") and noun != "QMGR" else getattr(K, noun)
         for pid in ids - secrets:
             kw = otype.for_id(pid)
             assert kw is not None, (noun, pid)
             words = (kw.name,) if kw.kind != K.FLAG else (kw.name, kw.off)
-            assert any(f"\n   {w}(" in text or f"\n   {w} +" in text for w in words), (noun, kw.name)
+            lead = "*  " if pid in masked else "   "
+            assert any(f"\n{lead}{w}(" in text or f"\n{lead}{w} +" in text for w in words), (noun, kw.name)
     swept = {W.object_name(s, "D") for s in W.ALL}
     for name in swept:
         assert f"({quoted(name)})" in text, name
@@ -147,3 +152,24 @@ def test_filters_and_authority_formats(first):
     topics = dump.dump(inquire, dump.Options(types=frozenset({"topic"}), name="SWEEP.*", format="1line"))
     assert topics and all(line.startswith("DEFINE TOPIC('SWEEP.") for line in topics)
     assert dump.dump(inquire, dump.Options(filter="policy")) == []
+
+
+def test_telemetry_channels_are_their_own_type_after_the_mq_channels(first):
+    """IBM's dmpmqcfg gives MQTT channels for -t all and -t mqttchl only; qmlite writes them after the
+    MQ channels (decision CT13), every attribute (no default object), SSLKEYP a comment."""
+    inquire = inquire_on(first)
+    every = dump.dump(inquire, dump.Options(format="1line"))
+    mqtt = [line for line in every if "CHLTYPE(MQTT)" in line]
+    assert mqtt == dump.dump(inquire, dump.Options(types=frozenset({"mqttchl"}), format="1line"))
+    [swept] = [line for line in mqtt if line.startswith("DEFINE CHANNEL('SW.MQTT.D') CHLTYPE(MQTT) ")]
+    assert "PORT(0)" in swept and "USECLTID(YES)" in swept and "PROTOCOL(MQTTV311)" in swept
+    assert "SSLKEYP" not in swept  # a secret shown as ******** is no command's value
+    channels = [i for i, line in enumerate(every) if line.startswith("DEFINE CHANNEL(")]
+    listeners = [i for i, line in enumerate(every) if line.startswith("DEFINE LISTENER(")]
+    assert max(channels) == every.index(mqtt[-1]) < min(listeners)
+    assert every.index(mqtt[0]) > max(i for i in channels if "CHLTYPE(MQTT)" not in every[i])
+    assert not any("CHLTYPE(MQTT)" in line for line in dump.dump(inquire, dump.Options(
+        types=frozenset({"channel"}), format="1line")))
+    block = dump.dump(inquire, dump.Options(all_attrs=True, types=frozenset({"mqttchl"}), name="SW.MQTT.D"))
+    assert block[0] == "DEFINE CHANNEL('SW.MQTT.D') CHLTYPE(MQTT) +"
+    assert "*  SSLKEYP('********') +" in block and block[-1] == "   REPLACE"

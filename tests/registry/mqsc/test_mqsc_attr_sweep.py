@@ -82,6 +82,12 @@ def head(sweep: W.Sweep, name: str, verb: str) -> str:
     return f"{verb} {target}"
 
 
+def display(sweep: W.Sweep, name: str) -> str:
+    # a telemetry channel is shown only when CHLTYPE(MQTT) asks for it (decision TC2)
+    chltype = " CHLTYPE(MQTT)" if sweep is W.MQTT_CHANNEL else ""
+    return f"DISPLAY {sweep.mqsc}({quoted(name)}){chltype} ALL"
+
+
 @pytest.mark.parametrize("sweep", W.ALL, ids=lambda s: s.id)
 def test_define_alter_display_every_attribute(sweep, qm):
     name = W.object_name(sweep, "M")
@@ -93,11 +99,11 @@ def test_define_alter_display_every_attribute(sweep, qm):
             continue
         ok(qm, f"{head(sweep, name, 'ALTER')} {written(keyword(sweep, row.pid), row.valid)}")
         if row.reset is not W._NO:  # shown now, then undone so that the attributes after it can be set
-            [now] = ok(qm, f"DISPLAY {sweep.mqsc}({quoted(name)}) ALL")
+            [now] = ok(qm, display(sweep, name))
             key, text = shown(keyword(sweep, row.pid), row.expected)
             assert now.objects[0].get(key) == text
             ok(qm, f"{head(sweep, name, 'ALTER')} {written(keyword(sweep, row.pid), row.reset)}")
-    [result] = ok(qm, f"DISPLAY {sweep.mqsc}({quoted(name)}) ALL")
+    [result] = ok(qm, display(sweep, name))
     [obj] = result.objects
     wrong = {}
     for row in sweep.rows:

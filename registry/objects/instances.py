@@ -98,6 +98,8 @@ class Running:
         self._by_channel: dict[str, dict[int, ChannelInstance]] = {}
         self._per_client: dict[tuple[str, str], int] = {}
         self.stopped: set[str] = set()  # channels in STOPPED state (Stop Channel STATUS(STOPPED))
+        # Message channels' status (registry/channels/mcastatus.py): channel name -> MessageChannelStatus.
+        self.message_channels: dict = {}
         self.listeners: dict[str, ListenerRun] = {}
         self.served_listener = ""  # the listener whose socket the server owns, once it listens
         self.served_port = 0  # and the port that socket listens on

@@ -1,0 +1,1 @@
+"""Message channel agents: protocol objects (sender.py, receiver.py) and their trio drivers (run.py)."""

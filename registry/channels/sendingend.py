@@ -206,6 +206,13 @@ class SendingEnd:
         self.status.current_seq = self.seq
         self.status.current_msgs = 0
 
+    def refused(self) -> int:
+        """The receiver answered the batch's end with an error STATUS: it backed its side out (it answers
+        so only before committing), so the batch is not in doubt; its messages go back.  Returns the
+        position the cleared record reaches."""
+        self.backout()
+        return self.resolve(commit=False)
+
     # ---- in doubt -----------------------------------------------------------------------------------
     def resolve(self, commit: bool) -> int:
         """Settle the in-doubt batch: commit (its messages leave the transmission queue, by MsgId) or back

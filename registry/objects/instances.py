@@ -100,6 +100,9 @@ class Running:
         self.stopped: set[str] = set()  # channels in STOPPED state (Stop Channel STATUS(STOPPED))
         # Message channels' status (registry/channels/mcastatus.py): channel name -> MessageChannelStatus.
         self.message_channels: dict = {}
+        # START CHANNEL of a sender: the server runs its agent (server/mca/run.py register); nothing
+        # before a server registers (the command then only clears STOPPED, as before).
+        self.start_message_channel: Callable[[Channel], None] = lambda channel: None
         self.listeners: dict[str, ListenerRun] = {}
         self.served_listener = ""  # the listener whose socket the server owns, once it listens
         self.served_port = 0  # and the port that socket listens on

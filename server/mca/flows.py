@@ -107,6 +107,11 @@ class Flows:
         """The next event, or None."""
         return self._events.popleft() if self._events else None
 
+    @property
+    def pending(self) -> int:
+        """Bytes waiting to be sent."""
+        return len(self._out)
+
     def data_to_send(self) -> bytes:
         out = bytes(self._out)
         self._out.clear()

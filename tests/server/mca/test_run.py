@@ -11,6 +11,8 @@ import pytest
 import trio
 
 from qmlite.pcf import fap
+from qmlite.pcf import mqi as S
+from qmlite.pcf import msgchannel as MC
 from qmlite.pcf import constants as C
 from qmlite.registry.channels import syncrecords as SR
 from qmlite.registry.mqsc import run_mqsc
@@ -18,6 +20,7 @@ from qmlite.registry.objects import channels as CH
 from qmlite.server import config
 from qmlite.server.listener import running
 from qmlite.server.mca import run as mca
+from tests.support import wire
 
 ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC  # noqa: E402
@@ -36,6 +39,23 @@ async def _read_segment(stream) -> bytes:
     return data
 
 
+class Recorded:
+    """A stream that copies what crosses it into a capture for tshark (the sender is the "client")."""
+
+    def __init__(self, stream, capture) -> None:
+        self.stream, self.capture = stream, capture
+
+    async def receive_some(self, max_bytes=None):
+        data = await self.stream.receive_some(max_bytes)
+        if data:
+            self.capture.send(data, from_client=True)
+        return data
+
+    async def send_all(self, data) -> None:
+        self.capture.send(bytes(data), from_client=False)
+        await self.stream.send_all(data)
+
+
 class Receiving:
     """A listener for QM2's message channels: reads the first segment, finds the channel its ID names,
     hands the rest of the conversation to ``serve_message_channel``; records what each served left."""
@@ -45,6 +65,7 @@ class Receiving:
         self.served = 0
         self.done = trio.Event()
         self.port = 0
+        self.capture = wire.PcapWriter()
 
     async def handle(self, stream) -> None:
         async with stream:
@@ -52,7 +73,9 @@ class Receiving:
             segment = fap.decode_segment(first, 0, fap.SegmentHeader.unpack(first)[0].SegmentLength)
             ident = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
             channel = self.server.qm.registry.objects(CH.KIND).get(ident.ChannelName)
-            await mca.serve_message_channel(stream, first, self.server, channel, peer="127.0.0.1")
+            self.capture.send(first, from_client=True)
+            await mca.serve_message_channel(Recorded(stream, self.capture), first, self.server, channel,
+                                            peer="127.0.0.1")
         self.served += 1
         self.done.set()
 
@@ -158,6 +181,34 @@ async def test_put_to_a_remote_queue_on_qm1_is_got_on_qm2_through_ibmmq(tmp_path
         assert (received.last_seq, received.batches, received.remote_qmgr) == (3, 2, "QM1")
         records = SR.SyncRecords(qm2.qm, qm2.qm.connect("QM2", user="mqm", admin=True), CHANNEL)
         assert records.get(SR.RECEIVER)["seq"] == 3
+    # Every flow of the conversation, as Wireshark's MQ dissector reads it: nothing malformed or unknown.
+    result = wire.dissect(receiving.capture, ["mq.msh.seqnum", "mq.xqh.remoteq", "mq.status.code", "mq.id.seqwrap"])
+    assert result.malformed == [] and result.expert == []
+    assert result.values("mq.msh.seqnum") == ["1", "2", "3"]
+    assert result.values("mq.xqh.remoteq") == ["TARGET"] * 3
+    assert result.values("mq.id.seqwrap") == ["999999999", "999999999"]
+
+
+async def test_a_batch_cut_off_mid_segment_is_backed_out_and_the_channel_ends(tmp_path):
+    async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
+        stream = await trio.open_tcp_stream("127.0.0.1", receiving.port)
+        async with stream:
+            offer = MC.Offer(CHANNEL, "QM1")
+            await stream.send_all(MC.id_segment(MC.message_channel_id(offer)))
+            reply = fap.decode_segment(await _read_segment(stream))
+            assert reply.segment_type == fap.INITIAL_DATA and not reply.header.ControlFlags1 & fap.CF1_ERROR
+            xqh = S.MQXQH(RemoteQName="TARGET", RemoteQMgrName="QM2",
+                          MsgDesc=S.MQMD(Persistence=C.MQPER_PERSISTENT)).pack("<")
+            luw = bytes(range(8))
+            whole = b"".join([*MC.message_segments(1, xqh + b"first", luw=luw, max_transmission_size=32748),
+                              *MC.message_segments(2, xqh + b"second", luw=luw, max_transmission_size=32748,
+                                                   confirm=True)])
+            await stream.send_all(whole[:-10])  # the batch's last segment cut short, then the socket closes
+        with trio.fail_after(30):
+            await receiving.done.wait()
+        assert qm2.qm.registry.messages.depth("TARGET") == 0  # the first message's put backed out too
+        assert not qm2.qm.registry.running.instances_of(CHANNEL)
+        assert qm2.qm.registry.running.message_channels[CHANNEL].last_seq == 0
 
 
 async def test_a_receiver_refuses_a_different_seqwrap_and_the_sender_stops(tmp_path):

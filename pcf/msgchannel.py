@@ -3,7 +3,7 @@
 Sans-IO and standard library only.  A message channel (SDR/RCVR, SVR/RQSTR) runs on ``TSH `` segments
 (never TSHM: it has no conversations to multiplex) and uses segment types a client channel never
 sends (docs/reference/fap.md 5.1, "queue-manager channels only").  Sources per fact: docs/decisions.md
-MC1-MC12 ([WS] is Wireshark's MQ dissector, epan/dissectors/packet-mq.c; tshark 4.0.17 reads every
+MCA1-MCA18 ([WS] is Wireshark's MQ dissector, epan/dissectors/packet-mq.c; tshark 4.0.17 reads every
 flow built here, tests/pcf/test_msgchannel.py).
 
 ==========================  ======================================================================
@@ -42,7 +42,7 @@ from .encoding import BIG, LITTLE
 from .fap import (CF1_CLOSE_CHANNEL, CF1_CONFIRM_REQUEST, CF1_FIRST, CF1_LAST, MESSAGE_DATA,
                   PROTOCOL_INVALID_DATA, PROTOCOL_LENGTH_ERROR, TSH, TSH_LENGTH, InitialData)
 
-# ---- capability flags a message channel offers (docs/decisions.md MC3) ----------------------------
+# ---- capability flags a message channel offers (docs/decisions.md MCA3) ----------------------------
 CF1_MSG_SEQ = 0x01
 CF1_CONVERSION_CAPABLE = 0x02
 CF1_SPLIT_MESSAGES = 0x04
@@ -63,7 +63,7 @@ def _err(code: int, detail: str, offset: Optional[int] = None) -> errors.CodecEr
 
 MSH_LENGTH = 20
 # The first segment of a message holds its MSH and whole MQXQH (with the MQMD in it): Wireshark reads a
-# MESSAGE_DATA segment alone, and an MQXQH cut short there is a malformed frame to it (MC5).
+# MESSAGE_DATA segment alone, and an MQXQH cut short there is a malformed frame to it (decision MCA5).
 MIN_TRANSMISSION_SIZE = 28 + MSH_LENGTH + 428
 _MSH_EYE = b"MSH "
 _MSH = {BIG: struct.Struct(">4sIIII"), LITTLE: struct.Struct("<4sIIII")}
@@ -109,7 +109,7 @@ _LEN = {BIG: struct.Struct(">I"), LITTLE: struct.Struct("<I")}
 
 @dataclass(slots=True)
 class SequenceData:
-    """RESET_DATA's body ([WS]: Length, SeqNum) and, by the same layout, RESYNC_DATA's (MC6): Length 8
+    """RESET_DATA's body ([WS]: Length, SeqNum) and, by the same layout, RESYNC_DATA's (decision MCA6): Length 8
     and a message sequence number.  Bytes after the eight are kept in ``Trailer``."""
 
     SeqNum: int = 0
@@ -185,7 +185,7 @@ def message_channel_id(offer: Offer) -> InitialData:
 
 
 def is_message_channel_id(initial: InitialData) -> bool:
-    """An ID from a queue manager's channel agent rather than an MQI client: no MQREQUEST (MC3)."""
+    """An ID from a queue manager's channel agent rather than an MQI client: no MQREQUEST (decision MCA3)."""
     return not initial.CapFlags1 & CF1_MQREQUEST
 
 
@@ -205,7 +205,7 @@ class Agreed:
 def negotiate(theirs: InitialData, mine: Offer) -> tuple[InitialData, int, Optional[Agreed]]:
     """The receiving end's answer to an ID: (reply, IniErrFlags1, agreement or None).
 
-    Per value (MC4): the FAP level, MaxTransmissionSize, MaxMsgsPerBatch and MaxMessageSize are the
+    Per value (decision MCA4): the FAP level, MaxTransmissionSize, MaxMsgsPerBatch and MaxMessageSize are the
     lower of the two, HeartbeatInterval the higher; a value lowered or raised sets its IniErrFlags1
     bit and the reply carries ERROR for the sender to repeat its ID with it.  SequenceWrapValue must be
     equal: a different one sets SEQ_WRAP_VALUE and there is no agreement (the sender ends the channel

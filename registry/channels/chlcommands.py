@@ -21,7 +21,7 @@ class CommandRefused(Exception):
 def reset(qm, channel, seq: int) -> None:
     """RESET CHANNEL SEQNUM(seq): the next message sent (a sending channel) or expected (a receiving one)
     is number ``seq``.  A sending channel with a batch in doubt refuses (MQRCCF_CHANNEL_INDOUBT): resolve
-    it first, or its messages could be lost or doubled (decision MC11)."""
+    it first, or its messages could be lost or doubled (decision MCA11)."""
     if channel.channel_type in CH.SENDING:
         end = SendingEnd(qm, channel)
         try:

@@ -1,7 +1,7 @@
 """Channel synchronisation records: what each end of a message channel last committed, and the sender's
 in-doubt batch, as persistent messages on SYSTEM.CHANNEL.SYNCQ (IBM keeps them there too).
 
-Why messages on a queue rather than rows of their own (docs/decisions.md MC8): a record then joins the
+Why messages on a queue rather than rows of their own (docs/decisions.md MCA8): a record then joins the
 unit of work of the batch it describes -- the receiver's puts and its new record, the sender's gets and
 its new record -- and the journal writes a unit of work all or nothing, so no crash can leave a batch
 committed and its record not, or the reverse.

@@ -22,13 +22,13 @@ import collections
 from dataclasses import dataclass
 
 from qmlite.pcf import errors, fap
-from qmlite.pcf import msgchannel as MC
+from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf.framer import Framer
 
 
 @dataclass(frozen=True, slots=True)
 class Started:
-    agreed: MC.Agreed
+    agreed: MCF.Agreed
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +74,11 @@ AWAIT_ID, RUNNING, CLOSED = "awaiting ID", "running", "closed"
 class Flows:
     """The common machinery: ``receive_data`` frames segments and hands each to ``_segment``."""
 
-    def __init__(self, offer: MC.Offer, clock) -> None:
+    def __init__(self, offer: MCF.Offer, clock) -> None:
         self.offer = offer
         self.clock = clock  # the injected clock: () -> seconds (the queue manager's, virtual in tests)
         self.state = AWAIT_ID
-        self.agreed: MC.Agreed | None = None
+        self.agreed: MCF.Agreed | None = None
         self._framer = Framer()
         self._out = bytearray()
         self._events: collections.deque = collections.deque()
@@ -124,10 +124,10 @@ class Flows:
             self.bytes_sent += len(segment)
         self.last_sent = self.clock()
 
-    def _agreed(self, agreed: MC.Agreed) -> None:
+    def _agreed(self, agreed: MCF.Agreed) -> None:
         self.agreed = agreed
         self.state = RUNNING
-        self._framer.max_segment_length = max(agreed.max_transmission_size, MC.MIN_TRANSMISSION_SIZE)
+        self._framer.max_segment_length = max(agreed.max_transmission_size, MCF.MIN_TRANSMISSION_SIZE)
         self._events.append(Started(agreed))
 
     def fail(self, code: int, value: int | None = None) -> None:
@@ -141,7 +141,7 @@ class Flows:
         """The normal end: STATUS 0 with CLOSE_CHANNEL."""
         if self.state == CLOSED:
             return
-        self._send(MC.close())
+        self._send(MCF.close())
         self._close(Closed(0, by_peer=False, cut=self._cut()))
 
     def _close(self, event: Closed) -> None:
@@ -163,7 +163,7 @@ class Flows:
         """Answer a heartbeat request; True when the segment was one."""
         if segment.segment_type != fap.HEARTBEAT:
             return False
-        level = self.agreed.fap_level if self.agreed else MC.MESSAGE_CHANNEL_FAP
+        level = self.agreed.fap_level if self.agreed else MCF.MESSAGE_CHANNEL_FAP
         if fap.is_heartbeat_request(segment.header.ControlFlags1, level):
             self._send(fap.heartbeat(request=False, struct_id=fap.TSH, fap_level=level))
         return True

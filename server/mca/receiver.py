@@ -19,7 +19,7 @@ running            STATUS PROTOCOL_ID_ERROR  events; PING echoed, HEARTBEAT  Clo
 from __future__ import annotations
 
 from qmlite.pcf import fap
-from qmlite.pcf import msgchannel as MC
+from qmlite.pcf import msgchannel as MCF
 
 from qmlite.server.mca.flows import (AWAIT_ID, BatchEnded, Closed, Flows, MessageReceived, ResetRequested,
                                      ResyncRequested)
@@ -28,10 +28,10 @@ MAX_ID_ROUNDS = 3
 
 
 class ReceiverProtocol(Flows):
-    def __init__(self, offer: MC.Offer, clock) -> None:
+    def __init__(self, offer: MCF.Offer, clock) -> None:
         super().__init__(offer, clock)
         self._rounds = 0
-        self._assembler: MC.MessageAssembler | None = None
+        self._assembler: MCF.MessageAssembler | None = None
         self.batch_open = False  # a message of a batch arrived and its end has not
 
     def _cut(self) -> bool:
@@ -57,38 +57,38 @@ class ReceiverProtocol(Flows):
         elif t == fap.MESSAGE_DATA:
             self._message(segment)
         elif t in (fap.RESYNC_DATA, fap.RESET_DATA):
-            body = MC.SequenceData.unpack(segment.body, 0, segment.order)[0]
+            body = MCF.SequenceData.unpack(segment.body, 0, segment.order)[0]
             if t == fap.RESYNC_DATA:
                 self._events.append(ResyncRequested(body.SeqNum, segment.header.LUWIdent))
             else:
                 self._events.append(ResetRequested(body.SeqNum))
         elif t == fap.PING_DATA:
-            ping = MC.PingData.unpack(segment.body, 0, segment.order)[0]
-            self._send(MC.ping_segment(ping.Data, reply=True))
+            ping = MCF.PingData.unpack(segment.body, 0, segment.order)[0]
+            self._send(MCF.ping_segment(ping.Data, reply=True))
         elif not self._heartbeat(segment):
             self.fail(fap.PROTOCOL_SEGMENT_TYPE)
 
     def _initial_data(self, segment: fap.Segment) -> None:
         theirs = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
-        if not MC.is_message_channel_id(theirs):
+        if not MCF.is_message_channel_id(theirs):
             self.fail(fap.CHANNEL_WRONG_TYPE)  # an MQI client naming a receiving channel
             return
-        reply, flags, agreed = MC.negotiate(theirs, self.offer)
+        reply, flags, agreed = MCF.negotiate(theirs, self.offer)
         self._rounds += 1
         if agreed is None:
             if self._rounds >= MAX_ID_ROUNDS:
                 self.fail(fap.NEGOTIATION_FAILED)
                 return
-            self._send(MC.id_segment(reply, error=True, request=False))
+            self._send(MCF.id_segment(reply, error=True, request=False))
             return
-        self._send(MC.id_segment(reply, request=False))
-        self._assembler = MC.MessageAssembler(agreed.max_msg_length + 428)  # the MQXQH travels with it
+        self._send(MCF.id_segment(reply, request=False))
+        self._assembler = MCF.MessageAssembler(agreed.max_msg_length + 428)  # the MQXQH travels with it
         self._agreed(agreed)
 
     def _message(self, segment: fap.Segment) -> None:
         flags = segment.header.ControlFlags1
         if not segment.body and not flags & (fap.CF1_FIRST | fap.CF1_LAST):
-            if flags & fap.CF1_CONFIRM_REQUEST:  # a batch end after its last message (MC.batch_end)
+            if flags & fap.CF1_CONFIRM_REQUEST:  # a batch end after its last message (MCF.batch_end)
                 self.batch_open = False
                 self._events.append(BatchEnded(segment.header.LUWIdent))
             return
@@ -104,7 +104,7 @@ class ReceiverProtocol(Flows):
     # ---- what the driver answers ----------------------------------------------------------------------
     def confirm(self, last_seq: int, luw: bytes) -> None:
         """The batch (or the resync, or the reset) is committed and on disk."""
-        self._send(MC.confirm(last_seq, luw))
+        self._send(MCF.confirm(last_seq, luw))
 
     def refuse_sequence(self, expected: int) -> None:
         """AMQ9526: STATUS MSG_SEQUENCE_ERROR with the number expected, and the close."""

@@ -24,7 +24,7 @@ import trio
 
 from qmlite.pcf import ccdt, fap
 from qmlite.pcf import constants as C
-from qmlite.pcf import msgchannel as MC
+from qmlite.pcf import msgchannel as MCF
 
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
@@ -62,9 +62,9 @@ def host_of(qm_server) -> Host:
     return Host(qm_server.qm, qm_server.committer.wait, wait_for_message)
 
 
-def offer_of(qm, channel, *, batch_size: int | None = None) -> MC.Offer:
+def offer_of(qm, channel, *, batch_size: int | None = None) -> MCF.Offer:
     q = qm.registry.qmgr
-    return MC.Offer(channel.name, q.name, batch_size=batch_size or channel.batch_size,
+    return MCF.Offer(channel.name, q.name, batch_size=batch_size or channel.batch_size,
                     seq_wrap=channel.seq_number_wrap, max_msg_length=channel.max_msg_length,
                     heartbeat_interval=channel.heartbeat_interval, ccsid=q.ccsid, qmgr_id=q.identifier)
 
@@ -128,7 +128,7 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                 except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
                     logger.warning("channel_failed", why=str(exc))
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
-                        # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MC10).
+                        # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
                         status.status = C.MQCHS_STOPPED
                         return
                 wait = _next_retry(status, channel)

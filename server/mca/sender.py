@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from qmlite.pcf import fap
-from qmlite.pcf import msgchannel as MC
+from qmlite.pcf import msgchannel as MCF
 
 from qmlite.server.mca.flows import AWAIT_ID, CLOSED, RUNNING, Closed, Confirmed, Flows
 
@@ -22,7 +22,7 @@ MAX_ID_ROUNDS = 3
 
 
 class SenderProtocol(Flows):
-    def __init__(self, offer: MC.Offer, clock) -> None:
+    def __init__(self, offer: MCF.Offer, clock) -> None:
         super().__init__(offer, clock)
         self._rounds = 0
         self.awaiting_confirm = False
@@ -31,7 +31,7 @@ class SenderProtocol(Flows):
 
     def start(self) -> None:
         self._rounds += 1
-        self._send(MC.id_segment(MC.message_channel_id(self.offer)))
+        self._send(MCF.id_segment(MCF.message_channel_id(self.offer)))
 
     def _cut(self) -> bool:
         return self.awaiting_confirm
@@ -49,7 +49,7 @@ class SenderProtocol(Flows):
             else:
                 self.fail(fap.PROTOCOL_SEGMENT_TYPE)
         elif t == fap.PING_DATA:
-            self.pings.append(MC.PingData.unpack(segment.body, 0, segment.order)[0].Data)
+            self.pings.append(MCF.PingData.unpack(segment.body, 0, segment.order)[0].Data)
         elif t == fap.HEARTBEAT:
             self.awaiting_heartbeat = False
             self._heartbeat(segment)
@@ -83,7 +83,7 @@ class SenderProtocol(Flows):
             self.start()
             return
         offer = self.offer
-        self._agreed(MC.Agreed(min(reply.FapLevel, offer.fap_level), offer.batch_size, offer.seq_wrap,
+        self._agreed(MCF.Agreed(min(reply.FapLevel, offer.fap_level), offer.batch_size, offer.seq_wrap,
                                offer.max_msg_length, offer.heartbeat_interval, offer.max_transmission_size,
                                reply.QMgrName))
 
@@ -94,31 +94,31 @@ class SenderProtocol(Flows):
 
     def send_message(self, seq: int, message: bytes, luw: bytes, *, confirm: bool = False) -> None:
         self._running()
-        self._send(*MC.message_segments(seq, message, luw=luw, confirm=confirm,
+        self._send(*MCF.message_segments(seq, message, luw=luw, confirm=confirm,
                                         max_transmission_size=self.agreed.max_transmission_size))
         self.awaiting_confirm = confirm
 
     def end_batch(self, luw: bytes) -> None:
         """Ask the receiver to commit the batch ``luw`` (its messages already went)."""
         self._running()
-        self._send(MC.batch_end(luw))
+        self._send(MCF.batch_end(luw))
         self.awaiting_confirm = True
 
     def resync(self, seq: int, luw: bytes) -> None:
         """At start: what this end committed last, or its in-doubt batch; answered by a Confirmed naming
         what the receiver committed last."""
         self._running()
-        self._send(MC.sequence_segment(fap.RESYNC_DATA, seq, luw))
+        self._send(MCF.sequence_segment(fap.RESYNC_DATA, seq, luw))
         self.awaiting_confirm = True
 
     def reset(self, seq: int) -> None:
         self._running()
-        self._send(MC.sequence_segment(fap.RESET_DATA, seq))
+        self._send(MCF.sequence_segment(fap.RESET_DATA, seq))
         self.awaiting_confirm = True
 
     def ping(self, data: bytes) -> None:
         self._running()
-        self._send(MC.ping_segment(data))
+        self._send(MCF.ping_segment(data))
 
     def on_timer(self, now: float) -> float | None:
         """Heartbeats: with no batch open, a heartbeat request every HBINT of silence.  Returns when to

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from qmlite.pcf import fap
-from qmlite.pcf import msgchannel as MC
+from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf import mqi as S
 from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
@@ -57,8 +57,8 @@ def clock():
 
 
 def started(clock, *, sender_batch=50, receiver_batch=50, **receiver):
-    sender = SenderProtocol(MC.Offer(CHANNEL, "QM1", batch_size=sender_batch, heartbeat_interval=60), clock)
-    rcv = ReceiverProtocol(MC.Offer(CHANNEL, "QM2", batch_size=receiver_batch, **receiver), clock)
+    sender = SenderProtocol(MCF.Offer(CHANNEL, "QM1", batch_size=sender_batch, heartbeat_interval=60), clock)
+    rcv = ReceiverProtocol(MCF.Offer(CHANNEL, "QM2", batch_size=receiver_batch, **receiver), clock)
     sender.start()
     return sender, rcv, pump(sender, rcv)
 
@@ -137,7 +137,7 @@ def test_a_batch_cut_off_mid_segment_is_a_cut_close_with_nothing_confirmed(clock
 
 
 def test_a_client_id_at_a_receiver_is_channel_wrong_type(clock):
-    receiver = ReceiverProtocol(MC.Offer(CHANNEL, "QM2"), clock)
+    receiver = ReceiverProtocol(MCF.Offer(CHANNEL, "QM2"), clock)
     client = fap.InitialData(FapLevel=13, CapFlags1=0x26, MaxTransmissionSize=32748, ChannelName=CHANNEL)
     receiver.receive_data(fap.encode_segment(fap.INITIAL_DATA, client.pack("<"), struct_id=fap.TSH))
     assert events(receiver) == [Closed(fap.CHANNEL_WRONG_TYPE, by_peer=False)]
@@ -153,17 +153,17 @@ def test_a_client_id_at_a_receiver_is_channel_wrong_type(clock):
     (fap.encode_segment(fap.INITIAL_DATA, b"", struct_id=fap.TSHM), fap.PROTOCOL_SEGMENT_ERROR),
 ])
 def test_bad_bytes_before_the_id_get_their_status_code(clock, segment, code):
-    receiver = ReceiverProtocol(MC.Offer(CHANNEL, "QM2"), clock)
+    receiver = ReceiverProtocol(MCF.Offer(CHANNEL, "QM2"), clock)
     receiver.receive_data(segment)
     (closed,) = events(receiver)
     assert closed.code == code and not closed.by_peer
 
 
 @pytest.mark.parametrize("make, code", [
-    (lambda: MC.message_segments(1, b"x" * 600, luw=bytes(8), max_transmission_size=MC.MIN_TRANSMISSION_SIZE)[1],
+    (lambda: MCF.message_segments(1, b"x" * 600, luw=bytes(8), max_transmission_size=MCF.MIN_TRANSMISSION_SIZE)[1],
      fap.PROTOCOL_SEGMENT_ERROR),  # a continuation with no FIRST
     (lambda: fap.encode_segment(fap.MQPUT, bytes(16), struct_id=fap.TSH), fap.PROTOCOL_SEGMENT_TYPE),
-    (lambda: MC.id_segment(MC.message_channel_id(MC.Offer(CHANNEL, "QM1"))), fap.PROTOCOL_ID_ERROR),
+    (lambda: MCF.id_segment(MCF.message_channel_id(MCF.Offer(CHANNEL, "QM1"))), fap.PROTOCOL_ID_ERROR),
 ])
 def test_bad_segments_on_a_running_channel_get_their_status_code(clock, make, code):
     sender, receiver, _ = started(clock)

@@ -12,7 +12,7 @@ import trio
 
 from qmlite.pcf import fap
 from qmlite.pcf import mqi as S
-from qmlite.pcf import msgchannel as MC
+from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf import constants as C
 from qmlite.registry.channels import syncrecords as SR
 from qmlite.registry.mqsc import run_mqsc
@@ -193,15 +193,15 @@ async def test_a_batch_cut_off_mid_segment_is_backed_out_and_the_channel_ends(tm
     async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
         stream = await trio.open_tcp_stream("127.0.0.1", receiving.port)
         async with stream:
-            offer = MC.Offer(CHANNEL, "QM1")
-            await stream.send_all(MC.id_segment(MC.message_channel_id(offer)))
+            offer = MCF.Offer(CHANNEL, "QM1")
+            await stream.send_all(MCF.id_segment(MCF.message_channel_id(offer)))
             reply = fap.decode_segment(await _read_segment(stream))
             assert reply.segment_type == fap.INITIAL_DATA and not reply.header.ControlFlags1 & fap.CF1_ERROR
             xqh = S.MQXQH(RemoteQName="TARGET", RemoteQMgrName="QM2",
                           MsgDesc=S.MQMD(Persistence=C.MQPER_PERSISTENT)).pack("<")
             luw = bytes(range(8))
-            whole = b"".join([*MC.message_segments(1, xqh + b"first", luw=luw, max_transmission_size=32748),
-                              *MC.message_segments(2, xqh + b"second", luw=luw, max_transmission_size=32748,
+            whole = b"".join([*MCF.message_segments(1, xqh + b"first", luw=luw, max_transmission_size=32748),
+                              *MCF.message_segments(2, xqh + b"second", luw=luw, max_transmission_size=32748,
                                                    confirm=True)])
             await stream.send_all(whole[:-10])  # the batch's last segment cut short, then the socket closes
         with trio.fail_after(30):

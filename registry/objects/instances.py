@@ -56,6 +56,7 @@ class ChannelInstance:
     heartbeat_interval: int = 0
     max_msg_length: int = 0
     remote_product: str = ""  # RPRODUCT: the client's product (its ID's ProductId: MQCC, MQJB, MQNM ...)
+    remote_qmgr: str = ""  # RQMNAME: a message channel's partner queue manager (blank for a client)
     remote_version: str = ""  # RVERSION: the eight version digits after it
     local_address: str = ""  # LOCLADDR: the server's end of the socket, host(port)
     process_id: int = 0  # the server's process, for the MCA job name

@@ -119,7 +119,7 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
             while True:
                 status.status = C.MQCHS_STARTING
                 try:
-                    await _sender_connection(host, channel, connect, logger)
+                    await _sender_connection(host, channel, connect, logger, instance)
                     status.status = C.MQCHS_INACTIVE
                     return
                 except Stopped:
@@ -169,7 +169,7 @@ async def _connect_any(channel, connect):
     raise error
 
 
-async def _sender_connection(host: Host, channel, connect, logger) -> None:
+async def _sender_connection(host: Host, channel, connect, logger, instance) -> None:
     qm = host.qm
     status = status_of(qm.registry, channel)
     stream, where = await _connect_any(channel, connect)
@@ -193,8 +193,9 @@ async def _sender_connection(host: Host, channel, connect, logger) -> None:
             answer = await _confirmation(link)
             await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
             status.status = C.MQCHS_RUNNING
+            _agreed_instance(instance, agreed, where)
             logger.info("channel_running", partner=agreed.partner_qmgr, conname=where)
-            await _send_batches(host, channel, end, link, status)
+            await _send_batches(host, channel, end, link, status, instance)
             proto.close()
             await link.flush()
         finally:
@@ -209,7 +210,18 @@ async def _confirmation(link: Link) -> Confirmed:
     return event
 
 
-async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status) -> None:
+def _agreed_instance(instance, agreed: MCF.Agreed, where: str) -> None:
+    """What DISPLAY CHSTATUS shows of the running instance (registry/admin/commands/channel_status.py)."""
+    instance.remote_qmgr, instance.conn_name = agreed.partner_qmgr, where or instance.conn_name
+    instance.heartbeat_interval, instance.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
+
+
+def _counted(instance, status, proto) -> None:
+    instance.msgs, instance.last_msg = status.msgs, status.last_msg
+    instance.bytes_sent, instance.bytes_received = proto.bytes_sent, proto.bytes_received
+
+
+async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status, instance) -> None:
     qm = host.qm
     proto = link.proto
     idle_since = qm.now()
@@ -232,6 +244,7 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
                     await host.durable(end.refused())
                 raise
             await host.durable(end.confirmed(answer.seq, answer.luw))
+            _counted(instance, status, proto)
             idle_since = qm.now()
             continue
         await link.flush()
@@ -305,6 +318,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                 event = await link.event()
                 if isinstance(event, Started):
                     end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer)
+                    _agreed_instance(instance, event.agreed, peer)
                     end.status.status = C.MQCHS_RUNNING
                     end.status.batch_size = event.agreed.batch_size
                     end.status.heartbeat_interval = event.agreed.heartbeat_interval
@@ -322,6 +336,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                 elif isinstance(event, BatchEnded):
                     await host.durable(end.commit(event.luw))
                     proto.confirm(end.last_seq, event.luw)
+                    _counted(instance, end.status, proto)
                 elif isinstance(event, ResyncRequested):
                     proto.confirm(*end.resync())
                 elif isinstance(event, ResetRequested):

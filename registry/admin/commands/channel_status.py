@@ -112,8 +112,9 @@ TABLE = AttrTable([
     attr(C.MQIACH_CHANNEL_INSTANCE_TYPE, INT, lambda r: r.instance_type, always=True),
     attr(C.MQIACH_CHANNEL_STATUS, INT, lambda r: r.status, always=True),
     attr(C.MQCACH_REMOTE_APPL_TAG, STR, lambda r: r.of("remote_appl", ""), pad=C.MQ_APPL_TAG_LENGTH, always=True),
-    # A client connection has no remote queue manager: blank, as IBM reports it for a SVRCONN.
-    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: "", pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
+    # A client connection has no remote queue manager: blank, as IBM reports it for a SVRCONN; a message
+    # channel's partner, from its ID exchange (server/mca/run.py).
+    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: r.of("remote_qmgr", ""), pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
     attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
          else V.MQCHSR_STOP_NOT_REQUESTED, always=True),
     attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: V.MQCHSSTATE_RECEIVING if r.instance else V.MQCHSSTATE_OTHER,

@@ -173,6 +173,11 @@ async def test_put_to_a_remote_queue_on_qm1_is_got_on_qm2_through_ibmmq(tmp_path
         assert qm1.qm.registry.messages.depth("QM2") == 0
         status = qm1.qm.registry.running.message_channels[CHANNEL]
         assert (status.msgs, status.last_seq, status.remote_qmgr) == (2, 2, "QM2") or status.in_doubt
+        (shown,) = run_mqsc(qm2.qm, f"DISPLAY CHSTATUS({CHANNEL}) ALL")  # the receiving end's instance
+        assert shown.objects[0]["STATUS"] == "RUNNING" and shown.objects[0]["RQMNAME"] == "QM1", shown.text
+        assert shown.objects[0]["MSGS"] == "2" and shown.objects[0]["CHLTYPE"] == "RCVR"
+        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
+        assert shown.objects[0]["STATUS"] == "RUNNING" and shown.objects[0]["XMITQ"] == "QM2", shown.text
         # DISCINT(0): the channel stays; more messages flow in a batch of their own
         await trio.to_thread.run_sync(_put, qm1.port, [(b"again", True)])
         with trio.fail_after(30):

@@ -103,7 +103,7 @@ class Ended:
 
 
 @contextlib.asynccontextmanager
-async def two_queue_managers(tmp_path, *, sdr="", rcvr=""):
+async def two_queue_managers(tmp_path, *, sdr="", rcvr="", own_hook=True):
     def cfg(name):
         return config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path / name,
                                                   "qmgr_name": name})
@@ -120,7 +120,8 @@ async def two_queue_managers(tmp_path, *, sdr="", rcvr=""):
                 DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({receiving.port})') XMITQ(QM2) +
                        SHORTRTY(0) LONGRTY(0) DISCINT(0) {sdr}""")
             ended = Ended()
-            mca.register(qm1, nursery, on_end=ended.set)
+            if own_hook:  # else the server's own (server/listener.py registers it lazily)
+                mca.register(qm1, nursery, on_end=ended.set)
             yield qm1, qm2, receiving, ended
             nursery.cancel_scope.cancel()
 
@@ -214,6 +215,15 @@ async def test_a_batch_cut_off_mid_segment_is_backed_out_and_the_channel_ends(tm
         assert qm2.qm.registry.messages.depth("TARGET") == 0  # the first message's put backed out too
         assert not qm2.qm.registry.running.instances_of(CHANNEL)
         assert qm2.qm.registry.running.message_channels[CHANNEL].last_seq == 0
+
+
+async def test_the_servers_own_hook_runs_the_sender_at_start_channel(tmp_path):
+    async with two_queue_managers(tmp_path, own_hook=False) as (qm1, qm2, receiving, ended):
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"via the listener's hook", True)])
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await _depth(qm2, "TARGET", 1)
+        assert qm1.qm.registry.running.instances_of(CHANNEL)
 
 
 async def test_a_receiver_refuses_a_different_seqwrap_and_the_sender_stops(tmp_path):

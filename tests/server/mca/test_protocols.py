@@ -5,6 +5,7 @@ reset, ping, heartbeats on an injected clock, and every refusal with the STATUS 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from qmlite.pcf import fap
 from qmlite.pcf import msgchannel as MCF
@@ -172,3 +173,22 @@ def test_bad_segments_on_a_running_channel_get_their_status_code(clock, make, co
     assert closed.code == code
     es, _ = pump(sender, receiver)
     assert es == [Closed(code, by_peer=True)]
+
+
+@given(cuts=st.lists(st.integers(1, 5000), min_size=1, max_size=40), sizes=st.lists(st.integers(0, 70000),
+       min_size=1, max_size=4))
+@settings(max_examples=30, deadline=None)
+def test_any_chunking_of_the_stream_gives_the_same_events(cuts, sizes):
+    clock = Clock()
+    sender, receiver, _ = started(clock)
+    luw = b"C" * 8
+    for seq, size in enumerate(sizes, 1):
+        sender.send_message(seq, xmit(b"z" * size), luw, confirm=seq == len(sizes))
+    data = sender.data_to_send()
+    pos, i = 0, 0
+    while pos < len(data):
+        step = cuts[i % len(cuts)]
+        receiver.receive_data(data[pos:pos + step])
+        pos, i = pos + step, i + 1
+    expected = [MessageReceived(seq, xmit(b"z" * size), luw) for seq, size in enumerate(sizes, 1)]
+    assert events(receiver) == [*expected, BatchEnded(luw)]

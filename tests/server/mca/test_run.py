@@ -45,14 +45,17 @@ class Recorded:
     def __init__(self, stream, capture) -> None:
         self.stream, self.capture = stream, capture
 
+    def _record(self, data: bytes, from_client: bool) -> None:
+        for i in range(0, len(data), 16384):  # an IPv4 packet holds at most 64 KiB
+            self.capture.send(data[i:i + 16384], from_client=from_client)
+
     async def receive_some(self, max_bytes=None):
         data = await self.stream.receive_some(max_bytes)
-        if data:
-            self.capture.send(data, from_client=True)
+        self._record(data, True)
         return data
 
     async def send_all(self, data) -> None:
-        self.capture.send(bytes(data), from_client=False)
+        self._record(bytes(data), False)
         await self.stream.send_all(data)
 
 
@@ -224,6 +227,23 @@ async def test_the_servers_own_hook_runs_the_sender_at_start_channel(tmp_path):
         with trio.fail_after(30):
             await _depth(qm2, "TARGET", 1)
         assert qm1.qm.registry.running.instances_of(CHANNEL)
+
+
+async def test_batchsz_cuts_batches_and_a_long_message_spans_segments(tmp_path):
+    bodies = [(b"m%d" % i, True) for i in range(6)] + [(b"L" * 100_000, True)]
+    async with two_queue_managers(tmp_path, sdr="BATCHSZ(3)") as (qm1, qm2, receiving, ended):
+        await trio.to_thread.run_sync(_put, qm1.port, bodies)
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await _depth(qm2, "TARGET", 7)
+        got = await trio.to_thread.run_sync(_get_all, qm2.port)
+        assert [body for body, _ in got] == [body for body, _ in bodies]  # in order
+        received = qm2.qm.registry.running.message_channels[CHANNEL]
+        assert (received.batches, received.last_seq, received.batch_size) == (3, 7, 3)
+    result = wire.dissect(receiving.capture, ["mq.msh.seqnum", "mq.msh.msglength"])
+    assert result.malformed == [] and result.expert == []
+    assert result.values("mq.msh.seqnum") == [str(n) for n in range(1, 8)]
+    assert result.values("mq.msh.msglength")[-1] == str(428 + 100_000)  # then continuation segments
 
 
 async def test_a_receiver_refuses_a_different_seqwrap_and_the_sender_stops(tmp_path):

@@ -29,7 +29,11 @@ class ReceivingEnd:
         self.channel = channel
         self.session = qm.connect(qm.registry.qmgr.name, user=MCA_USER, admin=True, appl_name="amqrmppa",
                                   channel=channel.name, conname=conn_name, appl_type=C.MQAT_QMGR)
-        self.records = SR.SyncRecords(qm, self.session, channel.name)
+        try:
+            self.records = SR.SyncRecords(qm, self.session, channel.name)
+        except BaseException:
+            self.close()
+            raise
         committed = self.records.get(SR.RECEIVER) or {}
         self.last_seq = committed.get("seq", 0)
         self.last_luw = bytes.fromhex(committed.get("luw", ZERO_LUW.hex()))

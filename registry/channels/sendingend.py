@@ -68,7 +68,11 @@ class SendingEnd:
                                   appl_type=C.MQAT_QMGR)
         self.side = qm.connect(name, user=MCA_USER, admin=True, appl_name="runmqchl", channel=channel.name,
                                appl_type=C.MQAT_QMGR)  # writes the in-doubt record in a unit of its own
-        self.records = SR.SyncRecords(qm, self.session, channel.name)
+        try:
+            self.records = SR.SyncRecords(qm, self.session, channel.name)
+        except BaseException:  # SYSTEM.CHANNEL.SYNCQ deleted or put-inhibited: the caller retries
+            self.close()
+            raise
         self.status = status_of(qm.registry, channel)
         self.status.xmit_q = channel.xmit_q_name
         self._xmitq = None

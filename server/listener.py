@@ -20,7 +20,7 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.security import authority
 
-from . import command_server, monitor, svrconn
+from . import command_server, mca, monitor, svrconn
 from . import log as qlog
 from .config import ServerConfig
 from .connection import Connection
@@ -105,6 +105,7 @@ class QueueManagerServer:
             # The other queue managers' tasks start when one is first used (ensure_running): opened, they
             # are ready to be routed to, and 32 cost little more than one (scripts/bench/multiqm_ready.py).
             self._nursery = nursery
+            mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
@@ -128,6 +129,7 @@ class QueueManagerServer:
         async with trio.open_nursery() as nursery:
             await nursery.start(self.committer.run)
             await self._start_tasks(nursery)
+            mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
             running = self.registry.running
             running.served_port, running.served_pid = self.primary.port, os.getpid()
             self.qm.events.qmgr_active()  # STRSTPEV: as the default's, once it can be reached

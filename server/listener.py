@@ -17,6 +17,7 @@ from qmlite.pcf import constants as C
 from qmlite.registry import hosting, qmgrnames
 from qmlite.registry.admin.commandserver import QUEUE as COMMAND_QUEUE
 from qmlite.registry.errors import MQIError
+from qmlite.registry.objects import channels
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.security import authority
 
@@ -187,6 +188,20 @@ class QueueManagerServer:
         server.ensure_running()
         await server.ready.wait()
         return server
+
+    async def route_channel(self, name: str) -> QueueManagerServer:
+        """The server of the queue manager a message channel's ID reaches: the first (the default, then
+        the others by name) with a receiving channel (RCVR, RQSTR) of that name; else the default, which
+        refuses it.  Not QMgrName: it names the queue manager sending (decision MCA18)."""
+        primary = self.primary
+        for qm in primary.qmgrs:
+            definition = qm.registry.objects(channels.KIND).get(name)
+            if definition is not None and definition.channel_type in (channels.RCVR, channels.RQSTR):
+                server = primary.servers[qm.registry.qmgr.name]
+                server.ensure_running()
+                await server.ready.wait()
+                return server
+        return primary
 
     def pending(self, name: str) -> ServerIdentity | None:
         """For a name no queue manager has yet but the create-on-connect pattern matches: the identity

@@ -1,7 +1,7 @@
 """server/mca/run.py end to end: two queue managers hosted in one process (two servers, two data
 directories), a sender channel on QM1 started by START CHANNEL and a receiver on QM2 served by
-``serve_message_channel`` from a small listener of the test's own (the lead wires it into the MQ port);
-IBM's ibmmq puts to a remote queue definition on QM1 and gets the messages on QM2."""
+``serve_message_channel`` from a small listener of the test's own; IBM's ibmmq puts to a remote queue
+definition on QM1 and gets the messages on QM2.  The MQ port's own hand-over is test_mqport.py's."""
 
 from __future__ import annotations
 
@@ -267,20 +267,6 @@ async def test_a_wrong_channel_type_at_the_other_end_refuses_the_channel(tmp_pat
         assert qm1.qm.registry.messages.depth("QM2") == 1  # nothing lost
     result = wire.dissect(receiving.capture, ["mq.status.code"])
     assert result.values("mq.status.code") == [str(fap.CHANNEL_WRONG_TYPE)] and result.malformed == []
-
-
-async def test_a_sender_against_a_svrconn_on_the_mq_port_stops_and_keeps_its_messages(tmp_path):
-    # The MQ port's connection (server/connection.py) still takes any ID for a SVRCONN as a client's: the
-    # channel fails at its first message-channel flow instead of at the ID (CHANNEL_WRONG_TYPE is the
-    # connection rewrite's to send, docs/channels.md).  Either way nothing is lost.
-    async with two_queue_managers(tmp_path, rcvr_type="SVRCONN") as (qm1, qm2, receiving, ended):
-        _mqsc(qm1, f"ALTER CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({qm2.port})')")
-        await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
-        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
-        with trio.fail_after(30):
-            await ended.wait(1)
-        assert qm1.qm.registry.running.message_channels[CHANNEL].status == C.MQCHS_STOPPED
-        assert qm1.qm.registry.messages.depth("QM2") == 1
 
 
 async def test_a_sequence_number_mismatch_stops_the_channel_until_reset(tmp_path):

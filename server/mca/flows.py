@@ -66,6 +66,7 @@ class Closed:
     by_peer: bool
     cut: bool = False
     value: int | None = None
+    eof: bool = False  # the connection ended without a STATUS: the partner may have committed (in doubt)
 
 
 AWAIT_ID, RUNNING, CLOSED = "awaiting ID", "running", "closed"
@@ -151,7 +152,8 @@ class Flows:
     def _ended_by_eof(self) -> None:
         # The partner went without a word: as IBM's AMQ9208 (error receiving), the batch is not confirmed.
         cut = self._cut() or self._framer.buffered > 0
-        self._close(Closed(fap.PROTOCOL_GENERAL if self.state != RUNNING or cut else 0, by_peer=True, cut=cut))
+        self._close(Closed(fap.PROTOCOL_GENERAL if self.state != RUNNING or cut else 0, by_peer=True, cut=cut,
+                           eof=True))
 
     def _cut(self) -> bool:
         return False

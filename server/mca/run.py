@@ -205,6 +205,10 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
 
 async def _confirmation(link: Link) -> Confirmed:
     event = await link.event()
+    if isinstance(event, Closed) and event.eof:
+        # No answer at all (the partner killed, the network cut): it may have committed the batch before
+        # it went, so the batch stays in doubt for the next start's resync (code 0: not a refusal).
+        raise ChannelFailure(0, "AMQ9208: the connection to the partner ended before its confirmation")
     if not isinstance(event, Confirmed):
         raise ChannelFailure(event.code, f"the partner ended the channel: STATUS {event.code}")
     return event

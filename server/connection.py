@@ -511,8 +511,10 @@ class Connection:
                              partner=offer.client.QMgrName.rstrip(" \x00"))
             reg.diagnostics.channel_refused(channel=name, address=self.peer_address, why=why)  # error log
             await self.fail(fap.NO_CHANNEL if definition is None else fap.CHANNEL_WRONG_TYPE, detail=why)
-        # The channel's own clocks rule from here (HBINT, its heartbeats): not the opening deadline nor the
-        # client's idle watchdog.  Quiesce leaves it to the server's cancellation (``_closed``).
+        # The agent's own clocks rule from here: what is left of the opening deadline until its ID exchange
+        # agrees, then its receive timeout (HBINT); not the client's idle watchdog.  Quiesce leaves it to
+        # the server's cancellation (``_closed``).
+        opening = max(0.0, self._opening.deadline - trio.current_time())
         self._opening.deadline = math.inf
         if self._watchdog is not None:
             self._watchdog.deadline = math.inf
@@ -520,7 +522,8 @@ class Connection:
         self.log.info("message_channel", channel=name, qmgr=reg.qmgr.name, type=definition.channel_type)
         from .mca import run as mca  # the agents load at their first use (decision MCA17)
 
-        await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address)
+        await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address,
+                                        opening_timeout=opening)
 
     async def _start_instance(self, name: str) -> None:
         """The registry's channel, and this socket as one of its instances: refused (STATUS, then

@@ -70,11 +70,13 @@ def offer_of(qm, channel, *, batch_size: int | None = None) -> MCF.Offer:
 
 
 class Link:
-    """A protocol object on a stream: sends what it has, reads until an event comes."""
+    """A protocol object on a stream: sends what it has, reads until an event comes.  ``idle``: seconds a
+    read may wait; past them the partner is taken as gone (as at the end of its stream)."""
 
-    def __init__(self, stream, proto) -> None:
+    def __init__(self, stream, proto, idle: float = math.inf) -> None:
         self.stream = stream
         self.proto = proto
+        self.idle = idle
 
     async def flush(self) -> None:
         data = self.proto.data_to_send()
@@ -85,10 +87,12 @@ class Link:
         """The next event, reading as needed (b"" at the end of the stream closes the protocol)."""
         while (event := self.proto.next_event()) is None:
             await self.flush()
-            try:
-                data = await self.stream.receive_some(_READ)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                data = b""
+            data = b""
+            with trio.move_on_after(self.idle):
+                try:
+                    data = await self.stream.receive_some(_READ)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
             self.proto.receive_data(data)
         await self.flush()
         return event
@@ -290,17 +294,25 @@ async def _idle(host: Host, link: Link, queue: str, timeout: float) -> None:
 
 
 # ---- the receiving end -----------------------------------------------------------------------------
+def receive_timeout(heartbeat_interval: int) -> float:
+    """How long the receiving end waits for its partner once the channel runs: a sender heartbeats every
+    HBINT while it has nothing to send, so twice that and 30 s of slack is a dead partner (the client
+    channel's rule, decision CX2); HBINT(0): no limit."""
+    return heartbeat_interval * 2 + 30 if heartbeat_interval > 0 else math.inf
+
+
 async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, channel_definition, *,
-                                host: Host | None = None, peer: str = "") -> None:
+                                host: Host | None = None, peer: str = "", opening_timeout: float = 150.0) -> None:
     """Serve the receiving end of a message channel on ``stream``, whose first bytes (an INITIAL_DATA
-    naming ``channel_definition``, a RCVR or RQSTR) were already read.  Returns when the channel ends;
-    the caller closes the stream."""
+    naming ``channel_definition``, a RCVR or RQSTR) were already read.  Returns when the channel ends,
+    or when the partner is silent for ``opening_timeout`` seconds before the ID exchange agrees, for
+    ``receive_timeout`` after; the caller closes the stream."""
     host = host or host_of(qm_server)
     qm = host.qm
     channel = channel_definition
     logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
     proto = ReceiverProtocol(offer_of(qm, channel), qm.now)
-    link = Link(stream, proto)
+    link = Link(stream, proto, idle=opening_timeout)
     if channel.channel_type not in (CH.RCVR, CH.RQSTR):
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
@@ -321,6 +333,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             while True:
                 event = await link.event()
                 if isinstance(event, Started):
+                    link.idle = receive_timeout(event.agreed.heartbeat_interval)
                     end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer)
                     _agreed_instance(instance, event.agreed, peer)
                     end.status.status = C.MQCHS_RUNNING

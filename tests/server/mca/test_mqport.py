@@ -147,6 +147,33 @@ def _get(port: int, count: int) -> list[tuple[bytes, int]]:
 BODIES = [(b"persistent", True), (b"fast", False)]
 
 
+async def _serve_qm2(tmp_path, *, first: bool = True) -> Served:
+    """QM2 in a ``qmlite serve`` of its own; the first start defines its receiving end (start-up MQSC)."""
+    extra = []
+    if first:
+        mqsc = tmp_path / "mqsc"
+        mqsc.mkdir()
+        (mqsc / "receiving.mqsc").write_text(RECEIVING)
+        extra = ["--mqsc-dir", str(mqsc)]
+    return await trio.to_thread.run_sync(
+        lambda: Served(tmp_path / "qm2" / "data", "--qmgr", "QM2", *extra, qmgr="QM2"))
+
+
+async def _deliver(nursery, qm1, receiving_port: int, qm2_port: int) -> Proxy:
+    """BODIES put through ibmmq to TO.QM2 on QM1, moved by the channel through a proxy to the MQ port
+    ``receiving_port``, got through ibmmq from QM2 at ``qm2_port``."""
+    proxy = Proxy(receiving_port)
+    await proxy.start(nursery)
+    _sending(qm1.qm, proxy.port)
+    await trio.to_thread.run_sync(_put, qm1.port, BODIES)
+    _mqsc(qm1.qm, f"START CHANNEL({CHANNEL})")
+    got = await trio.to_thread.run_sync(_get, qm2_port, len(BODIES))
+    # NPMSPEED(FAST): the non-persistent message is not held for the batch's commit, so the two may
+    # arrive in either order (IBM "Fast, nonpersistent messages")
+    assert sorted(got) == [(b"fast", CMQC.MQPER_NOT_PERSISTENT), (b"persistent", CMQC.MQPER_PERSISTENT)]
+    return proxy
+
+
 def _check_flows(proxy: Proxy, seqnums: list[str]) -> None:
     result = proxy.dissect(["mq.msh.seqnum", "mq.xqh.remoteq", "mq.id.seqwrap", "mq.status.code"])
     assert result.malformed == [] and result.expert == []
@@ -162,15 +189,7 @@ async def test_a_receiver_hosted_behind_the_same_port_is_reached_by_its_channel(
         qm2 = qm1.servers["QM2"]
         _mqsc(qm2.qm, RECEIVING)
         async with trio.open_nursery() as nursery:
-            proxy = Proxy(qm1.port)
-            await proxy.start(nursery)
-            _sending(qm1.qm, proxy.port)
-            await trio.to_thread.run_sync(_put, qm1.port, BODIES)
-            _mqsc(qm1.qm, f"START CHANNEL({CHANNEL})")
-            got = await trio.to_thread.run_sync(_get, qm1.port, 2)
-            # NPMSPEED(FAST): the non-persistent message is not held for the batch's commit, so the two
-            # may arrive in either order (IBM "Fast, nonpersistent messages")
-            assert sorted(got) == [(b"fast", CMQC.MQPER_NOT_PERSISTENT), (b"persistent", CMQC.MQPER_PERSISTENT)]
+            proxy = await _deliver(nursery, qm1, qm1.port, qm1.port)
             (shown,) = run_mqsc(qm2.qm, f"DISPLAY CHSTATUS({CHANNEL}) ALL")
             assert shown.objects[0]["CHLTYPE"] == "RCVR" and shown.objects[0]["RQMNAME"] == "QM1", shown.text
             _mqsc(qm1.qm, f"STOP CHANNEL({CHANNEL})")
@@ -179,20 +198,10 @@ async def test_a_receiver_hosted_behind_the_same_port_is_reached_by_its_channel(
 
 
 async def test_a_receiver_in_a_separate_qmlite_serve_gets_both_messages(tmp_path):
-    mqsc = tmp_path / "mqsc"
-    mqsc.mkdir()
-    (mqsc / "receiving.mqsc").write_text(RECEIVING)
-    served = await trio.to_thread.run_sync(
-        lambda: Served(tmp_path / "qm2" / "data", "--qmgr", "QM2", "--mqsc-dir", str(mqsc), qmgr="QM2"))
+    served = await _serve_qm2(tmp_path)
     try:
         async with running(_cfg(tmp_path, "QM1"), synchronous="NORMAL") as qm1, trio.open_nursery() as nursery:
-            proxy = Proxy(served.port)
-            await proxy.start(nursery)
-            _sending(qm1.qm, proxy.port)
-            await trio.to_thread.run_sync(_put, qm1.port, BODIES)
-            _mqsc(qm1.qm, f"START CHANNEL({CHANNEL})")
-            got = await trio.to_thread.run_sync(_get, served.port, 2)
-            assert sorted(got) == [(b"fast", CMQC.MQPER_NOT_PERSISTENT), (b"persistent", CMQC.MQPER_PERSISTENT)]
+            proxy = await _deliver(nursery, qm1, served.port, served.port)
             _mqsc(qm1.qm, f"STOP CHANNEL({CHANNEL})")
             nursery.cancel_scope.cancel()
     finally:
@@ -215,12 +224,7 @@ TRIPS = {"mid-batch": (True, fap.MESSAGE_DATA, 6), "confirmation-lost": (False, 
 
 @pytest.mark.parametrize("trip", TRIPS.values(), ids=TRIPS.keys())
 async def test_sigkill_of_the_receiving_qmlite_serve_loses_and_doubles_no_persistent_message(tmp_path, trip):
-    mqsc = tmp_path / "mqsc"
-    mqsc.mkdir()
-    (mqsc / "receiving.mqsc").write_text(RECEIVING)
-    data = tmp_path / "qm2" / "data"
-    served = [await trio.to_thread.run_sync(lambda: Served(data, "--qmgr", "QM2", "--mqsc-dir", str(mqsc),
-                                                           qmgr="QM2"))]
+    served = [await _serve_qm2(tmp_path)]
     killed = trio.Event()
 
     def kill() -> None:
@@ -238,7 +242,7 @@ async def test_sigkill_of_the_receiving_qmlite_serve_loses_and_doubles_no_persis
             _mqsc(qm1.qm, f"START CHANNEL({CHANNEL})")
             with trio.fail_after(60):
                 await killed.wait()
-            served[0] = await trio.to_thread.run_sync(lambda: Served(data, "--qmgr", "QM2", qmgr="QM2"))
+            served[0] = await _serve_qm2(tmp_path, first=False)  # the same data directory
             proxy.target_port = served[0].port
             got = await trio.to_thread.run_sync(_get, served[0].port, len(bodies))
             assert got == [(body, CMQC.MQPER_PERSISTENT) for body, _ in bodies]  # once each, in order
@@ -299,3 +303,20 @@ async def test_a_sender_against_a_svrconn_is_refused_at_its_id_and_keeps_its_mes
             nursery.cancel_scope.cancel()
     result = proxy.dissect(["mq.status.code"])
     assert result.values("mq.status.code") == [str(fap.CHANNEL_WRONG_TYPE)] and result.malformed == []
+
+
+async def test_a_message_channel_silent_in_its_id_exchange_is_closed_at_the_opening_timeout(tmp_path):
+    async with running(_cfg(tmp_path, "QM1", opening_timeout=1.0), synchronous="NORMAL") as qm1:
+        _mqsc(qm1.qm, RECEIVING)
+        stream = await trio.open_tcp_stream("127.0.0.1", qm1.port)
+        async with stream:
+            # A batch size above the receiver's BATCHSZ(50): it answers with its own, ERROR set, and waits
+            # for the sender's second round, which never comes.
+            await stream.send_all(MCF.id_segment(MCF.message_channel_id(MCF.Offer(CHANNEL, "QM9", batch_size=500))))
+            data = b""
+            with trio.fail_after(60):
+                while chunk := await stream.receive_some(65536):  # the answer, then the close
+                    data += chunk
+        (reply,) = Framer().feed(data)
+        assert reply.segment_type == fap.INITIAL_DATA and reply.header.ControlFlags1 & fap.CF1_ERROR
+        assert not qm1.qm.registry.running.instances_of(CHANNEL)

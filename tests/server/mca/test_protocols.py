@@ -133,7 +133,7 @@ def test_a_batch_cut_off_mid_segment_is_a_cut_close_with_nothing_confirmed(clock
     data = sender.data_to_send()
     receiver.receive_data(data[:len(data) // 2])
     receiver.receive_data(b"")  # the connection ends
-    assert events(receiver) == [Closed(fap.PROTOCOL_GENERAL, by_peer=True, cut=True)]
+    assert events(receiver) == [Closed(fap.PROTOCOL_GENERAL, by_peer=True, cut=True, eof=True)]
     assert receiver.data_to_send() == b""
 
 

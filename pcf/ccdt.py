@@ -432,3 +432,26 @@ def _name_of(table: dict[str, int], value: int) -> str:
         if number == value:
             return name
     raise ValueError(f"{value} has no JSON CCDT name")
+
+
+DEFAULT_PORT = 1414  # a CONNAME entry without a port
+
+
+# CONNAME, as a CCDT, an MQCD and a sender channel's definition give it (client/ibmmqc/resolve.py and
+# server/mca/run.py read it here).
+def parse_conn_name(text: str) -> tuple[tuple[str, int], ...]:
+    """``host(port)[,host(port)...]`` -> ((host, port), ...); the port defaults to 1414."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        host, _, rest = part.partition("(")
+        host = host.strip()
+        if not host or (rest and not rest.endswith(")")):
+            raise ValueError(f"bad connection name {part!r}")
+        port_text = rest[:-1].strip() if rest else ""
+        if port_text and not port_text.isdigit():
+            raise ValueError(f"bad connection name {part!r}")
+        out.append((host, int(port_text) if port_text else DEFAULT_PORT))
+    return tuple(out)

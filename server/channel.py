@@ -18,6 +18,11 @@ What a segment does depends on the channel's state and the segment's kind: :data
 pair, is the whole rule (tests/server/test_channel_table.py plays every cell against both ends).  Two rules
 hold in every state after the ID exchange: a TSH (not TSHM) segment on a multiplexed channel is STATUS
 PROTOCOL_SEGMENT_ERROR, and a segment that cannot be decoded is STATUS with the codec's reason.
+
+The socket's first ID says whose it is: a client's carries MQREQUEST in CapFlags1, a queue manager's channel
+agent's does not (``pcf.msgchannel.is_message_channel_id``, decision MCA3).  A message channel's first ID is
+:class:`MessageChannelOffered`, with every byte the socket brought so far, and the channel is over: the
+socket's conversation belongs to the message channel agent (server/mca/), which reads the ID again itself.
 """
 
 from __future__ import annotations
@@ -31,11 +36,12 @@ from qmlite.pcf import fap
 from qmlite.pcf.agreement import Agreement
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.framer import Framer, Reassembler
+from qmlite.pcf.msgchannel import is_message_channel_id
 
 if TYPE_CHECKING:
     from qmlite.registry.messaging.sessions import Session
 
-__all__ = ["ServerChannel", "State", "Kind", "TABLE", "NEED_DATA", "IdOffered", "Call", "RequestMsgs",
+__all__ = ["ServerChannel", "State", "Kind", "TABLE", "NEED_DATA", "IdOffered", "MessageChannelOffered", "Call", "RequestMsgs",
            "ConversationStarted", "ConversationRefused", "ConversationEnded", "PeerClosed", "ProtocolError",
            "Ignored", "Conversation", "Counts", "Refuse", "kind_of"]
 
@@ -93,6 +99,16 @@ class IdOffered:
     client: fap.InitialData
     header: fap.Header
     first: bool  # the socket's first ID (the channel instance does not exist yet)
+
+
+@dataclasses.dataclass(slots=True)
+class MessageChannelOffered:
+    """The socket's first ID is a queue manager's channel agent's (no MQREQUEST): the transport hands the
+    socket and ``data`` -- every byte it brought, the ID first -- to the message channel agent of the
+    receiving channel the ID names.  The channel reads nothing more (state closed)."""
+
+    client: fap.InitialData
+    data: bytes
 
 
 @dataclasses.dataclass(slots=True)
@@ -232,11 +248,15 @@ class ServerChannel:
         # What the channel queued to send (its own answers; STATUS before a close): ``data_to_send`` takes it.
         # A transport may test it for emptiness before asking (a list's truth is cheaper than a call).
         self.outgoing: list[bytes] = []
+        # What the socket brought until its first ID is read: a message channel's is handed on whole.
+        self._opening: bytearray | None = bytearray()
 
     # ---- bytes in, bytes out ---------------------------------------------------------------------------
     def receive_data(self, data: bytes) -> None:
         """What the socket read.  A framing error is reported by the next :meth:`next_event`."""
         self.counts.bytes_received += len(data)
+        if self._opening is not None:
+            self._opening += data
         try:
             self._segments.extend(self.framer.feed(data))
         except CodecError as exc:
@@ -303,8 +323,7 @@ class ServerChannel:
     def refuse(self, code: int, *, conv_id: int = 0, detail: str = "") -> ProtocolError:
         """End the channel with STATUS ``code`` (ERROR|CLOSE_CHANNEL), queued; the socket must close."""
         self.outgoing.append(self.status(code, conv_id))
-        self.state = State.CLOSED
-        self._segments.clear()
+        self.close()
         return ProtocolError(code, conv_id, detail)
 
     def agree(self, offer: IdOffered, reply: fap.InitialData, agreement: Agreement) -> None:
@@ -335,6 +354,7 @@ class ServerChannel:
         """The transport ended the channel (quiesce, Stop Channel, a broken socket): nothing more is read."""
         self.state = State.CLOSED
         self._segments.clear()
+        self._opening = None
 
     def conversation(self, conv_id: int) -> Conversation | None:
         return self.conversations.get(conv_id if self.multiplexed else 0)
@@ -375,6 +395,13 @@ class ServerChannel:
             client = fap.decode_body(seg)
         except CodecError as exc:
             return self.refuse(exc.reason if exc.family == STATUS else fap.PROTOCOL_ID_ERROR, detail=exc.detail)
+        if is_message_channel_id(client):
+            if self._opening is None:  # a client's exchange went on as a message channel's
+                return self.refuse(fap.PROTOCOL_ID_ERROR, detail="a message channel's ID after a client's")
+            data = bytes(self._opening)
+            self.close()  # the conversation is the message channel agent's from its first byte
+            return MessageChannelOffered(client, data)
+        self._opening = None
         return IdOffered(client, seg.header, first=self.id_rounds == 1)
 
     def _call(self, seg: fap.Segment):

@@ -23,12 +23,13 @@ from qmlite.pcf import dn, fap
 from qmlite.pcf.errors import STATUS, CodecError
 
 from qmlite.registry.errors import MQIError
+from qmlite.registry.objects import channels as CH
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 
 from . import authentication, negotiation, svrconn
 from .channel import (NEED_DATA, Call, ConversationEnded, ConversationRefused, ConversationStarted, Conversation,
-                      IdOffered, Ignored, PeerClosed, ProtocolError, RequestMsgs, ServerChannel)
+                      IdOffered, Ignored, MessageChannelOffered, PeerClosed, ProtocolError, RequestMsgs, ServerChannel)
 from .config import ChannelConfig
 from .roles import Host
 from .tls import check as tls_check
@@ -254,6 +255,8 @@ class Connection:
             self._protocol_error(event)
         elif kind is IdOffered:
             await self._id_offered(event)
+        elif kind is MessageChannelOffered:
+            await self._message_channel(event)
         elif kind is RequestMsgs:
             seg = event.segment
             try:
@@ -481,11 +484,45 @@ class Connection:
             self.pending = self.server.pending(name)  # created, if at all, by an authenticated MQCONN
             self.log.info("pending_qmgr" if self.pending else "unknown_qmgr", qmgr=name)
             return
+        self._move(target)
+
+    def _move(self, target: Host) -> None:
         if target is not self.server:
             self.server.connections.discard(self)
             self.server, self.cfg = target, target.cfg
             target.connections.add(self)
             self.log.info("routed", qmgr=target.qm.registry.qmgr.name)
+
+    # ---- a message channel's first ID: the socket is the message channel agent's ---------------------
+    async def _message_channel(self, offer: MessageChannelOffered) -> None:
+        """A queue manager's channel agent started a channel here: the receiving channel (RCVR, RQSTR) its
+        ID names gets the socket, served by server/mca/ until the channel ends; the socket stays the
+        listener's to close.  Routed by the channel named: a message channel's ID names the queue manager
+        sending it (decision MCA18).  An unknown channel is STATUS NO_CHANNEL, one of another type
+        (a SVRCONN, a sender) STATUS CHANNEL_WRONG_TYPE, as a client's ID naming a receiver is."""
+        name = offer.client.ChannelName.rstrip(" \x00")
+        self._move(await self.server.route_channel(name))
+        reg = self.server.registry
+        definition = reg.objects(CH.KIND).get(name)
+        if definition is None or definition.channel_type not in (CH.RCVR, CH.RQSTR):
+            why = "unknown channel" if definition is None else "not a receiving channel"
+            self.log.warning("unknown_channel" if definition is None else "wrong_channel_type", channel=name,
+                             partner=offer.client.QMgrName.rstrip(" \x00"))
+            reg.diagnostics.channel_refused(channel=name, address=self.peer_address, why=why)  # error log
+            await self.fail(fap.NO_CHANNEL if definition is None else fap.CHANNEL_WRONG_TYPE, detail=why)
+        # The agent's own clocks rule from here: what is left of the opening deadline until its ID exchange
+        # agrees, then its receive timeout (HBINT); not the client's idle watchdog.  Quiesce leaves it to
+        # the server's cancellation (``_closed``).
+        opening = max(0.0, self._opening.deadline - trio.current_time())
+        self._opening.deadline = math.inf
+        if self._watchdog is not None:
+            self._watchdog.deadline = math.inf
+        self._closed = True
+        self.log.info("message_channel", channel=name, qmgr=reg.qmgr.name, type=definition.channel_type)
+        from .mca import run as mca  # the agents load at their first use (decision MCA17)
+
+        await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address,
+                                        opening_timeout=opening)
 
     async def _start_instance(self, name: str) -> None:
         """The registry's channel, and this socket as one of its instances: refused (STATUS, then

@@ -18,10 +18,11 @@ from qmlite.registry import hosting, qmgrnames
 from qmlite.registry.admin.commandserver import QUEUE as COMMAND_QUEUE
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects.channels import MQTT_CHANNEL
+from qmlite.registry.objects import channels
 from qmlite.registry.qmgr import QueueManager
 from qmlite.registry.security import authority
 
-from . import command_server, monitor, svrconn
+from . import command_server, mca, monitor, svrconn
 from . import log as qlog
 from .config import ServerConfig
 from .connection import Connection
@@ -107,6 +108,7 @@ class QueueManagerServer:
             # The other queue managers' tasks start when one is first used (ensure_running): opened, they
             # are ready to be routed to, and 32 cost little more than one (scripts/bench/multiqm_ready.py).
             self._nursery = nursery
+            mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
@@ -132,6 +134,7 @@ class QueueManagerServer:
         async with trio.open_nursery() as nursery:
             await nursery.start(self.committer.run)
             await self._start_tasks(nursery)
+            mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
             running = self.registry.running
             running.served_port, running.served_pid = self.primary.port, os.getpid()
             self.qm.events.qmgr_active()  # STRSTPEV: as the default's, once it can be reached
@@ -189,6 +192,20 @@ class QueueManagerServer:
         server.ensure_running()
         await server.ready.wait()
         return server
+
+    async def route_channel(self, name: str) -> QueueManagerServer:
+        """The server of the queue manager a message channel's ID reaches: the first (the default, then
+        the others by name) with a receiving channel (RCVR, RQSTR) of that name; else the default, which
+        refuses it.  Not QMgrName: it names the queue manager sending (decision MCA18)."""
+        primary = self.primary
+        for qm in primary.qmgrs:
+            definition = qm.registry.objects(channels.KIND).get(name)
+            if definition is not None and definition.channel_type in (channels.RCVR, channels.RQSTR):
+                server = primary.servers[qm.registry.qmgr.name]
+                server.ensure_running()
+                await server.ready.wait()
+                return server
+        return primary
 
     def pending(self, name: str) -> ServerIdentity | None:
         """For a name no queue manager has yet but the create-on-connect pattern matches: the identity

@@ -44,6 +44,9 @@ class Host(Protocol):
     async def route(self, name: str, logger=None) -> Host | None:
         """The server of the queue manager an ID names, None when none is hosted under it."""
 
+    async def route_channel(self, name: str) -> Host:
+        """The server of the queue manager whose receiving channel a message channel's ID names."""
+
     def pending(self, name: str) -> ServerIdentity | None:
         """The identity of a queue manager the first authenticated MQCONN may create, else None."""
 

@@ -36,7 +36,6 @@ from . import native as N
 log = logging.getLogger("qmlite.ibmmqc")
 
 DEFAULT_TABLE = "AMQCLCHL.TAB"
-_DEFAULT_PORT = 1414
 _URL_TIMEOUT = 10.0
 
 
@@ -124,31 +123,13 @@ def _join(folder: str, name: str) -> str:
 # One channel: an MQCD, MQSERVER or ServerConnectionParms
 # --------------------------------------------------------------------------------------------------
 
-def parse_conn_name(text: str) -> tuple[tuple[str, int], ...]:
-    """``host(port)[,host(port)...]`` -> ((host, port), ...); the port defaults to 1414."""
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        host, _, rest = part.partition("(")
-        host = host.strip()
-        if not host or (rest and not rest.endswith(")")):
-            raise ValueError(f"bad connection name {part!r}")
-        port_text = rest[:-1].strip() if rest else ""
-        if port_text and not port_text.isdigit():
-            raise ValueError(f"bad connection name {part!r}")
-        out.append((host, int(port_text) if port_text else _DEFAULT_PORT))
-    return tuple(out)
-
-
 def _from_mqcd(cd: N.CD) -> ccdt.ClientChannel:
     if not cd.ConnectionName or cd.Version < 2:
         raise PlanError(C.MQRC_Q_MGR_NOT_AVAILABLE, "the MQCD names no connection")
     if cd.TransportType != C.MQXPT_TCP:
         raise PlanError(C.MQRC_HOST_NOT_AVAILABLE, f"transport type {cd.TransportType} is not TCP")
     try:
-        connections = parse_conn_name(cd.ConnectionName)
+        connections = ccdt.parse_conn_name(cd.ConnectionName)
     except ValueError as exc:
         raise PlanError(C.MQRC_HOST_NOT_AVAILABLE, str(exc)) from None
     peer = ""
@@ -179,7 +160,7 @@ def _from_server(value: str, what: str) -> ccdt.ClientChannel:
         raise PlanError(C.MQRC_Q_MGR_NOT_AVAILABLE, f"{what} {value!r} is not CHANNEL/TCP/host(port)")
     channel, _transport, conname = parsed
     try:
-        connections = parse_conn_name(conname)
+        connections = ccdt.parse_conn_name(conname)
     except ValueError as exc:
         raise PlanError(C.MQRC_HOST_NOT_AVAILABLE, f"{what}: {exc}") from None
     return ccdt.ClientChannel(name=channel, connections=connections)

@@ -56,6 +56,7 @@ _SYSTEM_LOCAL = (
     ("SYSTEM.ADMIN.TRACE.ACTIVITY.QUEUE", "IBM MQ Trace Activity Queue"),
     ("SYSTEM.ADMIN.TRACE.ROUTE.QUEUE", "IBM MQ Trace Route Queue"),
     ("SYSTEM.CHANNEL.INITQ", "IBM MQ Channel Initiation Queue"),
+    ("SYSTEM.CHANNEL.SYNCQ", "IBM MQ Channel Sync Queue"),  # message channels' records (registry/channels/)
     ("SYSTEM.DEFAULT.INITIATION.QUEUE", "IBM MQ Default Initiation Queue"),
 )
 _SYSTEM_MODEL = (

@@ -56,6 +56,7 @@ class ChannelInstance:
     heartbeat_interval: int = 0
     max_msg_length: int = 0
     remote_product: str = ""  # RPRODUCT: the client's product (its ID's ProductId: MQCC, MQJB, MQNM ...)
+    remote_qmgr: str = ""  # RQMNAME: a message channel's partner queue manager (blank for a client)
     remote_version: str = ""  # RVERSION: the eight version digits after it
     local_address: str = ""  # LOCLADDR: the server's end of the socket, host(port)
     process_id: int = 0  # the server's process, for the MCA job name
@@ -98,6 +99,11 @@ class Running:
         self._by_channel: dict[str, dict[int, ChannelInstance]] = {}
         self._per_client: dict[tuple[str, str], int] = {}
         self.stopped: set[str] = set()  # channels in STOPPED state (Stop Channel STATUS(STOPPED))
+        # Message channels' status (registry/channels/mcastatus.py): channel name -> MessageChannelStatus.
+        self.message_channels: dict = {}
+        # START CHANNEL of a sender: the server runs its agent (server/mca/run.py register); nothing
+        # before a server registers (the command then only clears STOPPED, as before).
+        self.start_message_channel: Callable[[Channel], None] = lambda channel: None
         self.listeners: dict[str, ListenerRun] = {}
         self.served_listener = ""  # the listener whose socket the server owns, once it listens
         self.served_port = 0  # and the port that socket listens on

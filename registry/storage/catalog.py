@@ -480,7 +480,7 @@ class Registry:
     def seed_system_queues(self) -> None:
         """The SYSTEM queues added after a data directory was made (defaults.more_system_queues),
         once: a deleted one stays deleted."""
-        key = "seeded.system_queues.6"
+        key = "seeded.system_queues.7"
         if key in self.store.meta():
             return
         now = self.clock()

@@ -10,10 +10,12 @@ import pytest
 from qmlite.client import protocol as proto
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
+from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf.framer import Framer
 from qmlite.server import negotiation
 from qmlite.server.channel import (NEED_DATA, TABLE, TSH_WHEN_MULTIPLEXED, Call, ConversationStarted, IdOffered,
-                                   Kind, PeerClosed, ProtocolError, Refuse, RequestMsgs, ServerChannel, State)
+                                   Kind, MessageChannelOffered, PeerClosed, ProtocolError, Refuse, RequestMsgs,
+                                   ServerChannel, State)
 from qmlite.server.config import ChannelConfig
 
 from tests.support.rawfap import RawPeer, client_id, connect_mq, handshake, running_server
@@ -141,6 +143,29 @@ def test_id_rounds_are_bounded():
     ch.receive_data(segment(Kind.INITIAL_DATA, struct_id=fap.TSH))
     event = ch.next_event()
     assert isinstance(event, ProtocolError) and event.code == fap.NEGOTIATION_FAILED
+
+
+def test_a_message_channels_first_id_hands_over_every_byte_the_socket_brought():
+    # No MQREQUEST in CapFlags1: a queue manager's channel agent, not a client (decision MCA3).
+    ident = MCF.id_segment(MCF.message_channel_id(MCF.Offer("QM1.TO.QM2", "QM1")))
+    after = b"TSH \x00\x00"  # whatever followed it in the same read: the agent's to read, not lost
+    ch = ServerChannel()
+    ch.receive_data(ident[:10])
+    assert ch.next_event() is NEED_DATA
+    ch.receive_data(ident[10:] + after)
+    event = ch.next_event()
+    assert isinstance(event, MessageChannelOffered) and event.data == ident + after
+    assert event.client.ChannelName.rstrip() == "QM1.TO.QM2" and event.client.QMgrName.rstrip() == "QM1"
+    assert ch.state == State.CLOSED and ch.data_to_send() == b"" and ch.next_event() is NEED_DATA
+
+
+def test_a_clients_id_is_offered_as_a_clients_and_a_message_channels_after_it_is_an_id_error():
+    ch = ServerChannel()
+    ch.receive_data(segment(Kind.INITIAL_DATA, struct_id=fap.TSH))
+    assert isinstance(ch.next_event(), IdOffered)  # MQREQUEST set: a client's
+    ch.receive_data(MCF.id_segment(MCF.message_channel_id(MCF.Offer("QM1.TO.QM2", "QM1"))))
+    event = ch.next_event()
+    assert isinstance(event, ProtocolError) and event.code == fap.PROTOCOL_ID_ERROR
 
 
 # ---- the other end: a running server, through a socket ------------------------------------------------

@@ -114,8 +114,9 @@ TABLE = AttrTable([
     attr(C.MQIACH_CHANNEL_INSTANCE_TYPE, INT, lambda r: r.instance_type, always=True),
     attr(C.MQIACH_CHANNEL_STATUS, INT, lambda r: r.status, always=True),
     attr(C.MQCACH_REMOTE_APPL_TAG, STR, lambda r: r.of("remote_appl", ""), pad=C.MQ_APPL_TAG_LENGTH, always=True),
-    # A client connection has no remote queue manager: blank, as IBM reports it for a SVRCONN.
-    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: "", pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
+    # A client connection has no remote queue manager: blank, as IBM reports it for a SVRCONN; a message
+    # channel's partner, from its ID exchange (server/mca/run.py).
+    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: r.of("remote_qmgr", ""), pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
     attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
          else V.MQCHSR_STOP_NOT_REQUESTED, always=True),
     attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: V.MQCHSSTATE_RECEIVING if r.instance else V.MQCHSSTATE_OTHER,
@@ -266,6 +267,8 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if reg.running.instances_of(channel.name) and channel.channel_type != M.SVRCONN:
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
     reg.running.start(channel.name)
+    if channel.channel_type in M.SENDING:
+        reg.running.start_message_channel(channel)  # the server runs its agent (server/mca/run.py)
     if ctx.qm is not None:
         ctx.qm.events.channel_started(channel)  # CHLEV: "when a command is used to start a channel"
     return R.ok(ctx.command)
@@ -292,7 +295,23 @@ def reset_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     channel = _channel(ctx.registry, values)
     if channel.channel_type not in M.MESSAGE:
         raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    _on_records(ctx, channel, "reset", values.get(C.MQIACH_MSG_SEQUENCE_NUMBER, 1))
     return R.ok(ctx.command)
+
+
+def _on_records(ctx, channel, action: str, arg) -> None:
+    """RESET / RESOLVE on a message channel's synchronisation records (registry/channels/chlcommands.py):
+    not while it runs (its agent holds them), and only with a queue manager (not a bare registry)."""
+    if ctx.qm is None:
+        return
+    if ctx.registry.running.instances_of(channel.name):
+        raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
+    from qmlite.registry.channels import chlcommands  # loaded at the first RESET or RESOLVE
+
+    try:
+        getattr(chlcommands, action)(ctx.qm, channel, arg)
+    except chlcommands.CommandRefused as exc:
+        raise CommandError(exc.reason) from None
 
 
 _RESOLVE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_IN_DOUBT, V.MQIDO_COMMIT, V.MQIDO_BACKOUT))
@@ -305,7 +324,8 @@ def resolve_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_PARM_MISSING, parameter=C.MQIACH_IN_DOUBT)
     if channel.channel_type not in (M.SDR, M.SVR, M.CLUSSDR):  # IBM: sending channels only
         raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
-    return R.ok(ctx.command)  # nothing is ever in doubt: no batches travel
+    _on_records(ctx, channel, "resolve", values[C.MQIACH_IN_DOUBT] == V.MQIDO_COMMIT)
+    return R.ok(ctx.command)
 
 
 def register(engine) -> None:

@@ -81,12 +81,12 @@ def test_system_queues_added_later_reach_an_existing_data_directory_once(tmp_pat
     reg = Registry.open(tmp_path, synchronous="NORMAL")
     stats = reg.queues["SYSTEM.ADMIN.STATISTICS.QUEUE"]
     reg.remove_queue(stats)
-    reg.store.set_meta("seeded.system_queues.6", None)  # as a data directory made before the list grew
+    reg.store.set_meta("seeded.system_queues.7", None)  # as a data directory made before the list grew
     reg.store.delete(type(stats), "SYSTEM.ADMIN.QMGR.EVENT")
     reg.commit()
     reg.close()
     db = sqlite3.connect(tmp_path / "qmlite.db")
-    db.execute("DELETE FROM meta WHERE key = 'seeded.system_queues.6'")
+    db.execute("DELETE FROM meta WHERE key = 'seeded.system_queues.7'")
     db.commit()
     db.close()
     reg = Registry.open(tmp_path, synchronous="NORMAL")

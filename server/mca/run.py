@@ -1,0 +1,393 @@
+"""The trio drivers of message channels, thin: they move bytes between a socket and a protocol object
+(sender.py, receiver.py) and hand what the events carry to the domain (registry/channels/), waiting for
+the journal before any answer that depends on it.
+
+* ``run_sender(host, channel)``: a sender (or server) channel started by START CHANNEL: connect to
+  CONNAME (each address in turn), retry SHORTRTY times every SHORTTMR seconds, then LONGRTY times every
+  LONGTMR, drain the transmission queue in batches, heartbeat while idle, end after DISCINT of
+  nothing to send.
+* ``serve_message_channel(stream, first_segment_bytes, qm_server, channel)``: the receiving end of a
+  connection whose first INITIAL_DATA named a RCVR/RQSTR channel; the listener hands it the stream
+  and the bytes it already read.
+* ``register(qm_server, nursery)``: START CHANNEL of a SDR/SVR on that queue manager runs ``run_sender``
+  in ``nursery`` (the registration hook the listener calls once).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import structlog
+import trio
+
+from qmlite.pcf import ccdt, fap
+from qmlite.pcf import constants as C
+from qmlite.pcf import msgchannel as MCF
+
+from qmlite.registry.channels.mcastatus import status_of
+from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
+from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
+from qmlite.registry.errors import MQIError
+from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects.instances import ChannelRefused
+from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
+                                     ResyncRequested, Started)
+from qmlite.server.mca.receiver import ReceiverProtocol
+from qmlite.server.mca.sender import SenderProtocol
+
+log = structlog.get_logger("qmlite.mca")
+_READ = 65536
+
+
+@dataclass(slots=True)
+class Host:
+    """What a channel agent needs of its queue manager's server: the queue manager, a wait for the
+    journal to reach a position, and a wait for a queue to gain a message (at most ``timeout`` seconds)."""
+
+    qm: object
+    durable: Callable[[int], Awaitable[None]]
+    wait_for_message: Callable[[str, float], Awaitable[None]]
+
+
+def host_of(qm_server) -> Host:
+    """The Host of a server/listener.py QueueManagerServer: its group committer and its queues' parking lots."""
+    lots = qm_server.mqi.activity
+
+    async def wait_for_message(queue: str, timeout: float) -> None:
+        with trio.move_on_after(timeout):
+            await lots.lot(queue).park()
+
+    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message)
+
+
+def offer_of(qm, channel, *, batch_size: int | None = None) -> MCF.Offer:
+    q = qm.registry.qmgr
+    return MCF.Offer(channel.name, q.name, batch_size=batch_size or channel.batch_size,
+                    seq_wrap=channel.seq_number_wrap, max_msg_length=channel.max_msg_length,
+                    heartbeat_interval=channel.heartbeat_interval, ccsid=q.ccsid, qmgr_id=q.identifier)
+
+
+class Link:
+    """A protocol object on a stream: sends what it has, reads until an event comes.  ``idle``: seconds a
+    read may wait; past them the partner is taken as gone (as at the end of its stream)."""
+
+    def __init__(self, stream, proto, idle: float = math.inf) -> None:
+        self.stream = stream
+        self.proto = proto
+        self.idle = idle
+
+    async def flush(self) -> None:
+        data = self.proto.data_to_send()
+        if data:
+            await self.stream.send_all(data)
+
+    async def event(self):
+        """The next event, reading as needed (b"" at the end of the stream closes the protocol)."""
+        while (event := self.proto.next_event()) is None:
+            await self.flush()
+            data = b""
+            with trio.move_on_after(self.idle):
+                try:
+                    data = await self.stream.receive_some(_READ)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+            self.proto.receive_data(data)
+        await self.flush()
+        return event
+
+
+class Stopped(Exception):
+    """STOP CHANNEL, or DISCINT ran out: the channel ends without retrying."""
+
+
+# ---- the sending end -------------------------------------------------------------------------------
+async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> None:
+    """One sender channel's agent, from START CHANNEL until it stops, runs out of retries or is idle for
+    DISCINT.  Status: STARTING, BINDING, RUNNING, RETRYING, then INACTIVE (normal end) or STOPPED."""
+    qm = host.qm
+    status = status_of(qm.registry, channel)
+    status.short_retries_left, status.long_retries_left = channel.short_retry_count, channel.long_retry_count
+    logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
+    try:
+        instance = qm.registry.running.start_instance(channel, channel.conn_name, qm.now())
+    except ChannelRefused as exc:
+        logger.warning("channel_not_started", why=exc.why)
+        return
+    scope = trio.CancelScope()
+    instance.on_stop = scope.cancel
+    status.started, status.stop_requested = qm.now(), False
+    try:
+        with scope:
+            while True:
+                status.status = C.MQCHS_STARTING
+                try:
+                    await _sender_connection(host, channel, connect, logger, instance)
+                    status.status = C.MQCHS_INACTIVE
+                    return
+                except Stopped:
+                    status.status = C.MQCHS_STOPPED
+                    return
+                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
+                    logger.warning("channel_failed", why=str(exc))
+                    if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
+                        # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
+                        status.status = C.MQCHS_STOPPED
+                        return
+                wait = _next_retry(status, channel)
+                if wait is None:
+                    status.status = C.MQCHS_STOPPED
+                    return
+                status.status = C.MQCHS_RETRYING
+                await trio.sleep(wait)
+        status.status = C.MQCHS_STOPPED  # STOP CHANNEL cancelled it
+    finally:
+        qm.registry.running.end_instance(instance)
+
+
+def _next_retry(status, channel) -> float | None:
+    if status.short_retries_left > 0:
+        status.short_retries_left -= 1
+        return channel.short_retry_interval
+    if status.long_retries_left > 0:
+        status.long_retries_left -= 1
+        return channel.long_retry_interval
+    return None
+
+
+async def _connect_any(channel, connect):
+    """The first address of CONNAME that answers (IBM tries each in turn)."""
+    try:
+        addresses = ccdt.parse_conn_name(channel.conn_name)
+    except ValueError as exc:
+        raise ChannelFailure(0, f"AMQ9204: bad CONNAME {channel.conn_name!r}") from exc
+    if not addresses:
+        raise ChannelFailure(0, "AMQ9204: no CONNAME")
+    error: OSError | None = None
+    for host, port in addresses:
+        try:
+            return await connect(host, port), f"{host}({port})"
+        except OSError as exc:
+            error = exc
+    raise error
+
+
+async def _sender_connection(host: Host, channel, connect, logger, instance) -> None:
+    qm = host.qm
+    status = status_of(qm.registry, channel)
+    stream, where = await _connect_any(channel, connect)
+    status.conn_name = where
+    async with stream:
+        end = SendingEnd(qm, channel)
+        proto = SenderProtocol(offer_of(qm, channel), qm.now)
+        try:
+            link = Link(stream, proto)
+            status.status = C.MQCHS_BINDING
+            proto.start()
+            event = await link.event()
+            if not isinstance(event, Started):
+                raise ChannelFailure(event.code, f"the partner refused the channel: STATUS {event.code}")
+            agreed = event.agreed
+            end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
+            status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
+            status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
+            # The start's resync: the partner's last committed batch settles ours if it is in doubt.
+            proto.resync(*end.resync_point())
+            answer = await _confirmation(link)
+            await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
+            status.status = C.MQCHS_RUNNING
+            _agreed_instance(instance, agreed, where)
+            logger.info("channel_running", partner=agreed.partner_qmgr, conname=where)
+            await _send_batches(host, channel, end, link, status, instance)
+            proto.close()
+            await link.flush()
+        finally:
+            status.bytes_sent, status.bytes_received = proto.bytes_sent, proto.bytes_received
+            end.close()  # a batch not confirmed backs out; one in doubt stays in doubt (its record)
+
+
+async def _confirmation(link: Link) -> Confirmed:
+    event = await link.event()
+    if isinstance(event, Closed) and event.eof:
+        # No answer at all (the partner killed, the network cut): it may have committed the batch before
+        # it went, so the batch stays in doubt for the next start's resync (code 0: not a refusal).
+        raise ChannelFailure(0, "AMQ9208: the connection to the partner ended before its confirmation")
+    if not isinstance(event, Confirmed):
+        raise ChannelFailure(event.code, f"the partner ended the channel: STATUS {event.code}")
+    return event
+
+
+def _agreed_instance(instance, agreed: MCF.Agreed, where: str) -> None:
+    """What DISPLAY CHSTATUS shows of the running instance (registry/admin/commands/channel_status.py)."""
+    instance.remote_qmgr, instance.conn_name = agreed.partner_qmgr, where or instance.conn_name
+    instance.heartbeat_interval, instance.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
+
+
+def _counted(instance, status, proto) -> None:
+    instance.msgs, instance.last_msg = status.msgs, status.last_msg
+    instance.bytes_sent, instance.bytes_received = proto.bytes_sent, proto.bytes_received
+
+
+async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status, instance) -> None:
+    qm = host.qm
+    proto = link.proto
+    idle_since = qm.now()
+    xmitq = channel.xmit_q_name
+    while True:
+        now = qm.now()
+        while (item := end.next_message(now)) is not None:
+            seq, data = item
+            proto.send_message(seq, data, end.batch.luw)
+            if proto.pending >= _READ:
+                await link.flush()
+        if end.batch_should_end(qm.now()):
+            luw, last, position = end.harden()
+            await host.durable(position)  # the in-doubt record before the batch's end
+            proto.end_batch(luw)
+            try:
+                answer = await _confirmation(link)
+            except ChannelFailure as exc:
+                if exc.code:  # the receiver refused the batch (its STATUS): it backed it out, nothing in doubt
+                    await host.durable(end.refused())
+                raise
+            await host.durable(end.confirmed(answer.seq, answer.luw))
+            _counted(instance, status, proto)
+            idle_since = qm.now()
+            continue
+        await link.flush()
+        if end.batch is not None:  # BATCHINT: wait for more, at most until it runs out
+            wait = max(0.0, end.batch.started + channel.batch_interval / 1000 - qm.now())
+        else:
+            if channel.disc_interval and qm.now() - idle_since >= channel.disc_interval:
+                return  # DISCINT: nothing to send for that long, the channel ends normally
+            due = proto.on_timer(qm.now())
+            await link.flush()
+            ends = idle_since + channel.disc_interval if channel.disc_interval else math.inf
+            wait = max(0.0, min(ends, due if due is not None else math.inf) - qm.now())
+        if not end.waiting():
+            await _idle(host, link, xmitq, min(wait, 3600.0))
+
+
+async def _idle(host: Host, link: Link, queue: str, timeout: float) -> None:
+    """Wait for a message on the transmission queue, at most ``timeout``; the partner's bytes meanwhile
+    (a heartbeat answer, its close) are read, and a close ends the channel."""
+    closed: list[Closed] = []
+    async with trio.open_nursery() as nursery:
+        async def watch() -> None:
+            try:
+                data = await link.stream.receive_some(_READ)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                data = b""
+            link.proto.receive_data(data)
+            while (event := link.proto.next_event()) is not None:
+                if isinstance(event, Closed):
+                    closed.append(event)
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch)
+        await host.wait_for_message(queue, timeout)
+        nursery.cancel_scope.cancel()
+    await link.flush()
+    if closed:
+        raise ChannelFailure(closed[0].code, f"the partner ended the channel: STATUS {closed[0].code}")
+
+
+# ---- the receiving end -----------------------------------------------------------------------------
+def receive_timeout(heartbeat_interval: int) -> float:
+    """How long the receiving end waits for its partner once the channel runs: a sender heartbeats every
+    HBINT while it has nothing to send, so twice that and 30 s of slack is a dead partner (the client
+    channel's rule, decision CX2); HBINT(0): no limit."""
+    return heartbeat_interval * 2 + 30 if heartbeat_interval > 0 else math.inf
+
+
+async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, channel_definition, *,
+                                host: Host | None = None, peer: str = "", opening_timeout: float = 150.0) -> None:
+    """Serve the receiving end of a message channel on ``stream``, whose first bytes (an INITIAL_DATA
+    naming ``channel_definition``, a RCVR or RQSTR) were already read.  Returns when the channel ends,
+    or when the partner is silent for ``opening_timeout`` seconds before the ID exchange agrees, for
+    ``receive_timeout`` after; the caller closes the stream."""
+    host = host or host_of(qm_server)
+    qm = host.qm
+    channel = channel_definition
+    logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
+    proto = ReceiverProtocol(offer_of(qm, channel), qm.now)
+    link = Link(stream, proto, idle=opening_timeout)
+    if channel.channel_type not in (CH.RCVR, CH.RQSTR):
+        proto.fail(fap.CHANNEL_WRONG_TYPE)
+        await link.flush()
+        return
+    try:
+        instance = qm.registry.running.start_instance(channel, peer, qm.now())
+    except ChannelRefused as exc:
+        logger.info("channel_refused", why=exc.why)
+        proto.fail(fap.CHANNEL_UNAVAILABLE)
+        await link.flush()
+        return
+    end: ReceivingEnd | None = None
+    scope = trio.CancelScope()
+    instance.on_stop = scope.cancel
+    try:
+        with scope:
+            proto.receive_data(first_segment_bytes)
+            while True:
+                event = await link.event()
+                if isinstance(event, Started):
+                    link.idle = receive_timeout(event.agreed.heartbeat_interval)
+                    end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer)
+                    _agreed_instance(instance, event.agreed, peer)
+                    end.status.status = C.MQCHS_RUNNING
+                    end.status.batch_size = event.agreed.batch_size
+                    end.status.heartbeat_interval = event.agreed.heartbeat_interval
+                elif isinstance(event, MessageReceived):
+                    try:
+                        end.accept(event.seq, event.data, qm.now())
+                    except SequenceError as exc:
+                        logger.warning("channel_sequence_error", why=exc.why)
+                        end.backout()
+                        proto.refuse_sequence(exc.expected)
+                    except ChannelFailure as exc:
+                        logger.warning("channel_failed", why=exc.why)
+                        end.backout()
+                        proto.fail(exc.code)
+                elif isinstance(event, BatchEnded):
+                    await host.durable(end.commit(event.luw))
+                    proto.confirm(end.last_seq, event.luw)
+                    _counted(instance, end.status, proto)
+                elif isinstance(event, ResyncRequested):
+                    proto.confirm(*end.resync())
+                elif isinstance(event, ResetRequested):
+                    await host.durable(end.reset(event.seq))
+                    proto.confirm(end.last_seq, end.last_luw)
+                elif isinstance(event, Closed):
+                    if event.cut:
+                        logger.warning("channel_cut", code=event.code)
+                    break
+            await link.flush()
+    finally:
+        if end is not None:
+            end.backout()  # whatever was not committed (a batch cut off)
+            end.status.status = C.MQCHS_INACTIVE
+            end.close()
+        qm.registry.running.end_instance(instance)
+
+
+# ---- START CHANNEL ---------------------------------------------------------------------------------
+def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
+             on_end: Callable[[object], None] | None = None) -> None:
+    """START CHANNEL of a sender (or a server with a CONNAME) on ``qm_server``'s queue manager runs its
+    agent in ``nursery``; ``on_end(channel)`` when the agent ends (a test's wait)."""
+    host = host or host_of(qm_server)
+
+    async def agent(channel) -> None:
+        try:
+            await run_sender(host, channel)
+        finally:
+            if on_end is not None:
+                on_end(channel)
+
+    def start(channel) -> None:
+        if channel.channel_type == CH.SDR or (channel.channel_type == CH.SVR and channel.conn_name):
+            nursery.start_soon(agent, channel)
+
+    qm_server.qm.registry.running.start_message_channel = start

@@ -1,0 +1,136 @@
+"""The sending end of a message channel as a protocol object (SDR, SVR): it opens the ID exchange, sends
+messages, batch ends, RESYNC/RESET/PING and heartbeats when the driver asks, and turns the receiver's
+answers into events (docs/channels.md "The flows").  No sockets, no trio, no queue manager.
+
+The ID exchange from this end: send the ID; an ERROR reply with IniErrFlags1 set is adopted (the lower
+batch size, transmission and message sizes, FAP level, the higher heartbeat interval) and the ID sent
+again, at most three rounds; a different sequence wrap value ends the channel with STATUS
+WRAP_VALUE_ERROR (IBM AMQ9505); a STATUS instead of an ID (NO_CHANNEL, CHANNEL_WRONG_TYPE ...) is
+``Closed`` with that code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from qmlite.pcf import fap
+from qmlite.pcf import msgchannel as MCF
+
+from qmlite.server.mca.flows import AWAIT_ID, CLOSED, RUNNING, Closed, Confirmed, Flows
+
+MAX_ID_ROUNDS = 3
+
+
+class SenderProtocol(Flows):
+    def __init__(self, offer: MCF.Offer, clock) -> None:
+        super().__init__(offer, clock)
+        self._rounds = 0
+        self.awaiting_confirm = False
+        self.awaiting_heartbeat = False
+        self.pings: list[bytes] = []  # PING CHANNEL answers received
+
+    def start(self) -> None:
+        self._rounds += 1
+        self._send(MCF.id_segment(MCF.message_channel_id(self.offer)))
+
+    def _cut(self) -> bool:
+        return self.awaiting_confirm
+
+    def _segment(self, segment: fap.Segment) -> None:
+        t = segment.segment_type
+        if segment.header.StructId != fap.TSH:
+            self.fail(fap.PROTOCOL_SEGMENT_ERROR)
+            return
+        if t == fap.STATUS_DATA:
+            self._status_segment(segment)
+        elif self.state == AWAIT_ID:
+            if t == fap.INITIAL_DATA:
+                self._id_reply(segment)
+            else:
+                self.fail(fap.PROTOCOL_SEGMENT_TYPE)
+        elif t == fap.PING_DATA:
+            self.pings.append(MCF.PingData.unpack(segment.body, 0, segment.order)[0].Data)
+        elif t == fap.HEARTBEAT:
+            self.awaiting_heartbeat = False
+            self._heartbeat(segment)
+        else:
+            self.fail(fap.PROTOCOL_ID_ERROR if t == fap.INITIAL_DATA else fap.PROTOCOL_SEGMENT_TYPE)
+
+    def _status_segment(self, segment: fap.Segment) -> None:
+        status = self._status(segment)
+        flags = segment.header.ControlFlags1
+        if status.ReturnCode == 0 and not flags & (fap.CF1_CLOSE_CHANNEL | fap.CF1_ERROR) and self.state == RUNNING:
+            self.awaiting_confirm = False
+            self._events.append(Confirmed(status.Value or 0, segment.header.LUWIdent))
+            return
+        self._close(Closed(status.ReturnCode, by_peer=True, cut=self._cut(), value=status.Value))
+
+    def _id_reply(self, segment: fap.Segment) -> None:
+        reply = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
+        flags = reply.IniErrFlags1
+        if flags & fap.IEF1_SEQ_WRAP_VALUE:
+            self.fail(fap.WRAP_VALUE_ERROR)
+            return
+        if segment.header.ControlFlags1 & fap.CF1_ERROR or flags:
+            if self._rounds >= MAX_ID_ROUNDS:
+                self.fail(fap.NEGOTIATION_FAILED)
+                return
+            self.offer = dataclasses.replace(
+                self.offer, fap_level=reply.FapLevel, batch_size=reply.MaxMsgsPerBatch or self.offer.batch_size,
+                max_transmission_size=reply.MaxTransmissionSize or self.offer.max_transmission_size,
+                max_msg_length=reply.MaxMessageSize or self.offer.max_msg_length,
+                heartbeat_interval=reply.HeartbeatInterval)
+            self.start()
+            return
+        offer = self.offer
+        self._agreed(MCF.Agreed(min(reply.FapLevel, offer.fap_level), offer.batch_size, offer.seq_wrap,
+                               offer.max_msg_length, offer.heartbeat_interval, offer.max_transmission_size,
+                               reply.QMgrName))
+
+    # ---- what the driver sends ------------------------------------------------------------------------
+    def _running(self) -> None:
+        if self.state != RUNNING:
+            raise RuntimeError(f"the channel is {self.state}")
+
+    def send_message(self, seq: int, message: bytes, luw: bytes, *, confirm: bool = False) -> None:
+        self._running()
+        self._send(*MCF.message_segments(seq, message, luw=luw, confirm=confirm,
+                                        max_transmission_size=self.agreed.max_transmission_size))
+        self.awaiting_confirm = confirm
+
+    def end_batch(self, luw: bytes) -> None:
+        """Ask the receiver to commit the batch ``luw`` (its messages already went)."""
+        self._running()
+        self._send(MCF.batch_end(luw))
+        self.awaiting_confirm = True
+
+    def resync(self, seq: int, luw: bytes) -> None:
+        """At start: what this end committed last, or its in-doubt batch; answered by a Confirmed naming
+        what the receiver committed last."""
+        self._running()
+        self._send(MCF.sequence_segment(fap.RESYNC_DATA, seq, luw))
+        self.awaiting_confirm = True
+
+    def reset(self, seq: int) -> None:
+        self._running()
+        self._send(MCF.sequence_segment(fap.RESET_DATA, seq))
+        self.awaiting_confirm = True
+
+    def ping(self, data: bytes) -> None:
+        self._running()
+        self._send(MCF.ping_segment(data))
+
+    def on_timer(self, now: float) -> float | None:
+        """Heartbeats: with no batch open, a heartbeat request every HBINT of silence.  Returns when to
+        be asked again (None: no heartbeats)."""
+        if self.state != RUNNING or not self.agreed or self.agreed.heartbeat_interval <= 0:
+            return None
+        due = self.last_sent + self.agreed.heartbeat_interval
+        if now >= due and not self.awaiting_confirm:
+            self._send(fap.heartbeat(struct_id=fap.TSH, fap_level=self.agreed.fap_level))
+            self.awaiting_heartbeat = True
+            due = self.last_sent + self.agreed.heartbeat_interval
+        return due
+
+
+__all__ = ["SenderProtocol", "CLOSED", "RUNNING"]

@@ -41,9 +41,9 @@ from qmlite.pcf.msgchannel import is_message_channel_id
 if TYPE_CHECKING:
     from qmlite.registry.messaging.sessions import Session
 
-__all__ = ["ServerChannel", "State", "Kind", "TABLE", "NEED_DATA", "IdOffered", "MessageChannelOffered", "Call", "RequestMsgs",
-           "ConversationStarted", "ConversationRefused", "ConversationEnded", "PeerClosed", "ProtocolError",
-           "Ignored", "Conversation", "Counts", "Refuse", "kind_of"]
+__all__ = ["ServerChannel", "State", "Kind", "TABLE", "NEED_DATA", "IdOffered", "MessageChannelOffered", "Call",
+           "RequestMsgs", "ConversationStarted", "ConversationRefused", "ConversationEnded", "PeerClosed",
+           "ProtocolError", "Ignored", "Conversation", "Counts", "Refuse", "kind_of"]
 
 MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 REPLY_ENCODING, REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (docs/reference/fap.md 4)

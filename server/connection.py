@@ -23,7 +23,7 @@ from qmlite.pcf import dn, fap
 from qmlite.pcf.errors import STATUS, CodecError
 
 from qmlite.registry.errors import MQIError
-from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 
@@ -503,8 +503,8 @@ class Connection:
         name = offer.client.ChannelName.rstrip(" \x00")
         self._move(await self.server.route_channel(name))
         reg = self.server.registry
-        definition = reg.objects(CH.KIND).get(name)
-        if definition is None or definition.channel_type not in (CH.RCVR, CH.RQSTR):
+        definition = reg.objects(M.KIND).get(name)
+        if definition is None or definition.channel_type not in (M.RCVR, M.RQSTR):
             why = "unknown channel" if definition is None else "not a receiving channel"
             self.log.warning("unknown_channel" if definition is None else "wrong_channel_type", channel=name,
                              partner=offer.client.QMgrName.rstrip(" \x00"))

@@ -9,7 +9,7 @@ from qmlite.pcf import constants as C
 from qmlite.registry.channels.receivingend import ReceivingEnd
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
 from qmlite.registry.errors import MQIError
-from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects import channels as M
 
 
 class CommandRefused(Exception):
@@ -22,7 +22,7 @@ def reset(qm, channel, seq: int) -> None:
     """RESET CHANNEL SEQNUM(seq): the next message sent (a sending channel) or expected (a receiving one)
     is number ``seq``.  A sending channel with a batch in doubt refuses (MQRCCF_CHANNEL_INDOUBT): resolve
     it first, or its messages could be lost or doubled (decision MCA11)."""
-    if channel.channel_type in CH.SENDING:
+    if channel.channel_type in M.SENDING:
         end = SendingEnd(qm, channel)
         try:
             if end.in_doubt is not None:

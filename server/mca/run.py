@@ -30,7 +30,7 @@ from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
 from qmlite.registry.errors import MQIError
-from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
 from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
@@ -313,7 +313,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
     logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
     proto = ReceiverProtocol(offer_of(qm, channel), qm.now)
     link = Link(stream, proto, idle=opening_timeout)
-    if channel.channel_type not in (CH.RCVR, CH.RQSTR):
+    if channel.channel_type not in (M.RCVR, M.RQSTR):
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
         return
@@ -387,7 +387,7 @@ def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
                 on_end(channel)
 
     def start(channel) -> None:
-        if channel.channel_type == CH.SDR or (channel.channel_type == CH.SVR and channel.conn_name):
+        if channel.channel_type == M.SDR or (channel.channel_type == M.SVR and channel.conn_name):
             nursery.start_soon(agent, channel)
 
     qm_server.qm.registry.running.start_message_channel = start

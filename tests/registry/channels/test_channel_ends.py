@@ -100,9 +100,9 @@ class Pair:
 
 
 def _channel(qm):
-    from qmlite.registry.objects import channels as CH
+    from qmlite.registry.objects import channels as M
 
-    return qm.registry.objects(CH.KIND)[CHANNEL]
+    return qm.registry.objects(M.KIND)[CHANNEL]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf import constants as C
 from qmlite.registry.channels import syncrecords as SR
 from qmlite.registry.mqsc import run_mqsc
-from qmlite.registry.objects import channels as CH
+from qmlite.registry.objects import channels as M
 from qmlite.server import config
 from qmlite.server.listener import running
 from qmlite.server.mca import run as mca
@@ -75,7 +75,7 @@ class Receiving:
             first = await _read_segment(stream)
             segment = fap.decode_segment(first, 0, fap.SegmentHeader.unpack(first)[0].SegmentLength)
             ident = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
-            channel = self.server.qm.registry.objects(CH.KIND).get(ident.ChannelName)
+            channel = self.server.qm.registry.objects(M.KIND).get(ident.ChannelName)
             self.capture.send(first, from_client=True)
             await mca.serve_message_channel(Recorded(stream, self.capture), first, self.server, channel,
                                             peer="127.0.0.1")

@@ -321,7 +321,7 @@ def presented_version() -> str:
     return ".".join(str(int(QM.VERSION[i:i + 2])) for i in range(0, 8, 2))
 
 
-_STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}
+_STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing", "ENDED": "Ended normally"}
 
 
 def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, bool]] | None:

@@ -159,7 +159,11 @@ class QueueManagerServer:
         if server is None or server is self:
             return
         with trio.CancelScope(shield=True):
-            await server.quiesce(reconnect=reconnect)
+            if server._started:
+                await server.ready.wait()  # its tasks run: its committer writes what the end writes
+                await server.quiesce(reconnect=reconnect)
+            else:  # never used since it was opened: no tasks, no clients, no start written to end
+                server.qm.quiescing = True
             for conn in list(server.connections):  # a client that goes on calling is not served again
                 if conn.nursery is not None:
                     conn.nursery.cancel_scope.cancel()

@@ -222,12 +222,13 @@ def test_endmqm_ends_a_hosted_queue_manager_alone_and_strmqm_dltmqm_follow(tmp_p
     """endmqm of a hosted queue manager other than the default ends that one alone: its clients told as
     IBM tells them (QM_TERMINATING; -r: asked to reconnect), dspmq shows it ended; strmqm starts it again
     with its data, dltmqm deletes an ended one with its directory, each with IBM's exit codes."""
-    served = Served(tmp_path / "data", "--qmgr", "QM1", "--qmgr", "QM2", "--qmgr", "QM3")
-    told, asked = _client(served, "QM2"), _client(served, "QM3")
+    served = Served(tmp_path / "data", "--qmgr", "QM1", "--qmgr", "QM2", "--qmgr", "QM3", "--qmgr", "QM4")
+    told, asked = _client(served, "QM2"), _client(served, "QM3")  # QM4 is never used: its tasks never start
     done = sh("""
 echo "DEFINE QLOCAL(KEPT.Q)" | runmqsc QM2 > /dev/null
 endmqm -w QM2 > end.out; echo $? > end.rc
 endmqm -r -i QM3 > endr.out; echo $? > endr.rc
+endmqm -w QM4 > /dev/null; echo $? > unused.rc
 dspmq > ended.out
 endmqm QM2 2> again.err; echo $? > again.rc
 strmqm QM2 > str.out; echo $? > str.rc
@@ -256,7 +257,8 @@ echo "DISPLAY QMGR QMNAME" | runmqsc QM1 > still.out; echo $? > still.rc
     asked.abort()
     assert [line.split() for line in read["ended.out"].splitlines()] == [
         ["QMNAME(QM1)", "STATUS(Running)"], ["QMNAME(QM2)", "STATUS(Ended", "normally)"],
-        ["QMNAME(QM3)", "STATUS(Ended", "normally)"]]
+        ["QMNAME(QM3)", "STATUS(Ended", "normally)"], ["QMNAME(QM4)", "STATUS(Ended", "normally)"]]
+    assert read["unused.rc"] == "0\n"
     assert (read["again.rc"], read["again.err"]) == ("40\n", "AMQ8146E: IBM MQ queue manager not available.\n")
     assert read["str.rc"] == "0\n"
     assert read["str.out"].splitlines() == [
@@ -267,7 +269,8 @@ echo "DISPLAY QMGR QMNAME" | runmqsc QM1 > still.out; echo $? > still.rc
     assert (read["dltrunning.rc"], read["dltrunning.err"]) == ("5\n", "IBM MQ queue manager 'QM2' running.\n")
     assert (read["dlt.rc"], read["dlt.out"]) == ("0\n", "IBM MQ queue manager 'QM3' deleted.\n")
     assert not (tmp_path / "data" / "qmgrs" / "QM3").exists() and (tmp_path / "data" / "qmgrs" / "QM2").is_dir()
-    assert [line.split()[0] for line in read["after.out"].splitlines()] == ["QMNAME(QM1)", "QMNAME(QM2)"]
+    assert [line.split()[0] for line in read["after.out"].splitlines()] == ["QMNAME(QM1)", "QMNAME(QM2)",
+                                                                           "QMNAME(QM4)"]
     assert (read["gone.rc"], read["gone.err"]) == ("16\n", "AMQ8118E: IBM MQ queue manager does not exist.\n")
     assert read["dltgone.rc"] == "16\n"
     assert read["still.rc"] == "0\n" and "QMNAME(QM1)" in read["still.out"]

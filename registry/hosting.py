@@ -297,6 +297,10 @@ class QueueManagers:
         else:
             self.on_end_one(name, reconnect)
 
+    def is_ended(self, name: str) -> bool:
+        """Whether ``name`` is a hosted queue manager endmqm ended (MQCONN to it: 2059, not 2058)."""
+        return name in self._ended
+
     def closed(self, name: str) -> None:
         """The server has ended hosted queue manager ``name`` (its connections and tasks are gone): its
         data directory is closed and it shows ENDED until strmqm or dltmqm."""

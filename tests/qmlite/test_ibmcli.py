@@ -231,6 +231,7 @@ endmqm -r -i QM3 > endr.out; echo $? > endr.rc
 endmqm -w QM4 > /dev/null; echo $? > unused.rc
 dspmq > ended.out
 endmqm QM2 2> again.err; echo $? > again.rc
+echo "DISPLAY QMGR" | runmqsc QM2 > down.out 2> down.err; echo $? > down.rc
 strmqm QM2 > str.out; echo $? > str.rc
 echo "DISPLAY QLOCAL(KEPT.Q)" | runmqsc QM2 > kept.out; echo $? > kept.rc
 strmqm QM2 > running.out; echo $? > running.rc
@@ -260,6 +261,7 @@ echo "DISPLAY QMGR QMNAME" | runmqsc QM1 > still.out; echo $? > still.rc
         ["QMNAME(QM3)", "STATUS(Ended", "normally)"], ["QMNAME(QM4)", "STATUS(Ended", "normally)"]]
     assert read["unused.rc"] == "0\n"
     assert (read["again.rc"], read["again.err"]) == ("40\n", "AMQ8146E: IBM MQ queue manager not available.\n")
+    assert read["down.rc"] == "20\n" and read["down.err"].startswith("AMQ8146E: IBM MQ queue manager not available.")
     assert read["str.rc"] == "0\n"
     assert read["str.out"].splitlines() == [
         "IBM MQ queue manager 'QM2' starting.", "The queue manager is associated with installation 'Installation1'.",

@@ -110,12 +110,12 @@ def _client_channel(args: argparse.Namespace, cfg) -> tuple[str, int, str]:
     try:
         if env.get("MQSERVER"):
             from qmlite.client import clientconf
-            from ibmmqc import resolve
+            from qmlite.pcf import ccdt  # CONNAME's parser moved here from ibmmqc.resolve (issue 34)
 
             parsed = clientconf.parse_server(env["MQSERVER"])
             if parsed is None:
                 raise ValueError(f"MQSERVER={env['MQSERVER']!r} is not CHANNEL/TCP/host(port)")
-            host, port = resolve.parse_conn_name(parsed[2])[0]
+            host, port = ccdt.parse_conn_name(parsed[2])[0]
             return host, port, parsed[0]
         if env.get("MQCCDTURL") or env.get("MQCHLLIB") or env.get("MQCHLTAB"):
             from ibmmqc import resolve

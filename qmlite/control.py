@@ -110,12 +110,12 @@ def _client_channel(args: argparse.Namespace, cfg) -> tuple[str, int, str]:
     try:
         if env.get("MQSERVER"):
             from qmlite.client import clientconf
-            from ibmmqc import resolve
+            from qmlite.pcf import ccdt  # CONNAME's parser moved here from ibmmqc.resolve (issue 34)
 
             parsed = clientconf.parse_server(env["MQSERVER"])
             if parsed is None:
                 raise ValueError(f"MQSERVER={env['MQSERVER']!r} is not CHANNEL/TCP/host(port)")
-            host, port = resolve.parse_conn_name(parsed[2])[0]
+            host, port = ccdt.parse_conn_name(parsed[2])[0]
             return host, port, parsed[0]
         if env.get("MQCCDTURL") or env.get("MQCHLLIB") or env.get("MQCHLTAB"):
             from ibmmqc import resolve
@@ -321,7 +321,7 @@ def presented_version() -> str:
     return ".".join(str(int(QM.VERSION[i:i + 2])) for i in range(0, 8, 2))
 
 
-_STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing"}
+_STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing", "ENDED": "Ended normally"}
 
 
 def _hosted_by_server(args: argparse.Namespace, cfg) -> list[tuple[str, str, bool]] | None:

@@ -283,7 +283,7 @@ def dmpmqcfg(argv: list[str] | None = None) -> int:
     if isinstance(args, int):
         return args
     if args.r:  # a remote queue manager through this one: no channels to it here
-        print("AMQ8146E: IBM MQ queue manager not available.", file=sys.stderr)
+        print(NOT_AVAILABLE, file=sys.stderr)
         return 40
     password = control.read_password(argparse.Namespace(user=args.u), sys.stdin.readline)
     ns = _target_args(args.m or "", client=bool(args.client), user=args.u)
@@ -353,13 +353,19 @@ def crtmqm(argv: list[str] | None = None) -> int:
 
 
 def _hosted(target) -> dict[str, str]:
-    """The queue managers ``target``'s server hosts, name -> dspmq status."""
+    """The queue managers ``target``'s server hosts, name -> dspmq status (``Ended normally``: endmqm ended it)."""
     return {name: status for name, status, _ in control.hosted_on(target)}
 
 
+ENDED = "Ended normally"  # dspmq's status of a queue manager endmqm ended (DISPLAY QMLITE QMGRS' ENDED)
+NOT_EXIST = "AMQ8118E: IBM MQ queue manager does not exist."
+NOT_AVAILABLE = "AMQ8146E: IBM MQ queue manager not available."
+
+
 def strmqm(argv: list[str] | None = None) -> int:
-    """A queue manager the running server hosts is running (5); one it does not host does not exist (16);
-    with no server there is nothing to start it in: ``qmlite serve`` starts one (docs/control-commands.md)."""
+    """Starts a hosted queue manager endmqm ended (START QMLITE QMGR): 0; one running: 5; one the running
+    server does not host does not exist: 16.  With no server there is nothing to start it in: ``qmlite
+    serve`` starts one (docs/control-commands.md)."""
     parser = _Parser("strmqm")
     for flag in ("-z", "-c", "-x", "-a", "-d", "-e", "-f", "-r", "-ns", "-si"):
         parser.add_argument(flag, action="store_true")
@@ -372,17 +378,27 @@ def strmqm(argv: list[str] | None = None) -> int:
         name = args.name or target.qmgr_name
         status = _hosted(target).get(name)
         if status is None:
-            print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
+            print(NOT_EXIST, file=sys.stderr)
             return 16
-        print(f"IBM MQ queue manager '{name}' running.")
-        return 5
+        if status != ENDED:
+            print(f"IBM MQ queue manager '{name}' running.")
+            return 5
+        print(f"IBM MQ queue manager '{name}' starting.")
+        [result] = target.run(f"START QMLITE QMGR({name})")
+        if result.completion_code != C.MQCC_OK:
+            print(*result.text, sep="\n", file=sys.stderr)
+            return 5 if result.reason_code == C.MQRC_Q_MGR_ACTIVE else 71
+        print(f"The queue manager is associated with installation '{control.INSTALLATION[0]}'.")
+        print(f"IBM MQ queue manager '{name}' started using V{control.presented_version()}.")
+        return 0
     return _with_target("", start)
 
 
 def endmqm(argv: list[str] | None = None) -> int:
-    """Ends the server's default queue manager, and with it the server and every queue manager it hosts,
-    as SIGTERM does (``-r``: as SIGUSR1, clients asked to reconnect): STOP QMLITE QMGR.  ``-c`` (the
-    default) returns at once; ``-w``, ``-i`` and ``-p`` wait until the server has ended."""
+    """Ends a queue manager the running server hosts: STOP QMLITE QMGR (``-r``: clients asked to
+    reconnect).  The server's default ends the server and every queue manager it hosts, as SIGTERM does
+    (``-r``: SIGUSR1); another ends alone.  ``-c`` (the default) returns at once; ``-w``, ``-i`` and ``-p``
+    wait until it has ended (the default: the server stops answering; another: it shows ended)."""
     parser = _Parser("endmqm")
     for flag in ("-c", "-i", "-p", "-w", "-r", "-s", "-x", "-z"):
         parser.add_argument(flag, action="store_true")
@@ -391,29 +407,43 @@ def endmqm(argv: list[str] | None = None) -> int:
     if isinstance(args, int):
         return args
     name = args.name
+    waits = args.w or args.i or args.p
+    alone = False  # a hosted queue manager other than the default: waited for here, on the same target
 
     def end(target) -> int:
-        if name not in _hosted(target):
-            print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
+        nonlocal alone
+        hosted = {entry[0]: entry for entry in control.hosted_on(target)}
+        if name not in hosted:
+            print(NOT_EXIST, file=sys.stderr)
             return 16
+        if hosted[name][1] == ENDED:
+            print(NOT_AVAILABLE, file=sys.stderr)
+            return 40
+        alone = not hosted[name][2]
         try:
             [result] = target.run(f"STOP QMLITE QMGR({name})" + (" RECONNECT" if args.r else ""))
         except Unreachable as exc:
-            if exc.reason in _ENDING:  # the server ended before its answer arrived: it was accepted
+            if exc.reason in _ENDING and not alone:  # the server ended before its answer arrived: accepted
                 return 0
             raise
         if result.completion_code != C.MQCC_OK:
             print(*result.text, sep="\n", file=sys.stderr)
-            return 40 if result.reason_code == C.MQRC_NOT_AUTHORIZED else 71
+            return {C.MQRC_NOT_AUTHORIZED: 40, C.MQRC_Q_MGR_NOT_AVAILABLE: 40}.get(result.reason_code, 71)
+        if alone and waits:
+            _waiting(name, args)
+            return 0 if _polled(lambda: _hosted(target).get(name) == ENDED) else 71
         return 0
     code = _with_target("", end)
-    if code:
+    if code or (alone and waits):
+        if not code:
+            print(f"IBM MQ queue manager '{name}' ended.")
+        elif code == 71 and alone and waits:
+            print(f"endmqm: queue manager '{name}' did not end within {ENDING_SECONDS} seconds.", file=sys.stderr)
         return code
-    if not (args.w or args.i or args.p):
+    if not waits:
         print("Quiesce request accepted. The queue manager will stop when all outstanding work is complete.")
         return 0
-    print(f"IBM MQ queue manager '{name}' ending." if (args.i or args.p)
-          else f"Waiting for queue manager '{name}' to end.")
+    _waiting(name, args)
     if not _ended():
         print(f"endmqm: queue manager '{name}' did not end within {ENDING_SECONDS} seconds.", file=sys.stderr)
         return 71
@@ -421,27 +451,37 @@ def endmqm(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _waiting(name: str, args) -> None:
+    print(f"IBM MQ queue manager '{name}' ending." if (args.i or args.p)
+          else f"Waiting for queue manager '{name}' to end.")
+
+
 _ENDING = frozenset({C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_QUIESCING, C.MQRC_Q_MGR_STOPPING,
                      C.MQRC_CONNECTION_QUIESCING, C.MQRC_CONNECTION_STOPPING})
-ENDING_SECONDS = 60  # how long endmqm -w waits for the server to end (it quiesces its clients first)
+ENDING_SECONDS = 60  # how long endmqm -w waits for the queue manager to end (it quiesces its clients first)
 
 
-def _ended() -> bool:
-    """Whether the server stops answering on its port within ENDING_SECONDS (checked every 0.1 s)."""
+def _polled(done) -> bool:
+    """Whether ``done()`` comes true within ENDING_SECONDS (asked every 0.1 s)."""
     import time
 
-    cfg = control.settings(_target_args(""))
     deadline = time.monotonic() + ENDING_SECONDS
-    while control.answers(control.server_host(cfg), cfg.port, timeout=0.2):
+    while not done():
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)  # the command waits for another process, as IBM's endmqm -w does
     return True
 
 
+def _ended() -> bool:
+    """Whether the server stops answering on its port within ENDING_SECONDS."""
+    cfg = control.settings(_target_args(""))
+    return _polled(lambda: not control.answers(control.server_host(cfg), cfg.port, timeout=0.2))
+
+
 def dltmqm(argv: list[str] | None = None) -> int:
-    """Not yet: a hosted queue manager is deleted with its directory once its server has ended.  A name
-    the running server hosts is running (5, as IBM's dltmqm of a running queue manager); another 16."""
+    """Deletes a hosted queue manager endmqm ended, its data directory with it (DELETE QMLITE QMGR): 0.
+    One running: 5, as IBM's dltmqm of a running queue manager; one not hosted: 16."""
     parser = _Parser("dltmqm")
     parser.add_argument("-z", action="store_true")
     parser.add_argument("name")
@@ -449,10 +489,18 @@ def dltmqm(argv: list[str] | None = None) -> int:
     if isinstance(args, int):
         return args
 
-    def refuse(target) -> int:
-        if args.name not in _hosted(target):
-            print("AMQ8118E: IBM MQ queue manager does not exist.", file=sys.stderr)
+    def delete(target) -> int:
+        status = _hosted(target).get(args.name)
+        if status is None:
+            print(NOT_EXIST, file=sys.stderr)
             return 16
-        print(f"IBM MQ queue manager '{args.name}' running.", file=sys.stderr)
-        return 5
-    return _with_target("", refuse)
+        if status != ENDED:
+            print(f"IBM MQ queue manager '{args.name}' running.", file=sys.stderr)
+            return 5
+        [result] = target.run(f"DELETE QMLITE QMGR({args.name})")
+        if result.completion_code != C.MQCC_OK:
+            print(*result.text, sep="\n", file=sys.stderr)
+            return 5 if result.reason_code == C.MQRC_Q_MGR_ACTIVE else 71
+        print(f"IBM MQ queue manager '{args.name}' deleted.")
+        return 0
+    return _with_target("", delete)

@@ -59,7 +59,8 @@ MQRC_Q_MGR_NOT_AVAILABLE = 2059  # cmqc.h: a valid name that cannot be served no
 MQRC_Q_MGR_EXISTS = 4001  # cmqcfc.h MQRCCF_OBJECT_ALREADY_EXISTS: crtmqm's "already exists"
 MQRCCF_Q_MGR_NAME_ERROR = 3074  # cmqcfc.h: "queue manager name not valid or not known"
 MQRCCF_OBJECT_LIMIT_EXCEEDED = 3209  # cmqcfc.h: "queue manager local object limit exceeded"
-MQRC_FUNCTION_NOT_SUPPORTED = 2298  # cmqc.h: what this server cannot do (end one hosted queue manager alone)
+MQRC_FUNCTION_NOT_SUPPORTED = 2298  # cmqc.h: what this server cannot do (a server with no end hook)
+MQRC_Q_MGR_ACTIVE = 2222  # cmqc.h "queue manager active": strmqm's and dltmqm's "running" (5)
 _COMMAND_REASONS = {MQRC_Q_MGR_NAME_ERROR: MQRCCF_Q_MGR_NAME_ERROR,
                     MQRC_Q_MGR_NOT_AVAILABLE: MQRCCF_OBJECT_LIMIT_EXCEEDED}
 
@@ -83,7 +84,7 @@ class Hosted:
 
     name: str
     default: bool
-    status: str  # RUNNING or QUIESCING
+    status: str  # RUNNING, QUIESCING or ENDED (endmqm ended it; strmqm starts it again)
     connections: int
     data_dir: str
 
@@ -112,6 +113,10 @@ class QueueManagers:
         # endmqm (STOP QMLITE QMGR): the server ends the process's queue managers as at SIGTERM
         # (``reconnect``: as at SIGUSR1, endmqm -r); called on any thread, it only asks
         self.on_end: Callable[[bool], None] | None = None
+        # endmqm of a hosted queue manager other than the default: the server ends that one alone (its
+        # connections told, its tasks stopped) and then calls ``closed``; called on any thread, it only asks
+        self.on_end_one: Callable[[str, bool], None] | None = None
+        self._ended: set[str] = set()  # ended by endmqm, data directory kept: strmqm starts, dltmqm deletes
         default.hosting = self
 
     # ---- finding ---------------------------------------------------------------------------------
@@ -175,18 +180,26 @@ class QueueManagers:
                 if exist_ok:
                     return found
                 raise HostingError(MQRC_Q_MGR_EXISTS, f"queue manager {name} already exists")
-            if self.max_qmgrs and len(self._qmgrs) >= self.max_qmgrs:
-                raise HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} not created: "
-                                   f"{len(self._qmgrs)} hosted, the most allowed (max_qmgrs)")
-            path = self.data_dir_of(name)
-            fresh = not path.exists()
-            qm = self._open(name, path, fresh)
-            if fresh and created is not None:
-                qm.registry.set_created(created)  # the QMID its first client was told (NM5)
-            qm.hosting = self
-            self._qmgrs[name] = qm
+            if name in self._ended:  # crtmqm of an ended one: it exists; MQCONN to it: not available
+                raise (HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} has ended") if exist_ok
+                       else HostingError(MQRC_Q_MGR_EXISTS, f"queue manager {name} already exists"))
+            qm = self._add(name, created)
         if self.on_created is not None:
             self.on_created(qm)
+        return qm
+
+    def _add(self, name: str, created: float | None) -> QueueManager:
+        """Open ``name`` and host it, the lock held; ``create`` and ``start`` announce it after."""
+        if self.max_qmgrs and len(self._qmgrs) >= self.max_qmgrs:
+            raise HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} not created: "
+                               f"{len(self._qmgrs)} hosted, the most allowed (max_qmgrs)")
+        path = self.data_dir_of(name)
+        fresh = not path.exists()
+        qm = self._open(name, path, fresh)
+        if fresh and created is not None:
+            qm.registry.set_created(created)  # the QMID its first client was told (NM5)
+        qm.hosting = self
+        self._qmgrs[name] = qm
         return qm
 
     def _open(self, name: str, path: pathlib.Path, fresh: bool) -> QueueManager:
@@ -262,28 +275,77 @@ class QueueManagers:
             if self.on_created is not None:
                 self.on_created(qm)
 
-    # ---- ending ----------------------------------------------------------------------------------
-    def end(self, name: str, *, reconnect: bool = False) -> None:
-        """endmqm ``name``: asks the server to end, which ends every queue manager it hosts (the default
-        is the process's); a hosted one cannot end alone yet (HostingError 2298), an unknown name 2058."""
+    # ---- ending, starting again, deleting (endmqm, strmqm, dltmqm) -------------------------------------
+    def _known(self, name: str) -> None:
         check_name(name)
-        if name not in self._qmgrs:
+        if name not in self._qmgrs and name not in self._ended:
             raise HostingError(MQRC_Q_MGR_NAME_ERROR, f"queue manager {name} is not hosted here")
-        if name != self.default_name or self.on_end is None:
-            raise HostingError(MQRC_FUNCTION_NOT_SUPPORTED, f"queue manager {name} ends only with its server's "
-                               f"default queue manager, {self.default_name}")
-        self.on_end(reconnect)
+
+    def end(self, name: str, *, reconnect: bool = False) -> None:
+        """endmqm ``name``: the default ends the server and every queue manager it hosts (``on_end``: the
+        default is the process's); another ends alone (``on_end_one``, then ``closed``).  Unknown: 2058;
+        ended already: 2059 (IBM's endmqm "not available"); no hook to ask: 2298."""
+        self._known(name)
+        if name in self._ended:
+            raise HostingError(MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {name} has ended")
+        hook = self.on_end if name == self.default_name else self.on_end_one
+        if hook is None:
+            raise HostingError(MQRC_FUNCTION_NOT_SUPPORTED, f"queue manager {name} cannot be ended here: "
+                               "this server was not started by qmlite serve")
+        if name == self.default_name:
+            self.on_end(reconnect)
+        else:
+            self.on_end_one(name, reconnect)
+
+    def is_ended(self, name: str) -> bool:
+        """Whether ``name`` is a hosted queue manager endmqm ended (MQCONN to it: 2059, not 2058)."""
+        return name in self._ended
+
+    def closed(self, name: str) -> None:
+        """The server has ended hosted queue manager ``name`` (its connections and tasks are gone): its
+        data directory is closed and it shows ENDED until strmqm or dltmqm."""
+        with self._lock:
+            qm = self._qmgrs.pop(name, None)
+            if qm is None or name == self.default_name:
+                return
+            self._ended.add(name)
+        qm.shutdown()
+
+    def start(self, name: str) -> QueueManager:
+        """strmqm ``name``: an ended one is opened again and announced as created (its tasks start);
+        running: HostingError MQRC_Q_MGR_ACTIVE (strmqm's 5); unknown: 2058 (16)."""
+        self._known(name)
+        with self._lock:
+            if name not in self._ended:
+                raise HostingError(MQRC_Q_MGR_ACTIVE, f"queue manager {name} is running")
+            qm = self._add(name, None)
+            self._ended.discard(name)
+        if self.on_created is not None:
+            self.on_created(qm)
+        return qm
+
+    def delete(self, name: str) -> None:
+        """dltmqm ``name``: an ended one's data directory is removed and its name forgotten; running:
+        MQRC_Q_MGR_ACTIVE (dltmqm's 5); unknown: 2058 (16)."""
+        self._known(name)
+        with self._lock:
+            if name not in self._ended:
+                raise HostingError(MQRC_Q_MGR_ACTIVE, f"queue manager {name} is running")
+            self._ended.discard(name)
+            shutil.rmtree(self.data_dir_of(name), ignore_errors=True)
 
     # ---- showing and closing ---------------------------------------------------------------------
     def describe(self, name: str | None = None) -> list[Hosted]:
         """Every hosted queue manager (or the one named; HostingError 2058 when none is)."""
         if name is not None:
-            check_name(name)
-            if name not in self._qmgrs:
-                raise HostingError(MQRC_Q_MGR_NAME_ERROR, f"queue manager {name} is not hosted here")
-        chosen = [name] if name is not None else self.names()
-        return [Hosted(n, n == self.default_name, "QUIESCING" if self._qmgrs[n].quiescing else "RUNNING",
-                       len(self._qmgrs[n].sessions), str(self.data_dir_of(n))) for n in chosen]
+            self._known(name)
+        chosen = [name] if name is not None else self.names() + sorted(self._ended)
+        return [Hosted(n, n == self.default_name, self._status(n), len(self._qmgrs[n].sessions) if n in self._qmgrs
+                       else 0, str(self.data_dir_of(n))) for n in chosen]
+
+    def _status(self, name: str) -> str:
+        qm = self._qmgrs.get(name)
+        return "ENDED" if qm is None else "QUIESCING" if qm.quiescing else "RUNNING"
 
     def shutdown(self) -> None:
         """Close every queue manager but the default (its opener closes it)."""

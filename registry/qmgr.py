@@ -142,7 +142,9 @@ class QueueManager:
     # ---- MQCONN / MQDISC -------------------------------------------------------------------------
     def check_connect(self, qmgr_name: str) -> None:
         if qmgr_name not in ("", "*", self.registry.qmgr.name):
-            raise MQIError(C.MQRC_Q_MGR_NAME_ERROR)
+            # one endmqm ended beside this one is not available (2059), as IBM's stopped queue manager
+            ended = self.hosting is not None and self.hosting.is_ended(qmgr_name.rstrip(" \x00"))
+            raise MQIError(C.MQRC_Q_MGR_NOT_AVAILABLE if ended else C.MQRC_Q_MGR_NAME_ERROR)
         if self.quiescing:
             raise MQIError(C.MQRC_Q_MGR_QUIESCING)
 

@@ -106,3 +106,7 @@ QMGR_NAME_INVALID = _entry(507, "E", "hosting", "{name!r} is not a valid queue m
 QMGR_NOT_CREATED = _entry(508, "E", "hosting", "qmlite queue manager {name} not created: {why}.")
 QMGR_ENDING = _entry(509, "I", "hosting", "qmlite queue manager {name} ending.")
 QMGR_NOT_ENDED = _entry(510, "E", "hosting", "qmlite queue manager {name} not ended: {why}.")
+QMGR_STARTED = _entry(511, "I", "hosting", "qmlite queue manager {name} started.")
+QMGR_NOT_STARTED = _entry(512, "E", "hosting", "qmlite queue manager {name} not started: {why}.")
+QMGR_DELETED = _entry(513, "I", "hosting", "qmlite queue manager {name} deleted.")
+QMGR_NOT_DELETED = _entry(514, "E", "hosting", "qmlite queue manager {name} not deleted: {why}.")

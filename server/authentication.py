@@ -60,7 +60,7 @@ def authenticate(cfg: ServerConfig, registry, qm_events, log, *, channel: Channe
                             password_given=authenticated is not None or not connauth,
                             authenticated_user=authenticated,
                             ssl_peer=tls.subject if tls else None, ssl_issuer=tls.issuer if tls else None)
-    for qualifier, blocked_user in verdict.warnings:  # WARN(YES) records: logged, let in, reported
+    for qualifier, blocked_user, _ in verdict.warnings:  # WARN(YES) records: logged, let in, reported
         qm_events.channel_blocked(qualifier=qualifier, warning=True, channel=channel.name, conname=peer_host,
                                   user=blocked_user)
     if verdict.allowed:

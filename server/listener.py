@@ -67,6 +67,9 @@ class QueueManagerServer:
         self.stopping = trio.Event()  # set by quiesce: the REST API's shutdown trigger
         self.mqsc_runner = None  # the REST mqsc endpoint's runner; None: qmlite.registry.mqsc.run_mqsc
         self.reconnect_clients = False  # how quiesce ends client connections (endmqm -r when True)
+        self._tasks: trio.CancelScope | None = None  # a hosted queue manager's tasks (run_tasks), for endmqm
+        self._tasks_done = trio.Event()
+        self.drained = trio.lowlevel.ParkingLot()  # woken as each of its connections ends (endmqm waits)
         if svrconn.apply_config(cfg, self.registry):
             self.registry.commit()
         # The TLS environment is set up at the first TLS handshake, and again at REFRESH SECURITY TYPE(SSL):
@@ -109,6 +112,9 @@ class QueueManagerServer:
             # are ready to be routed to, and 32 cost little more than one (scripts/bench/multiqm_ready.py).
             self._nursery = nursery
             mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
+            token = trio.lowlevel.current_trio_token()  # endmqm of a hosted one asks from any thread
+            self.qmgrs.on_end_one = lambda name, reconnect: token.run_sync_soon(
+                nursery.start_soon, self._end_hosted, name, reconnect)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             if self.cfg.http_port is not None:
                 from .http import serve as http_serve  # hypercorn and starlette load only when asked for
@@ -131,15 +137,45 @@ class QueueManagerServer:
     # ---- hosting several queue managers (registry/hosting.py) ------------------------------------
     async def run_tasks(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """A hosted queue manager's tasks, in the primary's nursery: no listener of its own."""
-        async with trio.open_nursery() as nursery:
-            await nursery.start(self.committer.run)
-            await self._start_tasks(nursery)
-            mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
-            running = self.registry.running
-            running.served_port, running.served_pid = self.primary.port, os.getpid()
-            self.qm.events.qmgr_active()  # STRSTPEV: as the default's, once it can be reached
-            self.ready.set()
-            task_status.started()
+        try:
+            async with trio.open_nursery() as nursery:
+                self._tasks = nursery.cancel_scope
+                await nursery.start(self.committer.run)
+                await self._start_tasks(nursery)
+                mca.register_lazily(self, nursery)  # issue 34: START CHANNEL runs a sender's agent (docs/channels.md)
+                running = self.registry.running
+                running.served_port, running.served_pid = self.primary.port, os.getpid()
+                self.qm.events.qmgr_active()  # STRSTPEV: as the default's, once it can be reached
+                self.ready.set()
+                task_status.started()
+        finally:
+            self._tasks_done.set()
+
+    async def _end_hosted(self, name: str, reconnect: bool) -> None:
+        """endmqm of hosted queue manager ``name`` (registry/hosting.py ``on_end_one``): its clients told as
+        at the server's end (QM_TERMINATING; RECONNECT_CLIENTS with ``-r``), their connections ended, its
+        tasks stopped, then its data directory closed; it shows ENDED until strmqm or dltmqm."""
+        server = self.servers.get(name)
+        if server is None or server is self:
+            return
+        with trio.CancelScope(shield=True):
+            if server._started:
+                await server.ready.wait()  # its tasks run: its committer writes what the end writes
+                await server.quiesce(reconnect=reconnect)
+            else:  # never used since it was opened: no tasks, no clients, no start written to end
+                server.qm.quiescing = True
+            for conn in list(server.connections):  # a client that goes on calling is not served again
+                if conn.nursery is not None:
+                    conn.nursery.cancel_scope.cancel()
+            while server.connections:
+                await server.drained.park()
+            if server._tasks is not None:
+                server._tasks.cancel()
+                await server._tasks_done.wait()
+            if self.servers.get(name) is server:  # routed to no more (route), before its data closes
+                del self.servers[name]
+            await trio.to_thread.run_sync(self.qmgrs.closed, name)
+        qlog.get().info("qmgr_ended", qmgr=name, reconnect_clients=reconnect)
 
     def _open_hosted(self, name: str, data_dir: pathlib.Path) -> QueueManager:
         """Open (create) a hosted queue manager, on whichever thread asks: its channels are configured and
@@ -188,7 +224,9 @@ class QueueManagerServer:
         qm = primary.qmgrs.get(name)
         if qm is None:
             return None
-        server = primary.servers[qm.registry.qmgr.name]
+        server = primary.servers.get(qm.registry.qmgr.name)
+        if server is None:  # ended (endmqm) while this connection was routed
+            return None
         server.ensure_running()
         await server.ready.wait()
         return server
@@ -335,6 +373,7 @@ class QueueManagerServer:
             await serving
         finally:
             conn.server.connections.discard(conn)  # the server it was routed to (docs/multiqm.md)
+            conn.server.drained.unpark_all()
             logger.info("disconnect", **conn.summary())
 
     async def quiesce(self, *, reconnect: bool | None = None) -> None:

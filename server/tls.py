@@ -241,6 +241,17 @@ class ServerTLS:
         return ctx
 
     # ---- a handshake -----------------------------------------------------------------------------------
+    def _handshake_failed(self, stream, cause: BaseException, channel: str) -> None:
+        """The error log's entry and the refusals list's for a handshake that failed (EL11)."""
+        if self.registry.diagnostics is None:
+            return
+        try:
+            address = stream.socket.getpeername()[0]
+        except (OSError, AttributeError, IndexError):
+            address = ""
+        self.registry.diagnostics.tls_handshake_failed(address=address, number=handshake_message(cause),
+                                                       why=str(cause), channel=channel)
+
     async def handshake(self, stream: trio.SocketStream, first: bytes,
                         timeout: float) -> tuple[TLSStream | None, Negotiated | None, str]:
         """(the TLS stream, what was negotiated, "") or (None, None, why).  ``first``: the bytes already read."""
@@ -260,7 +271,9 @@ class ServerTLS:
                 await tls.do_handshake()
             except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
                 await tls.send_alert()
-                return None, None, f"handshake failed: {exc.__cause__ or exc}"
+                cause = exc.__cause__ or exc
+                self._handshake_failed(stream, cause, channel or "")
+                return None, None, f"handshake failed: {cause}"
         if scope.cancelled_caught:
             return None, None, f"no TLS handshake within {timeout:g} s"
         from qmlite.keys import repository as keyrepo
@@ -278,6 +291,18 @@ class ServerTLS:
         cipher = tls.cipher()
         return tls, Negotiated(tls.version() or "", cipher[0] if cipher else "", subject, issuer, channel,
                                time.time()), ""
+
+
+# What a failed handshake's ssl error says -> IBM's message for it (docs/errorlog.md); any other: AMQ9665E.
+_HANDSHAKE_MESSAGES = (("PEER_DID_NOT_RETURN_A_CERTIFICATE", "AMQ9637E"), ("CERTIFICATE_VERIFY_FAILED", "AMQ9633E"),
+                       ("NO_SHARED_CIPHER", "AMQ9616E"), ("UNSUPPORTED_PROTOCOL", "AMQ9616E"),
+                       ("VERSION_TOO_LOW", "AMQ9616E"), ("NO_PROTOCOLS_AVAILABLE", "AMQ9616E"))
+
+
+def handshake_message(cause: BaseException) -> str:
+    """IBM's error-log message for a TLS handshake that failed with ``cause``."""
+    text = f"{getattr(cause, 'reason', '') or ''} {cause}".upper()
+    return next((number for key, number in _HANDSHAKE_MESSAGES if key in text), "AMQ9665E")
 
 
 _MAX_RECORD = 16384 + 2048  # a TLS record's largest length (RFC 8446 section 5.2)

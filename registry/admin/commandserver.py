@@ -161,4 +161,6 @@ class CommandServer:
 
     def _dead_letter(self, msg: Message, why: str) -> None:
         log.warning("command_rejected", reason=why, msg_type=msg.md.MsgType, reply_to=msg.md.ReplyToQ)
-        self.qm.dead_letter(dataclasses.replace(msg.md), msg.data)
+        failed = self.qm.enqueuer.put_dead_letter(dataclasses.replace(msg.md), msg.data)
+        if failed:  # the message is lost: IBM's command server says so in its error log
+            self.qm.diagnostics.dead_letter_failed(failed)

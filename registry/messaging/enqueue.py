@@ -151,10 +151,16 @@ class Enqueuer:
                     props=None, uow: UnitOfWork | None = None) -> bool:
         """Put a message the queue manager cannot deliver on the dead-letter queue, behind an MQDLH
         saying why and where it was going (``reason`` 0: as it is, for callers with no reason)."""
+        return not self.put_dead_letter(md, data, reason=reason, queue=queue, qmgr=qmgr, props=props, uow=uow)
+
+    def put_dead_letter(self, md: S.MQMD, data: bytes, *, reason: int = 0, queue: str = "", qmgr: str = "",
+                        props=None, uow: UnitOfWork | None = None) -> int:
+        """``dead_letter``, answering 0 or the MQRC the dead-letter queue refused the message with
+        (MQRC_UNKNOWN_OBJECT_NAME when the queue manager names none that exists; MQRC_Q_FULL ...)."""
         reg = self.registry
         dlq = reg.queues.get(reg.qmgr.dead_letter_queue)
         if dlq is None:
-            return False
+            return C.MQRC_UNKNOWN_OBJECT_NAME
         if reason:
             order = order_of_encoding(md.Encoding) or "<"
             date, time_ = put_stamp(self.now())
@@ -167,7 +173,7 @@ class Enqueuer:
         msg = self.message(dlq, md, data, now, props)
         try:
             self.check_put(dlq, msg, application=False)
-        except MQIError:
-            return False
+        except MQIError as exc:
+            return exc.reason
         self.stage(dlq.name, msg, uow)
-        return True
+        return 0

@@ -139,6 +139,23 @@ class Diagnostics:
                      channel=channel, appl=appl, rule=rule or verdict.why, mqsc=(fix,) if fix else (),
                      detail=verdict.why)
 
+    def chlauth_warned(self, qualifier: int, rec, *, channel: str, address: str, client_user: str, user: str,
+                       appl: str = "") -> None:
+        """A block a WARN(YES) record let through (chlauth.check): IBM's warning, AMQ9785W (BLOCKADDR),
+        AMQ9786W (USERSRC(NOACCESS)) or AMQ9787W (BLOCKUSER).  Not a refusal: the channel started, so the
+        recent refusals do not list it (the Channel Blocked event, MQRC_CHANNEL_BLOCKED_WARNING, is raised
+        by server/authentication.py)."""
+        from qmlite.registry.security import chlauth
+
+        if qualifier == chlauth.BLOCKED_ADDRESS:
+            self.write("AMQ9785W", remote_host=address, c1=address)
+        elif qualifier == chlauth.BLOCKED_USERID:
+            self.write("AMQ9787W", remote_host=address, c1=channel, c2=address,
+                       c3=f"MCAUSER({user}) CLNTUSER({client_user}) ADDRESS({address})")
+        else:
+            self.write("AMQ9786W", remote_host=address, c1=channel, c2=address,
+                       c3=f"CLNTUSER({client_user}) ADDRESS({address})")
+
     # ---- connection authentication and connect authority (events.not_authorized_connect) ---------------
     def connect_refused(self, *, qualifier: int, user: str, appl: str, channel: str, address: str) -> None:
         from qmlite.registry.monitoring import events as E
@@ -241,11 +258,31 @@ class Diagnostics:
                      rule=fap.status_code_name(refusal.code) or str(refusal.code),
                      mqsc=(refusal.fix,) if refusal.fix else (), detail=refusal.message)
 
+    def tls_handshake_failed(self, *, address: str, number: str, why: str, channel: str = "") -> None:
+        """A TLS handshake that failed before the channel was named (server/tls.py): the client's CipherSpec
+        or protocol not accepted (AMQ9616E), its certificate missing (AMQ9637E) or not trusted (AMQ9633E),
+        or the client ending the handshake, most often because it does not trust the queue manager's
+        certificate (AMQ9665E).  ``channel``: the one the client's SNI named, if any; without one the entry
+        says '????', as IBM's does before the channel is known, and the fix names no channel."""
+        named = channel or "????"
+        inserts = {"c1": named} if number == "AMQ9637E" else {"c1": named, "c2": address}
+        entry = self.write(number, remote_host=address, **inserts)
+        target = Q(channel) if channel else "'channel'"
+        fixes = {"AMQ9637E": (f"ALTER CHANNEL({target}) CHLTYPE(SVRCONN) SSLCAUTH(OPTIONAL)",),
+                 "AMQ9616E": (f"ALTER CHANNEL({target}) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS12_OR_HIGHER)",)}
+        self._refuse(RF.TLS, C.MQRC_SSL_INITIALIZATION_ERROR, entry, address=address, channel=channel,
+                     rule=f"TLS handshake: {why}", mqsc=fixes.get(number, ()))
+
     def key_repository_failed(self, why: str, channel: str = "????") -> None:
         entry = self.write("AMQ9657E", c1=channel)
         self._refuse(RF.TLS, C.MQRC_KEY_REPOSITORY_ERROR, entry, channel="" if channel == "????" else channel,
                      rule=why, mqsc=("ALTER QMGR SSLKEYR('/etc/mqm/pki/keys') CERTLABL(' ')",
                                      "REFRESH SECURITY TYPE(SSL)"))
+
+    def dead_letter_failed(self, reason: int, dlh_reason: int = 0) -> None:
+        """The command server could not put a message it rejects to the dead-letter queue (full,
+        put-inhibited or not defined: ``reason``): AMQ8507E.  The message is lost; no client was refused."""
+        self.write("AMQ8507E", a1=reason, a2=dlh_reason)
 
     def max_channels(self, *, address: str, limit: int) -> None:
         """The server's connection limit (``--max-connections``, IBM's MaxChannels): AMQ9513E."""

@@ -175,7 +175,7 @@ class Verdict:
     reason: int = C.MQRC_NONE
     why: str = ""
     # For channel events (registry/monitoring/events.py): why a refusal was a block (MQRQ_CHANNEL_BLOCKED_*,
-    # 0 when it was not a CHLAUTH block), and the blocks WARN(YES) records let through: (qualifier, user).
+    # 0 when it was not a CHLAUTH block), and the blocks WARN(YES) records let through: (qualifier, user, record).
     blocked: int = 0
     warnings: tuple = ()
     needs_password: bool = False  # refused by CHCKCLNT: no MQCSP user and password given
@@ -233,7 +233,7 @@ BLOCKED_ADDRESS, BLOCKED_USERID, BLOCKED_NOACCESS = 21, 22, 23
 def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str, qualifier: int, warned: list) -> Verdict | None:
     if rec.warn == A.MQWARN_YES:
         log.warning("chlauth_warn", channel=channel, user=user, rule=rec.name, why=why)
-        warned.append((qualifier, user))
+        warned.append((qualifier, user, rec))
         return None
     return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, f"{why} ({rec.name})", blocked=qualifier,
                    warnings=tuple(warned), rule=rec)
@@ -241,8 +241,13 @@ def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str, qualifier: in
 
 def check(reg, *, channel: str, address: str, client_user: str, appl: str = "", **kwargs) -> Verdict:
     """:func:`verdict`, and a refusal written to the error log and the recent refusals (IBM's AMQ9776E,
-    AMQ9777E, AMQ9782E, AMQ5540E: registry/monitoring/diagnostics.py)."""
+    AMQ9777E, AMQ9782E, AMQ5540E: registry/monitoring/diagnostics.py); a block a WARN(YES) record let
+    through is written as IBM's warning (AMQ9787W, AMQ9786W, AMQ9785W) and kept as a refusal that was not."""
     answer = verdict(reg, channel=channel, address=address, client_user=client_user, **kwargs)
+    if reg.diagnostics is not None:
+        for qualifier, user, rec in answer.warnings:
+            reg.diagnostics.chlauth_warned(qualifier, rec, channel=channel, address=address, client_user=client_user,
+                                           user=user, appl=appl)
     if not answer.allowed and reg.diagnostics is not None:
         reg.diagnostics.chlauth_refused(answer, channel=channel, address=address, client_user=client_user, appl=appl)
     return answer

@@ -14,6 +14,11 @@ import sys
 
 import pytest
 
+from qmlite.client import reconnect as RC
+from qmlite.client.errors import ConnectionBroken
+from qmlite.client.sync import QueueManager
+from qmlite.pcf import constants as C
+from qmlite.pcf import fap
 from tests.support.served import Served
 
 BIN = pathlib.Path(sys.executable).parent
@@ -196,15 +201,79 @@ def test_endmqm_ends_the_server_as_sigterm_does(tmp_path):
     served = Served(tmp_path / "data", "--qmgr", "QM1", "--qmgr", "QM2")
     done = sh("""
 endmqm NOSUCH 2> none.err; echo $? > none.rc
-endmqm QM2 2> alone.err; echo $? > alone.rc
 dltmqm QM1 2> dlt.err; echo $? > dlt.rc
 endmqm -w QM1 > end.out; echo $? > end.rc
 """, tmp_path, served.port)
     assert done.returncode == 0, done.stderr
     read = {p.name: p.read_text() for p in tmp_path.glob("*.*") if p.suffix in (".out", ".err", ".rc")}
     assert read["none.rc"] == "16\n" and read["none.err"].startswith("AMQ8118E")
-    assert read["alone.rc"] == "71\n" and read["alone.err"].startswith("QML0510E")  # QM2 cannot end alone
     assert (read["dlt.rc"], read["dlt.err"]) == ("5\n", "IBM MQ queue manager 'QM1' running.\n")
     assert read["end.rc"] == "0\n"
     assert read["end.out"] == "Waiting for queue manager 'QM1' to end.\nIBM MQ queue manager 'QM1' ended.\n"
     assert served.proc.wait(timeout=60) == 0  # a clean end, as after SIGTERM
+
+
+def _client(served: Served, qmgr: str):
+    return QueueManager.connect("127.0.0.1", served.port, "DEV.ADMIN.SVRCONN", qmgr, user="admin",
+                                password="passw0rd", reply_timeout=30.0)
+
+
+def test_endmqm_ends_a_hosted_queue_manager_alone_and_strmqm_dltmqm_follow(tmp_path):
+    """endmqm of a hosted queue manager other than the default ends that one alone: its clients told as
+    IBM tells them (QM_TERMINATING; -r: asked to reconnect), dspmq shows it ended; strmqm starts it again
+    with its data, dltmqm deletes an ended one with its directory, each with IBM's exit codes."""
+    served = Served(tmp_path / "data", "--qmgr", "QM1", "--qmgr", "QM2", "--qmgr", "QM3", "--qmgr", "QM4")
+    told, asked = _client(served, "QM2"), _client(served, "QM3")  # QM4 is never used: its tasks never start
+    done = sh("""
+echo "DEFINE QLOCAL(KEPT.Q)" | runmqsc QM2 > /dev/null
+endmqm -w QM2 > end.out; echo $? > end.rc
+endmqm -r -i QM3 > endr.out; echo $? > endr.rc
+endmqm -w QM4 > /dev/null; echo $? > unused.rc
+dspmq > ended.out
+endmqm QM2 2> again.err; echo $? > again.rc
+echo "DISPLAY QMGR" | runmqsc QM2 > down.out 2> down.err; echo $? > down.rc
+strmqm QM2 > str.out; echo $? > str.rc
+echo "DISPLAY QLOCAL(KEPT.Q)" | runmqsc QM2 > kept.out; echo $? > kept.rc
+strmqm QM2 > running.out; echo $? > running.rc
+dltmqm QM2 2> dltrunning.err; echo $? > dltrunning.rc
+dltmqm QM3 > dlt.out; echo $? > dlt.rc
+dspmq > after.out
+strmqm QM3 2> gone.err; echo $? > gone.rc
+dltmqm QM3 2> dltgone.err; echo $? > dltgone.rc
+echo "DISPLAY QMGR QMNAME" | runmqsc QM1 > still.out; echo $? > still.rc
+""", tmp_path, served.port)
+    assert done.returncode == 0, done.stderr
+    read = {p.name: p.read_text() for p in tmp_path.glob("*.*") if p.suffix in (".out", ".err", ".rc")}
+    assert (read["end.rc"], read["end.out"]) == (
+        "0\n", "Waiting for queue manager 'QM2' to end.\nIBM MQ queue manager 'QM2' ended.\n")
+    assert (read["endr.rc"], read["endr.out"]) == (
+        "0\n", "IBM MQ queue manager 'QM3' ending.\nIBM MQ queue manager 'QM3' ended.\n")
+    with pytest.raises(ConnectionBroken) as ending:
+        told.inq(0, [C.MQCA_Q_MGR_NAME], 0, 48)
+    assert ending.value.status_code == fap.QM_TERMINATING and not RC.reconnectable(ending.value)
+    with pytest.raises(ConnectionBroken) as reconnecting:
+        asked.inq(0, [C.MQCA_Q_MGR_NAME], 0, 48)
+    assert reconnecting.value.status_code is None and RC.reconnectable(reconnecting.value)
+    told.abort()
+    asked.abort()
+    assert [line.split() for line in read["ended.out"].splitlines()] == [
+        ["QMNAME(QM1)", "STATUS(Running)"], ["QMNAME(QM2)", "STATUS(Ended", "normally)"],
+        ["QMNAME(QM3)", "STATUS(Ended", "normally)"], ["QMNAME(QM4)", "STATUS(Ended", "normally)"]]
+    assert read["unused.rc"] == "0\n"
+    assert (read["again.rc"], read["again.err"]) == ("40\n", "AMQ8146E: IBM MQ queue manager not available.\n")
+    assert read["down.rc"] == "20\n" and read["down.err"].startswith("AMQ8146E: IBM MQ queue manager not available.")
+    assert read["str.rc"] == "0\n"
+    assert read["str.out"].splitlines() == [
+        "IBM MQ queue manager 'QM2' starting.", "The queue manager is associated with installation 'Installation1'.",
+        "IBM MQ queue manager 'QM2' started using V9.1.2.0."]
+    assert read["kept.rc"] == "0\n" and "QUEUE(KEPT.Q)" in read["kept.out"]  # its data directory kept
+    assert (read["running.rc"], read["running.out"]) == ("5\n", "IBM MQ queue manager 'QM2' running.\n")
+    assert (read["dltrunning.rc"], read["dltrunning.err"]) == ("5\n", "IBM MQ queue manager 'QM2' running.\n")
+    assert (read["dlt.rc"], read["dlt.out"]) == ("0\n", "IBM MQ queue manager 'QM3' deleted.\n")
+    assert not (tmp_path / "data" / "qmgrs" / "QM3").exists() and (tmp_path / "data" / "qmgrs" / "QM2").is_dir()
+    assert [line.split()[0] for line in read["after.out"].splitlines()] == ["QMNAME(QM1)", "QMNAME(QM2)",
+                                                                           "QMNAME(QM4)"]
+    assert (read["gone.rc"], read["gone.err"]) == ("16\n", "AMQ8118E: IBM MQ queue manager does not exist.\n")
+    assert read["dltgone.rc"] == "16\n"
+    assert read["still.rc"] == "0\n" and "QMNAME(QM1)" in read["still.out"]
+    assert served.proc.poll() is None  # the server, and QM1 with it, goes on

@@ -5,6 +5,9 @@ refusals, and -- where the refusal names one -- the MQSC that would allow it, ru
 
 from __future__ import annotations
 
+import socket
+import ssl
+
 import httpx
 import pytest
 
@@ -13,6 +16,7 @@ from qmlite.client.pytest_plugin import running_qmlite
 from qmlite.client.sync import QueueManager
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi
+from qmlite.pcf.mqi import MQMD, MQOD, MQPMO
 from tests.support import amqerr
 
 APP = "DEV.APP.SVRCONN"
@@ -293,3 +297,93 @@ def test_a_command_the_user_may_not_run_amq8077w_and_its_fixes_in_turn(server):
     entries = _entries(server, "AMQ8077W")
     assert [(e.inserts["c2"], e.inserts["c3"]) for e in entries] == [
         ("QM1", "dsp"), ("@class", "crt"), ("SYSTEM.DEFAULT.LOCAL.QUEUE", "dsp")]
+
+
+@pytest.mark.parametrize("record, number, inserts", [
+    (f"SET CHLAUTH('{APP}') TYPE(ADDRESSMAP) ADDRESS('127.0.0.1') USERSRC(NOACCESS) WARN(YES)", "AMQ9786W",
+     {"c1": APP, "c2": "127.0.0.1", "c3": "CLNTUSER(app) ADDRESS(127.0.0.1)"}),
+    (f"SET CHLAUTH('{APP}') TYPE(BLOCKUSER) USERLIST('app') WARN(YES) ACTION(REPLACE)", "AMQ9787W",
+     {"c1": APP, "c2": "127.0.0.1", "c3": "MCAUSER(app) CLNTUSER(app) ADDRESS(127.0.0.1)"}),
+    ("SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('127.0.0.1') WARN(YES) ACTION(REPLACE)", "AMQ9785W",
+     {"c1": "127.0.0.1"}),
+])
+def test_a_chlauth_record_with_warn_yes_lets_the_client_in_and_logs_its_warning(server, record, number, inserts):
+    _mqsc(server, record)
+    _connect(server).close()  # let in
+    (entry,) = _entries(server, number)
+    assert entry.inserts == inserts and entry.remote_host == "127.0.0.1" and entry.program == "amqrmppa"
+    assert "would have been blocked" in entry.text + entry.explanation
+    assert "WARN(YES)" in entry.explanation and entry.action.startswith("Contact the systems administrator")
+    assert _rest(server) == []  # not a refusal: the channel started
+
+
+def test_a_rejected_command_message_the_full_dead_letter_queue_will_not_take_amq8507e(server):
+    _mqsc(server, "DEFINE QLOCAL(FULL.DLQ) MAXDEPTH(1)\nALTER QMGR DEADQ(FULL.DLQ)")
+    qm = server.connect()
+    try:
+        qm.put1(MQOD(ObjectName="FULL.DLQ"), MQMD(), MQPMO(), b"the one it holds")
+        # A datagram is no command: the command server dead-letters it, and FULL.DLQ is full.
+        qm.put1(MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), MQMD(MsgType=C.MQMT_DATAGRAM), MQPMO(), b"junk")
+        qm.pcf(C.MQCMD_PING_Q_MGR, [])  # answered after the datagram: the command server has dealt with it
+    finally:
+        qm.close()
+    (entry,) = _entries(server, "AMQ8507E")
+    assert entry.program == "amqpcsea" and entry.inserts == {"a1": C.MQRC_Q_FULL, "a2": 0}
+    assert entry.text == "Command server MQPUT1 request for an undelivered message failed."
+    assert entry.explanation == ("The command server attempted to put a message to the dead-letter queue, using "
+                                 f"MQPUT1, which failed with reason code {C.MQRC_Q_FULL}. The MQDLH reason code "
+                                 "was 0.")
+    assert _rest(server) == []  # no client was refused
+
+
+@pytest.fixture
+def tls_server(tmp_path):
+    from qmlite.keys import testpki as pki
+
+    made = pki.init(tmp_path / "pki")
+    with running_qmlite(tmp_path / "data", http_port=0, pki_dir=str(made.pki_dir)) as srv:
+        yield srv
+
+
+def test_a_tls_handshake_the_client_ends_before_naming_a_channel_amq9665e(tls_server):
+    """A client that does not trust the queue manager's certificate ends the handshake (its alert) before
+    any channel is named: IBM's AMQ9665E with the channel '????', and a refusal the REST list shows."""
+    ctx = ssl.create_default_context()  # the system's CAs: not the test PKI's that signed the queue manager's
+    ctx.check_hostname = False
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = ctx.wrap_bio(incoming, outgoing)  # no SNI: no channel named
+    with socket.create_connection((tls_server.host, tls_server.port), timeout=30) as sock:
+        while True:
+            try:
+                tls.do_handshake()
+            except ssl.SSLWantReadError:
+                sock.sendall(outgoing.read())
+                incoming.write(sock.recv(65536))
+                continue
+            except ssl.SSLCertVerificationError:
+                sock.sendall(outgoing.read())  # the client's alert
+                break
+            raise AssertionError("the handshake succeeded")
+        try:
+            while sock.recv(65536):  # the server closes once it has written its entry
+                pass
+        except ConnectionResetError:
+            pass
+    (entry,) = _entries(tls_server, "AMQ9665E")
+    assert entry.inserts == {"c1": "????", "c2": "127.0.0.1"} and entry.remote_host == "127.0.0.1"
+    assert entry.text == "SSL connection closed by remote end of channel '????'."
+    (refusal,) = _rest(tls_server)
+    assert (refusal["kind"], refusal["reason"], refusal["message_id"]) == ("tls", 2393, "AMQ9665E")
+    assert refusal["channel"] == "" and "ALERT_UNKNOWN_CA" in refusal["rule"]  # what the client said
+
+
+@pytest.mark.parametrize("reason, number", [
+    ("PEER_DID_NOT_RETURN_A_CERTIFICATE", "AMQ9637E"), ("CERTIFICATE_VERIFY_FAILED", "AMQ9633E"),
+    ("NO_SHARED_CIPHER", "AMQ9616E"), ("UNSUPPORTED_PROTOCOL", "AMQ9616E"), ("TLSV1_ALERT_UNKNOWN_CA", "AMQ9665E"),
+    ("UNEXPECTED_EOF_WHILE_READING", "AMQ9665E")])
+def test_each_handshake_failure_has_its_ibm_message(reason, number):
+    from qmlite.server.tls import handshake_message
+
+    error = ssl.SSLError(1, f"[SSL: {reason}] {reason.lower().replace('_', ' ')}")
+    error.reason = reason
+    assert handshake_message(error) == number

@@ -218,7 +218,8 @@ def test_mqsc_refuses_bad_names_with_their_reason(qm1, command, reason):
 
 
 @pytest.mark.parametrize("command", ["DEFINE QMLITE QMGRS", "DISPLAY QMLITE QMGRS(X)", "DISPLAY QMLITE QMGRS ALL",
-                                     "DEFINE QMLITE QMGR", "DEFINE QMLITE QMGR(A,B)", "DELETE QMLITE QMGR(QM2)"])
+                                     "DEFINE QMLITE QMGR", "DEFINE QMLITE QMGR(A,B)", "DELETE QMLITE QMGRS",
+                                     "ALTER QMLITE QMGR(QM2)", "START QMLITE QMGR(QM2) RECONNECT"])
 def test_mqsc_syntax_errors(command):
     from qmlite.registry.mqsc import check_mqsc
 

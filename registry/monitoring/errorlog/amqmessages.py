@@ -75,6 +75,21 @@ _MESSAGES = [
     Message("AMQ9782E", "Remote connection blocked",
             "The connection from remote address '{c1}' was blocked because it matched a channel "
             "authentication record of TYPE(BLOCKADDR).", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 400"),
+    # ---- CHLAUTH WARN(YES): the block each record would have made, the channel let in -------------------
+    Message("AMQ9785W", "Remote connection would have been blocked",
+            "The connection from remote address '{c1}' would have been blocked because it matched a channel "
+            "authentication record of TYPE(BLOCKADDR), but the record is in warning mode (WARN(YES)), so the "
+            "connection was allowed.", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 420"),
+    Message("AMQ9786W", "Channel would have been blocked",
+            "The inbound channel '{c1}' would have been blocked from address '{c2}' because the active values "
+            "of the channel matched a record configured with USERSRC(NOACCESS), but the record is in warning "
+            "mode (WARN(YES)), so the channel was allowed to start. The active values of the channel were "
+            "'{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1540"),
+    Message("AMQ9787W", "Channel would have been blocked by userid",
+            "The inbound channel '{c1}' would have been blocked from address '{c2}' because the active values "
+            "of the channel were mapped to a userid which should be blocked, but the record is in warning mode "
+            "(WARN(YES)), so the channel was allowed to start. The active values of the channel were '{c3}'.",
+            _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1560"),
     # ---- user id and password checks (connection authentication) --------------------------------------
     Message("AMQ5534E", "User ID '{c1}' authentication failed",
             "The user ID and password supplied by '{c2}' could not be authenticated.",
@@ -159,6 +174,28 @@ _MESSAGES = [
             "The remote end of channel '{c1}' on host '{c2}' has had a CipherSpec error. The channel did not "
             "start.", "Review the error logs on the remote system to discover the problem with the CipherSpec.",
             probe="cmqxrsrv.c : 3600"),
+    # ---- TLS handshakes that fail before the channel is named (server/tls.py) ------------------------------
+    Message("AMQ9665E", "SSL connection closed by remote end of channel '{c1}'.",
+            "The SSL or TLS connection was closed by the remote host '{c2}' during the secure socket handshake. "
+            "The channel is '{c1}'; in some cases its name cannot be determined and so is shown as '????'. "
+            "The channel did not start.",
+            "Check the remote end of the channel for SSL-related errors. Fix them and restart the channel.",
+            probe="amqccisa.c : 5200"),
+    Message("AMQ9633E", "Bad SSL certificate for channel '{c1}'.",
+            "A certificate encountered during SSL handshaking is regarded as bad for one of the following "
+            "reasons: it was formatted incorrectly and could not be validated, it was formatted correctly but "
+            "failed validation against the Certification Authority (CA) root and other certificates held on "
+            "the local system, or it was found in a Certification Revocation List (CRL) on an LDAP server. "
+            "The channel is '{c1}'; in some cases its name cannot be determined and so is shown as '????'. The "
+            "remote host is '{c2}'. The channel did not start.",
+            "Check which of the three possible causes applies on your system. Correct the error, and restart "
+            "the channel.", probe="amqccisa.c : 5100"),
+    Message("AMQ9616E", "The CipherSpec proposed is not enabled on the server.",
+            "The SSL or TLS subsystem at the server end of a channel has rejected the CipherSpec or protocol "
+            "proposed by the client at '{c2}' during the secure socket handshake. The channel is '{c1}'; in "
+            "some cases its name cannot be determined and so is shown as '????'. The channel did not start.",
+            "Change the client's CipherSpec to one the server's channel accepts (its SSLCIPH), and restart the "
+            "channel.", probe="amqccisa.c : 5300"),
     Message("AMQ9657E", "The key repository could not be opened (channel '{c1}').",
             "The key repository could not be opened. The key repository either does not exist or has incorrect "
             "permissions associated with it. The channel is '{c1}'; in some cases its name cannot be determined "
@@ -187,6 +224,15 @@ _MESSAGES = [
             "there are too many connections from the relevant client application then consider changing the "
             "application to make fewer connections. If the limit is set too low, consider increasing the "
             "MAXINSTC attribute of the channel.", probe="cmqxrsrv.c : 1820"),
+    # ---- the dead-letter queue ----------------------------------------------------------------------------
+    Message("AMQ8507E", "Command server MQPUT1 request for an undelivered message failed.",
+            "The command server attempted to put a message to the dead-letter queue, using MQPUT1, which "
+            "failed with reason code {a1}. The MQDLH reason code was {a2}.",
+            "Examine the reason code, correct the problem with the dead-letter queue (it is full, put-inhibited "
+            "or not defined) and make sure the command server's input messages are requests.",
+            program="amqpcsea", probe="amqpcsea.c : 2000",
+            evidence="IBM's AMQ8xxx page; the inserts' wording as log parsers match it ('failed with reason "
+                     "code ... The MQDLH reason code was ...')"),
     Message("AMQ9519E", "Channel '{c1}' not found.",
             "The requested operation failed because the program could not find a definition of channel '{c1}'.",
             "Check that the name is specified correctly and the channel definition is available.",

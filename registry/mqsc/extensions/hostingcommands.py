@@ -4,10 +4,13 @@
   it is the default, its connections and data directory;
 * ``DEFINE QMLITE QMGR(name)``: host a new one (what ``--qmgr`` does at start and MQCONN does under
   ``--create-on-connect``);
-* ``STOP QMLITE QMGR(name) [RECONNECT]``: end the server's default queue manager, and with it the
-  process, as SIGTERM does (SIGUSR1 with RECONNECT): IBM's endmqm (``endmqm -r``).
+* ``STOP QMLITE QMGR(name) [RECONNECT]``: IBM's endmqm (``endmqm -r``): the server's default queue
+  manager ends, and with it the process, as SIGTERM does (SIGUSR1 with RECONNECT); another ends alone,
+  its clients told as the default's are, its data directory closed (it then shows ``STATUS(ENDED)``);
+* ``START QMLITE QMGR(name)``: IBM's strmqm of an ended one: it is opened and served again;
+* ``DELETE QMLITE QMGR(name)``: IBM's dltmqm of an ended one: its data directory is removed.
 
-Both go through ``registry/hosting.py``'s QueueManagers, as REST's ``/admin/qmlite/qmgrs`` and the
+All go through ``registry/hosting.py``'s QueueManagers, as REST's ``/admin/qmlite/qmgrs`` and the
 pytest plugin do.  Messages are qmlite's own (registry/qmlmessages.py, QML05xx).
 """
 
@@ -22,11 +25,12 @@ from qmlite.registry.mqsc import display
 from qmlite.registry.mqsc.lexer import MqscSyntaxError, Token
 
 MQRCCF_OBJECT_ALREADY_EXISTS = 4001  # cmqcfc.h
+VERBS = ("DISPLAY", "DEFINE", "STOP", "START", "DELETE")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class HostingCommand:
-    verb: str  # DISPLAY, DEFINE or STOP
+    verb: str  # DISPLAY, DEFINE, STOP, START or DELETE
     name: str | None  # None: every queue manager
     reconnect: bool = False  # STOP ... RECONNECT
 
@@ -43,7 +47,7 @@ def parse(text: str, verb: str, tokens: list[Token]) -> HostingCommand:
             raise MqscSyntaxError(text[:subject.end])
         return HostingCommand(verb, None)
     items = subject.items or ()
-    if len(items) != 1 or verb not in ("DISPLAY", "DEFINE", "STOP"):
+    if len(items) != 1 or verb not in VERBS:
         raise MqscSyntaxError(text[:subject.end])
     name = items[0].text
     if verb == "DISPLAY" and name == "*":
@@ -56,8 +60,8 @@ def run(qm, command: HostingCommand, requester) -> tuple[int, int, list[str], li
     judge of who may run it (anyone may DISPLAY) and of a missing queue manager (extensions.TABLE)."""
     admin = requester.admin
     qmgrs = getattr(qm, "hosting", None) if qm is not None else None
-    if command.verb == "STOP":
-        return _stop(qmgrs, command, admin)
+    if command.verb in ("STOP", "START", "DELETE"):
+        return _control(qmgrs, command, admin)
     if command.verb == "DEFINE":
         if not admin:
             return C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], []
@@ -100,16 +104,26 @@ def run(qm, command: HostingCommand, requester) -> tuple[int, int, list[str], li
     return C.MQCC_OK, 0, text, objects
 
 
-def _stop(qmgrs, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], list[dict[str, str]]]:
+def _control(qmgrs, command: HostingCommand, admin: bool) -> tuple[int, int, list[str], list[dict[str, str]]]:
+    """STOP (endmqm), START (strmqm), DELETE (dltmqm): mqm only, on a hosting server."""
     if not admin:
         return C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, ["AMQ8135E: Not authorized."], []
     if qmgrs is None:
         return C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED, [QML.QMGR_CANNOT_HOST()], []
+    name = command.name
     try:
-        qmgrs.end(command.name, reconnect=command.reconnect)
+        if command.verb == "STOP":
+            qmgrs.end(name, reconnect=command.reconnect)
+        elif command.verb == "START":
+            qmgrs.start(name)
+        else:
+            qmgrs.delete(name)
     except hosting.HostingError as exc:
-        if exc.reason == hosting.MQRC_FUNCTION_NOT_SUPPORTED:
-            return C.MQCC_FAILED, exc.reason, [QML.QMGR_NOT_ENDED(name=command.name, why=exc)], []
-        line = QML.QMGR_NOT_HOSTED if qmgrnames.is_name(command.name) else QML.QMGR_NAME_INVALID
-        return C.MQCC_FAILED, exc.command_reason, [line(name=command.name)], []
-    return C.MQCC_OK, 0, [QML.QMGR_ENDING(name=command.name)], []
+        if exc.reason == hosting.MQRC_Q_MGR_NAME_ERROR:
+            line = QML.QMGR_NOT_HOSTED if qmgrnames.is_name(name) else QML.QMGR_NAME_INVALID
+            return C.MQCC_FAILED, exc.command_reason, [line(name=name)], []
+        # 2298 no hook, 2059 ended already or not reopened, 2222 running: the commands' own exit codes
+        failed = {"STOP": QML.QMGR_NOT_ENDED, "START": QML.QMGR_NOT_STARTED}.get(command.verb, QML.QMGR_NOT_DELETED)
+        return C.MQCC_FAILED, exc.reason, [failed(name=name, why=exc)], []
+    done = {"STOP": QML.QMGR_ENDING, "START": QML.QMGR_STARTED}.get(command.verb, QML.QMGR_DELETED)
+    return C.MQCC_OK, 0, [done(name=name)], []

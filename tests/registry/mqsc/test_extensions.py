@@ -122,7 +122,7 @@ def test_stop_qmlite_qmgr_asks_the_server_to_end_its_default_queue_manager(tmp_p
         assert ended.text == ["QML0509I: qmlite queue manager QM1 ending."]
         assert asked == [False, True]
         qmgrs.create("QM2")
-        [alone] = run_mqsc(qm, "STOP QMLITE QMGR(QM2)")
+        [alone] = run_mqsc(qm, "STOP QMLITE QMGR(QM2)")  # no server to end it alone
         assert alone.reason_code == C.MQRC_FUNCTION_NOT_SUPPORTED and alone.text[0].startswith("QML0510E")
         [unknown] = run_mqsc(qm, "STOP QMLITE QMGR(QM9)")
         assert unknown.reason_code == C.MQRCCF_Q_MGR_NAME_ERROR
@@ -131,6 +131,51 @@ def test_stop_qmlite_qmgr_asks_the_server_to_end_its_default_queue_manager(tmp_p
         [bad] = run_mqsc(qm, "STOP QMLITE QMGR(QM1) NOW")
         assert bad.syntax_error
         assert asked == [False, True]
+    finally:
+        qmgrs.shutdown()
+        qm.shutdown()
+
+
+def test_stop_start_and_delete_qmlite_qmgr_end_start_and_delete_a_hosted_queue_manager(tmp_path):
+    """endmqm, strmqm and dltmqm of a hosted queue manager other than the default: STOP asks the server
+    (on_end_one), which calls ``closed`` once it has ended it; it shows ENDED, START opens it again with its
+    data, DELETE removes an ended one's directory; each refuses the wrong state with its reason."""
+    from qmlite.registry import hosting
+
+    qm = QueueManager.open(tmp_path / "qm", synchronous="OFF")
+    qmgrs = hosting.QueueManagers(tmp_path, qm, opener=lambda name, path: QueueManager.open(path, name,
+                                                                                              synchronous="OFF"))
+    asked: list[tuple[str, bool]] = []
+    qmgrs.on_end_one = lambda name, reconnect: asked.append((name, reconnect))
+    try:
+        run_mqsc(qmgrs.create("QM2"), "DEFINE QLOCAL(KEPT.Q)")
+        [ending] = run_mqsc(qm, "STOP QMLITE QMGR(QM2) RECONNECT")
+        assert ending.text == ["QML0509I: qmlite queue manager QM2 ending."] and asked == [("QM2", True)]
+        [running] = run_mqsc(qm, "DELETE QMLITE QMGR(QM2)")
+        assert running.reason_code == C.MQRC_Q_MGR_ACTIVE and running.text[0].startswith("QML0514E")
+        qmgrs.closed("QM2")  # what the server does once its clients and tasks are gone
+        assert qmgrs.get("QM2") is None
+        assert "STATUS(ENDED)" in " ".join(run_mqsc(qm, "DISPLAY QMLITE QMGR(QM2)")[0].text)
+        [again] = run_mqsc(qm, "STOP QMLITE QMGR(QM2)")
+        assert again.reason_code == C.MQRC_Q_MGR_NOT_AVAILABLE and asked == [("QM2", True)]
+        [exists] = run_mqsc(qm, "DEFINE QMLITE QMGR(QM2)")  # crtmqm of an ended one: it exists
+        assert exists.reason_code == 4001
+        [started] = run_mqsc(qm, "START QMLITE QMGR(QM2)")
+        assert started.text == ["QML0511I: qmlite queue manager QM2 started."]
+        assert "QUEUE(KEPT.Q)" in " ".join(run_mqsc(qmgrs.get("QM2"), "DISPLAY QLOCAL(KEPT.Q)")[0].text)
+        [twice] = run_mqsc(qm, "START QMLITE QMGR(QM2)")
+        assert twice.reason_code == C.MQRC_Q_MGR_ACTIVE and twice.text[0].startswith("QML0512E")
+        [default] = run_mqsc(qm, "DELETE QMLITE QMGR(QM1)")
+        assert default.reason_code == C.MQRC_Q_MGR_ACTIVE
+        qmgrs.closed("QM2")
+        [deleted] = run_mqsc(qm, "DELETE QMLITE QMGR(QM2)")
+        assert deleted.text == ["QML0513I: qmlite queue manager QM2 deleted."]
+        assert not qmgrs.data_dir_of("QM2").exists()
+        for command in ("START", "DELETE", "STOP"):
+            [unknown] = run_mqsc(qm, f"{command} QMLITE QMGR(QM2)")
+            assert unknown.reason_code == C.MQRCCF_Q_MGR_NAME_ERROR
+        [refused] = run_mqsc(qm, "START QMLITE QMGR(QM2)", user="app")
+        assert refused.reason_code == C.MQRC_NOT_AUTHORIZED
     finally:
         qmgrs.shutdown()
         qm.shutdown()

@@ -327,6 +327,7 @@ class MQTTClient:
                 if out.qos == 0:
                     if not mapping.take(qm, out.msg_id):
                         continue  # gone while the journal was written (PURGE CHANNEL)
+                    position = qm.position
                     await self._deliver(MP.Publish(out.topic, out.payload, 0, out.retained))
                 else:
                     if len(session.inflight) >= INFLIGHT:
@@ -338,7 +339,8 @@ class MQTTClient:
                     await self._deliver(MP.Publish(out.topic, out.payload, out.qos, out.retained, dup, pid))
                 self.listener.sessions.counted(session, sent=1)
                 session.pending_out -= 1
-                position = qm.position
+            # The takes written before more is read; a QoS 1 or 2 send writes nothing (its take is at
+            # the acknowledgement), so it waits for no one else's commit.
             if position is not None and position > qm.durable_position:
-                await self.server.committer.wait(position)  # the takes written before more is read
+                await self.server.committer.wait(position)
             await self.more.wait()

@@ -317,21 +317,30 @@ class MQTTClient:
         while True:
             self.more = trio.Event()
             position = None
-            batch = list(mapping.waiting(qm, session.client_id, set(session.inflight.values())))
-            session.pending_out = len(batch)  # CHSTATUS's PENDING
-            visible = max((msg.durable_after for msg in batch), default=0)
+            in_flight = set(session.inflight.values())
+            session.pending_out = mapping.pending(qm, session.client_id, in_flight)  # CHSTATUS's PENDING
+            # Read as far as this wake-up can send: a full QoS 1/2 window ends the look, so a backlog
+            # is not walked again at every acknowledgement.
+            room = INFLIGHT - len(session.inflight)
+            batch = []
+            visible = 0
+            for msg in mapping.waiting(qm, session.client_id, in_flight):
+                out = mapping.outbound(msg)
+                if out.qos:
+                    if room <= 0:
+                        break
+                    room -= 1
+                batch.append(out)
+                visible = max(visible, msg.durable_after)
             if visible > qm.durable_position:  # a message is seen once what made it is on disk
                 await self.server.committer.wait(visible)
-            for msg in batch:
-                out = mapping.outbound(msg)
+            for out in batch:
                 if out.qos == 0:
                     if not mapping.take(qm, out.msg_id):
                         continue  # gone while the journal was written (PURGE CHANNEL)
                     position = qm.position
                     await self._deliver(MP.Publish(out.topic, out.payload, 0, out.retained))
                 else:
-                    if len(session.inflight) >= INFLIGHT:
-                        break
                     pid = session.packet_id()
                     session.inflight[pid] = out.msg_id
                     dup = out.msg_id in session.sent

@@ -86,3 +86,39 @@ async def test_a_burst_reaches_a_subscriber_whole_and_in_order(tmp_path, outboun
         assert got == burst
         await subscriber.aclose()
         await publisher.aclose()
+
+
+async def test_a_backlog_goes_out_ten_in_flight_at_a_time_in_order(tmp_path):
+    async with mqtt_server(tmp_path) as (server, listener):
+        sub = await RawMQTT.connect(listener.port)
+        await sub.send(MP.Connect("backlog", clean_session=False))
+        assert await sub.packet() == MP.ConnAck(0, False)
+        await sub.send(MP.Subscribe(1, [("dev/backlog", 1)]))
+        assert await sub.packet() == MP.SubAck(1, [1])
+        await sub.send(MP.Disconnect())
+        assert await sub.closed()
+        publisher = await RawMQTT.connect(listener.port)
+        await publisher.send(MP.Connect("backlogpub"))
+        assert await publisher.packet() == MP.ConnAck(0, False)
+        for i in range(25):
+            await publisher.send(MP.Publish("dev/backlog", b"%d" % i, 1, packet_id=i + 1))
+            assert await publisher.packet() == MP.PubAck(i + 1)
+        sub = await RawMQTT.connect(listener.port)  # 25 waiting when its deliverer first looks
+        await sub.send(MP.Connect("backlog", clean_session=False))
+        assert await sub.packet() == MP.ConnAck(0, True)
+        got = [await sub.packet() for _ in range(10)]  # the in-flight window (TT8)
+        await sub.send(MP.PingReq())
+        assert await sub.packet() == MP.PingResp()  # nothing beyond the window was sent
+        assert server.qm.telemetry.sessions.get("backlog").pending_out == 15
+        while len(got) < 25:
+            await sub.send(MP.PubAck(got[len(got) - 10].packet_id))  # each acknowledgement lets one more go
+            got.append(await sub.packet())
+        assert [p.payload for p in got] == [b"%d" % i for i in range(25)]
+        assert not any(p.dup for p in got) and len({p.packet_id for p in got[-10:]}) == 10
+        for p in got[-10:]:
+            await sub.send(MP.PubAck(p.packet_id))
+        await sub.send(MP.PingReq())
+        assert await sub.packet() == MP.PingResp()
+        assert server.qm.telemetry.sessions.get("backlog").pending_out == 0
+        await sub.aclose()
+        await publisher.aclose()

@@ -48,25 +48,25 @@ PACKETS = [MP.Publish(f"dev/burst/{i}", bytes([i]) * i, i % 3, bool(i % 2), Fals
            for i in range(50)]
 
 
-async def test_a_batch_that_fits_the_outbound_queue_is_one_write():
-    client, stream = _client(outbound_limit=1000)
+async def _written(outbound_limit: int) -> list[bytes]:
+    """The writes a client's stream sees for PACKETS delivered one after another."""
+    client, stream = _client(outbound_limit)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client._writer)
         for packet in PACKETS:
             await client._deliver(packet)
         client._send.close()  # the writer ends once it has written what is queued
-    assert stream.writes == [b"".join(MP.encode(p) for p in PACKETS)]
+    return stream.writes
+
+
+async def test_a_batch_that_fits_the_outbound_queue_is_one_write():
+    assert await _written(outbound_limit=1000) == [b"".join(MP.encode(p) for p in PACKETS)]
 
 
 async def test_a_full_outbound_queue_waits_for_room_and_writes_the_same_bytes():
-    client, stream = _client(outbound_limit=4)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(client._writer)
-        for packet in PACKETS:
-            await client._deliver(packet)
-        client._send.close()
-    assert len(stream.writes) > 1  # the general path: the deliverer waited while the writer wrote
-    assert b"".join(stream.writes) == b"".join(MP.encode(p) for p in PACKETS)
+    writes = await _written(outbound_limit=4)
+    assert len(writes) > 1  # the general path: the deliverer waited while the writer wrote
+    assert b"".join(writes) == b"".join(MP.encode(p) for p in PACKETS)
 
 
 @pytest.mark.parametrize("outbound_limit", [4, 1000])

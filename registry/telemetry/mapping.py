@@ -221,12 +221,22 @@ def waiting(qm: QueueManager, client_id: str, skip: set[bytes] | frozenset = fro
     for msg_id, msg in list(mine.items()):
         if msg_id in skip:
             continue
-        if contents is None or contents.find(msg_id, None) is not msg:
+        if contents is None or contents.at(msg.key) is not msg:  # one look-up by its place, not by MsgId
             index.discard(client_id, msg_id)  # it left the queue another way
             continue
         if msg.expires_at is not None and msg.expires_at <= now:
             continue
         yield msg
+
+
+def pending(qm: QueueManager, client_id: str, in_flight: set[bytes]) -> int:
+    """How many messages wait for a client and are not in flight (CHSTATUS's PENDING), counted from the
+    index without reading the messages: one that left the queue another way counts until ``waiting``
+    reaches it."""
+    mine = index_of(qm).by_client.get(client_id)
+    if not mine:
+        return 0
+    return len(mine) - sum(1 for msg_id in in_flight if msg_id in mine)
 
 
 def outbound(msg: Message) -> Outbound:

@@ -111,10 +111,13 @@ class MQTTListener:
 
     async def _wake_deliverers(self) -> None:
         lot = self.server.mqi.activity.lot(mapping.TRANSMIT_QUEUE)
+        index = mapping.index_of(self.server.qm)
         while True:
             await lot.park()
+            addressed = index.by_client
             for client in self.clients:
-                client.more.set()
+                if client.session.client_id in addressed:  # a deliverer sends only what the index holds
+                    client.more.set()
 
     async def aclose(self) -> None:
         self._scope.cancel()

@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 import trio
 
+from qmlite.registry.monitoring import events as E
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server import config
 from qmlite.server.listener import running
+from tests.registry.monitoring.test_events import events_on, values
 from tests.server.mca.test_run import ADMIN, CHANNEL, _depth, _mqsc, _put, two_queue_managers
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -140,3 +142,31 @@ async def test_every_message_channel_field_current_and_saved_running_and_stopped
         assert saved[CMQCFC.MQIACH_CHANNEL_STATUS] == CMQCFC.MQCHS_INACTIVE
         (current,) = await trio.to_thread.run_sync(_inquire, qm2.port, "QM2", CMQC.MQOT_CURRENT_CHANNEL)
         assert current == {"reason": CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND}
+
+
+async def test_channel_events_at_both_ends_of_a_message_channel(tmp_path):
+    """CHLEV(ENABLED): Channel Started when the instance is established (both ends, with the partner's
+    address), Channel Stopped (MQRQ_CHANNEL_STOPPED_OK) when it ends normally at DISCINT (both ends)."""
+    async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
+        _mqsc(qm1, f"ALTER QMGR CHLEV(ENABLED)\nALTER CHANNEL({CHANNEL}) CHLTYPE(SDR) DISCINT(1)")
+        _mqsc(qm2, "ALTER QMGR CHLEV(ENABLED)")
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"one", True)])
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await ended.wait(1)  # DISCINT(1) after its batch: the channel ends normally
+            while receiving.served < 1:
+                await receiving.done.wait()
+    sent = [(m.header.Reason, values(m)) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE)]
+    got = [(m.header.Reason, values(m)) for _, m in events_on(qm2.qm, E.CHANNEL_QUEUE)]
+    where = f"127.0.0.1({receiving.port})"
+    # The command's Channel Started, then the established instance's (IBM: "either ... a Start Channel
+    # command, or an instance of a channel has been successfully established"), then its normal end.
+    assert [reason for reason, _ in sent] == [CMQC.MQRC_CHANNEL_STARTED, CMQC.MQRC_CHANNEL_STARTED,
+                                              CMQC.MQRC_CHANNEL_STOPPED]
+    assert sent[1][1][CMQCFC.MQCACH_CONNECTION_NAME] == where and sent[1][1][CMQCFC.MQCACH_XMIT_Q_NAME] == "QM2"
+    stopped = sent[2][1]
+    assert (stopped[CMQCFC.MQIACF_REASON_QUALIFIER], stopped[CMQCFC.MQIACF_ERROR_IDENTIFIER]) == (
+        E.MQRQ_CHANNEL_STOPPED_OK, 0)
+    assert [reason for reason, _ in got] == [CMQC.MQRC_CHANNEL_STARTED, CMQC.MQRC_CHANNEL_STOPPED]
+    assert got[0][1][CMQCFC.MQCACH_CHANNEL_NAME] == CHANNEL
+    assert got[1][1][CMQCFC.MQIACF_REASON_QUALIFIER] == E.MQRQ_CHANNEL_STOPPED_OK

@@ -77,8 +77,11 @@ def saved_of(qm, channel) -> MessageChannelStatus | None:
     batch (IBM: saved status applies once a batch was sent) or for a channel that is not a message one."""
     if channel.channel_type not in M.MESSAGE:
         return None
-    session = qm.connect(qm.registry.qmgr.name, user="mqm", admin=True, appl_name="amqpcsea",
-                         appl_type=C.MQAT_QMGR)
+    try:
+        session = qm.connect(qm.registry.qmgr.name, user="mqm", admin=True, appl_name="amqpcsea",
+                             appl_type=C.MQAT_QMGR)
+    except MQIError:  # quiescing, or a fault rule on MQCONN: nothing saved can be read
+        return None
     try:
         records = SR.SyncRecords(qm, session, channel.name)
     except MQIError:  # SYSTEM.CHANNEL.SYNCQ deleted or get-inhibited: nothing saved can be read

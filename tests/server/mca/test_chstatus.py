@@ -5,6 +5,8 @@ saved status read again after a restart.  Two queue managers hosted in one proce
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 import trio
 
@@ -170,3 +172,32 @@ async def test_channel_events_at_both_ends_of_a_message_channel(tmp_path):
     assert [reason for reason, _ in got] == [CMQC.MQRC_CHANNEL_STARTED, CMQC.MQRC_CHANNEL_STOPPED]
     assert got[0][1][CMQCFC.MQCACH_CHANNEL_NAME] == CHANNEL
     assert got[1][1][CMQCFC.MQIACF_REASON_QUALIFIER] == E.MQRQ_CHANNEL_STOPPED_OK
+
+
+async def test_a_sender_that_cannot_reach_its_partner_is_retrying_with_its_retries_left(tmp_path):
+    with socket.socket() as unused:  # a port nothing listens on: the connection is refused
+        unused.bind(("127.0.0.1", 0))
+        dead = unused.getsockname()[1]
+    async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
+        _mqsc(qm1, f"""ALTER QMGR CHLEV(ENABLED)
+            ALTER CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({dead})') SHORTRTY(2) SHORTTMR(3600)""")
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        lot = qm1.mqi.activity.lot(E.CHANNEL_QUEUE)
+        status = qm1.qm.registry.running.message_channels
+        with trio.fail_after(30):  # its Channel Stopped (RETRY) event is put as it starts waiting
+            while CHANNEL not in status or status[CHANNEL].status != CMQCFC.MQCHS_RETRYING:
+                await lot.park()
+        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL}) ALL")
+        o = shown.objects[0]
+        assert (o["STATUS"], o["SHORTRTS"], o["LONGRTS"], o["SUBSTATE"], o["MSGS"]) == (
+            "RETRYING", "1", "0", "OTHER", "0"), shown.text
+        (saved,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL}) SAVED")
+        assert saved.objects == []  # no batch ever ended: nothing saved
+        _mqsc(qm1, f"STOP CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await ended.wait(1)
+        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
+        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
+    reasons = [(m.header.Reason, values(m).get(CMQCFC.MQIACF_REASON_QUALIFIER)) for _, m in
+               events_on(qm1.qm, E.CHANNEL_QUEUE)]
+    assert reasons[:2] == [(CMQC.MQRC_CHANNEL_STARTED, None), (CMQC.MQRC_CHANNEL_STOPPED, E.MQRQ_CHANNEL_STOPPED_RETRY)]

@@ -197,6 +197,17 @@ class QueueManager:
         if session.acct is not None:  # IBM writes a connection's accounting when it ends
             self.accounting.finish(session, implicit=not commit)
 
+    # ---- message channels' status -----------------------------------------------------------------
+    def channel_status(self, channel):
+        """A message channel's current status (registry/channels/mcastatus.py), None before it ever ran."""
+        return self.registry.running.message_channels.get(channel.name)
+
+    def channel_saved_status(self, channel):
+        """A message channel's SAVED status, from its synchronisation records (kept across a restart)."""
+        from qmlite.registry.channels import mcastatus  # loaded at the first saved-status inquiry
+
+        return mcastatus.saved_of(self, channel)
+
     # ---- statistics and accounting ------------------------------------------------------------------
     def monitoring_tick(self, now: float | None = None) -> int:
         """The server's clock, every second or so: the statistics interval ends when STATINT has

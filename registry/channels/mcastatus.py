@@ -10,6 +10,11 @@ import dataclasses
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry.channels import syncrecords as SR
+from qmlite.registry.errors import MQIError
+from qmlite.registry.objects import channels as M
+from qmlite.registry.objects import values as V
+
 ZERO_LUW = bytes(8)
 
 
@@ -41,10 +46,19 @@ class MessageChannelStatus:
     stop_requested: bool = False
 
     @property
-    def saved(self) -> dict:
-        """What IBM saves at the end of each batch (SAVED status): the sequence number, LUWIDs, in doubt."""
-        return {"last_seq": self.last_seq, "last_luwid": self.last_luwid.hex(), "in_doubt": self.in_doubt,
-                "current_luwid": self.current_luwid.hex()}
+    def substate(self) -> int:
+        """SUBSTATE, from what the agent is doing: connecting (BINDING), a sender waiting for its batch's
+        confirmation (END_OF_BATCH), sending one, or waiting on its transmission queue (MQGET); a receiver
+        waiting for the partner's data (RECEIVE).  Stopped or retrying: OTHER (docs/decisions.md MCA23)."""
+        if self.status == C.MQCHS_BINDING:
+            return V.MQCHSSTATE_NET_CONNECTING
+        if self.status != C.MQCHS_RUNNING:
+            return V.MQCHSSTATE_OTHER
+        if self.channel_type not in M.SENDING:
+            return V.MQCHSSTATE_RECEIVING
+        if self.in_doubt:
+            return V.MQCHSSTATE_END_OF_BATCH
+        return V.MQCHSSTATE_SENDING if self.current_msgs else V.MQCHSSTATE_IN_MQGET
 
 
 def status_of(registry, channel) -> MessageChannelStatus:
@@ -54,3 +68,40 @@ def status_of(registry, channel) -> MessageChannelStatus:
     if status is None:
         status = table[channel.name] = MessageChannelStatus(channel.name, channel.channel_type)
     return status
+
+
+def saved_of(qm, channel) -> MessageChannelStatus | None:
+    """SAVED status (CHLINSTYPE SAVED): what the channel's synchronisation records on SYSTEM.CHANNEL.SYNCQ
+    hold.  Both ends write them at each batch's end (the sender also before asking for its confirmation,
+    the in-doubt record), as IBM saves status, so they are kept across a restart.  None before the first
+    batch (IBM: saved status applies once a batch was sent) or for a channel that is not a message one."""
+    if channel.channel_type not in M.MESSAGE:
+        return None
+    try:
+        session = qm.connect(qm.registry.qmgr.name, user="mqm", admin=True, appl_name="amqpcsea",
+                             appl_type=C.MQAT_QMGR)
+    except MQIError:  # quiescing, or a fault rule on MQCONN: nothing saved can be read
+        return None
+    try:
+        records = SR.SyncRecords(qm, session, channel.name)
+    except MQIError:  # SYSTEM.CHANNEL.SYNCQ deleted or get-inhibited: nothing saved can be read
+        return None
+    finally:
+        qm.disconnect(session, commit=False)
+    sending = channel.channel_type in M.SENDING
+    committed = records.get(SR.SENDER if sending else SR.RECEIVER)
+    doubt = records.get(SR.INDOUBT) if sending else None
+    if committed is None and doubt is None:
+        return None
+    known = qm.registry.running.message_channels.get(channel.name)
+    saved = MessageChannelStatus(channel.name, channel.channel_type, xmit_q=channel.xmit_q_name,
+                                 status=known.status if known is not None else C.MQCHS_INACTIVE)
+    if known is not None:
+        saved.conn_name, saved.remote_qmgr = known.conn_name, known.remote_qmgr
+    committed = committed or {}
+    saved.last_seq = saved.current_seq = committed.get("seq", 0)
+    saved.last_luwid = saved.current_luwid = bytes.fromhex(committed.get("luw", ZERO_LUW.hex()))
+    if doubt is not None:  # the batch sent, its confirmation not received: CURSEQNO and CURLUWID are its own
+        saved.in_doubt = True
+        saved.current_seq, saved.current_luwid = doubt["last"], bytes.fromhex(doubt["luw"])
+    return saved

@@ -46,6 +46,9 @@ MQRQ_CLOSE_NOT_AUTHORIZED = 3
 MQRQ_CMD_NOT_AUTHORIZED = 4
 MQRQ_Q_MGR_STOPPING = 5
 MQRQ_Q_MGR_QUIESCING = 6
+MQRQ_CHANNEL_STOPPED_OK = 7
+MQRQ_CHANNEL_STOPPED_ERROR = 8
+MQRQ_CHANNEL_STOPPED_RETRY = 9
 MQRQ_CHANNEL_STOPPED_DISABLED = 10
 MQRQ_SUB_NOT_AUTHORIZED = 17
 MQRQ_SUB_DEST_NOT_AUTHORIZED = 18
@@ -333,15 +336,33 @@ class Events:
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT,
                  C.MQRC_CHANNEL_BLOCKED_WARNING if warning else C.MQRC_CHANNEL_BLOCKED, params)
 
-    def channel_started(self, channel) -> None:
-        """Channel Started, for a Start Channel command (client connections raise none)."""
+    def channel_started(self, channel, conn_name: str | None = None) -> None:
+        """Channel Started, for a Start Channel command (client connections raise none), or a message
+        channel's instance established at either end (``conn_name``: its partner's address)."""
         if self.registry.qmgr.channel_event != ENABLED:
             return
         params = [self._qmgr(), _text(C.MQCACH_CHANNEL_NAME, channel.name, C.MQ_CHANNEL_NAME_LENGTH)]
         if getattr(channel, "xmit_q_name", ""):
             params.append(_text(C.MQCACH_XMIT_Q_NAME, channel.xmit_q_name, _Q))
-        params.append(_text(C.MQCACH_CONNECTION_NAME, getattr(channel, "conn_name", ""), C.MQ_CONN_NAME_LENGTH))
+        where = getattr(channel, "conn_name", "") if conn_name is None else conn_name
+        params.append(_text(C.MQCACH_CONNECTION_NAME, where, C.MQ_CONN_NAME_LENGTH))
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_STARTED, params)
+
+    def channel_stopped(self, channel, *, qualifier: int, conn_name: str, error: int = 0, why: str = "") -> None:
+        """Channel Stopped: a message channel's instance ended by itself (MQRQ_CHANNEL_STOPPED_OK: normally;
+        _RETRY: with an error, to be retried; _ERROR: with an error, not retried).  ``error``: the AMQ
+        message number (ErrorIdentifier), ``why`` its text (AuxErrorDataStr1)."""
+        if self.registry.qmgr.channel_event != ENABLED:
+            return
+        params = [self._qmgr(), P.CFIN(C.MQIACF_REASON_QUALIFIER, qualifier),
+                  _text(C.MQCACH_CHANNEL_NAME, channel.name, C.MQ_CHANNEL_NAME_LENGTH),
+                  P.CFIN(C.MQIACF_ERROR_IDENTIFIER, error), P.CFIN(C.MQIACF_AUX_ERROR_DATA_INT_1, 0),
+                  P.CFIN(C.MQIACF_AUX_ERROR_DATA_INT_2, 0), _text(C.MQCACF_AUX_ERROR_DATA_STR_1, why),
+                  _text(C.MQCACF_AUX_ERROR_DATA_STR_2, ""), _text(C.MQCACF_AUX_ERROR_DATA_STR_3, "")]
+        if getattr(channel, "xmit_q_name", ""):
+            params.append(_text(C.MQCACH_XMIT_Q_NAME, channel.xmit_q_name, _Q))
+        params.append(_text(C.MQCACH_CONNECTION_NAME, conn_name, C.MQ_CONN_NAME_LENGTH))
+        self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_STOPPED, params)
 
     def channel_stopped_by_user(self, channel) -> None:
         """Channel Stopped By User, for a Stop Channel command."""

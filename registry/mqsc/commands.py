@@ -196,7 +196,8 @@ def _table() -> dict[tuple[str, str], Command]:
                 attrs_pid=C.MQIACF_CHANNEL_ATTRS, display="AMQ8414I: Display Channel details.", generic=True),
         Command("DISPLAY", "CHSTATUS", C.MQCMD_INQUIRE_CHANNEL_STATUS, K.CHSTATUS, C.MQCACH_CHANNEL_NAME,
                 attrs_pid=C.MQIACH_CHANNEL_INSTANCE_ATTRS, display="AMQ8417I: Display Channel Status details.",
-                not_found="AMQ8420I: Channel Status not found.", generic=True),
+                not_found="AMQ8420I: Channel Status not found.", generic=True,
+                extra=(K.CHSTATUS.keyword("CURRENT"),)),  # type: ignore[arg-type]  # CURRENT or SAVED
         Command("START", "CHANNEL", C.MQCMD_START_CHANNEL, K.CHANNEL, C.MQCACH_CHANNEL_NAME,
                 message="AMQ8018I: Start IBM MQ channel accepted."),
         Command("STOP", "CHANNEL", C.MQCMD_STOP_CHANNEL, K.CHSTATUS, C.MQCACH_CHANNEL_NAME,

@@ -112,6 +112,9 @@ def _build(text: str, row: MC.Command, noun_token: Token, rest: list[Token]) -> 
                 raise MqscSyntaxError(here, "repeated keyword")
         seen.update(w for w in (kw.name, kw.off, word) if w)
         if display and token.items is None:
+            if kw.kind == FLAG and kw in row.extra:  # DISPLAY CHSTATUS SAVED: which status, not an attribute
+                values[kw.name] = (kw, kw.on_value if word == kw.name else kw.off_value)
+                continue
             if kw.kind == FLAG and word != kw.name:
                 raise MqscSyntaxError(here)
             selectors.append(kw.name)

@@ -30,6 +30,7 @@ from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
 from qmlite.registry.errors import MQIError
+from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
 from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
@@ -118,6 +119,7 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel
     status.started, status.stop_requested = qm.now(), False
+    why = ""
     try:
         with scope:
             while True:
@@ -125,25 +127,37 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                 try:
                     await _sender_connection(host, channel, connect, logger, instance)
                     status.status = C.MQCHS_INACTIVE
+                    _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_OK)
                     return
                 except Stopped:
                     status.status = C.MQCHS_STOPPED
                     return
                 except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
-                    logger.warning("channel_failed", why=str(exc))
+                    why = str(exc)
+                    logger.warning("channel_failed", why=why)
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
                         # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
                         status.status = C.MQCHS_STOPPED
+                        _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_ERROR, why)
                         return
                 wait = _next_retry(status, channel)
                 if wait is None:
                     status.status = C.MQCHS_STOPPED
+                    _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_ERROR, why)
                     return
                 status.status = C.MQCHS_RETRYING
+                _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_RETRY, why)
                 await trio.sleep(wait)
         status.status = C.MQCHS_STOPPED  # STOP CHANNEL cancelled it
     finally:
         qm.registry.running.end_instance(instance)
+
+
+def _stopped_event(qm, channel, status, qualifier: int, why: str = "") -> None:
+    """CHLEV's Channel Stopped (docs/decisions.md MCA28): ErrorIdentifier the AMQ number the failure's
+    text starts with, AMQ9999 (ended abnormally) for another failure, 0 for a normal end."""
+    error = int(why[3:7]) if why[:3] == "AMQ" and why[3:7].isdigit() else (9999 if why else 0)
+    qm.events.channel_stopped(channel, qualifier=qualifier, conn_name=status.conn_name, error=error, why=why)
 
 
 def _next_retry(status, channel) -> float | None:
@@ -198,6 +212,7 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
             await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
             status.status = C.MQCHS_RUNNING
             _agreed_instance(instance, agreed, where)
+            qm.events.channel_started(channel, where)  # CHLEV: established, resynchronised, messages can flow
             logger.info("channel_running", partner=agreed.partner_qmgr, conname=where)
             await _send_batches(host, channel, end, link, status, instance)
             proto.close()
@@ -339,6 +354,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                     end.status.status = C.MQCHS_RUNNING
                     end.status.batch_size = event.agreed.batch_size
                     end.status.heartbeat_interval = event.agreed.heartbeat_interval
+                    qm.events.channel_started(channel, peer)  # CHLEV, at the receiving end too
                 elif isinstance(event, MessageReceived):
                     try:
                         end.accept(event.seq, event.data, qm.now())
@@ -364,6 +380,11 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         logger.warning("channel_cut", code=event.code)
                     break
             await link.flush()
+            if end is not None:  # CHLEV: the channel ended, normally or not (a STOP CHANNEL raised its own)
+                failed = event.cut or event.eof or event.code
+                why = f"AMQ9999: the partner ended the channel: STATUS {event.code}" if failed else ""
+                _stopped_event(qm, channel, end.status,
+                               E.MQRQ_CHANNEL_STOPPED_ERROR if failed else E.MQRQ_CHANNEL_STOPPED_OK, why)
     finally:
         if end is not None:
             end.backout()  # whatever was not committed (a batch cut off)

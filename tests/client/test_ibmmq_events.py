@@ -405,6 +405,9 @@ def test_channel_started_and_stopped_by_command(server, pcf, qmgr):
         pcf.MQCMD_STOP_CHANNEL({CMQCFC.MQCACH_CHANNEL_NAME: b"EV.TO.QM2"})
 
     got = switched(server, pcf, qmgr, "CHLEV", E.CHANNEL_QUEUE, provoke)
+    # The started agent's own failure to reach qm2 (a name that does not resolve) raises Channel Stopped
+    # (MQRQ_CHANNEL_STOPPED_RETRY) when it happens to fail before the STOP: not what the commands raise.
+    got = [g for g in got if g[2].Reason != CMQC.MQRC_CHANNEL_STOPPED]
     assert [cfh.Reason for _, _, cfh in got] == [CMQC.MQRC_CHANNEL_STARTED, CMQC.MQRC_CHANNEL_STOPPED_BY_USER]
     assert text(got[0][1][CMQCFC.MQCACH_XMIT_Q_NAME]) == "QM2"
     assert got[1][1][CMQCFC.MQIACF_REASON_QUALIFIER] == E.MQRQ_CHANNEL_STOPPED_DISABLED

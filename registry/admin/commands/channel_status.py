@@ -1,20 +1,21 @@
 """Channel status and control: Inquire Channel Status, Start, Stop, Ping, Reset and Resolve Channel.
 
-qmlite runs server-connection channels only (the client channels its clients start); it has no
-message channel agents.  So (docs/compat.md Part 5 has the evidence):
+Server-connection channels run one instance per client socket; message channels (SDR, SVR, RCVR,
+RQSTR) run their agents (server/mca/run.py), whose status registry/channels/mcastatus.py keeps
+(docs/compat.md Part 5 and docs/decisions.md MCA23- have the evidence):
 
-* Inquire Channel Status: one response per running SVRCONN instance (one per client socket, its
-  conversations counted in CurrentSharingConversations), plus one STOPPED entry for a stopped channel
-  with no instance left; nothing matching is MQRCCF_CHL_STATUS_NOT_FOUND.  Saved status
-  (MQOT_SAVED_CHANNEL) exists only for message channels, so it is never found here.
+* Inquire Channel Status: one response per running instance (a SVRCONN's conversations counted in
+  CurrentSharingConversations; a message channel's batches, sequence numbers, LUWIDs and in-doubt
+  state), plus one STOPPED entry for a stopped channel with no instance left; nothing matching is
+  MQRCCF_CHL_STATUS_NOT_FOUND.  Saved status (MQOT_SAVED_CHANNEL) is a message channel's
+  synchronisation records: what it committed at its last batch's end.
 * Stop Channel ends the instances (the server closes their sockets: the applications' next call
   fails MQRC_CONNECTION_BROKEN) and, with ChannelStatus STOPPED (the default), refuses new ones
   (MQRC_CHANNEL_NOT_AVAILABLE at the client) until Start Channel.
-* Start Channel lifts the STOPPED state.  A sending channel would be started by a channel agent;
-  qmlite has none, so it only lifts the state too.
+* Start Channel lifts the STOPPED state and runs a sending channel's agent.
 * Ping Channel is for sending channels only; with no channel agent to reach the partner,
-  qmlite answers MQRCCF_ALLOCATE_FAILED.  Reset and Resolve Channel apply to message channels, which
-  hold no sequence numbers or in-doubt batches here: accepted, nothing to do.
+  qmlite answers MQRCCF_ALLOCATE_FAILED.  Reset and Resolve Channel act on a message channel's
+  synchronisation records (registry/channels/chlcommands.py).
 """
 
 from __future__ import annotations
@@ -52,11 +53,15 @@ class Row:
 
     @property
     def status(self) -> int:
-        if self.instance is None:
-            return C.MQCHS_STOPPED
-        return C.MQCHS_STOPPING if self.instance.stop_requested else C.MQCHS_RUNNING
+        if self.instance is not None and self.instance.stop_requested:
+            return C.MQCHS_STOPPING
+        if self.mca is not None:  # a message channel's agent says where it is (STARTING ... RETRYING)
+            return self.mca.status
+        return C.MQCHS_STOPPED if self.instance is None else C.MQCHS_RUNNING
 
     monitoring: int = C.MQMON_OFF  # the channel's effective MONCHL
+    mca: object = None  # a message channel's status (registry/channels/mcastatus.py MessageChannelStatus)
+    xmitq_depth: int = 0  # a sending channel's transmission queue depth (XQMSGSA)
 
     def of(self, field: str, default: object) -> object:
         return default if self.instance is None else getattr(self.instance, field)
@@ -106,21 +111,21 @@ def _compression(row: Row) -> tuple[int, int]:
 # SECPROT: the protocol a TLS client negotiated (Python's names), else NONE.
 _SECPROT = {"TLSv1.2": C.MQSECPROT_TLSV12, "TLSv1.3": C.MQSECPROT_TLSV13}
 
-TABLE = AttrTable([
+_COMMON = [
     attr(C.MQCACH_CHANNEL_NAME, STR, lambda r: r.channel.name, pad=NAME_LENGTH, always=True),
     attr(C.MQIACH_CHANNEL_TYPE, INT, lambda r: r.channel.channel_type, always=True),
-    attr(C.MQCACH_CONNECTION_NAME, STR, lambda r: r.of("conn_name", ""), pad=_CONN, always=True),
+    attr(C.MQCACH_CONNECTION_NAME, STR, lambda r: _conn_name(r), pad=_CONN, always=True),
     attr(C.MQCACH_XMIT_Q_NAME, STR, lambda r: r.channel.xmit_q_name, pad=C.MQ_Q_NAME_LENGTH, always=True),
     attr(C.MQIACH_CHANNEL_INSTANCE_TYPE, INT, lambda r: r.instance_type, always=True),
     attr(C.MQIACH_CHANNEL_STATUS, INT, lambda r: r.status, always=True),
     attr(C.MQCACH_REMOTE_APPL_TAG, STR, lambda r: r.of("remote_appl", ""), pad=C.MQ_APPL_TAG_LENGTH, always=True),
     # A client connection has no remote queue manager: blank, as IBM reports it for a SVRCONN; a message
     # channel's partner, from its ID exchange (server/mca/run.py).
-    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: r.of("remote_qmgr", ""), pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
+    attr(C.MQCA_REMOTE_Q_MGR_NAME, STR, lambda r: r.of("remote_qmgr", "") or _m("remote_qmgr", "")(r),
+         pad=C.MQ_Q_MGR_NAME_LENGTH, always=True),
     attr(C.MQIACH_STOP_REQUESTED, INT, lambda r: V.MQCHSR_STOP_REQUESTED if r.of("stop_requested", False)
          else V.MQCHSR_STOP_NOT_REQUESTED, always=True),
-    attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: V.MQCHSSTATE_RECEIVING if r.instance else V.MQCHSSTATE_OTHER,
-         always=True),
+    attr(C.MQIACH_CHANNEL_SUBSTATE, INT, lambda r: _substate(r), always=True),
     attr(C.MQIACH_BUFFERS_RECEIVED, INT, lambda r: _wrapped(r.of("buffers_received", 0))),
     attr(C.MQIACH_BUFFERS_SENT, INT, lambda r: _wrapped(r.of("buffers_sent", 0))),
     attr(C.MQIACH_BYTES_RECEIVED, INT, lambda r: _wrapped(r.of("bytes_received", 0))),
@@ -145,7 +150,7 @@ TABLE = AttrTable([
     attr(C.MQIACH_MCA_STATUS, INT, lambda r: C.MQMCAS_RUNNING if r.instance else C.MQMCAS_STOPPED),
     attr(C.MQCACH_MCA_USER_ID, STR, lambda r: r.of("mca_user", ""), pad=64),
     attr(C.MQIACH_MSG_COMPRESSION, INT_LIST, _compression),
-    attr(C.MQIACH_MSGS, INT, lambda r: _wrapped(r.of("msgs", 0))),
+    attr(C.MQIACH_MSGS, INT, lambda r: _wrapped(r.mca.msgs if r.mca is not None and r.instance else r.of("msgs", 0))),
     attr(C.MQCACH_REMOTE_PRODUCT, STR, lambda r: r.of("remote_product", ""), pad=C.MQ_REMOTE_PRODUCT_LENGTH),
     attr(C.MQCACH_REMOTE_VERSION, STR, lambda r: r.of("remote_version", ""), pad=C.MQ_REMOTE_VERSION_LENGTH),
     attr(C.MQIACH_SECURITY_PROTOCOL, INT, lambda r: _SECPROT.get(r.of("ssl_protocol", ""), C.MQSECPROT_NONE)),
@@ -163,7 +168,81 @@ TABLE = AttrTable([
          lambda r: mq_time(r.instance.ssl_key_time) if r.of("ssl_key_time", 0) else "",
          pad=C.MQ_TIME_LENGTH),
     attr(C.MQCACH_SSL_SHORT_PEER_NAME, STR, lambda r: r.of("ssl_peer", ""), pad=C.MQ_SHORT_DNAME_LENGTH),
-])
+]
+
+# What only a server-connection channel returns (IBM: "applies to server-connection channels only").
+_SVRCONN_ONLY = {C.MQIACH_CURRENT_SHARING_CONVS, C.MQIACH_MAX_SHARING_CONVS}
+
+
+def _m(field: str, default: object = 0):
+    """A message channel's status field (registry/channels/mcastatus.py), ``default`` without one."""
+    return lambda r: default if r.mca is None else getattr(r.mca, field)
+
+
+def _luwid(field: str):
+    return lambda r: getattr(r.mca, field).hex().upper() if r.mca is not None else "0" * C.MQ_LUWID_LENGTH
+
+
+def _in_doubt(r: Row) -> int:
+    return C.MQCHIDS_INDOUBT if r.mca is not None and r.mca.in_doubt else C.MQCHIDS_NOT_INDOUBT
+
+
+def _batch_size_indicator(r: Row) -> tuple[int, int]:
+    """BatchSizeIndicator: the messages per batch, recent and long-term (one average here), while MONCHL
+    collects; MQMON_NOT_AVAILABLE otherwise or before the first batch."""
+    batches = r.mca.batches if r.mca is not None else 0
+    if r.instance is None or r.monitoring == C.MQMON_OFF or not batches:
+        return (MQMON_NOT_AVAILABLE, MQMON_NOT_AVAILABLE)
+    average = round(r.mca.msgs / batches)
+    return (average, average)
+
+
+# The message-channel fields (IBM "Inquire Channel Status (Response)", returned if requested): batches,
+# sequence numbers, LUWIDs, the in-doubt state, retries, the transmission queue (docs/decisions.md MCA23).
+_MESSAGE = [
+    attr(C.MQIACH_BATCHES, INT, lambda r: _wrapped(_m("batches")(r))),
+    attr(C.MQIACH_BATCH_SIZE, INT, lambda r: _m("batch_size")(r) or r.channel.batch_size),
+    attr(C.MQIACH_BATCH_SIZE_INDICATOR, INT_LIST, _batch_size_indicator),
+    attr(C.MQCACH_CURRENT_LUWID, STR, _luwid("current_luwid"), pad=C.MQ_LUWID_LENGTH),
+    attr(C.MQIACH_CURRENT_MSGS, INT, _m("current_msgs")),
+    attr(C.MQIACH_CURRENT_SEQ_NUMBER, INT, _m("current_seq")),
+    attr(C.MQIACH_INDOUBT_STATUS, INT, _in_doubt),
+    attr(C.MQCACH_LAST_LUWID, STR, _luwid("last_luwid"), pad=C.MQ_LUWID_LENGTH),
+    attr(C.MQIACH_LAST_SEQ_NUMBER, INT, _m("last_seq")),
+    attr(C.MQIACH_LONG_RETRIES_LEFT, INT, _m("long_retries_left")),
+    attr(C.MQIACH_NETWORK_TIME_INDICATOR, INT_LIST, _indicator),
+    attr(C.MQIACH_NPM_SPEED, INT, lambda r: r.channel.npm_speed),
+    attr(C.MQIACH_SHORT_RETRIES_LEFT, INT, _m("short_retries_left")),
+    attr(C.MQIACH_XMITQ_MSGS_AVAILABLE, INT, lambda r: r.xmitq_depth),
+    attr(C.MQIACH_XMITQ_TIME_INDICATOR, INT_LIST, _indicator),
+]
+# SAVED status holds the always-returned fields and what is saved at each batch's end (IBM DISPLAY
+# CHSTATUS: "CURLUWID, CURSEQNO, INDOUBT, LSTLUWID, LSTSEQNO" for saved status).
+_SAVED_IDS = {C.MQCACH_CURRENT_LUWID, C.MQIACH_CURRENT_SEQ_NUMBER, C.MQIACH_INDOUBT_STATUS, C.MQCACH_LAST_LUWID,
+              C.MQIACH_LAST_SEQ_NUMBER}
+
+TABLE = AttrTable(_COMMON)  # a server-connection channel's instance
+MESSAGE_TABLE = AttrTable([a for a in _COMMON if a.id not in _SVRCONN_ONLY] + _MESSAGE)
+SAVED_TABLE = AttrTable([a for a in _COMMON if a.always] + [a for a in _MESSAGE if a.id in _SAVED_IDS])
+_FILTER_KINDS = {**TABLE.filter_kinds(), **MESSAGE_TABLE.filter_kinds()}
+
+
+def _table_of(row: Row) -> AttrTable:
+    if row.instance_type == C.MQOT_SAVED_CHANNEL:
+        return SAVED_TABLE
+    return MESSAGE_TABLE if row.channel.channel_type in M.MESSAGE else TABLE
+
+
+def _conn_name(row: Row) -> str:
+    """CONNAME: the instance's partner address; a stopped or saved message channel's last partner."""
+    return row.of("conn_name", "") or (row.mca.conn_name if row.mca is not None else "")
+
+
+def _substate(row: Row) -> int:
+    if row.mca is not None:
+        return row.mca.substate
+    return V.MQCHSSTATE_RECEIVING if row.instance else V.MQCHSSTATE_OTHER
+
 
 
 def _wrapped(count: int) -> int:
@@ -176,43 +255,63 @@ _INQUIRE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_CHANNEL_IN
             p_str(C.MQCACH_XMIT_Q_NAME, C.MQ_Q_NAME_LENGTH))
 
 
-def _rows(reg, channel: M.Channel, instance_type: int) -> list[Row]:
+def _rows(ctx, channel: M.Channel, instance_type: int) -> list[Row]:
+    reg = ctx.registry
     running = reg.running
     level = _monitoring(reg, channel)
-    rows = [Row(channel, i, instance_type, level) for i in running.instances_of(channel.name)]
-    if not rows and channel.name in running.stopped:
-        rows.append(Row(channel, None, instance_type, level))
+    if channel.channel_type not in M.MESSAGE:
+        if instance_type == C.MQOT_SAVED_CHANNEL:  # only message channels keep saved status
+            return []
+        rows = [Row(channel, i, instance_type, level) for i in running.instances_of(channel.name)]
+        if not rows and channel.name in running.stopped:
+            rows.append(Row(channel, None, instance_type, level))
+        return rows
+    depth = reg.messages.depth(channel.xmit_q_name) if channel.channel_type in M.SENDING else 0
+    if instance_type == C.MQOT_SAVED_CHANNEL:
+        saved = ctx.qm.channel_saved_status(channel) if ctx.qm is not None else None
+        return [] if saved is None else [Row(channel, None, instance_type, level, saved, depth)]
+    mca = running.message_channels.get(channel.name)
+    rows = [Row(channel, i, instance_type, level, mca, depth) for i in running.instances_of(channel.name)]
+    # An agent that ended: STOPPED (stopped, out of retries) stays shown until START CHANNEL; one that
+    # ended normally (DISCINT, the partner closed it) is INACTIVE, which IBM does not show as current.
+    if not rows and (channel.name in running.stopped or (mca is not None and mca.status == C.MQCHS_STOPPED)):
+        if mca is not None and mca.status != C.MQCHS_STOPPED:
+            mca = dataclasses.replace(mca, status=C.MQCHS_STOPPED)
+        rows.append(Row(channel, None, instance_type, level, mca, depth))
     return rows
+
+
+def _matches(flt, row: Row) -> bool:
+    attribute = _table_of(row).by_id.get(flt.parameter)
+    return attribute is not None and filter_matches(flt, attribute.get(row))
 
 
 def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if telemetry.is_mqtt(request):  # ChannelType MQCHT_MQTT: the MQXR service's form of the command
         return telemetry.inquire_status(ctx, request)
-    parsed = parse(request, _INQUIRE, filters=TABLE.filter_kinds())
+    parsed = parse(request, _INQUIRE, filters=_FILTER_KINDS)
     values, flt = parsed.values, parsed.filter
     instance_type = values.get(C.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQOT_CURRENT_CHANNEL)
     if instance_type not in _INSTANCE_TYPES:
         raise CommandError(C.MQRCCF_CHL_INST_TYPE_ERROR, parameter=C.MQIACH_CHANNEL_INSTANCE_TYPE)
-    reg = ctx.registry
-    channels = matching(reg.objects(M.KIND), values, C.MQCACH_CHANNEL_NAME)
+    channels = matching(ctx.registry.objects(M.KIND), values, C.MQCACH_CHANNEL_NAME)
     rows: list[Row] = []
-    if instance_type != C.MQOT_SAVED_CHANNEL:  # only message channels keep saved status
-        for channel in channels:
-            rows += _rows(reg, channel, instance_type)
+    for channel in channels:
+        rows += _rows(ctx, channel, instance_type)
     conn_name = values.get(C.MQCACH_CONNECTION_NAME)
     if conn_name:
-        rows = [r for r in rows if r.of("conn_name", "") == conn_name]
+        rows = [r for r in rows if _conn_name(r) == conn_name]
     xmitq = values.get(C.MQCACH_XMIT_Q_NAME)
     if xmitq:
         rows = [r for r in rows if r.channel.xmit_q_name == xmitq]
     if flt is not None:
-        rows = [r for r in rows if filter_matches(flt, TABLE.value(r, flt.parameter))]
-    if instance_type == C.MQOT_SHORT_CHANNEL:
-        selected = TABLE.select([])  # short status: what is always returned
-    else:
-        selected = TABLE.select(values.get(C.MQIACH_CHANNEL_INSTANCE_ATTRS))  # type: ignore[arg-type]
-    return R.data(ctx.command, [TABLE.render(r, selected) for r in rows],
-                  none_found=C.MQRCCF_CHL_STATUS_NOT_FOUND)
+        rows = [r for r in rows if _matches(flt, r)]
+    requested = [] if instance_type == C.MQOT_SHORT_CHANNEL else values.get(C.MQIACH_CHANNEL_INSTANCE_ATTRS)
+    out = []
+    for row in rows:  # short status: what is always returned
+        table = _table_of(row)
+        out.append(table.render(row, table.select(requested)))  # type: ignore[arg-type]
+    return R.data(ctx.command, out, none_found=C.MQRCCF_CHL_STATUS_NOT_FOUND)
 
 
 # ---- control -------------------------------------------------------------------------------------

@@ -233,7 +233,10 @@ class GroupCommitter:
                     return
                 self._in_flight = True
                 self._helper_upto = upto
-                os.write(self._to_helper, fsync.encode(plan))
+                try:
+                    os.write(self._to_helper, fsync.encode(plan))
+                except OSError as exc:  # it died before its end was read (EPIPE): say whose end it was
+                    raise OSError(exc.errno, f"the sync helper process ended: {exc.strerror}") from exc
                 return
         except Exception as exc:
             self._finished(upto, exc)

@@ -171,4 +171,5 @@ class Flows:
         return True
 
     def _segment(self, segment: fap.Segment) -> None:
-        raise NotImplementedError
+        """One segment after the ID exchange: each end's own flows (SenderProtocol, ReceiverProtocol)."""
+        raise NotImplementedError(f"{type(self).__name__} serves no segments of its own")

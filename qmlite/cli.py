@@ -168,13 +168,10 @@ class _Version(argparse.Action):
 
 def version_text() -> str:
     from qmlite import __version__
-    from qmlite.registry.admin.commands.qmgr import VERSION
-    from qmlite.registry.storage.catalog import QueueManager
-    from qmlite.server.negotiation import MAX_FAP_LEVEL
+    from qmlite.pcf import product
 
-    mq = ".".join(str(int(VERSION[i:i + 2])) for i in range(0, 8, 2))  # "09010200" -> 9.1.2.0
-    command_level = QueueManager.__dataclass_fields__["command_level"].default
-    return f"qmlite {__version__} (presents IBM MQ {mq}: command level {command_level}, FAP level {MAX_FAP_LEVEL})"
+    return (f"qmlite {__version__} (presents IBM MQ {product.VRMF}: command level {product.COMMAND_LEVEL}, "
+            f"FAP level {product.FAP_LEVEL})")
 
 
 def build_parser(*, only_serve: bool = False) -> argparse.ArgumentParser:

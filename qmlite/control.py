@@ -316,9 +316,9 @@ def dspmq(args: argparse.Namespace) -> int:
 
 def presented_version() -> str:
     """The IBM MQ version qmlite presents (DISPLAY QMGR VERSION 09010200): ``9.1.2.0``."""
-    from qmlite.registry.admin.commands import qmgr as QM
+    from qmlite.pcf import product
 
-    return ".".join(str(int(QM.VERSION[i:i + 2])) for i in range(0, 8, 2))
+    return product.VRMF
 
 
 _STATUS_WORD = {"RUNNING": "Running", "QUIESCING": "Quiescing", "ENDED": "Ended normally"}

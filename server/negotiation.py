@@ -14,14 +14,15 @@ import secrets
 
 from qmlite.pcf import encoding
 from qmlite.pcf import fap
+from qmlite.pcf import product
 from qmlite.pcf.agreement import Agreement
 
 from .config import ChannelConfig
 
-MAX_FAP_LEVEL = 13  # the level of the real 9.1.2 replies; FAP 14+ brings FCNO v3/v4 and conn tags
+MAX_FAP_LEVEL = product.FAP_LEVEL  # the level of the real 9.1.2 replies; FAP 14+ brings FCNO v3/v4 and conn tags
 MAX_TRANSMISSION_SIZE = 32748  # the real 9.1.2 value
 MIN_TRANSMISSION_SIZE = 2048  # below this not even an MQCONN fits
-PRODUCT_ID = "MQMM09010200"  # MQ 9.1.2.0, consistent with FAP 13 and CommandLevel 912
+PRODUCT_ID = product.PRODUCT_ID  # MQ 9.1.2.0, consistent with FAP 13 and CommandLevel 912
 CAP_FLAGS1 = 0x26  # CONVERSION_CAPABLE | SPLIT_MESSAGES | MQREQUEST, the real value
 CAP_FLAGS2 = 0x01  # DIST_LIST_CAPABLE only: no XA, no SPI, which keeps clients off async put and SPI flows
 CAP_FLAGS3 = 0  # MULTIPLEX_SYNCGET refused, as the real server does

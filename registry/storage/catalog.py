@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from qmlite.pcf import constants as C
+from qmlite.pcf import product
 from qmlite.pcf.mqi import MQMD
 
 from qmlite.registry import qmgrnames
@@ -44,7 +45,7 @@ class QueueManager:
     altered: float = 0.0
     ccsid: int = 819
     platform: int = C.MQPL_UNIX
-    command_level: int = C.MQCMDL_LEVEL_912  # consistent with the FAP 13 / MQMM09010200 we claim
+    command_level: int = product.COMMAND_LEVEL  # consistent with the FAP 13 / MQMM09010200 we claim
     max_handles: int = 256  # MAXHANDS (a configured max_handles overrides it at start, decision G3)
     max_msg_length: int = 4_194_304
     pubsub_mode: int = C.MQPSM_ENABLED

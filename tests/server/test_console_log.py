@@ -56,8 +56,8 @@ def test_basic_the_start_lines_in_ibms_order_then_a_refusal_then_the_end(tmp_pat
     for line in start + [refused] + after:
         assert re.match(STAMP + " ", line), line  # every line begins with the container's datetime
     texts = [line.split(" ", 1)[1] for line in start]
-    assert texts[0] == "AMQ8003I: IBM MQ queue manager 'QM1' started using V9.4.0.0. " \
-                       "[CommentInsert1(QM1), CommentInsert2(V9.4.0.0)]"
+    assert texts[0] == "AMQ8003I: IBM MQ queue manager 'QM1' started using V9.1.2.0. " \
+                       "[CommentInsert1(QM1), CommentInsert2(V9.1.2.0)]"
     assert re.fullmatch(r"AMQ5026I: The listener '([A-Z.0-9]+)' has started\. ProcessId\((\d+)\)\. "
                         r"\[ArithInsert1\(\2\), CommentInsert1\(\1\)\]", texts[1]), texts[1]
     assert texts[2:] == ["AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager QM1. "

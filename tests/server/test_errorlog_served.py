@@ -62,7 +62,7 @@ def _rest(server) -> list[dict]:
 def test_the_start_is_logged_amq8003i_the_listener_amq5026i_then_amq5806i(server):
     entries = amqerr.read(server.error_log)
     assert [e.number for e in entries[:3]] == ["AMQ8003I", "AMQ5026I", "AMQ5806I"]
-    assert entries[0].text == "IBM MQ queue manager 'QM1' started using V9.4.0.0."
+    assert entries[0].text == "IBM MQ queue manager 'QM1' started using V9.1.2.0."
     assert entries[1].text.startswith("The listener '") and entries[1].inserts["a1"] > 0
     assert entries[2].text == "Queued Publish/Subscribe Daemon started for queue manager QM1."
     assert server.error_log == server.data_dir / "errors" / "AMQERR01.LOG"

@@ -11,7 +11,7 @@ INDENT = " " * 20
 _FIRST = re.compile(r"^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d [AP]M) - Process\((\d+)\.(\d+)\) User\(([^)]*)\) "
                     r"Program\((\w+)\)$")
 _HOST = re.compile(r"^ {20}Host\(([^)]*)\) Installation\((Installation1)\)$")
-_VRMF = re.compile(r"^ {20}VRMF\((9\.4\.0\.0)\) QMgr\(([^)]*)\)$")
+_VRMF = re.compile(r"^ {20}VRMF\((9\.1\.2\.0)\) QMgr\(([^)]*)\)$")
 _TIME = re.compile(r"^ {20}Time\((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\)$")
 _REMOTE = re.compile(r"^ {20}RemoteHost\(([^)]*)\)$")
 _ARITH = re.compile(r"^ {20}(ArithInsert1\(-?\d+\))( ArithInsert2\(-?\d+\))?$")

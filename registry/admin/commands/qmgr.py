@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
+from qmlite.pcf import product
 
 from qmlite.registry.objects import defaults
 from qmlite.registry.objects import values as V
@@ -29,7 +30,7 @@ _KEY_PASSPHRASE_LENGTH = 1024  # MQ_SSL_KEY_PASSPHRASE_LENGTH (cmqc.h): KEYRPWD'
 
 # The fixed attributes: what this queue manager is, not what an administrator sets.  One place, read
 # by Inquire Q Mgr and by MQINQ (registry/messaging/inquire.py) through TABLE below.
-VERSION = "09010200"  # MQ 9.1.2.0, matching CommandLevel 912 (MQ_VERSION_LENGTH 8)
+VERSION = product.VERSION  # MQ 9.1.2.0, matching CommandLevel 912 (pcf/product.py)
 MAX_PRIORITY = 9
 SYNCPOINT_AVAILABLE = C.MQSP_AVAILABLE
 CPI_LEVEL = 100

@@ -4,7 +4,7 @@ An entry, as a queue manager's error log shows one (docs/decisions.md EL1)::
 
     11/29/2026 08:40:12 AM - Process(1234.1) User(mqm) Program(amqrmppa)
                         Host(myhost) Installation(Installation1)
-                        VRMF(9.4.0.0) QMgr(QM1)
+                        VRMF(9.1.2.0) QMgr(QM1)
                         Time(2026-11-29T08:40:12.345Z)
                         RemoteHost(127.0.0.1)
                         CommentInsert1(DEV.APP.SVRCONN)
@@ -38,6 +38,8 @@ import socket
 import textwrap
 import threading
 
+from qmlite.pcf import product
+
 from . import amqmessages as AMQ
 
 DEFAULT_SIZE = 2 * 1024 * 1024  # IBM's ErrorLogSize default (qm.ini QMErrorLog stanza): 2 MiB
@@ -46,7 +48,7 @@ INDENT = " " * 20
 WIDTH = 79
 LOG_NAMES = ("AMQERR01.LOG", "AMQERR02.LOG", "AMQERR03.LOG")
 JSON_NAMES = ("AMQERR01.json", "AMQERR02.json", "AMQERR03.json")
-VRMF = "9.4.0.0"  # the level qmlite answers as (dspmq's INSTVER, the container's 9.4)
+VRMF = product.VRMF  # the level qmlite presents everywhere (pcf/product.py)
 INSTALLATION = "Installation1"
 
 

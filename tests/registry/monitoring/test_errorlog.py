@@ -28,7 +28,7 @@ def test_an_entry_is_laid_out_as_ibm_writes_it_line_by_line():
     assert lines[0].endswith(" - Process(4321.5) User(mqm) Program(amqrmppa)")
     assert lines[1:] == [
         "                    Host(myhost) Installation(Installation1)",
-        "                    VRMF(9.4.0.0) QMgr(QM1)",
+        "                    VRMF(9.1.2.0) QMgr(QM1)",
         "                    Time(2026-11-29T08:40:12.345Z)",
         "                    RemoteHost(127.0.0.1)",
         "                    CommentInsert1(DEV.APP.SVRCONN)",

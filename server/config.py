@@ -15,18 +15,17 @@ import os
 import pathlib
 from collections.abc import Mapping
 
+from qmlite.keys import credentials
 from qmlite.registry import qmgrnames  # standard library only: the one check of queue-manager names (NM1)
 
 DEFAULT_QMGR = "QM1"
 DEFAULT_PORT = 1414
-DEFAULT_ADMIN_PASSWORD = "passw0rd"  # the developer container's documented default
 ADMIN_CHANNEL = "DEV.ADMIN.SVRCONN"
 APP_CHANNEL = "DEV.APP.SVRCONN"
-# The developer container's two users (MQ_ADMIN_PASSWORD, MQ_APP_PASSWORD): the MQ port and the REST API
-# both check them, so they live here rather than in either.
-ADMIN_USER = "admin"
-APP_USER = "app"
-DEFAULT_SECRETS_DIR = "/run/secrets"
+# The developer container's two users (MQ_ADMIN_PASSWORD, MQ_APP_PASSWORD): the MQ port, the REST API and
+# the local control commands all use them, so they live in the key leaf (keys/credentials.py).
+ADMIN_USER, APP_USER = credentials.ADMIN_USER, credentials.APP_USER
+DEFAULT_ADMIN_PASSWORD = credentials.DEFAULT_ADMIN_PASSWORD
 
 class ConfigError(ValueError):
     pass
@@ -127,17 +126,12 @@ def load(*, environ: Mapping[str, str] | None = None, config_file: pathlib.Path 
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {config_file}: {exc}") from exc
         values.update(_from_file(data))
-    secrets = pathlib.Path(env.get("QMLITE_SECRETS_DIR", DEFAULT_SECRETS_DIR))
-    for field, file_name in (("admin_password", "mqAdminPassword"), ("app_password", "mqAppPassword")):
-        secret = _secret(secrets / file_name)
-        if secret:
-            values[field] = secret
+    try:
+        values.update(credentials.passwords(env))
+    except credentials.CredentialsError as exc:
+        raise ConfigError(str(exc)) from None
     if "MQ_QMGR_NAME" in env:
         values["qmgr_name"] = env["MQ_QMGR_NAME"]
-    if "MQ_ADMIN_PASSWORD" in env:
-        values["admin_password"] = env["MQ_ADMIN_PASSWORD"]
-    if env.get("MQ_APP_PASSWORD"):
-        values["app_password"] = env["MQ_APP_PASSWORD"]
     if env.get("QMLITE_PKI_DIR"):
         values["pki_dir"] = env["QMLITE_PKI_DIR"]
     if env.get("QMLITE_MQTT_PORT"):  # qmlite's own, as IBM's container has no MQTT (decision TC10)
@@ -233,16 +227,6 @@ def _check_hosting(cfg: ServerConfig) -> None:
             hosting.check_pattern(cfg.create_on_connect)
         except hosting.HostingError as exc:
             raise ConfigError(str(exc)) from None
-
-
-def _secret(path: pathlib.Path) -> str | None:
-    """A secrets file's password (its trailing newline dropped); None when there is no such file."""
-    try:
-        return path.read_text(encoding="utf-8").rstrip("\r\n") or None
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
 
 
 _FILE_KEYS = {f.name for f in dataclasses.fields(ServerConfig)} - {"channels"}

@@ -28,12 +28,12 @@ from typing import Iterator, NoReturn, Optional
 
 from qmlite.pcf import constants as C
 from qmlite.pcf.mqi import MQMD, MQPMO
+from qmlite.keys import credentials
 
 from ..errors import MQIError
 
 LOCAL_CHANNEL = "DEV.ADMIN.SVRCONN"
-LOCAL_USER = "admin"
-DEFAULT_ADMIN_PASSWORD = "passw0rd"  # the developer container's (server/config.py)
+LOCAL_USER = credentials.ADMIN_USER
 DEFAULT_PORT = 1414
 # A connect that fails with one of these tries the next address, then the next channel (ibmmqc's rule).
 _TRY_NEXT = frozenset({C.MQRC_HOST_NOT_AVAILABLE, C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_NOT_AVAILABLE})
@@ -165,24 +165,12 @@ def local_address() -> tuple[str, int]:
     return host, port
 
 
-def admin_password() -> str:
-    """The developer container's admin password, found where its queue manager finds it."""
-    if "MQ_ADMIN_PASSWORD" in os.environ:
-        return os.environ["MQ_ADMIN_PASSWORD"]
-    secrets = os.environ.get("QMLITE_SECRETS_DIR", "/run/secrets")
-    try:
-        with open(os.path.join(secrets, "mqAdminPassword"), encoding="utf-8") as f:
-            return f.read().rstrip("\r\n") or DEFAULT_ADMIN_PASSWORD
-    except OSError:
-        return DEFAULT_ADMIN_PASSWORD
-
-
 def connect_local(qmgr_name: str, *, appl_name: str, user: Optional[str] = None, password: Optional[str] = None):
     from ..sync import QueueManager
 
     host, port = local_address()
     if user is None:
-        user, password = LOCAL_USER, admin_password()
+        user, password = LOCAL_USER, credentials.admin_password()
     try:
         return QueueManager.connect(host, port, LOCAL_CHANNEL, qmgr_name, user=user, password=password,
                                     appl_name=appl_name)

@@ -28,18 +28,13 @@ import time
 from collections.abc import Iterable, Iterator
 
 from qmlite.pcf import constants as C
+from qmlite.registry.channels.topology import STATUS_WORDS  # MQCHS_* as DISPLAY CHSTATUS prints them
 
 __all__ = ["Topology", "TopologyChannel", "running_topology", "channel_name", "HOSTINGS"]
 
 HOSTINGS = ("one", "processes")  # every queue manager behind one server's port, or a process each
 DEFAULT_CHANNEL_ATTRS = "DISCINT(0)"  # a test's channel stays RUNNING while idle (IBM's default ends it at 6000 s)
 EVENT_QUEUE = "SYSTEM.ADMIN.CHANNEL.EVENT"
-# Inquire Channel Status's MQCHS_* as DISPLAY CHSTATUS prints them.
-STATUS_WORDS = {C.MQCHS_INACTIVE: "INACTIVE", C.MQCHS_BINDING: "BINDING", C.MQCHS_STARTING: "STARTING",
-                C.MQCHS_RUNNING: "RUNNING", C.MQCHS_STOPPING: "STOPPING", C.MQCHS_RETRYING: "RETRYING",
-                C.MQCHS_STOPPED: "STOPPED", C.MQCHS_REQUESTING: "REQUESTING", C.MQCHS_PAUSED: "PAUSED",
-                C.MQCHS_DISCONNECTED: "DISCONNECTED", C.MQCHS_INITIALIZING: "INITIALIZING",
-                C.MQCHS_SWITCHING: "SWITCHING"}
 # A status some change reaches with no channel event after it (STOP CHANNEL raises Stopped By User before
 # the agent has stopped): the wait looks again this often while no event comes.
 RECHECK_S = 0.5

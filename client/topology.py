@@ -85,13 +85,16 @@ class Topology:
                 return channel
         raise KeyError(f"no channel from {source} to {target}")
 
-    def _named(self, channel) -> TopologyChannel:
+    def _named(self, channel, qmgr: str | None = None) -> TopologyChannel:
+        """A channel of the topology, or (``qmgr`` given) any channel that queue manager defines."""
         if isinstance(channel, TopologyChannel):
             return channel
         for known in self.channels:
             if known.name == channel:
                 return known
-        raise KeyError(f"no channel {channel!r} in the topology")
+        if qmgr is not None:
+            return TopologyChannel(channel, qmgr, "", "")
+        raise KeyError(f"no channel {channel!r} in the topology: name the queue manager (qmgr=) for another")
 
     # -- administration ------------------------------------------------------------------------------
     def mqsc(self, qmgr: str, text: str) -> list:
@@ -102,16 +105,18 @@ class Topology:
                 raise TopologyError(f"{qmgr}: {result.command.strip()}: {' '.join(result.text)}")
         return results
 
-    def start_channel(self, channel, *, wait: bool = True, timeout: float = 30.0) -> None:
-        """START CHANNEL on the sending end; with ``wait``, returns once it is RUNNING."""
-        channel = self._named(channel)
+    def start_channel(self, channel, *, qmgr: str | None = None, wait: bool = True, timeout: float = 30.0) -> None:
+        """START CHANNEL on the sending end (``qmgr`` for a channel the topology did not define); with
+        ``wait``, returns once it is RUNNING."""
+        channel = self._named(channel, qmgr)
         self.mqsc(channel.source, f"START CHANNEL({channel.name})")
         if wait:
             self.wait_for_status(channel, "RUNNING", timeout=timeout)
 
-    def stop_channel(self, channel, *, wait: bool = True, timeout: float = 30.0) -> None:
-        """STOP CHANNEL on the sending end; with ``wait``, returns once it shows STOPPED."""
-        channel = self._named(channel)
+    def stop_channel(self, channel, *, qmgr: str | None = None, wait: bool = True, timeout: float = 30.0) -> None:
+        """STOP CHANNEL on the sending end (``qmgr`` for a channel the topology did not define); with
+        ``wait``, returns once it shows STOPPED."""
+        channel = self._named(channel, qmgr)
         self.mqsc(channel.source, f"STOP CHANNEL({channel.name})")
         if wait:
             self.wait_for_status(channel, "STOPPED", timeout=timeout)
@@ -119,7 +124,7 @@ class Topology:
     def status(self, channel, *, qmgr: str | None = None) -> str:
         """The channel's STATUS as DISPLAY CHSTATUS shows it at ``qmgr`` (default: its sending end);
         INACTIVE when it has no current status."""
-        channel = self._named(channel)
+        channel = self._named(channel, qmgr)
         with self._admin(qmgr or channel.source) as qm:
             return _status_of(qm, channel.name)
 
@@ -128,8 +133,9 @@ class Topology:
         """Return once the channel shows ``status`` (RUNNING, RETRYING, STOPPED, INACTIVE ...) at ``qmgr``
         (default its sending end).  The wait browses the queue manager's SYSTEM.ADMIN.CHANNEL.EVENT with
         MQGMO_WAIT: each Channel Started / Stopped event wakes it to look at the status again (the events
-        stay on the queue for the test).  TimeoutError after ``timeout`` seconds, naming the last status."""
-        channel = self._named(channel)
+        stay on the queue for the test).  TimeoutError after ``timeout`` seconds, naming the last status.
+        A channel the topology did not define is named with its ``qmgr``."""
+        channel = self._named(channel, qmgr)
         status = status.upper()
         deadline = time.monotonic() + timeout
         with self._admin(qmgr or channel.source) as qm:
@@ -149,6 +155,25 @@ class Topology:
                 except MQIError as exc:
                     if exc.reason not in (C.MQRC_NO_MSG_AVAILABLE, C.MQRC_TRUNCATED_MSG_ACCEPTED):
                         raise
+
+    # -- a queue manager in a process of its own (hosting="processes") --------------------------------
+    def _process(self, qmgr: str) -> "_Process":
+        runner = self.qmgrs[qmgr]._runner
+        if not isinstance(runner, _Process):
+            raise ValueError(f"{qmgr} is not in a process of its own: hosting='processes' kills and restarts")
+        return runner
+
+    def kill(self, qmgr: str) -> None:
+        """SIGKILL ``qmgr``'s ``qmlite serve`` (hosting="processes"): its partners' channels see the
+        connection end, as after a crash."""
+        self._process(qmgr).kill()
+
+    def restart(self, qmgr: str) -> None:
+        """Start ``qmgr``'s ``qmlite serve`` again on the same port and data (the CONNAMEs naming it stay
+        right) after :meth:`kill`, or after a SIGTERM first when it still runs."""
+        process = self._process(qmgr)
+        process.end()
+        process.spawn(self.qmgrs[qmgr].port)
 
     def wait_running(self, *, timeout: float = 30.0) -> None:
         """Every channel of the topology RUNNING at its sending end."""
@@ -323,42 +348,56 @@ def serve_process(data_dir: pathlib.Path, qmgr: str, options: dict | None = None
 
     from .pytest_plugin import QmliteServer
 
-    data_dir = pathlib.Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "qmlite", "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir",
-            str(data_dir), "--qmgr", qmgr, "--log-level", "warning"]
-    for key, value in (options or {}).items():
-        argv += [f"--{key.replace('_', '-')}", str(value)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
-    with open(data_dir / "serve.stderr", "ab") as err:
-        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                                text=True)
+    process = _Process(pathlib.Path(data_dir), qmgr, options or {})
     try:
-        line = proc.stdout.readline()
-        prefix = f"{READY}{qmgr} listening on 127.0.0.1:"
-        if not line.startswith(prefix):
-            raise TopologyError(f"qmlite serve for {qmgr} did not get ready: {line!r} (see {data_dir}/serve.stderr)")
-        port = int(line[len(prefix):].split()[0])
-        http = line.split(" and http://127.0.0.1:")
-        server = QmliteServer(host="127.0.0.1", port=port, qmgr=qmgr, admin_channel=config.ADMIN_CHANNEL,
-                              app_channel=config.APP_CHANNEL, admin_user="admin",
-                              admin_password=config.DEFAULT_ADMIN_PASSWORD, app_user="app", data_dir=data_dir,
-                              http_port=int(http[1].split()[0]) if len(http) > 1 else None,
-                              _runner=_Process(proc))
-        yield server
+        port, http_port = process.spawn()
+        yield QmliteServer(host="127.0.0.1", port=port, qmgr=qmgr, admin_channel=config.ADMIN_CHANNEL,
+                           app_channel=config.APP_CHANNEL, admin_user="admin",
+                           admin_password=config.DEFAULT_ADMIN_PASSWORD, app_user="app",
+                           data_dir=process.data_dir, http_port=http_port, _runner=process)
     finally:
-        _Process(proc).end()
+        process.end()
 
 
 class _Process:
-    """The ``qmlite serve`` behind a QmliteServer of ``hosting="processes"``."""
+    """The ``qmlite serve`` behind a QmliteServer of ``hosting="processes"``: started, SIGKILLed and
+    started again on the same port and data (``Topology.kill`` / ``Topology.restart``)."""
 
     server = None  # no in-process server: the in-process helpers (calls(), faults ...) are not there
 
-    def __init__(self, proc: subprocess.Popen) -> None:
-        self.proc = proc
+    def __init__(self, data_dir: pathlib.Path, qmgr: str, options: dict) -> None:
+        self.data_dir, self.qmgr, self.options = data_dir, qmgr, options
+        self.proc: subprocess.Popen | None = None
 
-    def end(self, timeout: float = 30.0) -> int:
+    def spawn(self, port: int = 0) -> tuple[int, int | None]:
+        """Start it (``port`` 0: one the system chooses); its port and REST port, once its ready line came."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "qmlite", "serve", "--host", "127.0.0.1", "--port", str(port),
+                "--data-dir", str(self.data_dir), "--qmgr", self.qmgr, "--log-level", "warning"]
+        for key, value in self.options.items():
+            argv += [f"--{key.replace('_', '-')}", str(value)]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MQ_")}
+        with open(self.data_dir / "serve.stderr", "ab") as err:
+            self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=err, text=True)
+        line = self.proc.stdout.readline()
+        prefix = f"{READY}{self.qmgr} listening on 127.0.0.1:"
+        if not line.startswith(prefix):
+            self.end()
+            raise TopologyError(f"qmlite serve for {self.qmgr} did not get ready: {line!r} "
+                                f"(see {self.data_dir}/serve.stderr)")
+        http = line.split(" and http://127.0.0.1:")
+        return int(line[len(prefix):].split()[0]), int(http[1].split()[0]) if len(http) > 1 else None
+
+    def kill(self) -> None:
+        """SIGKILL: nothing of the server's shutdown runs (its data as a crash leaves it)."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self._forget()
+
+    def end(self, timeout: float = 30.0) -> None:
+        if self.proc is None:
+            return
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -366,6 +405,9 @@ class _Process:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.proc.stdout is not None:
+        self._forget()
+
+    def _forget(self) -> None:
+        if self.proc is not None and self.proc.stdout is not None:
             self.proc.stdout.close()
-        return self.proc.returncode
+        self.proc = None

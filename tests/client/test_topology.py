@@ -83,3 +83,24 @@ def test_bad_topologies_are_refused_before_anything_starts(tmp_path):
     assert channel_name("QMGR.ALPHA", "QMGR.BETA") == "QMGR.ALPHA.QMGR.BETA"  # 20 characters: IBM's limit
     with pytest.raises(ValueError, match="at most 20"):
         channel_name("QMGR.ALPHA.LONG", "QMGR.BETA")
+
+
+def test_sigkill_of_the_receiving_process_then_its_restart_loses_no_persistent_message(tmp_path):
+    # The sender retries every second; the receiver comes back on the same port with the same data.
+    with running_topology(tmp_path, ["QM1", "QM2"], [("QM1", "QM2", "SHORTRTY(100) SHORTTMR(1)")],
+                          hosting="processes", queues={"QM2": ["IN"]}) as topo:
+        channel = topo.channel("QM1", "QM2")
+        topo.put("QM1", "QM2", "IN", b"before")
+        assert topo.get("QM2", "IN") == b"before"
+        topo.kill("QM2")
+        topo.wait_for_status(channel, "RETRYING")  # the sender saw its partner go
+        topo.put("QM1", "QM2", "IN", b"while down")
+        topo.restart("QM2")
+        topo.wait_for_status(channel, "RUNNING")
+        assert topo.get("QM2", "IN") == b"while down"
+
+
+def test_only_a_queue_manager_in_a_process_of_its_own_is_killed(qmlite_topology):
+    topo = qmlite_topology(qmgrs=["QM1"])
+    with pytest.raises(ValueError, match="not in a process of its own"):
+        topo.kill("QM1")

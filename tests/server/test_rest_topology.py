@@ -48,6 +48,16 @@ def test_running_and_stopped_channels_between_hosted_queue_managers(tmp_path):
         e = _edges(_read(topo))["QM1.TO.QM3"]
         assert (e["status"], e["receiverStatus"], e["state"]) == ("STOPPED", "INACTIVE", "stopped")
 
+        # A sender whose partner does not answer: RETRYING (its Channel Stopped RETRY event ends the wait).
+        topo.mqsc("QM3", "DEFINE QLOCAL(NOWHERE) USAGE(XMITQ)\n"
+                         "DEFINE CHANNEL(QM3.TO.NOWHERE) CHLTYPE(SDR) CONNAME('127.0.0.1(1)') XMITQ(NOWHERE) "
+                         "SHORTRTY(3) SHORTTMR(600) LONGRTY(0)\n"
+                         "START CHANNEL(QM3.TO.NOWHERE)")
+        topo.wait_for_status("QM3.TO.NOWHERE", "RETRYING", qmgr="QM3")
+        e = _edges(_read(topo))["QM3.TO.NOWHERE"]
+        assert (e["from"], e["to"], e["status"], e["state"]) == ("QM3", "127.0.0.1(1)", "RETRYING", "retrying")
+        topo.stop_channel("QM3.TO.NOWHERE", qmgr="QM3")
+
         # A reader without MQWebAdmin is refused as IBM refuses it.
         r = httpx.get(f"http://127.0.0.1:{topo['QM1'].http_port}{TOPOLOGY}", auth=("app", "app-passw0rd"))
         assert r.status_code == 403 and r.json()["error"][0]["msgId"] == "MQWB0103E"

@@ -58,8 +58,10 @@ def channel_views(qm) -> list[ChannelView]:
         status = qm.channel_status(channel)
         word = STATUS_WORDS.get(status.status, str(status.status)) if status is not None else "INACTIVE"
         in_doubt = bool(status is not None and status.in_doubt)
-        if not in_doubt and word != "RUNNING" and channel.channel_type not in RECEIVING:
-            saved = qm.channel_saved_status(channel)  # a batch left in doubt by a crash or a cut-off
+        if status is None and channel.channel_type not in RECEIVING:
+            # Not run since the queue manager started: a batch a crash left in doubt is in its saved status
+            # (a channel that ran keeps INDOUBT in its current status; reading the records is an MQCONN).
+            saved = qm.channel_saved_status(channel)
             in_doubt = bool(saved is not None and saved.in_doubt)
         conn_name = channel.conn_name
         if status is not None and status.conn_name and not (conn_name and channel.channel_type not in RECEIVING):

@@ -25,6 +25,11 @@ variables read; it is stopped (clients told QM_TERMINATING, tasks cancelled, reg
 the fixture ends.
 
 Outside pytest: ``with running_qmlite(path) as server: ...``.
+
+* ``qmlite_topology`` (function scope): a function that hosts several queue managers joined by message
+  channels and returns once every channel is RUNNING: ``qmlite_topology(qmgrs=["QM1", "QM2"],
+  channels=[("QM1", "QM2"), ("QM2", "QM1")])`` gives a :class:`qmlite.client.topology.Topology`
+  (``running_topology(path, ...)`` outside pytest; docs/channels.md "A topology in one call").
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from ._thread import TrioThread
 
 __all__ = ["QmliteServer", "QmliteTLS", "running_qmlite", "qmlite_server", "qmlite_server_session", "qmlite_reset",
            "qmlite_tls_server", "SnapshotFailed", "qmlite_worker", "worker_qmgr_name", "worker_queue_manager",
-           "QmliteClock", "qmlite_virtual"]
+           "QmliteClock", "qmlite_virtual", "qmlite_topology"]
 
 TLS_CHANNEL = "QMLITE.TLS.SVRCONN"  # the TLS channel qmlite_tls_server defines
 
@@ -429,6 +434,20 @@ def qmlite_virtual(tmp_path_factory) -> Iterator[QmliteServer]:
     ``qmlite serve --clock virtual``): expiry, MQGET waits and intervals with no sleeping."""
     with running_qmlite(tmp_path_factory.mktemp("qmlite-virtual"), clock="virtual") as server:
         yield server
+
+
+@pytest.fixture
+def qmlite_topology(tmp_path_factory):
+    """``qmlite_topology(qmgrs=[...], channels=[(source, target), ...], hosting="one"|"processes", ...)``:
+    queue managers joined by SDR/RCVR pairs, every channel RUNNING (client/topology.py); each topology
+    made is ended with the test."""
+    from .topology import running_topology
+
+    with contextlib.ExitStack() as stack:
+        def make(qmgrs=("QM1", "QM2"), channels=(), **options):
+            return stack.enter_context(running_topology(tmp_path_factory.mktemp("qmlite-topology"), qmgrs,
+                                                        channels, **options))
+        yield make
 
 
 @pytest.fixture(scope="session")

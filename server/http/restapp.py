@@ -19,6 +19,7 @@ from . import hosted  # qmlite's /admin/qmlite/qmgrs (docs/multiqm.md)
 from . import clockroutes  # qmlite's clock resource (issue 23)
 from . import faultroutes  # qmlite's fault rules
 from . import snapshotroutes  # qmlite's snapshot resources
+from . import topologyroutes  # qmlite's topology of message channels (issue 34)
 
 BASE = "/ibmmq/rest/{version}"
 MSG = BASE + "/messaging/qmgr/{qmgr}"
@@ -317,6 +318,12 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         body = await _json_body(request)
         return _json(hosted.create(server, body), status=201)
 
+    # ---- qmlite's own: the queue managers and the message channels between them (issue 34 item 5) ------
+    @endpoint(auth.ADMIN_ROLE)
+    async def channel_topology(request: Request, principal) -> Response:
+        _version(request)
+        return _json(topologyroutes.document(server))
+
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
             return errors.RestError(405, "MQWB0007E", f"The method {request.method} is not supported for "
@@ -338,6 +345,7 @@ def create_app(server, *, run_mqsc: admin.MqscRunner | None = None) -> Starlette
         Route(BASE + "/admin/qmlite/qmgrs", hosted_list, methods=["GET"]),
         Route(BASE + "/admin/qmlite/qmgrs", hosted_create, methods=["POST"]),
         Route(BASE + "/admin/qmlite/qmgrs/{qmgr}", hosted_list, methods=["GET"]),
+        Route(BASE + "/admin/qmlite/topology", channel_topology, methods=["GET"]),
         Route(BASE + "/admin/qmgr/{qmgr}/clock", clock_state, methods=["GET"]),  # qmlite's clock (issue 23)
         Route(BASE + "/admin/action/qmgr/{qmgr}/clock", clock_move, methods=["POST"]),
         Route(BASE + "/admin/qmgr/{qmgr}/qmlite/calls", call_trace, methods=["GET", "POST", "DELETE"]),

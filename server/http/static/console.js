@@ -461,6 +461,104 @@ panels.faults = async function faults() {
     [f.matched, "num matched"], [f.fired, "num fired"]]], "No fault rule is set.");
 };
 
+// ---- the topology (issue 34; docs/channels.md "The topology"): the queue managers hosted here and the
+// partners their message channels name, an edge per channel coloured by its state (qmlite/topology) -----
+const SVG_NS = "http://www.w3.org/2000/svg";
+const EDGE_STATES = ["running", "retrying", "stopped", "inactive", "indoubt", "other"];
+const GRAPH = { width: 900, height: 380, radius: 28, bend: 36 };
+
+function svg(tag, attributes, parent) {
+  const element = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  if (parent) parent.appendChild(element);
+  return element;
+}
+
+const edgeStatus = (e) => (e.inDoubt ? `${e.status} IN DOUBT` : e.status);
+
+// Each node on an ellipse, the first (the default queue manager) at the top (two: side by side).
+function nodePlaces(nodes) {
+  const { width, height, radius } = GRAPH;
+  const [cx, cy, rx, ry] = [width / 2, height / 2, width / 2 - radius - 90, height / 2 - radius - 24];
+  const first = nodes.length === 2 ? Math.PI : -Math.PI / 2;
+  const places = new Map();
+  nodes.forEach((node, i) => {
+    const angle = (2 * Math.PI * i) / nodes.length + first;
+    places.set(node.name, nodes.length === 1 ? [cx, cy] : [cx + rx * Math.cos(angle), cy + ry * Math.sin(angle)]);
+  });
+  return places;
+}
+
+// A channel's curve: bent to its left, so the two directions between a pair (and several channels the same
+// way) stay apart; it starts and ends at the nodes' circles.
+function edgeCurve(from, to, nth) {
+  const [x1, y1] = from;
+  const [x2, y2] = to;
+  const length = Math.hypot(x2 - x1, y2 - y1) || 1;
+  const [nx, ny] = [(y1 - y2) / length, (x2 - x1) / length];
+  const bend = GRAPH.bend * (1 + nth);
+  const [qx, qy] = [(x1 + x2) / 2 + nx * bend, (y1 + y2) / 2 + ny * bend];
+  const toward = (x, y, r) => {
+    const d = Math.hypot(qx - x, qy - y) || 1;
+    return [x + ((qx - x) / d) * r, y + ((qy - y) / d) * r];
+  };
+  const [sx, sy] = toward(x1, y1, GRAPH.radius);
+  const [ex, ey] = toward(x2, y2, GRAPH.radius + 2);
+  // The label just outside the curve's apex, anchored away from it so the two directions' labels never overlap.
+  const anchor = Math.abs(nx) < 0.3 ? "middle" : nx > 0 ? "start" : "end";
+  return { d: `M${sx.toFixed(1)},${sy.toFixed(1)} Q${qx.toFixed(1)},${qy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}`,
+    label: [(x1 + x2) / 2 + nx * (bend / 2 + 6), (y1 + y2) / 2 + ny * (bend / 2 + 6) + (ny > 0.3 ? 8 : 0)], anchor };
+}
+
+function drawTopology(doc) {
+  const signature = JSON.stringify([doc, state.qmgr]);
+  if (drawn.get("topology-graph") === signature) return;
+  drawn.set("topology-graph", signature);
+  const root = $("#topology-graph");
+  const parts = document.createDocumentFragment();
+  const defs = svg("defs", {}, parts);
+  for (const s of EDGE_STATES) {
+    const marker = svg("marker", { id: `arrow-${s}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7,
+      markerHeight: 7, orient: "auto" }, defs);
+    svg("path", { d: "M0,0 L10,5 L0,10 z", class: `arrow-${s}` }, marker);
+  }
+  const places = nodePlaces(doc.qmgr);
+  const seen = new Map();
+  for (const e of doc.channel) {
+    const pair = `${e.from}\u0000${e.to}`;
+    const nth = seen.get(pair) || 0;
+    seen.set(pair, nth + 1);
+    const curve = edgeCurve(places.get(e.from), places.get(e.to), nth);
+    const g = svg("g", { class: `edge state-${e.state}`, "data-name": e.name, "data-status": e.status,
+      "data-state": e.state, "data-from": e.from, "data-to": e.to }, parts);
+    svg("title", {}, g).textContent = `${e.name} (${e.type}) ${e.from} → ${e.to}: ${edgeStatus(e)}`
+      + (e.receiverStatus ? `, receiver ${e.receiverStatus}` : "") + `, ${e.msgs} messages`;
+    svg("path", { d: curve.d, "marker-end": `url(#arrow-${e.state})` }, g);
+    const label = svg("text", { x: curve.label[0].toFixed(1), y: curve.label[1].toFixed(1), "text-anchor": curve.anchor }, g);
+    label.textContent = `${e.name} ${edgeStatus(e)}`;
+  }
+  for (const n of doc.qmgr) {
+    const [x, y] = places.get(n.name);
+    const kind = [n.hosted ? "hosted" : "partner", n.name === state.qmgr ? "current" : "", n.state === "ended" ? "ended" : ""];
+    const g = svg("g", { class: `node ${kind.filter(Boolean).join(" ")}`, "data-name": n.name }, parts);
+    svg("title", {}, g).textContent = n.hosted ? `${n.name} (hosted here, ${n.state})` : `${n.name} (a partner)`;
+    svg("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: GRAPH.radius }, g);
+    const above = y < GRAPH.height / 2;  // the name outside the ring, clear of the edges' arrows
+    svg("text", { x: x.toFixed(1), y: (above ? y - GRAPH.radius - 11 : y + GRAPH.radius + 13).toFixed(1) }, g)
+      .textContent = n.name;
+  }
+  root.replaceChildren(parts);
+}
+
+panels.topology = async function topology() {
+  const doc = await api("GET", "/admin/qmlite/topology");
+  drawTopology(doc);
+  fill("topology", doc.channel, (e) => [e.name, [
+    [e.name, "name"], [e.type, "type"], [e.from, "from"], [e.to, "to"], [edgeStatus(e), "status"],
+    [e.receiverStatus || "", "receiver"], [e.msgs, "num msgs"], [e.batches, "num batches"]]],
+  "No message channel is defined.");
+};
+
 document.addEventListener("DOMContentLoaded", () => {
   $("#login").addEventListener("submit", logIn);
   $("#qmgr-choice").addEventListener("change", switchQmgr);

@@ -28,7 +28,6 @@ import time
 from collections.abc import Iterable, Iterator
 
 from qmlite.pcf import constants as C
-from qmlite.registry.channels.topology import STATUS_WORDS  # MQCHS_* as DISPLAY CHSTATUS prints them
 
 __all__ = ["Topology", "TopologyChannel", "running_topology", "channel_name", "HOSTINGS"]
 
@@ -251,6 +250,8 @@ def _status_of(qm, name: str) -> str:
     for response in responses:
         for param in response.parameters:
             if param.parameter == C.MQIACH_CHANNEL_STATUS:
+                from qmlite.registry.channels.channelgraph import STATUS_WORDS  # as DISPLAY CHSTATUS prints them
+
                 return STATUS_WORDS.get(param.value, str(param.value))
     return "INACTIVE"
 
@@ -298,7 +299,8 @@ def running_topology(path: pathlib.Path, qmgrs: Iterable[str] = ("QM1", "QM2"), 
     ``channels``: ``(source, target)`` pairs, or ``(source, target, "MQSC attributes")`` (``"BATCHSZ(10)
     SHORTRTY(0)"`` ...), each one SDR/RCVR pair named ``SOURCE.TO.TARGET`` with DISCINT(0).
     ``hosting``: ``"one"`` (one server in this process hosting them all behind one port, the first the
-    default) or ``"processes"`` (a ``qmlite serve`` each, on its own port).  ``queues``: ``{"QM3": ["ORDERS"]}`` local queues to define; ``remote_queues``:
+    default) or ``"processes"`` (a ``qmlite serve`` each, on its own port).  ``queues``:
+    ``{"QM3": ["ORDERS"]}`` local queues to define; ``remote_queues``:
     ``(qmgr, name, target_qmgr[, remote_name])`` QREMOTE definitions.  ``start``: start every sender
     and wait (``timeout``) until each is RUNNING.  ``server_options``: server settings for every server
     (``http_port=0`` ...).  ``cluster``: reserved for issue 34's clusters (CLUSRCVR/CLUSSDR, REPOS);

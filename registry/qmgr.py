@@ -209,10 +209,10 @@ class QueueManager:
         return mcastatus.saved_of(self, channel)
 
     def message_channel_views(self) -> list:
-        """Every message channel defined here with its status, for the topology (registry/channels/topology.py)."""
-        from qmlite.registry.channels import topology  # loaded at the first topology asked for
+        """Every message channel defined here with its status, for the topology (registry/channels/channelgraph.py)."""
+        from qmlite.registry.channels import channelgraph  # loaded at the first topology asked for
 
-        return topology.channel_views(self)
+        return channelgraph.channel_views(self)
 
     # ---- statistics and accounting ------------------------------------------------------------------
     def monitoring_tick(self, now: float | None = None) -> int:

@@ -235,8 +235,9 @@ CLIENT = ("qmlite.client", "ibmmqc", "pymqe")  # client/, with the two transport
 # What a client module may import when it is imported: itself, the wire vocabulary and the key leaf (and
 # ``qmlite``, the namespace, which ibmmqc's and pymqe's ``from qmlite.pcf import ...`` runs first).
 CLIENT_AT_IMPORT = (*CLIENT, "qmlite.pcf", "qmlite.keys")
-# Where the client may import the server, and only in a function: the plugin starts in-process servers.
-CLIENT_STARTS_SERVERS = {"qmlite.client.pytest_plugin"}
+# Where the client may import the server, and only in a function: the plugin starts in-process servers, and
+# so does client/topology.py, the plugin's topologies of several queue managers.
+CLIENT_STARTS_SERVERS = {"qmlite.client.pytest_plugin", "qmlite.client.topology"}
 
 
 def client_violations(module: str, source: str) -> list[str]:

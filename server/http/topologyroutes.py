@@ -1,10 +1,10 @@
 """qmlite's ``GET /admin/qmlite/topology``: the queue managers this server hosts, the partners their message
-channels name, and one edge per message channel with its status (registry/channels/topology.py; the
+channels name, and one edge per message channel with its status (registry/channels/channelgraph.py; the
 console's Topology panel draws it; docs/rest.md "qmlite's own")."""
 
 from __future__ import annotations
 
-from qmlite.registry.channels import topology
+from qmlite.registry.channels import channelgraph
 
 # The names a CONNAME may give this server's own address by (besides the listener's host).
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
@@ -24,4 +24,4 @@ def document(server) -> dict:
             hosted[entry.name] = []
     port = primary.port
     local = {(host.lower(), port) for host in (*_LOOPBACK, primary.cfg.host)}
-    return topology.graph(hosted, states, local)
+    return channelgraph.graph(hosted, states, local)

@@ -1,4 +1,4 @@
-"""qmlite's ``GET /admin/qmlite/topology`` (server/http/topologyroutes.py, registry/channels/topology.py):
+"""qmlite's ``GET /admin/qmlite/topology`` (server/http/topologyroutes.py, registry/channels/channelgraph.py):
 the hosted queue managers, the partners their channels name, one edge per message channel with its
 status; running channels, a stopped one, a sender whose partner is another server known by its CONNAME,
 a batch in doubt; the role it needs."""
@@ -10,7 +10,7 @@ import pytest
 
 from qmlite.client.topology import running_topology
 from qmlite.pcf import constants as C
-from qmlite.registry.channels.topology import ChannelView, graph
+from qmlite.registry.channels.channelgraph import ChannelView, graph
 
 ADMIN = ("admin", "passw0rd")
 TOPOLOGY = "/ibmmq/rest/v2/admin/qmlite/topology"

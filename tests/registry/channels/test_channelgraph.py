@@ -1,4 +1,4 @@
-"""The topology's view of one queue manager's message channels (registry/channels/topology.py, MCP4): a
+"""The topology's view of one queue manager's message channels (registry/channels/channelgraph.py, MCP4): a
 batch a crash left in doubt shows on the sender's edge as IN DOUBT after the restart, read from its saved
 status, until RESOLVE CHANNEL settles it; the receiver's view of the same channel.  The two ends are
 driven as test_channel_ends.py drives them (no sockets)."""
@@ -6,7 +6,7 @@ driven as test_channel_ends.py drives them (no sockets)."""
 from __future__ import annotations
 
 from qmlite.pcf import constants as C
-from qmlite.registry.channels.topology import channel_views, graph
+from qmlite.registry.channels.channelgraph import channel_views, graph
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.qmgr import QueueManager
 from tests.registry.channels.test_channel_ends import CHANNEL, pair  # noqa: F401  (the fixture)

@@ -365,8 +365,8 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
     if reg.running.instances_of(channel.name) and channel.channel_type != M.SVRCONN:
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
-    if channel.channel_type in (M.SVR, M.RQSTR) and not channel.conn_name.strip():
-        # A server without CONNAME only answers a requester; a requester has nowhere to call (MCS4).
+    if channel.channel_type == M.SVR and not channel.conn_name.strip():
+        # A server without CONNAME only answers a requester (MCS4).
         raise CommandError(C.MQRCCF_MISSING_CONN_NAME)
     reg.running.start(channel.name)
     if channel.channel_type in M.SENDING or channel.channel_type == M.RQSTR:

@@ -10,7 +10,8 @@ the journal before any answer that depends on it.
   connection whose first INITIAL_DATA named a RCVR/RQSTR channel; the listener hands it the stream
   and the bytes it already read.
 * ``register(qm_server, nursery)``: START CHANNEL of a SDR/SVR on that queue manager runs ``run_sender``
-  in ``nursery`` (the registration hook the listener calls once).
+  in ``nursery``, of a RQSTR ``run_requester`` (server/mca/requester.py); the registration hook the
+  listener calls once.
 """
 
 from __future__ import annotations
@@ -424,30 +425,23 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
 # ---- START CHANNEL ---------------------------------------------------------------------------------
 def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
              on_end: Callable[[object], None] | None = None) -> None:
-    """START CHANNEL of a sender (or a server with a CONNAME) on ``qm_server``'s queue manager runs its
-    agent in ``nursery``; ``on_end(channel)`` when the agent ends (a test's wait)."""
+    """START CHANNEL of a sender (or a server with a CONNAME), or of a requester, on ``qm_server``'s queue
+    manager runs its agent in ``nursery``; ``on_end(channel)`` when the agent ends (a test's wait)."""
     host = host or host_of(qm_server)
 
-    async def agent(channel) -> None:
+    async def agent(run, channel) -> None:
         try:
-            await run_sender(host, channel)
-        finally:
-            if on_end is not None:
-                on_end(channel)
-
-    async def requester(channel) -> None:
-        from qmlite.server.mca.requester import run_requester
-
-        try:
-            await run_requester(host, channel)
+            await run(host, channel)
         finally:
             if on_end is not None:
                 on_end(channel)
 
     def start(channel) -> None:
         if channel.channel_type == M.SDR or (channel.channel_type == M.SVR and channel.conn_name):
-            nursery.start_soon(agent, channel)
+            nursery.start_soon(agent, run_sender, channel)
         elif channel.channel_type == M.RQSTR and channel.conn_name:
-            nursery.start_soon(requester, channel)  # it connects and receives (server/mca/requester.py)
+            from qmlite.server.mca.requester import run_requester  # it connects and receives
+
+            nursery.start_soon(agent, run_requester, channel)
 
     qm_server.qm.registry.running.start_message_channel = start

@@ -12,6 +12,8 @@ import trio
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import fap
+from qmlite.pcf import msgchannel as MCF
+from qmlite.pcf.framer import Framer
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
 from qmlite.server.mca import run as mca
@@ -137,7 +139,7 @@ async def test_a_requester_started_against_a_sender_is_called_back_and_receives(
 
 
 # ---- QM2 a separate qmlite serve -----------------------------------------------------------------------
-@pytest.mark.parametrize("start", ["requester", "server"])
+@pytest.mark.parametrize("start", ["requester", "server", "callback"])
 async def test_svr_and_rqstr_between_two_qmlite_serve_processes(tmp_path, start):
     async with running(_cfg(tmp_path, "QM1"), synchronous="NORMAL") as qm1, trio.open_nursery() as nursery:
         to_qm1 = Proxy(qm1.port)
@@ -150,15 +152,20 @@ async def test_svr_and_rqstr_between_two_qmlite_serve_processes(tmp_path, start)
         try:
             to_qm2 = Proxy(served.port)
             await to_qm2.start(nursery)
-            _mqsc(qm1.qm, _sending_side("SVR", f"127.0.0.1({to_qm2.port})" if start == "server" else ""))
-            at = (served.port, "QM2") if start == "requester" else (qm1.port, "QM1")
+            kind = "SDR" if start == "callback" else "SVR"
+            _mqsc(qm1.qm, _sending_side(kind, f"127.0.0.1({to_qm2.port})" if start != "requester" else ""))
+            at = (qm1.port, "QM1") if start == "server" else (served.port, "QM2")
             types = await _move_and_check(qm1.port, served.port, at)
-            assert types == (CMQXC.MQCHT_SERVER, CMQXC.MQCHT_REQUESTER)
+            assert types == (CMQXC.MQCHT_SENDER if kind == "SDR" else CMQXC.MQCHT_SERVER, CMQXC.MQCHT_REQUESTER)
             await _stop_both(qm1.port, served.port)
         finally:
             assert served.stop() == 0, served.stderr_tail()
         nursery.cancel_scope.cancel()
-    _check_flows(to_qm1 if start == "requester" else to_qm2, 4 if start == "requester" else 2)
+    if start == "callback":  # the requester's call ended by the sender, then the sender's own channel
+        assert to_qm1.dissect(["mq.status.code"]).values("mq.status.code") == ["0"]
+        _check_flows(to_qm2, 2)
+    else:
+        _check_flows(to_qm1 if start == "requester" else to_qm2, 4 if start == "requester" else 2)
 
 
 @pytest.fixture(autouse=True)
@@ -196,4 +203,33 @@ async def test_start_channel_of_a_server_without_conname_is_missing_conn_name(tm
     async with running(_cfg(tmp_path, "QM1"), synchronous="NORMAL") as qm1:
         _mqsc(qm1.qm, f"DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE(SVR) XMITQ(QM2)")
         assert await trio.to_thread.run_sync(_start, qm1.port, "QM1") == C.MQRCCF_MISSING_CONN_NAME
+        assert not qm1.qm.registry.running.instances_of(CHANNEL)
+
+
+PAIRINGS = {  # (the ID's sender is a requester, the channel type here) -> STATUS at the ID
+    "requester-to-rcvr": (True, "RCVR", fap.CHANNEL_WRONG_TYPE),
+    "requester-to-rqstr": (True, "RQSTR", fap.CHANNEL_WRONG_TYPE),
+    "sender-to-svr": (False, "SVR", fap.CHANNEL_WRONG_TYPE),
+    "requester-to-nothing": (True, "", fap.NO_CHANNEL),
+}
+
+
+@pytest.mark.parametrize("requester, kind, code", PAIRINGS.values(), ids=PAIRINGS.keys())
+async def test_an_id_naming_a_channel_of_the_wrong_type_is_refused_at_the_id(tmp_path, requester, kind, code):
+    async with running(_cfg(tmp_path, "QM1"), synchronous="NORMAL") as qm1:
+        more = {"SVR": "XMITQ(QM2)", "RQSTR": "CONNAME('127.0.0.1(1)')"}.get(kind, "")
+        if kind:
+            _mqsc(qm1.qm, f"DEFINE CHANNEL({CHANNEL}) CHLTYPE({kind}) {more}")
+        assert (qm1.qm.registry.objects("channel").get(CHANNEL) is not None) == bool(kind)
+        stream = await trio.open_tcp_stream("127.0.0.1", qm1.port)
+        async with stream:
+            ident = MCF.message_channel_id(MCF.Offer(CHANNEL, "QM2", requester=requester))
+            assert bool(ident.CapFlags1 & MCF.CF1_REQUEST_INITIATION) == requester
+            await stream.send_all(MCF.id_segment(ident))
+            data = b""
+            with trio.fail_after(30):
+                while chunk := await stream.receive_some(65536):  # the STATUS, then the server closes
+                    data += chunk
+        (status,) = Framer().feed(data)
+        assert status.segment_type == fap.STATUS_DATA and fap.decode_body(status).ReturnCode == code
         assert not qm1.qm.registry.running.instances_of(CHANNEL)

@@ -46,6 +46,7 @@ from .fap import (CF1_CLOSE_CHANNEL, CF1_CONFIRM_REQUEST, CF1_FIRST, CF1_LAST, M
 CF1_MSG_SEQ = 0x01
 CF1_CONVERSION_CAPABLE = 0x02
 CF1_SPLIT_MESSAGES = 0x04
+CF1_REQUEST_INITIATION = 0x08  # a requester's ID: it asks the partner to send (decision MCS1)
 CF1_MQREQUEST = 0x20  # set by clients only: an ID with it is an MQI channel, not a message channel
 MESSAGE_CHANNEL_CAPS1 = CF1_MSG_SEQ | CF1_CONVERSION_CAPABLE | CF1_SPLIT_MESSAGES
 MESSAGE_CHANNEL_FAP = 13  # what qmlite's queue managers speak to each other (6.1: the 240-byte ID)
@@ -170,12 +171,15 @@ class Offer:
     ccsid: int = 819
     qmgr_id: str = ""
     fap_level: int = MESSAGE_CHANNEL_FAP
+    requester: bool = False  # a RQSTR starting the channel: CapFlags1 REQUEST_INITIATION (decision MCS1)
 
 
 def message_channel_id(offer: Offer) -> InitialData:
     """The INITIAL_DATA one end sends: the channel and its own queue manager's name, the batch size,
-    the sequence wrap value, CapFlags1 MSG_SEQ|CONVERSION_CAPABLE|SPLIT_MESSAGES and SharingConversations 0."""
-    return InitialData(FapLevel=offer.fap_level, CapFlags1=MESSAGE_CHANNEL_CAPS1,
+    the sequence wrap value, CapFlags1 MSG_SEQ|CONVERSION_CAPABLE|SPLIT_MESSAGES (and REQUEST_INITIATION
+    from a requester) and SharingConversations 0."""
+    caps = MESSAGE_CHANNEL_CAPS1 | (CF1_REQUEST_INITIATION if offer.requester else 0)
+    return InitialData(FapLevel=offer.fap_level, CapFlags1=caps,
                        MaxMsgsPerBatch=min(offer.batch_size, 0xFFFF),
                        MaxTransmissionSize=offer.max_transmission_size, MaxMessageSize=offer.max_msg_length,
                        SequenceWrapValue=offer.seq_wrap, ChannelName=offer.channel, CCSID=offer.ccsid,
@@ -187,6 +191,11 @@ def message_channel_id(offer: Offer) -> InitialData:
 def is_message_channel_id(initial: InitialData) -> bool:
     """An ID from a queue manager's channel agent rather than an MQI client: no MQREQUEST (decision MCA3)."""
     return not initial.CapFlags1 & CF1_MQREQUEST
+
+
+def is_requester_id(initial: InitialData) -> bool:
+    """A requester's ID (a RQSTR started it): its partner, a SVR or SDR, is to be the sending end."""
+    return bool(initial.CapFlags1 & CF1_REQUEST_INITIATION) and is_message_channel_id(initial)
 
 
 @dataclass(slots=True, frozen=True)
@@ -231,7 +240,7 @@ def negotiate(theirs: InitialData, mine: Offer) -> tuple[InitialData, int, Optio
         flags |= fap.IEF1_SEQ_WRAP_VALUE
     reply = message_channel_id(dataclasses.replace(
         mine, fap_level=fap_level, max_transmission_size=max_tr, batch_size=batch,
-        max_msg_length=max_msg, heartbeat_interval=hbint, channel=theirs.ChannelName))
+        max_msg_length=max_msg, heartbeat_interval=hbint, channel=theirs.ChannelName, requester=False))
     reply.IniErrFlags1 = flags
     agreed = None
     if not flags:

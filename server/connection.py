@@ -21,6 +21,7 @@ import trio
 from qmlite.pcf import constants as C
 from qmlite.pcf import dn, fap
 from qmlite.pcf.errors import STATUS, CodecError
+from qmlite.pcf.msgchannel import is_requester_id
 
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
@@ -501,11 +502,13 @@ class Connection:
         sending it (decision MCA18).  An unknown channel is STATUS NO_CHANNEL, one of another type
         (a SVRCONN, a sender) STATUS CHANNEL_WRONG_TYPE, as a client's ID naming a receiver is."""
         name = offer.client.ChannelName.rstrip(" \x00")
-        self._move(await self.server.route_channel(name))
+        requester = is_requester_id(offer.client)
+        self._move(await self.server.route_channel(name, requester=requester))
         reg = self.server.registry
         definition = reg.objects(M.KIND).get(name)
-        if definition is None or definition.channel_type not in (M.RCVR, M.RQSTR):
-            why = "unknown channel" if definition is None else "not a receiving channel"
+        if definition is None or definition.channel_type not in (M.ANSWERING if requester else M.RECEIVING):
+            why = ("unknown channel" if definition is None
+                   else "not a server or sender channel" if requester else "not a receiving channel")
             self.log.warning("unknown_channel" if definition is None else "wrong_channel_type", channel=name,
                              partner=offer.client.QMgrName.rstrip(" \x00"))
             reg.diagnostics.channel_refused(channel=name, address=self.peer_address, why=why)  # error log
@@ -521,6 +524,12 @@ class Connection:
         self.log.info("message_channel", channel=name, qmgr=reg.qmgr.name, type=definition.channel_type)
         from .mca import run as mca  # the agents load at their first use (decision MCA17)
 
+        if requester:
+            from .mca.requester import serve_requester
+
+            await serve_requester(self.stream, offer.data, self.server, definition, peer=self.peer_address,
+                                  opening_timeout=opening)
+            return
         await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address,
                                         opening_timeout=opening)
 

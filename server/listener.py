@@ -231,14 +231,16 @@ class QueueManagerServer:
         await server.ready.wait()
         return server
 
-    async def route_channel(self, name: str) -> QueueManagerServer:
+    async def route_channel(self, name: str, *, requester: bool = False) -> QueueManagerServer:
         """The server of the queue manager a message channel's ID reaches: the first (the default, then
-        the others by name) with a receiving channel (RCVR, RQSTR) of that name; else the default, which
-        refuses it.  Not QMgrName: it names the queue manager sending (decision MCA18)."""
+        the others by name) with a receiving channel (RCVR, RQSTR) of that name -- for a requester's ID,
+        a SVR or SDR (decision MCS2); else the default, which refuses it.  Not QMgrName: it names the
+        queue manager starting the channel (decision MCA18)."""
         primary = self.primary
+        wanted = channels.ANSWERING if requester else channels.RECEIVING
         for qm in primary.qmgrs:
             definition = qm.registry.objects(channels.KIND).get(name)
-            if definition is not None and definition.channel_type in (channels.RCVR, channels.RQSTR):
+            if definition is not None and definition.channel_type in wanted:
                 server = primary.servers[qm.registry.qmgr.name]
                 server.ensure_running()
                 await server.ready.wait()

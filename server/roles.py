@@ -44,8 +44,9 @@ class Host(Protocol):
     async def route(self, name: str, logger=None) -> Host | None:
         """The server of the queue manager an ID names, None when none is hosted under it."""
 
-    async def route_channel(self, name: str) -> Host:
-        """The server of the queue manager whose receiving channel a message channel's ID names."""
+    async def route_channel(self, name: str, *, requester: bool = False) -> Host:
+        """The server of the queue manager whose receiving channel a message channel's ID names (for a
+        requester's ID, the SVR or SDR that is to send to it)."""
 
     def pending(self, name: str) -> ServerIdentity | None:
         """The identity of a queue manager the first authenticated MQCONN may create, else None."""

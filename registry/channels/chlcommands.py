@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from qmlite.pcf import constants as C
 
+from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
 from qmlite.registry.errors import MQIError
@@ -36,6 +37,16 @@ def reset(qm, channel, seq: int) -> None:
         end.reset(seq)
     finally:
         end.close()
+
+
+def reset_running(registry, channel, seq: int) -> None:
+    """RESET CHANNEL of a running sending channel: its agent sends RESET_DATA with ``seq`` at its next
+    batch boundary and both ends' records take it (server/mca/boundary.py, decision MCS7); one idle
+    waiting for messages is woken for it."""
+    status = status_of(registry, channel)
+    status.reset_seq = seq
+    if callable(status.wake):
+        status.wake()
 
 
 def resolve(qm, channel, commit: bool) -> None:

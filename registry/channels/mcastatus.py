@@ -44,6 +44,8 @@ class MessageChannelStatus:
     max_msg_length: int = 0
     last_msg: float = 0.0
     stop_requested: bool = False
+    reset_seq: int = 0  # RESET CHANNEL of a running sender: sent at its next batch boundary (decision MCS7)
+    wake: object = None  # the running sender's wake-up while it waits for messages (a callable, or None)
 
     @property
     def substate(self) -> int:

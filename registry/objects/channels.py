@@ -31,6 +31,10 @@ TYPES = MQ_TYPES + (MQTT,)
 MESSAGE = frozenset({SDR, SVR, RCVR, RQSTR, CLUSSDR, CLUSRCVR})  # message channels
 # the sending end of a message channel (and CLUSRCVR, which defines it)
 SENDING = frozenset({SDR, SVR, CLUSSDR, CLUSRCVR})
+# Whom an incoming message channel's ID may name: a sender's or server's, a receiving channel; a
+# requester's, the channel that is to send to it (a SVR, or a SDR that calls back: decision MCS2).
+RECEIVING = (RCVR, RQSTR)
+ANSWERING = (SVR, SDR)
 MQ_CHANNELS = frozenset(MQ_TYPES)  # what an MQ (not a telemetry) channel has: DESCR, exits, HBINT ...
 ALL = frozenset(TYPES)
 # A telemetry channel's PROTOCOL when none is given: all three (IBM's DEFINE CHANNEL (MQTT)).

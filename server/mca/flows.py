@@ -19,6 +19,7 @@ Events (one class each, the driver matches on them):
 from __future__ import annotations
 
 import collections
+import dataclasses
 from dataclasses import dataclass
 
 from qmlite.pcf import errors, fap
@@ -70,10 +71,15 @@ class Closed:
 
 
 AWAIT_ID, RUNNING, CLOSED = "awaiting ID", "running", "closed"
+MAX_ID_ROUNDS = 3
 
 
 class Flows:
-    """The common machinery: ``receive_data`` frames segments and hands each to ``_segment``."""
+    """The common machinery: ``receive_data`` frames segments and hands each to ``_segment``.
+
+    Either end may open the ID exchange (``start``): a sender or server with a CONNAME, or a requester
+    (the receiving end then starts it, decision MCS2); the other answers it (``_answer_id``).  Which
+    end sends messages does not depend on which one started."""
 
     def __init__(self, offer: MCF.Offer, clock) -> None:
         self.offer = offer
@@ -85,6 +91,8 @@ class Flows:
         self._events: collections.deque = collections.deque()
         self.last_sent = self.last_received = clock()
         self.bytes_sent = self.bytes_received = 0
+        self._rounds = 0
+        self._initiated = False  # this end sent the first ID
 
     # ---- the h11 shape ----------------------------------------------------------------------------
     def receive_data(self, data: bytes) -> None:
@@ -169,6 +177,62 @@ class Flows:
         if fap.is_heartbeat_request(segment.header.ControlFlags1, level):
             self._send(fap.heartbeat(request=False, struct_id=fap.TSH, fap_level=level))
         return True
+
+    # ---- the ID exchange, from whichever end starts it --------------------------------------------------
+    def start(self) -> None:
+        """Send this end's ID (it connected).  An ERROR reply with IniErrFlags1 set is adopted (the lower
+        batch size, transmission and message sizes, FAP level, the higher heartbeat interval) and the
+        ID sent again, at most three rounds; a different sequence wrap value ends the channel with
+        STATUS WRAP_VALUE_ERROR (IBM AMQ9505); a STATUS instead of an ID (NO_CHANNEL,
+        CHANNEL_WRONG_TYPE ...) is ``Closed`` with that code."""
+        self._initiated = True
+        self._rounds += 1
+        self._send(MCF.id_segment(MCF.message_channel_id(self.offer)))
+
+    def _id_segment(self, segment: fap.Segment) -> None:
+        """An INITIAL_DATA while awaiting the ID: the answer to ours, or the partner's opening one."""
+        if self._initiated:
+            self._id_reply(segment)
+        else:
+            self._answer_id(segment)
+
+    def _id_reply(self, segment: fap.Segment) -> None:
+        reply = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
+        flags = reply.IniErrFlags1
+        if flags & fap.IEF1_SEQ_WRAP_VALUE:
+            self.fail(fap.WRAP_VALUE_ERROR)
+            return
+        if segment.header.ControlFlags1 & fap.CF1_ERROR or flags:
+            if self._rounds >= MAX_ID_ROUNDS:
+                self.fail(fap.NEGOTIATION_FAILED)
+                return
+            self.offer = dataclasses.replace(
+                self.offer, fap_level=reply.FapLevel, batch_size=reply.MaxMsgsPerBatch or self.offer.batch_size,
+                max_transmission_size=reply.MaxTransmissionSize or self.offer.max_transmission_size,
+                max_msg_length=reply.MaxMessageSize or self.offer.max_msg_length,
+                heartbeat_interval=reply.HeartbeatInterval)
+            self.start()
+            return
+        offer = self.offer
+        self._agreed(MCF.Agreed(min(reply.FapLevel, offer.fap_level), offer.batch_size, offer.seq_wrap,
+                               offer.max_msg_length, offer.heartbeat_interval, offer.max_transmission_size,
+                               reply.QMgrName))
+
+    def _answer_id(self, segment: fap.Segment) -> None:
+        theirs = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
+        if not MCF.is_message_channel_id(theirs):
+            self.fail(fap.CHANNEL_WRONG_TYPE)  # an MQI client naming a message channel
+            return
+        reply, flags, agreed = MCF.negotiate(theirs, self.offer)
+        self._rounds += 1
+        if agreed is None:
+            if self._rounds >= MAX_ID_ROUNDS:
+                self.fail(fap.NEGOTIATION_FAILED)
+                return
+            self._send(MCF.id_segment(reply, error=True, request=False))
+            return
+        self._send(MCF.id_segment(reply, request=False))
+        self._agreed(agreed)
 
     def _segment(self, segment: fap.Segment) -> None:
         """One segment after the ID exchange: each end's own flows (SenderProtocol, ReceiverProtocol)."""

@@ -24,13 +24,10 @@ from qmlite.pcf import msgchannel as MCF
 from qmlite.server.mca.flows import (AWAIT_ID, BatchEnded, Closed, Flows, MessageReceived, ResetRequested,
                                      ResyncRequested)
 
-MAX_ID_ROUNDS = 3
-
 
 class ReceiverProtocol(Flows):
     def __init__(self, offer: MCF.Offer, clock) -> None:
         super().__init__(offer, clock)
-        self._rounds = 0
         self._assembler: MCF.MessageAssembler | None = None
         self.batch_open = False  # a message of a batch arrived and its end has not
 
@@ -50,7 +47,7 @@ class ReceiverProtocol(Flows):
             if t != fap.INITIAL_DATA:
                 self.fail(fap.PROTOCOL_SEGMENT_TYPE)
                 return
-            self._initial_data(segment)
+            self._id_segment(segment)  # a sender's, or the answer to a requester's (``start``)
             return
         if t == fap.INITIAL_DATA:
             self.fail(fap.PROTOCOL_ID_ERROR)
@@ -68,22 +65,9 @@ class ReceiverProtocol(Flows):
         elif not self._heartbeat(segment):
             self.fail(fap.PROTOCOL_SEGMENT_TYPE)
 
-    def _initial_data(self, segment: fap.Segment) -> None:
-        theirs = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
-        if not MCF.is_message_channel_id(theirs):
-            self.fail(fap.CHANNEL_WRONG_TYPE)  # an MQI client naming a receiving channel
-            return
-        reply, flags, agreed = MCF.negotiate(theirs, self.offer)
-        self._rounds += 1
-        if agreed is None:
-            if self._rounds >= MAX_ID_ROUNDS:
-                self.fail(fap.NEGOTIATION_FAILED)
-                return
-            self._send(MCF.id_segment(reply, error=True, request=False))
-            return
-        self._send(MCF.id_segment(reply, request=False))
+    def _agreed(self, agreed: MCF.Agreed) -> None:
         self._assembler = MCF.MessageAssembler(agreed.max_msg_length + 428)  # the MQXQH travels with it
-        self._agreed(agreed)
+        super()._agreed(agreed)
 
     def _message(self, segment: fap.Segment) -> None:
         flags = segment.header.ControlFlags1

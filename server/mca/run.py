@@ -10,7 +10,8 @@ the journal before any answer that depends on it.
   connection whose first INITIAL_DATA named a RCVR/RQSTR channel; the listener hands it the stream
   and the bytes it already read.
 * ``register(qm_server, nursery)``: START CHANNEL of a SDR/SVR on that queue manager runs ``run_sender``
-  in ``nursery`` (the registration hook the listener calls once).
+  in ``nursery``, of a RQSTR ``run_requester`` (server/mca/requester.py); the registration hook the
+  listener calls once.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
+from qmlite.server.mca import boundary
 from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
 from qmlite.server.mca.receiver import ReceiverProtocol
@@ -63,11 +65,12 @@ def host_of(qm_server) -> Host:
     return Host(qm_server.qm, qm_server.committer.wait, wait_for_message)
 
 
-def offer_of(qm, channel, *, batch_size: int | None = None) -> MCF.Offer:
+def offer_of(qm, channel, *, batch_size: int | None = None, requester: bool = False) -> MCF.Offer:
     q = qm.registry.qmgr
     return MCF.Offer(channel.name, q.name, batch_size=batch_size or channel.batch_size,
                     seq_wrap=channel.seq_number_wrap, max_msg_length=channel.max_msg_length,
-                    heartbeat_interval=channel.heartbeat_interval, ccsid=q.ccsid, qmgr_id=q.identifier)
+                    heartbeat_interval=channel.heartbeat_interval, ccsid=q.ccsid, qmgr_id=q.identifier,
+                    requester=requester)
 
 
 class Link:
@@ -193,33 +196,42 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
     stream, where = await _connect_any(channel, connect)
     status.conn_name = where
     async with stream:
-        end = SendingEnd(qm, channel)
         proto = SenderProtocol(offer_of(qm, channel), qm.now)
-        try:
-            link = Link(stream, proto)
-            status.status = C.MQCHS_BINDING
-            proto.start()
-            event = await link.event()
-            if not isinstance(event, Started):
-                raise ChannelFailure(event.code, f"the partner refused the channel: STATUS {event.code}")
-            agreed = event.agreed
-            end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
-            status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
-            status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
-            # The start's resync: the partner's last committed batch settles ours if it is in doubt.
-            proto.resync(*end.resync_point())
-            answer = await _confirmation(link)
-            await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
-            status.status = C.MQCHS_RUNNING
-            _agreed_instance(instance, agreed, where)
-            qm.events.channel_started(channel, where)  # CHLEV: established, resynchronised, messages can flow
-            logger.info("channel_running", partner=agreed.partner_qmgr, conname=where)
-            await _send_batches(host, channel, end, link, status, instance)
-            proto.close()
-            await link.flush()
-        finally:
-            status.bytes_sent, status.bytes_received = proto.bytes_sent, proto.bytes_received
-            end.close()  # a batch not confirmed backs out; one in doubt stays in doubt (its record)
+        status.status = C.MQCHS_BINDING
+        proto.start()
+        await sending_session(host, channel, Link(stream, proto), where, logger, instance)
+
+
+async def sending_session(host: Host, channel, link: Link, where: str, logger, instance) -> None:
+    """The sending end once its ID is out (it connected) or its answer is due (a requester reached it,
+    server/mca/requester.py): the agreement, the resync, the batches, the close."""
+    qm = host.qm
+    status = status_of(qm.registry, channel)
+    proto = link.proto
+    end = SendingEnd(qm, channel)
+    try:
+        event = await link.event()
+        if not isinstance(event, Started):
+            raise ChannelFailure(event.code, f"the partner refused the channel: STATUS {event.code}")
+        agreed = event.agreed
+        link.idle = math.inf  # agreed: the opening deadline of an accepted connection is over
+        end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
+        status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
+        status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
+        # The start's resync: the partner's last committed batch settles ours if it is in doubt.
+        proto.resync(*end.resync_point())
+        answer = await _confirmation(link)
+        await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
+        status.status = C.MQCHS_RUNNING
+        _agreed_instance(instance, agreed, where)
+        qm.events.channel_started(channel, where)  # CHLEV: established, resynchronised, messages can flow
+        logger.info("channel_running", partner=agreed.partner_qmgr, conname=where)
+        await _send_batches(host, channel, end, link, status, instance)
+        proto.close()
+        await link.flush()
+    finally:
+        status.bytes_sent, status.bytes_received = proto.bytes_sent, proto.bytes_received
+        end.close()  # a batch not confirmed backs out; one in doubt stays in doubt (its record)
 
 
 async def _confirmation(link: Link) -> Confirmed:
@@ -250,6 +262,7 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
     idle_since = qm.now()
     xmitq = channel.xmit_q_name
     while True:
+        await boundary.reset_if_asked(host, end, link, status, _confirmation)  # RESET CHANNEL while running
         now = qm.now()
         while (item := end.next_message(now)) is not None:
             seq, data = item
@@ -257,6 +270,8 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
             if proto.pending >= _READ:
                 await link.flush()
         if end.batch_should_end(qm.now()):
+            if boundary.heartbeat_due(channel, proto, qm.now()):
+                await boundary.batch_heartbeat(link)  # BATCHHB: no answer backs the batch out, not in doubt
             luw, last, position = end.harden()
             await host.durable(position)  # the in-doubt record before the batch's end
             proto.end_batch(luw)
@@ -280,11 +295,11 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
             await link.flush()
             ends = idle_since + channel.disc_interval if channel.disc_interval else math.inf
             wait = max(0.0, min(ends, due if due is not None else math.inf) - qm.now())
-        if not end.waiting():
-            await _idle(host, link, xmitq, min(wait, 3600.0))
+        if not end.waiting() and not status.reset_seq:
+            await _idle(host, link, xmitq, min(wait, 3600.0), status)
 
 
-async def _idle(host: Host, link: Link, queue: str, timeout: float) -> None:
+async def _idle(host: Host, link: Link, queue: str, timeout: float, status=None) -> None:
     """Wait for a message on the transmission queue, at most ``timeout``; the partner's bytes meanwhile
     (a heartbeat answer, its close) are read, and a close ends the channel."""
     closed: list[Closed] = []
@@ -301,7 +316,13 @@ async def _idle(host: Host, link: Link, queue: str, timeout: float) -> None:
             nursery.cancel_scope.cancel()
 
         nursery.start_soon(watch)
-        await host.wait_for_message(queue, timeout)
+        if status is not None:
+            status.wake = nursery.cancel_scope.cancel  # RESET CHANNEL while running (server/mca/boundary.py)
+        try:
+            await host.wait_for_message(queue, timeout)
+        finally:
+            if status is not None:
+                status.wake = None
         nursery.cancel_scope.cancel()
     await link.flush()
     if closed:
@@ -317,34 +338,40 @@ def receive_timeout(heartbeat_interval: int) -> float:
 
 
 async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, channel_definition, *,
-                                host: Host | None = None, peer: str = "", opening_timeout: float = 150.0) -> None:
+                                host: Host | None = None, peer: str = "", opening_timeout: float = 150.0,
+                                initiate: bool = False, instance=None) -> Closed | None:
     """Serve the receiving end of a message channel on ``stream``, whose first bytes (an INITIAL_DATA
     naming ``channel_definition``, a RCVR or RQSTR) were already read.  Returns when the channel ends,
     or when the partner is silent for ``opening_timeout`` seconds before the ID exchange agrees, for
-    ``receive_timeout`` after; the caller closes the stream."""
+    ``receive_timeout`` after; the caller closes the stream.  ``initiate``: a requester that connected
+    (server/mca/requester.py) sends the first ID itself, in its ``instance``.  Returns how it ended."""
     host = host or host_of(qm_server)
     qm = host.qm
     channel = channel_definition
     logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
-    proto = ReceiverProtocol(offer_of(qm, channel), qm.now)
+    proto = ReceiverProtocol(offer_of(qm, channel, requester=initiate), qm.now)
     link = Link(stream, proto, idle=opening_timeout)
     if channel.channel_type not in (M.RCVR, M.RQSTR):
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
         return
     try:
-        instance = qm.registry.running.start_instance(channel, peer, qm.now())
+        instance = instance or qm.registry.running.start_instance(channel, peer, qm.now())
     except ChannelRefused as exc:
         logger.info("channel_refused", why=exc.why)
         proto.fail(fap.CHANNEL_UNAVAILABLE)
         await link.flush()
         return
     end: ReceivingEnd | None = None
+    event = None
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel
     try:
         with scope:
-            proto.receive_data(first_segment_bytes)
+            if first_segment_bytes:
+                proto.receive_data(first_segment_bytes)
+            if initiate:
+                proto.start()
             while True:
                 event = await link.event()
                 if isinstance(event, Started):
@@ -388,27 +415,33 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
     finally:
         if end is not None:
             end.backout()  # whatever was not committed (a batch cut off)
-            end.status.status = C.MQCHS_INACTIVE
+            if len(qm.registry.running.instances_of(channel.name)) <= 1:  # not a callback's instance's
+                end.status.status = C.MQCHS_INACTIVE
             end.close()
         qm.registry.running.end_instance(instance)
+    return event
 
 
 # ---- START CHANNEL ---------------------------------------------------------------------------------
 def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
              on_end: Callable[[object], None] | None = None) -> None:
-    """START CHANNEL of a sender (or a server with a CONNAME) on ``qm_server``'s queue manager runs its
-    agent in ``nursery``; ``on_end(channel)`` when the agent ends (a test's wait)."""
+    """START CHANNEL of a sender (or a server with a CONNAME), or of a requester, on ``qm_server``'s queue
+    manager runs its agent in ``nursery``; ``on_end(channel)`` when the agent ends (a test's wait)."""
     host = host or host_of(qm_server)
 
-    async def agent(channel) -> None:
+    async def agent(run, channel) -> None:
         try:
-            await run_sender(host, channel)
+            await run(host, channel)
         finally:
             if on_end is not None:
                 on_end(channel)
 
     def start(channel) -> None:
         if channel.channel_type == M.SDR or (channel.channel_type == M.SVR and channel.conn_name):
-            nursery.start_soon(agent, channel)
+            nursery.start_soon(agent, run_sender, channel)
+        elif channel.channel_type == M.RQSTR and channel.conn_name:
+            from qmlite.server.mca.requester import run_requester  # it connects and receives
+
+            nursery.start_soon(agent, run_requester, channel)
 
     qm_server.qm.registry.running.start_message_channel = start

@@ -2,36 +2,24 @@
 messages, batch ends, RESYNC/RESET/PING and heartbeats when the driver asks, and turns the receiver's
 answers into events (docs/channels.md "The flows").  No sockets, no trio, no queue manager.
 
-The ID exchange from this end: send the ID; an ERROR reply with IniErrFlags1 set is adopted (the lower
-batch size, transmission and message sizes, FAP level, the higher heartbeat interval) and the ID sent
-again, at most three rounds; a different sequence wrap value ends the channel with STATUS
-WRAP_VALUE_ERROR (IBM AMQ9505); a STATUS instead of an ID (NO_CHANNEL, CHANNEL_WRONG_TYPE ...) is
-``Closed`` with that code.
+The ID exchange (flows.py): this end starts it (``start``) when it connected (SDR, SVR with a CONNAME),
+or answers a requester's (a SVR or SDR the requester reached, decision MCS2).
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 from qmlite.pcf import fap
 from qmlite.pcf import msgchannel as MCF
 
 from qmlite.server.mca.flows import AWAIT_ID, CLOSED, RUNNING, Closed, Confirmed, Flows
 
-MAX_ID_ROUNDS = 3
-
 
 class SenderProtocol(Flows):
     def __init__(self, offer: MCF.Offer, clock) -> None:
         super().__init__(offer, clock)
-        self._rounds = 0
         self.awaiting_confirm = False
         self.awaiting_heartbeat = False
         self.pings: list[bytes] = []  # PING CHANNEL answers received
-
-    def start(self) -> None:
-        self._rounds += 1
-        self._send(MCF.id_segment(MCF.message_channel_id(self.offer)))
 
     def _cut(self) -> bool:
         return self.awaiting_confirm
@@ -45,7 +33,7 @@ class SenderProtocol(Flows):
             self._status_segment(segment)
         elif self.state == AWAIT_ID:
             if t == fap.INITIAL_DATA:
-                self._id_reply(segment)
+                self._id_segment(segment)
             else:
                 self.fail(fap.PROTOCOL_SEGMENT_TYPE)
         elif t == fap.PING_DATA:
@@ -64,28 +52,6 @@ class SenderProtocol(Flows):
             self._events.append(Confirmed(status.Value or 0, segment.header.LUWIdent))
             return
         self._close(Closed(status.ReturnCode, by_peer=True, cut=self._cut(), value=status.Value))
-
-    def _id_reply(self, segment: fap.Segment) -> None:
-        reply = fap.InitialData.unpack(segment.body, 0, segment.order)[0]
-        flags = reply.IniErrFlags1
-        if flags & fap.IEF1_SEQ_WRAP_VALUE:
-            self.fail(fap.WRAP_VALUE_ERROR)
-            return
-        if segment.header.ControlFlags1 & fap.CF1_ERROR or flags:
-            if self._rounds >= MAX_ID_ROUNDS:
-                self.fail(fap.NEGOTIATION_FAILED)
-                return
-            self.offer = dataclasses.replace(
-                self.offer, fap_level=reply.FapLevel, batch_size=reply.MaxMsgsPerBatch or self.offer.batch_size,
-                max_transmission_size=reply.MaxTransmissionSize or self.offer.max_transmission_size,
-                max_msg_length=reply.MaxMessageSize or self.offer.max_msg_length,
-                heartbeat_interval=reply.HeartbeatInterval)
-            self.start()
-            return
-        offer = self.offer
-        self._agreed(MCF.Agreed(min(reply.FapLevel, offer.fap_level), offer.batch_size, offer.seq_wrap,
-                               offer.max_msg_length, offer.heartbeat_interval, offer.max_transmission_size,
-                               reply.QMgrName))
 
     # ---- what the driver sends ------------------------------------------------------------------------
     def _running(self) -> None:
@@ -127,10 +93,16 @@ class SenderProtocol(Flows):
             return None
         due = self.last_sent + self.agreed.heartbeat_interval
         if now >= due and not self.awaiting_confirm:
-            self._send(fap.heartbeat(struct_id=fap.TSH, fap_level=self.agreed.fap_level))
-            self.awaiting_heartbeat = True
+            self.heartbeat_request()
             due = self.last_sent + self.agreed.heartbeat_interval
         return due
+
+    def heartbeat_request(self) -> None:
+        """A HEARTBEAT request: the partner answers it (``awaiting_heartbeat`` clears when it does).
+        Between batches every HBINT; before a batch's end after BATCHHB of silence (decision MCS6)."""
+        self._running()
+        self._send(fap.heartbeat(struct_id=fap.TSH, fap_level=self.agreed.fap_level))
+        self.awaiting_heartbeat = True
 
 
 __all__ = ["SenderProtocol", "CLOSED", "RUNNING"]

@@ -365,8 +365,11 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
     if reg.running.instances_of(channel.name) and channel.channel_type != M.SVRCONN:
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
+    if channel.channel_type == M.SVR and not channel.conn_name.strip():
+        # A server without CONNAME only answers a requester (MCS4).
+        raise CommandError(C.MQRCCF_MISSING_CONN_NAME)
     reg.running.start(channel.name)
-    if channel.channel_type in M.SENDING:
+    if channel.channel_type in M.SENDING or channel.channel_type == M.RQSTR:
         reg.running.start_message_channel(channel)  # the server runs its agent (server/mca/run.py)
     if ctx.qm is not None:
         ctx.qm.events.channel_started(channel)  # CHLEV: "when a command is used to start a channel"
@@ -400,12 +403,17 @@ def reset_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
 
 def _on_records(ctx, channel, action: str, arg) -> None:
     """RESET / RESOLVE on a message channel's synchronisation records (registry/channels/chlcommands.py):
-    not while it runs (its agent holds them), and only with a queue manager (not a bare registry)."""
+    not while it runs (its agent holds them; a running sender takes RESET from its status), and only with
+    a queue manager (not a bare registry)."""
     if ctx.qm is None:
         return
-    if ctx.registry.running.instances_of(channel.name):
-        raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
     from qmlite.registry.channels import chlcommands  # loaded at the first RESET or RESOLVE
+
+    if ctx.registry.running.instances_of(channel.name):
+        if action == "reset" and channel.channel_type in M.SENDING:
+            chlcommands.reset_running(ctx.registry, channel, arg)  # at its next batch boundary (MCS7)
+            return
+        raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
 
     try:
         getattr(chlcommands, action)(ctx.qm, channel, arg)

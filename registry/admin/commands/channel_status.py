@@ -13,8 +13,8 @@ RQSTR) run their agents (server/mca/run.py), whose status registry/channels/mcas
   fails MQRC_CONNECTION_BROKEN) and, with ChannelStatus STOPPED (the default), refuses new ones
   (MQRC_CHANNEL_NOT_AVAILABLE at the client) until Start Channel.
 * Start Channel lifts the STOPPED state and runs a sending channel's agent.
-* Ping Channel is for sending channels only; with no channel agent to reach the partner,
-  qmlite answers MQRCCF_ALLOCATE_FAILED.  Reset and Resolve Channel act on a message channel's
+* Ping Channel is for sending channels only; the server makes the round trip (server/mca/ping.py)
+  and the command server answers once it is over (registry/admin/deferred.py).  Reset and Resolve Channel act on a message channel's
   synchronisation records (registry/channels/chlcommands.py).
 """
 
@@ -28,6 +28,7 @@ from qmlite.pcf import pcf as P
 from qmlite.registry.objects import values as V
 from qmlite.registry.objects import channels as M
 from qmlite.registry.admin import responses as R
+from qmlite.registry.admin.deferred import Deferred
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
 from qmlite.registry.admin.params import (INT, INT_LIST, STR, CommandError, filter_matches, p_int, p_int_list, p_str,
@@ -373,17 +374,30 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     return R.ok(ctx.command)
 
 
-_PING = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_DATA_COUNT, low=16, high=32768))
+_PING = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_DATA_COUNT))
 
 
 def ping_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    """Answered after the round trip (server/mca/ping.py): the responses are deferred to the server's
+    task; a caller that cannot wait, or a queue manager with no server, gets MQRCCF_ALLOCATE_FAILED."""
     values = parse(request, _PING).values
     channel = _channel(ctx.registry, values)
     if channel.channel_type not in (M.SDR, M.SVR, M.CLUSSDR):  # IBM: sender, server and cluster-sender only
         raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    if not 16 <= values.get(C.MQIACH_DATA_COUNT, 16) <= 32768:  # IBM: "in the range 16 through 32 768"
+        raise CommandError(C.MQRCCF_PING_DATA_COUNT_ERROR, parameter=C.MQIACH_DATA_COUNT)
     if ctx.registry.running.instances_of(channel.name):
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
-    raise CommandError(C.MQRCCF_ALLOCATE_FAILED)  # no channel agent to reach the partner
+    fallback = R.failure(ctx.command, CommandError(C.MQRCCF_ALLOCATE_FAILED))  # no agent to reach the partner
+    ping = ctx.registry.running.ping_message_channel
+    if ping is None:
+        return fallback
+    command, count = ctx.command, values.get(C.MQIACH_DATA_COUNT, 16)
+
+    def answer(reason: int) -> list[P.PCFMessage]:
+        return R.ok(command) if not reason else R.failure(command, CommandError(reason))
+
+    return Deferred(fallback, lambda complete: ping(channel, count, lambda reason: complete(answer(reason))))
 
 
 _RESET = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_MSG_SEQUENCE_NUMBER, low=1, high=999_999_999))

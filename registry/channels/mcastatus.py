@@ -11,6 +11,7 @@ import dataclasses
 from qmlite.pcf import constants as C
 
 from qmlite.registry.channels import syncrecords as SR
+from qmlite.registry.channels.monitoring import Measures
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
@@ -44,6 +45,8 @@ class MessageChannelStatus:
     max_msg_length: int = 0
     last_msg: float = 0.0
     stop_requested: bool = False
+    # NETTIME, XQTIME, XBATCHSZ and the statistics interval's counts (monitoring.py)
+    measures: Measures = dataclasses.field(default_factory=Measures)
 
     @property
     def substate(self) -> int:

@@ -26,6 +26,7 @@ from qmlite.pcf import ccdt, fap
 from qmlite.pcf import constants as C
 from qmlite.pcf import msgchannel as MCF
 
+from qmlite.registry.channels import monitoring as MON
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
@@ -119,6 +120,7 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel
     status.started, status.stop_requested = qm.now(), False
+    status.measures.restart()  # NETTIME, XQTIME and XBATCHSZ are the new instance's
     why = ""
     try:
         with scope:
@@ -208,7 +210,9 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
             status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
             # The start's resync: the partner's last committed batch settles ours if it is in doubt.
             proto.resync(*end.resync_point())
+            asked = qm.now()
             answer = await _confirmation(link)
+            MON.round_trip(status.measures, qm.now() - asked)  # NETTIME: the resync's round trip
             await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
             status.status = C.MQCHS_RUNNING
             _agreed_instance(instance, agreed, where)
@@ -257,9 +261,11 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
             if proto.pending >= _READ:
                 await link.flush()
         if end.batch_should_end(qm.now()):
+            full, count = end.batch_full(), end.batch.count
             luw, last, position = end.harden()
             await host.durable(position)  # the in-doubt record before the batch's end
             proto.end_batch(luw)
+            asked = qm.now()
             try:
                 answer = await _confirmation(link)
             except ChannelFailure as exc:
@@ -267,6 +273,8 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
                     await host.durable(end.refused())
                 raise
             await host.durable(end.confirmed(answer.seq, answer.luw))
+            MON.round_trip(status.measures, qm.now() - asked)  # NETTIME: the batch's end and confirmation
+            MON.batch_ended(status.measures, count, full)
             _counted(instance, status, proto)
             idle_since = qm.now()
             continue
@@ -354,10 +362,12 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                     end.status.status = C.MQCHS_RUNNING
                     end.status.batch_size = event.agreed.batch_size
                     end.status.heartbeat_interval = event.agreed.heartbeat_interval
+                    end.status.measures.restart()
                     qm.events.channel_started(channel, peer)  # CHLEV, at the receiving end too
                 elif isinstance(event, MessageReceived):
                     try:
                         end.accept(event.seq, event.data, qm.now())
+                        MON.message_moved(end.status.measures, len(event.data))
                     except SequenceError as exc:
                         logger.warning("channel_sequence_error", why=exc.why)
                         end.backout()
@@ -367,7 +377,9 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         end.backout()
                         proto.fail(exc.code)
                 elif isinstance(event, BatchEnded):
+                    count = end.status.current_msgs
                     await host.durable(end.commit(event.luw))
+                    MON.batch_ended(end.status.measures, count, count >= end.status.batch_size)
                     proto.confirm(end.last_seq, event.luw)
                     _counted(instance, end.status, proto)
                 elif isinstance(event, ResyncRequested):

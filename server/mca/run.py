@@ -135,17 +135,17 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                     status.status = C.MQCHS_STOPPED
                     return
                 except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
-                    why = str(exc)
+                    why = _why(exc)
                     logger.warning("channel_failed", why=why)
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
                         # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
                         status.status = C.MQCHS_STOPPED
-                        _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_ERROR, why)
+                        _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_DISABLED, why)
                         return
                 wait = _next_retry(status, channel)
-                if wait is None:
+                if wait is None:  # out of retries: STOPPED, IBM's qualifier for that state (MCM9)
                     status.status = C.MQCHS_STOPPED
-                    _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_ERROR, why)
+                    _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_DISABLED, why)
                     return
                 status.status = C.MQCHS_RETRYING
                 _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_RETRY, why)
@@ -153,6 +153,20 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
         status.status = C.MQCHS_STOPPED  # STOP CHANNEL cancelled it
     finally:
         qm.registry.running.end_instance(instance)
+
+
+def _why(exc: Exception) -> str:
+    """A failure's text, starting with the AMQ message IBM's agent writes for it where qmlite has none
+    of its own (Channel Stopped's ErrorIdentifier, MCM10): AMQ9202 a partner that cannot be reached,
+    AMQ9526 the partner's sequence-number refusal."""
+    why = str(exc)
+    if why[:3] == "AMQ":
+        return why
+    if isinstance(exc, OSError):
+        return f"AMQ9202: remote host not available: {why}"
+    if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
+        return f"AMQ9526: message sequence number error: {why}"
+    return why
 
 
 def _stopped_event(qm, channel, status, qualifier: int, why: str = "") -> None:

@@ -11,12 +11,12 @@ import socket
 import pytest
 import trio
 
-from qmlite.pcf import fap
+from qmlite.registry.mqsc import run_mqsc
 from tests.server.mca.test_run import ADMIN, CHANNEL, _depth, _mqsc, _put, two_queue_managers
 from tests.support import wire
 
 ibmmq = pytest.importorskip("ibmmq")
-from ibmmq import CMQC, CMQCFC  # noqa: E402
+from ibmmq import CMQCFC  # noqa: E402
 
 
 def _ping(port: int, qmgr: str, channel: str, extra: dict | None = None) -> int:
@@ -118,3 +118,30 @@ async def test_other_commands_are_answered_while_a_ping_waits(tmp_path):
                 await answered.wait()
             assert pinged == [CMQCFC.MQRCCF_CONNECTION_CLOSED]
             nursery.cancel_scope.cancel()
+
+
+def _escape(port: int, qmgr: str, text: str) -> list:
+    """MQSC through the command server (PCF Escape, as runmqsc -c sends it): [(reason, text)]."""
+    qm = ibmmq.connect(qmgr, "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    pcf = ibmmq.PCFExecute(qm, response_wait_interval=30_000)
+    try:
+        answers = pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC, CMQCFC.MQCACF_ESCAPE_TEXT: text})
+        return [(0, a[CMQCFC.MQCACF_ESCAPE_TEXT].decode().strip()) for a in answers]
+    except ibmmq.MQMIError as exc:
+        return [(exc.reason, "")]
+    finally:
+        pcf.disconnect()
+        qm.disconnect()
+
+
+async def test_ping_channel_in_mqsc_through_the_command_server(tmp_path):
+    async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
+        _mqsc(qm1, f"DEFINE CHANNEL(TO.NOWHERE) CHLTYPE(SDR) CONNAME('127.0.0.1({_closed_port()})') XMITQ(QM2)")
+        answered = await trio.to_thread.run_sync(_escape, qm1.port, "QM1", f"PING CHANNEL({CHANNEL}) DATALEN(64)")
+        assert answered == [(0, "AMQ8020I: Ping IBM MQ channel complete.")]
+        assert receiving.served == 1
+        answered = await trio.to_thread.run_sync(_escape, qm1.port, "QM1", "PING CHANNEL(TO.NOWHERE)")
+        assert [reason for reason, _ in answered] == [CMQCFC.MQRCCF_HOST_NOT_AVAILABLE]
+        # In-process (no command server to wait for the round trip): what the command knows at once.
+        (result,) = run_mqsc(qm1.qm, f"PING CHANNEL({CHANNEL})")
+        assert result.reason_code == CMQCFC.MQRCCF_ALLOCATE_FAILED and receiving.served == 1

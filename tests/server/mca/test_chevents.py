@@ -11,6 +11,7 @@ import trio
 
 from qmlite.registry.monitoring import events as E
 from tests.registry.monitoring.test_events import events_on, values
+from tests.server.mca.test_chstatus import one_batch_then_discint
 from tests.server.mca.test_run import CHANNEL, _depth, _mqsc, _put, two_queue_managers
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -61,12 +62,5 @@ async def test_chlev_exception_raises_the_exceptions_only_stopped_disabled_when_
 
 async def test_chlev_exception_raises_nothing_for_a_channel_that_starts_and_ends_normally(tmp_path):
     async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
-        _mqsc(qm1, f"ALTER QMGR CHLEV(EXCEPTION)\nALTER CHANNEL({CHANNEL}) CHLTYPE(SDR) DISCINT(1)")
-        _mqsc(qm2, "ALTER QMGR CHLEV(EXCEPTION)")
-        await trio.to_thread.run_sync(_put, qm1.port, [(b"one", True)])
-        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
-        with trio.fail_after(30):
-            await ended.wait(1)  # DISCINT: a normal end, no exception at either end
-            while receiving.served < 1:
-                await receiving.done.wait()
-        assert (_events(qm1), _events(qm2)) == ([], [])
+        await one_batch_then_discint(qm1, qm2, receiving, ended, chlev="EXCEPTION")
+        assert (_events(qm1), _events(qm2)) == ([], [])  # Started and Stopped OK are not exceptions

@@ -9,6 +9,7 @@ import pytest
 import trio
 
 from qmlite.registry.mqsc import run_mqsc
+from tests.server.mca.test_chstatus import _batches, _inquire
 from tests.server.mca.test_run import ADMIN, CHANNEL, _depth, _mqsc, _put, two_queue_managers
 from tests.support.ibmmqkit import drain_admin
 
@@ -46,8 +47,7 @@ def _pcf(port: int, qmgr: str, command: str, args: dict) -> list[dict]:
 
 
 def _monitoring(port: int, qmgr: str) -> dict:
-    (shown,) = _pcf(port, qmgr, "MQCMD_INQUIRE_CHANNEL_STATUS", {
-        CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: [CMQCFC.MQIACF_MONITORING]})
+    (shown,) = _inquire(port, qmgr, CMQC.MQOT_CURRENT_CHANNEL, CMQCFC.MQIACF_MONITORING)
     return shown
 
 
@@ -61,14 +61,6 @@ def _statistics(port: int, qmgr: str) -> list:
         qm.disconnect()
 
 
-async def _confirmed(server, batches: int) -> None:
-    """Wait until the sender confirmed ``batches`` batches (its commit puts its record on SYNCQ)."""
-    lot = server.mqi.activity.lot("SYSTEM.CHANNEL.SYNCQ")
-    status = server.qm.registry.running.message_channels
-    while CHANNEL not in status or status[CHANNEL].batches < batches or status[CHANNEL].in_doubt:
-        await lot.park()
-
-
 async def test_monitoring_fields_and_a_statistics_message_per_channel_after_traffic(tmp_path):
     # The sender's MONCHL and STATCHL its own; the receiver's from its queue manager's (MONCHL(QMGR)).
     async with two_queue_managers(tmp_path, sdr="BATCHSZ(2) MONCHL(HIGH) STATCHL(HIGH)") as (qm1, qm2, _, _e):
@@ -78,7 +70,7 @@ async def test_monitoring_fields_and_a_statistics_message_per_channel_after_traf
         _mqsc(qm1, f"START CHANNEL({CHANNEL})")
         with trio.fail_after(30):
             await _depth(qm2, "TARGET", 3)
-            await _confirmed(qm1, 2)
+            await _batches(qm1, 2)
 
         sender = await trio.to_thread.run_sync(_monitoring, qm1.port, "QM1")
         receiver = await trio.to_thread.run_sync(_monitoring, qm2.port, "QM2")

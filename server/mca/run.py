@@ -362,6 +362,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         await link.flush()
         return
     end: ReceivingEnd | None = None
+    announced = False  # Channel Started raised: IBM's Channel Stopped follows only that (MCM11)
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel
     try:
@@ -377,7 +378,6 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                     end.status.batch_size = event.agreed.batch_size
                     end.status.heartbeat_interval = event.agreed.heartbeat_interval
                     end.status.measures.restart()
-                    qm.events.channel_started(channel, peer)  # CHLEV, at the receiving end too
                 elif isinstance(event, MessageReceived):
                     try:
                         end.accept(event.seq, event.data, qm.now())
@@ -398,6 +398,9 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                     _counted(instance, end.status, proto)
                 elif isinstance(event, ResyncRequested):
                     proto.confirm(*end.resync())
+                    if not announced:  # CHLEV, at the receiving end too: once resynchronised (a PING never is)
+                        announced = True
+                        qm.events.channel_started(channel, peer)
                 elif isinstance(event, ResetRequested):
                     await host.durable(end.reset(event.seq))
                     proto.confirm(end.last_seq, end.last_luw)
@@ -406,7 +409,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         logger.warning("channel_cut", code=event.code)
                     break
             await link.flush()
-            if end is not None:  # CHLEV: the channel ended, normally or not (a STOP CHANNEL raised its own)
+            if announced:  # CHLEV: the channel ended, normally or not (a STOP CHANNEL raised its own)
                 failed = event.cut or event.eof or event.code
                 why = f"AMQ9999: the partner ended the channel: STATUS {event.code}" if failed else ""
                 _stopped_event(qm, channel, end.status,

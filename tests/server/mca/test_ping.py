@@ -11,7 +11,9 @@ import socket
 import pytest
 import trio
 
+from qmlite.registry.monitoring import events as E
 from qmlite.registry.mqsc import run_mqsc
+from tests.registry.monitoring.test_events import events_on
 from tests.server.mca.test_run import ADMIN, CHANNEL, _depth, _mqsc, _put, two_queue_managers
 from tests.support import wire
 
@@ -42,13 +44,20 @@ def _closed_port() -> int:
 
 async def test_ping_makes_the_round_trip_and_is_answered_after_it(tmp_path):
     async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
+        _mqsc(qm2, "ALTER QMGR CHLEV(ENABLED)")
         assert await trio.to_thread.run_sync(_ping, qm1.port, "QM1", CHANNEL) == 0
         assert await trio.to_thread.run_sync(_ping, qm1.port, "QM1", CHANNEL, {CMQCFC.MQIACH_DATA_COUNT: 1000}) == 0
         assert receiving.served == 2  # each ping was a conversation of its own with the receiver
+        # Through QM2's own MQ port, which hands a message channel's socket to its receiving end.
+        _mqsc(qm2, "DEFINE CHANNEL(VIA.PORT) CHLTYPE(RCVR)")
+        _mqsc(qm1, f"DEFINE CHANNEL(VIA.PORT) CHLTYPE(SDR) CONNAME('127.0.0.1({qm2.port})') XMITQ(QM2)")
+        assert await trio.to_thread.run_sync(_ping, qm1.port, "QM1", "VIA.PORT") == 0
         # The ping starts nothing: no status at this end, the messages stay put until START CHANNEL.
         await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
         assert CHANNEL not in qm1.qm.registry.running.message_channels
         assert qm1.qm.registry.messages.depth("QM2") == 1
+        # IBM raises Channel Started once an instance is negotiated and resynchronised; a ping never is.
+        assert events_on(qm2.qm, E.CHANNEL_QUEUE) == []
     result = wire.dissect(receiving.capture, ["mq.ping.length", "mq.tsh.type", "mq.status.code"])
     assert result.malformed == [] and result.expert == []
     # Each ping's PING_DATA out and back: the 4-byte length and 16 (the default) or 1000 bytes.

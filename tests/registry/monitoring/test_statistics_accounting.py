@@ -242,8 +242,9 @@ def test_channel_statistics_for_message_channels_only(qm, clock):
         1, 1, 2)  # 5 messages in 2 batches, rounded
     assert (group[C.MQIAMO_NET_TIME_MIN], group[C.MQIAMO_NET_TIME_AVG], group[C.MQIAMO_NET_TIME_MAX]) == (
         2000, 3000, 4000)
-    # The next interval starts empty: a running channel still gets its group, with nothing counted.
-    qm.statistics.collect()
+    # The next interval, ended by the clock at STATINT: a running channel still gets its group, empty.
+    clock.t += qm.registry.qmgr.statistics_interval
+    assert qm.statistics.tick() == 1
     [(h, params)] = drain(qm, records.STATISTICS_QUEUE)
     [group] = params[C.MQGACF_CHL_STATISTICS_DATA]
     assert (group[C.MQIAMO_MSGS], group[C.MQIAMO_FULL_BATCHES], group[C.MQIAMO_NET_TIME_MAX]) == (0, 0, 0)

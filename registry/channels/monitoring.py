@@ -48,7 +48,7 @@ class Interval:
     """One statistics interval of a channel: IBM's ChlStatisticsData counts."""
 
     msgs: int = 0
-    bytes: int = 0
+    total_bytes: int = 0
     full_batches: int = 0
     incomplete_batches: int = 0
     batch_msgs: int = 0  # the messages of those batches (AverageBatchSize)
@@ -60,7 +60,7 @@ class Interval:
 
     @property
     def active(self) -> bool:
-        return bool(self.msgs or self.full_batches or self.incomplete_batches or self.net_count or self.bytes)
+        return bool(self.msgs or self.full_batches or self.incomplete_batches or self.net_count or self.total_bytes)
 
     @property
     def net_avg(self) -> int:
@@ -78,7 +78,6 @@ class Measures:
     xq_time: Indicator = field(default_factory=Indicator)
     batch_size: Indicator = field(default_factory=Indicator)
     interval: Interval = field(default_factory=Interval)
-    bytes_counted: int = 0  # the channel's bytes already in an interval (the agent counts its own total)
 
     def restart(self) -> None:
         """A new instance of the channel: its indicators start again (the interval's counts stay)."""
@@ -120,7 +119,7 @@ def batch_ended(measures: Measures, count: int, full: bool) -> None:
 
 def message_moved(measures: Measures, size: int) -> None:
     measures.interval.msgs += 1
-    measures.interval.bytes += size
+    measures.interval.total_bytes += size
 
 
 _MIDNIGHTS: dict[str, float] = {}
@@ -131,6 +130,8 @@ def put_epoch(put_date: str, put_time: str) -> float | None:
     when they do not read as a time.  The date's midnight is kept: a channel meets few dates."""
     midnight = _MIDNIGHTS.get(put_date)
     if midnight is None:
+        if len(put_date) != 8 or not put_date.isdigit():  # strptime alone would read "2026130" as a date
+            return None
         try:
             midnight = float(calendar.timegm(time.strptime(put_date, "%Y%m%d")))
         except ValueError:

@@ -230,7 +230,7 @@ def _channel_group(status, i) -> P.CFGR:
         records.text(C.MQCA_REMOTE_Q_MGR_NAME, status.remote_qmgr, C.MQ_Q_MGR_NAME_LENGTH),
         records.text(C.MQCACH_CONNECTION_NAME, status.conn_name, C.MQ_CONN_NAME_LENGTH),
         P.CFIN(C.MQIAMO_MSGS, i.msgs),
-        P.CFIN64(C.MQIAMO64_BYTES, i.bytes),
+        P.CFIN64(C.MQIAMO64_BYTES, i.total_bytes),
         P.CFIN(C.MQIAMO_NET_TIME_MIN, i.net_min), P.CFIN(C.MQIAMO_NET_TIME_AVG, i.net_avg),
         P.CFIN(C.MQIAMO_NET_TIME_MAX, i.net_max),
         P.CFIN(C.MQIAMO_EXIT_TIME_MIN, 0), P.CFIN(C.MQIAMO_EXIT_TIME_AVG, 0), P.CFIN(C.MQIAMO_EXIT_TIME_MAX, 0),

@@ -22,6 +22,9 @@ async def run(qm: QueueManager, lot: trio.lowlevel.ParkingLot, committer: GroupC
               task_status=trio.TASK_STATUS_IGNORED) -> None:
     """``lot``: where the MQI wakes this task when SYSTEM.ADMIN.COMMAND.QUEUE gains a message."""
     commands = qm.command_server
+    # A deferred response (PING CHANNEL's) is put later by the task that did its I/O: the commit it
+    # needs is started as for a batch's.
+    commands.late_reply = lambda: committer.after(qm.position)
     task_status.started()
     while True:
         if not commands.pending():

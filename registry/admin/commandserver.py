@@ -12,6 +12,7 @@ request whose Format is not MQADMIN is answered MQRCCF_MD_FORMAT_ERROR.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import structlog
@@ -25,6 +26,7 @@ from qmlite.registry.security import authrecs
 from qmlite.registry.monitoring import events
 from qmlite.registry.objects import defaults
 from qmlite.registry.admin import responses
+from qmlite.registry.admin.deferred import Deferred
 from qmlite.registry.admin.engine import Requester, peek_command
 from qmlite.registry.errors import MQIError
 from qmlite.registry.messaging.expiry import expiry_left
@@ -50,6 +52,9 @@ class CommandServer:
         # The command server holds its queue open for input, as on a queue manager (Inquire Queue
         # reports OPPROCS 1; Delete and Clear Queue refuse it as in use).
         qm.registry.messages.contents(QUEUE).open_input += 1
+        # The server's task sets this: a deferred response (registry/admin/deferred.py), put later, must
+        # reach the disk and wake its reader as the batch's responses do (server/command_server.py).
+        self.late_reply: Callable[[], None] | None = None
 
     def pending(self) -> int:
         contents = self.qm.registry.messages.peek(QUEUE)
@@ -72,7 +77,15 @@ class CommandServer:
     def deliver(self, responses: list[Response]) -> None:
         now = self.qm.now()
         for request, messages in responses:
+            if isinstance(messages, Deferred) and self.late_reply is not None:
+                messages.begin(lambda late, request=request: self._late(request, late))
+                continue
             self._reply(request, messages, now)
+
+    def _late(self, request: Message, messages: list[P.PCFMessage]) -> None:
+        """A deferred command's responses (PING CHANNEL's, once its round trip is over)."""
+        self._reply(request, messages, self.qm.now())
+        self.late_reply()
 
     def process(self, batch: list[Message]) -> list[Response]:
         qm = self.qm

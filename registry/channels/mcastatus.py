@@ -11,6 +11,7 @@ import dataclasses
 from qmlite.pcf import constants as C
 
 from qmlite.registry.channels import syncrecords as SR
+from qmlite.registry.channels.monitoring import Measures
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
@@ -46,6 +47,8 @@ class MessageChannelStatus:
     stop_requested: bool = False
     reset_seq: int = 0  # RESET CHANNEL of a running sender: sent at its next batch boundary (decision MCS7)
     wake: object = None  # the running sender's wake-up while it waits for messages (a callable, or None)
+    # NETTIME, XQTIME, XBATCHSZ and the statistics interval's counts (monitoring.py)
+    measures: Measures = dataclasses.field(default_factory=Measures)
 
     @property
     def substate(self) -> int:

@@ -28,6 +28,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf.msgchannel import next_seq
 
+from qmlite.registry.channels import monitoring
 from qmlite.registry.channels import syncrecords as SR
 from qmlite.registry.channels.mcastatus import ZERO_LUW, status_of
 
@@ -148,6 +149,7 @@ class SendingEnd:
             status.current_seq, status.current_msgs = self.seq, batch.count
             status.msgs += 1
             status.last_msg = now
+            monitoring.message_got(status.measures, got.md, len(data), now)  # XQTIME, MsgCount, TotalBytes
             return self.seq, data
         return None
 

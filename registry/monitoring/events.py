@@ -348,11 +348,18 @@ class Events:
         params.append(_text(C.MQCACH_CONNECTION_NAME, where, C.MQ_CONN_NAME_LENGTH))
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_STARTED, params)
 
+    def _channel_event(self, exception: bool) -> bool:
+        """CHLEV: ENABLED raises every channel event, EXCEPTION only the exceptions (IBM: Channel Stopped
+        with ERROR, RETRY or DISABLED, Channel Stopped By User, Activated, Not Activated, Conversion Error)."""
+        chlev = self.registry.qmgr.channel_event
+        return chlev == ENABLED or (exception and chlev == C.MQEVR_EXCEPTION)
+
     def channel_stopped(self, channel, *, qualifier: int, conn_name: str, error: int = 0, why: str = "") -> None:
         """Channel Stopped: a message channel's instance ended by itself (MQRQ_CHANNEL_STOPPED_OK: normally;
-        _RETRY: with an error, to be retried; _ERROR: with an error, not retried).  ``error``: the AMQ
-        message number (ErrorIdentifier), ``why`` its text (AuxErrorDataStr1)."""
-        if self.registry.qmgr.channel_event != ENABLED:
+        _RETRY: with an error, to be retried; _DISABLED: with an error, left STOPPED; _ERROR: with an
+        error, neither).  ``error``: the AMQ message number (ErrorIdentifier), ``why`` its text
+        (AuxErrorDataStr1)."""
+        if not self._channel_event(exception=qualifier != MQRQ_CHANNEL_STOPPED_OK):
             return
         params = [self._qmgr(), P.CFIN(C.MQIACF_REASON_QUALIFIER, qualifier),
                   _text(C.MQCACH_CHANNEL_NAME, channel.name, C.MQ_CHANNEL_NAME_LENGTH),
@@ -365,8 +372,8 @@ class Events:
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_STOPPED, params)
 
     def channel_stopped_by_user(self, channel) -> None:
-        """Channel Stopped By User, for a Stop Channel command."""
-        if self.registry.qmgr.channel_event != ENABLED:
+        """Channel Stopped By User, for a Stop Channel command (an exception: CHLEV(EXCEPTION) raises it)."""
+        if not self._channel_event(exception=True):
             return
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_STOPPED_BY_USER, [
             self._qmgr(), P.CFIN(C.MQIACF_REASON_QUALIFIER, MQRQ_CHANNEL_STOPPED_DISABLED),

@@ -12,8 +12,8 @@ message data": every parameter in IBM's order with IBM's types (the queue group'
 queue manager writes it: tests/fixtures/pcf/statistics_q.dat).  Only queues with activity in
 the interval get a QStatisticsData group, and only message channels a ChlStatisticsData group (IBM:
 channel statistics are "not relevant for channels with a ChannelType of MQCHT_CLNTCONN or
-MQCHT_SVRCONN"), so qmlite, which runs server-connection channels only, writes none of those unless
-a message-channel instance runs (docs/compat.md, docs/decisions.md T-entries).
+MQCHT_SVRCONN"): each one that ran or moved messages in the interval, from its agent's measurements
+(registry/channels/monitoring.py; docs/compat.md, docs/decisions.md T-entries and MCM6).
 """
 
 from __future__ import annotations
@@ -28,10 +28,6 @@ from qmlite.registry.monitoring.counters import OBJECT_TYPES
 
 if TYPE_CHECKING:
     from qmlite.registry.qmgr import QueueManager
-
-_MESSAGE_CHANNELS = frozenset({C.MQCHT_SENDER, C.MQCHT_SERVER, C.MQCHT_RECEIVER, C.MQCHT_REQUESTER,
-                               C.MQCHT_CLUSSDR, C.MQCHT_CLUSRCVR})
-
 
 def resolve(own: int, qmgr: int) -> bool:
     """A queue's STATQ or a channel's STATCHL: QMGR takes the queue manager's; anything but OFF
@@ -57,7 +53,6 @@ class Statistics:
         self._mqi: dict = {}
         self._typed: dict = {}
         self._queues: dict[str, dict] = {}
-        self._channels: dict[int, tuple[int, int]] = {}
         self._baseline()
 
     def _mqi_now(self) -> dict:
@@ -73,8 +68,8 @@ class Statistics:
         for name, contents in qm.registry.messages.items():
             self._queues[name] = contents.stats.snapshot()
             contents.depth_hi = contents.depth_lo = len(contents) + contents.uncommitted
-        self._channels = {i.instance_id: (i.msgs, i.bytes_sent + i.bytes_received)
-                          for i in qm.registry.running.instances.values()}
+        for status in qm.registry.running.message_channels.values():  # each channel's interval starts now
+            status.measures.take_interval()
 
     # ---- when -------------------------------------------------------------------------------------
     def due(self, now: float) -> bool:
@@ -206,35 +201,42 @@ class Statistics:
 
     # ---- channel statistics -----------------------------------------------------------------------
     def channel_messages(self, now: float) -> list[bytes]:
+        """One ChlStatisticsData group per message channel that ran or moved messages in the interval,
+        from what its agent measured (registry/channels/monitoring.py, docs/decisions.md MCM6)."""
         reg = self.qm.registry
         channels = reg.objects("channel") if "channel" in reg.definitions else {}
+        running = reg.running
         groups = []
-        for inst in reg.running.instances.values():
-            if inst.channel_type not in _MESSAGE_CHANNELS:
+        for name, status in sorted(running.message_channels.items()):
+            interval = status.measures.interval
+            if not running.instances_of(name) and not interval.active:
                 continue
-            channel = channels.get(inst.channel)
-            own = getattr(channel, "statistics", C.MQMON_Q_MGR)
-            if not resolve(own, reg.qmgr.statistics_channel):
+            channel = channels.get(name)
+            if channel is None or not resolve(getattr(channel, "statistics", C.MQMON_Q_MGR), reg.qmgr.statistics_channel):
                 continue
-            msgs0, bytes0 = self._channels.get(inst.instance_id, (0, 0))
-            groups.append(P.CFGR(C.MQGACF_CHL_STATISTICS_DATA, [
-                records.text(C.MQCACH_CHANNEL_NAME, inst.channel, C.MQ_CHANNEL_NAME_LENGTH),
-                P.CFIN(C.MQIACH_CHANNEL_TYPE, inst.channel_type),
-                records.text(C.MQCA_REMOTE_Q_MGR_NAME, "", C.MQ_Q_MGR_NAME_LENGTH),
-                records.text(C.MQCACH_CONNECTION_NAME, inst.conn_name, C.MQ_CONN_NAME_LENGTH),
-                P.CFIN(C.MQIAMO_MSGS, inst.msgs - msgs0),
-                P.CFIN64(C.MQIAMO64_BYTES, inst.bytes_sent + inst.bytes_received - bytes0),
-                P.CFIN(C.MQIAMO_NET_TIME_MIN, 0), P.CFIN(C.MQIAMO_NET_TIME_AVG, 0),
-                P.CFIN(C.MQIAMO_NET_TIME_MAX, 0),
-                P.CFIN(C.MQIAMO_EXIT_TIME_MIN, 0), P.CFIN(C.MQIAMO_EXIT_TIME_AVG, 0),
-                P.CFIN(C.MQIAMO_EXIT_TIME_MAX, 0),
-                P.CFIN(C.MQIAMO_FULL_BATCHES, 0), P.CFIN(C.MQIAMO_INCOMPLETE_BATCHES, 0),
-                P.CFIN(C.MQIAMO_AVG_BATCH_SIZE, 0), P.CFIN(C.MQIAMO_PUT_RETRIES, 0),
-            ]))
+            groups.append(_channel_group(status, status.measures.take_interval()))
         if not groups:
             return []
         head = records.interval(self.qm, self.start, now)
         return records.messages(C.MQCFT_STATISTICS, C.MQCMD_STATISTICS_CHANNEL, head, groups)
+
+
+def _channel_group(status, i) -> P.CFGR:
+    """IBM's ChlStatisticsData, its parameters in IBM's order.  No exit runs here (ExitTime 0) and a
+    receiving end dead-letters at once rather than retrying a put (PutRetryCount 0)."""
+    return P.CFGR(C.MQGACF_CHL_STATISTICS_DATA, [
+        records.text(C.MQCACH_CHANNEL_NAME, status.channel, C.MQ_CHANNEL_NAME_LENGTH),
+        P.CFIN(C.MQIACH_CHANNEL_TYPE, status.channel_type),
+        records.text(C.MQCA_REMOTE_Q_MGR_NAME, status.remote_qmgr, C.MQ_Q_MGR_NAME_LENGTH),
+        records.text(C.MQCACH_CONNECTION_NAME, status.conn_name, C.MQ_CONN_NAME_LENGTH),
+        P.CFIN(C.MQIAMO_MSGS, i.msgs),
+        P.CFIN64(C.MQIAMO64_BYTES, i.total_bytes),
+        P.CFIN(C.MQIAMO_NET_TIME_MIN, i.net_min), P.CFIN(C.MQIAMO_NET_TIME_AVG, i.net_avg),
+        P.CFIN(C.MQIAMO_NET_TIME_MAX, i.net_max),
+        P.CFIN(C.MQIAMO_EXIT_TIME_MIN, 0), P.CFIN(C.MQIAMO_EXIT_TIME_AVG, 0), P.CFIN(C.MQIAMO_EXIT_TIME_MAX, 0),
+        P.CFIN(C.MQIAMO_FULL_BATCHES, i.full_batches), P.CFIN(C.MQIAMO_INCOMPLETE_BATCHES, i.incomplete_batches),
+        P.CFIN(C.MQIAMO_AVG_BATCH_SIZE, i.avg_batch_size), P.CFIN(C.MQIAMO_PUT_RETRIES, i.put_retries),
+    ])
 
 
 def mqi_message_counts(n: dict, b: dict, *, put_fails: str, put1_fails: str) -> list:

@@ -12,12 +12,14 @@ them.  MQSC, PCF and REST therefore cannot disagree: there is one implementation
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import structlog
 
 from qmlite.pcf import constants as C
 
 from qmlite.registry.security import authrecs
+from qmlite.registry.admin.deferred import Deferred
 from qmlite.registry.admin.engine import Engine, Requester
 from qmlite.registry.mqsc import display, extensions
 from qmlite.registry.mqsc import messages
@@ -71,8 +73,12 @@ def _translated(text: str):
         yield source, tr, None
 
 
-def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[MqscResult]:
-    """Run without committing (the caller commits: run_mqsc, or the command server for Escape)."""
+def run_with_engine(engine: Engine, text: str, requester: Requester, *,
+                    deferred: list | None = None) -> list[MqscResult]:
+    """Run without committing (the caller commits: run_mqsc, or the command server for Escape).
+    ``deferred``: where a command answered later (PING CHANNEL, registry/admin/deferred.py) is noted as
+    (its index, a function making its result from the late responses, the Deferred); without it the
+    command's result is what it answers at once."""
     results: list[MqscResult] = []
     requester = dataclasses.replace(requester, mqsc=True)  # command events say MQRC_COMMAND_MQSC
     for source, tr, failed in _translated(text):
@@ -83,6 +89,8 @@ def run_with_engine(engine: Engine, text: str, requester: Requester) -> list[Mqs
             results.append(MqscResult(source.text, cc, reason, text, objects, _echo(source)))
         else:
             responses = engine.run_batch([(tr.message, requester)])[0]
+            if deferred is not None and isinstance(responses, Deferred):
+                deferred.append((len(results), functools.partial(_outcome, source, tr), responses))
             results.append(_outcome(source, tr, responses))
     return results
 

@@ -14,6 +14,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
 
 from qmlite.registry.admin import responses as R
+from qmlite.registry.admin.deferred import Deferred
 from qmlite.registry.admin.engine import Engine, Requester
 from qmlite.registry.mqsc import run_with_engine
 from qmlite.registry.mqsc.lexer import MqscSyntaxError
@@ -22,7 +23,29 @@ from qmlite.registry.mqsc.translate import translate
 
 
 def escape_responses(engine: Engine, text: str, requester: Requester) -> list[P.PCFMessage]:
-    results = run_with_engine(engine, text, requester)
+    """The Escape's responses; a Deferred (registry/admin/deferred.py) when a command it holds answers
+    later (PING CHANNEL): the responses are made again once every such command has its answer."""
+    pending: list = []
+    results = run_with_engine(engine, text, requester, deferred=pending)
+    now = _responses(text, results)
+    if not pending:
+        return now
+
+    def begin(complete) -> None:
+        waiting = [len(pending)]
+        for index, outcome, deferred in pending:
+            def done(late, index=index, outcome=outcome) -> None:
+                results[index] = outcome(late)
+                waiting[0] -= 1
+                if not waiting[0]:
+                    complete(_responses(text, results))
+
+            deferred.begin(done)
+
+    return Deferred(now, begin)
+
+
+def _responses(text: str, results: list) -> list[P.PCFMessage]:
     codes = []
     for source in split_commands(text)[:len(results)]:
         try:

@@ -739,6 +739,8 @@ CHSTATUS = ObjectType("CHSTATUS", (
     i("SHORTRTS", C.MQIACH_SHORT_RETRIES_LEFT),
     i("XQMSGSA", C.MQIACH_XMITQ_MSGS_AVAILABLE),
     mon("XQTIME", C.MQIACH_XMITQ_TIME_INDICATOR, listed=True),
+    mon("XBATCHSZ", C.MQIACH_BATCH_SIZE_INDICATOR, listed=True),
+    i("MONITOR", C.MQIACF_MONITORING),  # DISPLAY CHSTATUS MONITOR: the values MONCHL governs (a selector only)
     # A telemetry channel's (IBM, DISPLAY CHSTATUS (MQTT)): the summary's CONNECTIONS, a client's details.
     # Its LMSGDATE/LMSGTIME are LSTMSGDA/LSTMSGTI's parameters, so runmqsc prints those names (TC8).
     s("CLIENTID", C.MQCACH_CLIENT_ID),

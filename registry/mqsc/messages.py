@@ -30,6 +30,9 @@ _BY_REASON = {
     C.MQRCCF_CHLAUTH_NOT_FOUND: "AMQ8884I: Channel authentication record not found.",
     C.MQRCCF_CHANNEL_NOT_ACTIVE: "AMQ9533E: Channel '{name}' is not currently active.",
     C.MQRCCF_CHANNEL_IN_USE: "AMQ8148E: IBM MQ object in use.",
+    # PING CHANNEL's round trip (server/mca/ping.py): IBM's channel messages for the partner's answer.
+    C.MQRCCF_HOST_NOT_AVAILABLE: "AMQ9202E: Remote host not available, retry later.",
+    C.MQRCCF_UNKNOWN_REMOTE_CHANNEL: "AMQ9520E: Channel not defined remotely.",
     C.MQRC_Q_MGR_QUIESCING: "AMQ8156E: IBM MQ queue manager quiescing.",
     C.MQRC_UNKNOWN_ENTITY: "AMQ7026E: A principal or group name was invalid.",
     C.MQRC_PUBSUB_INHIBITED: "AMQ8144E: Publish/subscribe engine is not available.",

@@ -104,6 +104,9 @@ class Running:
         # START CHANNEL of a sender: the server runs its agent (server/mca/run.py register); nothing
         # before a server registers (the command then only clears STOPPED, as before).
         self.start_message_channel: Callable[[Channel], None] = lambda channel: None
+        # PING CHANNEL of a sender: ping(channel, data_count, done) makes the round trip and calls
+        # done(reason), 0 when the partner echoed the data (server/mca/ping.py); None without a server.
+        self.ping_message_channel: Callable[[Channel, int, Callable[[int], None]], None] | None = None
         self.listeners: dict[str, ListenerRun] = {}
         self.served_listener = ""  # the listener whose socket the server owns, once it listens
         self.served_port = 0  # and the port that socket listens on

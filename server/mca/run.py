@@ -27,6 +27,7 @@ from qmlite.pcf import ccdt, fap
 from qmlite.pcf import constants as C
 from qmlite.pcf import msgchannel as MCF
 
+from qmlite.registry.channels import monitoring as MON
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
@@ -122,6 +123,7 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel
     status.started, status.stop_requested = qm.now(), False
+    status.measures.restart()  # NETTIME, XQTIME and XBATCHSZ are the new instance's
     why = ""
     try:
         with scope:
@@ -136,17 +138,17 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                     status.status = C.MQCHS_STOPPED
                     return
                 except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
-                    why = str(exc)
+                    why = _why(exc)
                     logger.warning("channel_failed", why=why)
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
                         # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
                         status.status = C.MQCHS_STOPPED
-                        _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_ERROR, why)
+                        _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_DISABLED, why)
                         return
                 wait = _next_retry(status, channel)
-                if wait is None:
+                if wait is None:  # out of retries: STOPPED, IBM's qualifier for that state (MCM9)
                     status.status = C.MQCHS_STOPPED
-                    _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_ERROR, why)
+                    _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_DISABLED, why)
                     return
                 status.status = C.MQCHS_RETRYING
                 _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_RETRY, why)
@@ -154,6 +156,20 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
         status.status = C.MQCHS_STOPPED  # STOP CHANNEL cancelled it
     finally:
         qm.registry.running.end_instance(instance)
+
+
+def _why(exc: Exception) -> str:
+    """A failure's text, starting with the AMQ message IBM's agent writes for it where qmlite has none
+    of its own (Channel Stopped's ErrorIdentifier, MCM10): AMQ9202 a partner that cannot be reached,
+    AMQ9526 the partner's sequence-number refusal."""
+    why = str(exc)
+    if why[:3] == "AMQ":
+        return why
+    if isinstance(exc, OSError):
+        return f"AMQ9202: remote host not available: {why}"
+    if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
+        return f"AMQ9526: message sequence number error: {why}"
+    return why
 
 
 def _stopped_event(qm, channel, status, qualifier: int, why: str = "") -> None:
@@ -220,7 +236,9 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
         status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
         # The start's resync: the partner's last committed batch settles ours if it is in doubt.
         proto.resync(*end.resync_point())
+        asked = qm.now()
         answer = await _confirmation(link)
+        MON.round_trip(status.measures, qm.now() - asked)  # NETTIME: the resync's round trip
         await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
         status.status = C.MQCHS_RUNNING
         _agreed_instance(instance, agreed, where)
@@ -272,9 +290,11 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
         if end.batch_should_end(qm.now()):
             if boundary.heartbeat_due(channel, proto, qm.now()):
                 await boundary.batch_heartbeat(link)  # BATCHHB: no answer backs the batch out, not in doubt
+            full, count = end.batch_full(), end.batch.count
             luw, last, position = end.harden()
             await host.durable(position)  # the in-doubt record before the batch's end
             proto.end_batch(luw)
+            asked = qm.now()
             try:
                 answer = await _confirmation(link)
             except ChannelFailure as exc:
@@ -282,6 +302,8 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
                     await host.durable(end.refused())
                 raise
             await host.durable(end.confirmed(answer.seq, answer.luw))
+            MON.round_trip(status.measures, qm.now() - asked)  # NETTIME: the batch's end and confirmation
+            MON.batch_ended(status.measures, count, full)
             _counted(instance, status, proto)
             idle_since = qm.now()
             continue
@@ -364,6 +386,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         return
     end: ReceivingEnd | None = None
     event = None
+    announced = False  # Channel Started raised: IBM's Channel Stopped follows only that (MCM11)
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel
     try:
@@ -381,10 +404,11 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                     end.status.status = C.MQCHS_RUNNING
                     end.status.batch_size = event.agreed.batch_size
                     end.status.heartbeat_interval = event.agreed.heartbeat_interval
-                    qm.events.channel_started(channel, peer)  # CHLEV, at the receiving end too
+                    end.status.measures.restart()
                 elif isinstance(event, MessageReceived):
                     try:
                         end.accept(event.seq, event.data, qm.now())
+                        MON.message_moved(end.status.measures, len(event.data))
                     except SequenceError as exc:
                         logger.warning("channel_sequence_error", why=exc.why)
                         end.backout()
@@ -394,11 +418,16 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         end.backout()
                         proto.fail(exc.code)
                 elif isinstance(event, BatchEnded):
+                    count = end.status.current_msgs
                     await host.durable(end.commit(event.luw))
+                    MON.batch_ended(end.status.measures, count, count >= end.status.batch_size)
                     proto.confirm(end.last_seq, event.luw)
                     _counted(instance, end.status, proto)
                 elif isinstance(event, ResyncRequested):
                     proto.confirm(*end.resync())
+                    if not announced:  # CHLEV, at the receiving end too: once resynchronised (a PING never is)
+                        announced = True
+                        qm.events.channel_started(channel, peer)
                 elif isinstance(event, ResetRequested):
                     await host.durable(end.reset(event.seq))
                     proto.confirm(end.last_seq, end.last_luw)
@@ -407,7 +436,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         logger.warning("channel_cut", code=event.code)
                     break
             await link.flush()
-            if end is not None:  # CHLEV: the channel ended, normally or not (a STOP CHANNEL raised its own)
+            if announced:  # CHLEV: the channel ended, normally or not (a STOP CHANNEL raised its own)
                 failed = event.cut or event.eof or event.code
                 why = f"AMQ9999: the partner ended the channel: STATUS {event.code}" if failed else ""
                 _stopped_event(qm, channel, end.status,

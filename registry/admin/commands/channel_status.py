@@ -13,8 +13,8 @@ RQSTR) run their agents (server/mca/run.py), whose status registry/channels/mcas
   fails MQRC_CONNECTION_BROKEN) and, with ChannelStatus STOPPED (the default), refuses new ones
   (MQRC_CHANNEL_NOT_AVAILABLE at the client) until Start Channel.
 * Start Channel lifts the STOPPED state and runs a sending channel's agent.
-* Ping Channel is for sending channels only; with no channel agent to reach the partner,
-  qmlite answers MQRCCF_ALLOCATE_FAILED.  Reset and Resolve Channel act on a message channel's
+* Ping Channel is for sending channels only; the server makes the round trip (server/mca/ping.py)
+  and the command server answers once it is over (registry/admin/deferred.py).  Reset and Resolve Channel act on a message channel's
   synchronisation records (registry/channels/chlcommands.py).
 """
 
@@ -28,6 +28,7 @@ from qmlite.pcf import pcf as P
 from qmlite.registry.objects import values as V
 from qmlite.registry.objects import channels as M
 from qmlite.registry.admin import responses as R
+from qmlite.registry.admin.deferred import Deferred
 from qmlite.registry.admin.attributes import AttrTable, attr
 from qmlite.registry.objects.definitions import mq_date, mq_time
 from qmlite.registry.admin.params import (INT, INT_LIST, STR, CommandError, filter_matches, p_int, p_int_list, p_str,
@@ -187,14 +188,17 @@ def _in_doubt(r: Row) -> int:
     return C.MQCHIDS_INDOUBT if r.mca is not None and r.mca.in_doubt else C.MQCHIDS_NOT_INDOUBT
 
 
-def _batch_size_indicator(r: Row) -> tuple[int, int]:
-    """BatchSizeIndicator: the messages per batch, recent and long-term (one average here), while MONCHL
-    collects; MQMON_NOT_AVAILABLE otherwise or before the first batch."""
-    batches = r.mca.batches if r.mca is not None else 0
-    if r.instance is None or r.monitoring == C.MQMON_OFF or not batches:
-        return (MQMON_NOT_AVAILABLE, MQMON_NOT_AVAILABLE)
-    average = round(r.mca.msgs / batches)
-    return (average, average)
+def _measured(indicator: str, sending_only: bool = False):
+    """BatchSizeIndicator (XBATCHSZ), NetworkTimeIndicator (NETTIME), XmitQTimeIndicator (XQTIME): the
+    short- and long-term values the agent measured (registry/channels/monitoring.py) while MONCHL collects;
+    MQMON_NOT_AVAILABLE when it is OFF, no instance runs, nothing was measured yet, or (NETTIME, XQTIME)
+    at a receiving end, which asks the partner nothing and has no transmission queue (MCM5)."""
+    def get(r: Row) -> tuple[int, int]:
+        if (r.instance is None or r.monitoring == C.MQMON_OFF or r.mca is None
+                or (sending_only and r.channel.channel_type not in M.SENDING)):
+            return (MQMON_NOT_AVAILABLE, MQMON_NOT_AVAILABLE)
+        return getattr(r.mca.measures, indicator).pair()
+    return get
 
 
 # The message-channel fields (IBM "Inquire Channel Status (Response)", returned if requested): batches,
@@ -202,7 +206,7 @@ def _batch_size_indicator(r: Row) -> tuple[int, int]:
 _MESSAGE = [
     attr(C.MQIACH_BATCHES, INT, lambda r: _wrapped(_m("batches")(r))),
     attr(C.MQIACH_BATCH_SIZE, INT, lambda r: _m("batch_size")(r) or r.channel.batch_size),
-    attr(C.MQIACH_BATCH_SIZE_INDICATOR, INT_LIST, _batch_size_indicator),
+    attr(C.MQIACH_BATCH_SIZE_INDICATOR, INT_LIST, _measured("batch_size")),
     attr(C.MQCACH_CURRENT_LUWID, STR, _luwid("current_luwid"), pad=C.MQ_LUWID_LENGTH),
     attr(C.MQIACH_CURRENT_MSGS, INT, _m("current_msgs")),
     attr(C.MQIACH_CURRENT_SEQ_NUMBER, INT, _m("current_seq")),
@@ -210,14 +214,19 @@ _MESSAGE = [
     attr(C.MQCACH_LAST_LUWID, STR, _luwid("last_luwid"), pad=C.MQ_LUWID_LENGTH),
     attr(C.MQIACH_LAST_SEQ_NUMBER, INT, _m("last_seq")),
     attr(C.MQIACH_LONG_RETRIES_LEFT, INT, _m("long_retries_left")),
-    attr(C.MQIACH_NETWORK_TIME_INDICATOR, INT_LIST, _indicator),
+    attr(C.MQIACH_NETWORK_TIME_INDICATOR, INT_LIST, _measured("net_time", sending_only=True)),
     attr(C.MQIACH_NPM_SPEED, INT, lambda r: r.channel.npm_speed),
     attr(C.MQIACH_SHORT_RETRIES_LEFT, INT, _m("short_retries_left")),
     attr(C.MQIACH_XMITQ_MSGS_AVAILABLE, INT, lambda r: r.xmitq_depth),
-    attr(C.MQIACH_XMITQ_TIME_INDICATOR, INT_LIST, _indicator),
+    attr(C.MQIACH_XMITQ_TIME_INDICATOR, INT_LIST, _measured("xq_time", sending_only=True)),
 ]
 # SAVED status holds the always-returned fields and what is saved at each batch's end (IBM DISPLAY
 # CHSTATUS: "CURLUWID, CURSEQNO, INDOUBT, LSTLUWID, LSTSEQNO" for saved status).
+# ChannelInstanceAttrs MQIACF_MONITORING (MQSC DISPLAY CHSTATUS MONITOR): IBM's "set of online monitoring
+# parameters", COMPRATE, COMPTIME, EXITTIME, MONCHL, NETTIME, XBATCHSZ, XQMSGSA and XQTIME.
+MONITOR_ATTRS = (C.MQIACH_COMPRESSION_RATE, C.MQIACH_COMPRESSION_TIME, C.MQIACH_EXIT_TIME_INDICATOR,
+                 C.MQIA_MONITORING_CHANNEL, C.MQIACH_NETWORK_TIME_INDICATOR, C.MQIACH_BATCH_SIZE_INDICATOR,
+                 C.MQIACH_XMITQ_MSGS_AVAILABLE, C.MQIACH_XMITQ_TIME_INDICATOR)
 _SAVED_IDS = {C.MQCACH_CURRENT_LUWID, C.MQIACH_CURRENT_SEQ_NUMBER, C.MQIACH_INDOUBT_STATUS, C.MQCACH_LAST_LUWID,
               C.MQIACH_LAST_SEQ_NUMBER}
 
@@ -307,6 +316,8 @@ def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if flt is not None:
         rows = [r for r in rows if _matches(flt, r)]
     requested = [] if instance_type == C.MQOT_SHORT_CHANNEL else values.get(C.MQIACH_CHANNEL_INSTANCE_ATTRS)
+    if requested and C.MQIACF_MONITORING in requested:
+        requested = [a for a in requested if a != C.MQIACF_MONITORING] + list(MONITOR_ATTRS)
     out = []
     for row in rows:  # short status: what is always returned
         table = _table_of(row)
@@ -376,17 +387,30 @@ def start_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     return R.ok(ctx.command)
 
 
-_PING = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_DATA_COUNT, low=16, high=32768))
+_PING = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_DATA_COUNT))
 
 
 def ping_channel(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
+    """Answered after the round trip (server/mca/ping.py): the responses are deferred to the server's
+    task; a caller that cannot wait, or a queue manager with no server, gets MQRCCF_ALLOCATE_FAILED."""
     values = parse(request, _PING).values
     channel = _channel(ctx.registry, values)
     if channel.channel_type not in (M.SDR, M.SVR, M.CLUSSDR):  # IBM: sender, server and cluster-sender only
         raise CommandError(C.MQRCCF_CHANNEL_TYPE_ERROR, parameter=C.MQCACH_CHANNEL_NAME)
+    if not 16 <= values.get(C.MQIACH_DATA_COUNT, 16) <= 32768:  # IBM: "in the range 16 through 32 768"
+        raise CommandError(C.MQRCCF_PING_DATA_COUNT_ERROR, parameter=C.MQIACH_DATA_COUNT)
     if ctx.registry.running.instances_of(channel.name):
         raise CommandError(C.MQRCCF_CHANNEL_IN_USE)
-    raise CommandError(C.MQRCCF_ALLOCATE_FAILED)  # no channel agent to reach the partner
+    fallback = R.failure(ctx.command, CommandError(C.MQRCCF_ALLOCATE_FAILED))  # no agent to reach the partner
+    ping = ctx.registry.running.ping_message_channel
+    if ping is None:
+        return fallback
+    command, count = ctx.command, values.get(C.MQIACH_DATA_COUNT, 16)
+
+    def answer(reason: int) -> list[P.PCFMessage]:
+        return R.ok(command) if not reason else R.failure(command, CommandError(reason))
+
+    return Deferred(fallback, lambda complete: ping(channel, count, lambda reason: complete(answer(reason))))
 
 
 _RESET = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_MSG_SEQUENCE_NUMBER, low=1, high=999_999_999))

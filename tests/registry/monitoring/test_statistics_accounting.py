@@ -208,21 +208,46 @@ def test_reset_qmgr_type_statistics_by_mqsc(qm):
 
 
 def test_channel_statistics_for_message_channels_only(qm, clock):
+    from qmlite.registry.channels import monitoring as MON
+    from qmlite.registry.channels.mcastatus import status_of
+    from qmlite.registry.mqsc import run_mqsc
     from qmlite.registry.objects.channels import Channel
 
     switch(qm, statistics_channel=C.MQMON_HIGH)
     running = qm.registry.running
-    svrconn = running.start_instance(Channel("DEV.APP.SVRCONN", C.MQCHT_SVRCONN), "127.0.0.1", clock.t)
-    sender = running.start_instance(Channel("TO.QM2", C.MQCHT_SENDER), "10.0.0.2(1414)", clock.t)
+    run_mqsc(qm, "DEFINE QLOCAL(QM2) USAGE(XMITQ)\nDEFINE CHANNEL(TO.QM2) CHLTYPE(SDR) CONNAME('10.0.0.2') XMITQ(QM2)")
+    sender = qm.registry.objects("channel")["TO.QM2"]
+    running.start_instance(Channel("DEV.APP.SVRCONN", C.MQCHT_SVRCONN), "127.0.0.1", clock.t).msgs = 9
+    running.start_instance(sender, "10.0.0.2(1414)", clock.t)
+    status = status_of(qm.registry, sender)
+    status.conn_name, status.remote_qmgr = "10.0.0.2(1414)", "QM2"
+    MON.message_moved(status.measures, 100)  # before the interval: not in it
     qm.statistics.collect()
     drain(qm, records.STATISTICS_QUEUE)
-    sender.msgs, sender.bytes_sent, svrconn.msgs = 5, 500, 9
+    for size in (100, 200, 300, 400, 500):
+        MON.message_moved(status.measures, size)
+    MON.batch_ended(status.measures, 3, full=True)
+    MON.batch_ended(status.measures, 2, full=False)
+    MON.round_trip(status.measures, 0.002)
+    MON.round_trip(status.measures, 0.004)
     qm.statistics.collect()
     [(h, params)] = drain(qm, records.STATISTICS_QUEUE)
     assert h.Command == C.MQCMD_STATISTICS_CHANNEL
     [group] = params[C.MQGACF_CHL_STATISTICS_DATA]
     assert group[C.MQCACH_CHANNEL_NAME].strip() == b"TO.QM2" and group[C.MQIACH_CHANNEL_TYPE] == C.MQCHT_SENDER
-    assert group[C.MQIAMO_MSGS] == 5 and group[C.MQIAMO64_BYTES] == 500
+    assert group[C.MQCA_REMOTE_Q_MGR_NAME].strip() == b"QM2"
+    assert group[C.MQCACH_CONNECTION_NAME].strip() == b"10.0.0.2(1414)"
+    assert group[C.MQIAMO_MSGS] == 5 and group[C.MQIAMO64_BYTES] == 1500
+    assert (group[C.MQIAMO_FULL_BATCHES], group[C.MQIAMO_INCOMPLETE_BATCHES], group[C.MQIAMO_AVG_BATCH_SIZE]) == (
+        1, 1, 2)  # 5 messages in 2 batches, rounded
+    assert (group[C.MQIAMO_NET_TIME_MIN], group[C.MQIAMO_NET_TIME_AVG], group[C.MQIAMO_NET_TIME_MAX]) == (
+        2000, 3000, 4000)
+    # The next interval, ended by the clock at STATINT: a running channel still gets its group, empty.
+    clock.t += qm.registry.qmgr.statistics_interval
+    assert qm.statistics.tick() == 1
+    [(h, params)] = drain(qm, records.STATISTICS_QUEUE)
+    [group] = params[C.MQGACF_CHL_STATISTICS_DATA]
+    assert (group[C.MQIAMO_MSGS], group[C.MQIAMO_FULL_BATCHES], group[C.MQIAMO_NET_TIME_MAX]) == (0, 0, 0)
 
 
 def test_full_statistics_queue_loses_the_interval_without_failing(qm, clock):

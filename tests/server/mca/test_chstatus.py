@@ -49,13 +49,13 @@ REQUESTED = {
 SVRCONN_ONLY = (CMQCFC.MQIACH_CURRENT_SHARING_CONVS, CMQCFC.MQIACH_MAX_SHARING_CONVS)
 
 
-def _inquire(port: int, qmgr: str, instance_type: int) -> list[dict]:
+def _inquire(port: int, qmgr: str, instance_type: int, attrs: int = CMQCFC.MQIACF_ALL) -> list[dict]:
     qm = ibmmq.connect(qmgr, "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
     pcf = ibmmq.PCFExecute(qm)
     try:
         return pcf.MQCMD_INQUIRE_CHANNEL_STATUS({CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL,
                                                 CMQCFC.MQIACH_CHANNEL_INSTANCE_TYPE: instance_type,
-                                                CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: [CMQCFC.MQIACF_ALL]})
+                                                CMQCFC.MQIACH_CHANNEL_INSTANCE_ATTRS: [attrs]})
     except ibmmq.MQMIError as exc:
         return [{"reason": exc.reason}]
     finally:
@@ -146,18 +146,23 @@ async def test_every_message_channel_field_current_and_saved_running_and_stopped
         assert current == {"reason": CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND}
 
 
+async def one_batch_then_discint(qm1, qm2, receiving, ended, *, chlev: str) -> None:
+    """CHLEV(``chlev``) at both ends; one message sent, then the channel ends normally at DISCINT(1)."""
+    _mqsc(qm1, f"ALTER QMGR CHLEV({chlev})\nALTER CHANNEL({CHANNEL}) CHLTYPE(SDR) DISCINT(1)")
+    _mqsc(qm2, f"ALTER QMGR CHLEV({chlev})")
+    await trio.to_thread.run_sync(_put, qm1.port, [(b"one", True)])
+    _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+    with trio.fail_after(30):
+        await ended.wait(1)  # DISCINT(1) after its batch: the channel ends normally
+        while receiving.served < 1:
+            await receiving.done.wait()
+
+
 async def test_channel_events_at_both_ends_of_a_message_channel(tmp_path):
     """CHLEV(ENABLED): Channel Started when the instance is established (both ends, with the partner's
     address), Channel Stopped (MQRQ_CHANNEL_STOPPED_OK) when it ends normally at DISCINT (both ends)."""
     async with two_queue_managers(tmp_path) as (qm1, qm2, receiving, ended):
-        _mqsc(qm1, f"ALTER QMGR CHLEV(ENABLED)\nALTER CHANNEL({CHANNEL}) CHLTYPE(SDR) DISCINT(1)")
-        _mqsc(qm2, "ALTER QMGR CHLEV(ENABLED)")
-        await trio.to_thread.run_sync(_put, qm1.port, [(b"one", True)])
-        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
-        with trio.fail_after(30):
-            await ended.wait(1)  # DISCINT(1) after its batch: the channel ends normally
-            while receiving.served < 1:
-                await receiving.done.wait()
+        await one_batch_then_discint(qm1, qm2, receiving, ended, chlev="ENABLED")
     sent = [(m.header.Reason, values(m)) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE)]
     got = [(m.header.Reason, values(m)) for _, m in events_on(qm2.qm, E.CHANNEL_QUEUE)]
     where = f"127.0.0.1({receiving.port})"

@@ -212,7 +212,8 @@ class Statistics:
             if not running.instances_of(name) and not interval.active:
                 continue
             channel = channels.get(name)
-            if channel is None or not resolve(getattr(channel, "statistics", C.MQMON_Q_MGR), reg.qmgr.statistics_channel):
+            if channel is None or not resolve(getattr(channel, "statistics", C.MQMON_Q_MGR),
+                                              reg.qmgr.statistics_channel):
                 continue
             groups.append(_channel_group(status, status.measures.take_interval()))
         if not groups:

@@ -14,8 +14,8 @@ RQSTR) run their agents (server/mca/run.py), whose status registry/channels/mcas
   (MQRC_CHANNEL_NOT_AVAILABLE at the client) until Start Channel.
 * Start Channel lifts the STOPPED state and runs a sending channel's agent.
 * Ping Channel is for sending channels only; the server makes the round trip (server/mca/ping.py)
-  and the command server answers once it is over (registry/admin/deferred.py).  Reset and Resolve Channel act on a message channel's
-  synchronisation records (registry/channels/chlcommands.py).
+  and the command server answers once it is over (registry/admin/deferred.py).  Reset and Resolve Channel act on a
+  message channel's synchronisation records (registry/channels/chlcommands.py).
 """
 
 from __future__ import annotations

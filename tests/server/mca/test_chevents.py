@@ -23,7 +23,8 @@ def _events(server) -> list[tuple[int, int | None, int | None]]:
     out = []
     for _, message in events_on(server.qm, E.CHANNEL_QUEUE):
         v = values(message)
-        out.append((message.header.Reason, v.get(CMQCFC.MQIACF_REASON_QUALIFIER), v.get(CMQCFC.MQIACF_ERROR_IDENTIFIER)))
+        out.append((message.header.Reason, v.get(CMQCFC.MQIACF_REASON_QUALIFIER),
+                    v.get(CMQCFC.MQIACF_ERROR_IDENTIFIER)))
     return out
 
 

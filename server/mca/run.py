@@ -26,6 +26,7 @@ from qmlite.pcf import ccdt, fap
 from qmlite.pcf import constants as C
 from qmlite.pcf import msgchannel as MCF
 
+from qmlite.registry.channels import access
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
@@ -229,8 +230,17 @@ async def _confirmation(link: Link) -> Confirmed:
         # it went, so the batch stays in doubt for the next start's resync (code 0: not a refusal).
         raise ChannelFailure(0, "AMQ9208: the connection to the partner ended before its confirmation")
     if not isinstance(event, Confirmed):
-        raise ChannelFailure(event.code, f"the partner ended the channel: STATUS {event.code}")
+        raise ChannelFailure(event.code, partner_ended(event.code))
     return event
+
+
+# The sending end's error-log message for a partner's refusal by its STATUS code, where IBM's names one.
+_ENDED_BY = {fap.CHANNEL_UNAVAILABLE: "AMQ9558E: the remote channel is not currently available"}
+
+
+def partner_ended(code: int) -> str:
+    known = _ENDED_BY.get(code)
+    return f"{known} (STATUS {code})" if known else f"the partner ended the channel: STATUS {code}"
 
 
 def _agreed_instance(instance, agreed: MCF.Agreed, where: str) -> None:
@@ -348,8 +358,14 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             while True:
                 event = await link.event()
                 if isinstance(event, Started):
+                    user = _admitted(qm, channel, event.agreed, peer, logger)
+                    if user is None:
+                        proto.fail(fap.CHANNEL_UNAVAILABLE)  # blocked: the sender's AMQ9558E, it retries
+                        break
                     link.idle = receive_timeout(event.agreed.heartbeat_interval)
-                    end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer)
+                    end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer,
+                                       user=user)
+                    instance.mca_user = user
                     _agreed_instance(instance, event.agreed, peer)
                     end.status.status = C.MQCHS_RUNNING
                     end.status.batch_size = event.agreed.batch_size
@@ -391,6 +407,16 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             end.status.status = C.MQCHS_INACTIVE
             end.close()
         qm.registry.running.end_instance(instance)
+
+
+def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger) -> str | None:
+    """CHLAUTH for the receiving end, once the ID names the sending queue manager: the MCA user the
+    channel runs as, or None when a record blocks it (registry/channels/access.py, decision MCX1)."""
+    verdict = access.admit(qm.registry, qm.events, channel, address=peer, partner_qmgr=agreed.partner_qmgr)
+    if verdict.allowed:
+        return verdict.user
+    logger.warning("channel_blocked", partner=agreed.partner_qmgr, address=peer, why=verdict.why)
+    return None
 
 
 # ---- START CHANNEL ---------------------------------------------------------------------------------

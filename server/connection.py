@@ -510,6 +510,7 @@ class Connection:
                              partner=offer.client.QMgrName.rstrip(" \x00"))
             reg.diagnostics.channel_refused(channel=name, address=self.peer_address, why=why)  # error log
             await self.fail(fap.NO_CHANNEL if definition is None else fap.CHANNEL_WRONG_TYPE, detail=why)
+        await self._message_channel_tls(definition)
         # The agent's own clocks rule from here: what is left of the opening deadline until its ID exchange
         # agrees, then its receive timeout (HBINT); not the client's idle watchdog.  Quiesce leaves it to
         # the server's cancellation (``_closed``).
@@ -522,7 +523,22 @@ class Connection:
         from .mca import run as mca  # the agents load at their first use (decision MCA17)
 
         await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address,
-                                        opening_timeout=opening)
+                                        opening_timeout=opening, tls=self.tls)
+
+    async def _message_channel_tls(self, definition) -> None:
+        """A receiving channel's TLS rules, as a SVRCONN's (SSLCIPH, SSLCAUTH, SSLPEER): a refusal is its
+        STATUS, the error log's entry and the Channel SSL Error event (server/mca/security.py)."""
+        refusal = tls_check(definition, self.tls)
+        if refusal is None:
+            return
+        from .mca import security
+
+        self.log.warning("channel_tls_refused", channel=definition.name, reason=fap.status_code_name(refusal.code),
+                         message=refusal.message)
+        self.server.registry.diagnostics.tls_refused(channel=definition.name, address=self.peer_address,
+                                                     refusal=refusal)
+        security.refused(self.server.qm, definition, refusal, self.peer_address)
+        await self.fail(refusal.code, detail=refusal.message)
 
     async def _start_instance(self, name: str) -> None:
         """The registry's channel, and this socket as one of its instances: refused (STATUS, then

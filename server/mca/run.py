@@ -34,8 +34,9 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
-from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
+from qmlite.server.mca.flows import (RUNNING, BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
+from qmlite.server.mca import security
 from qmlite.server.mca.receiver import ReceiverProtocol
 from qmlite.server.mca.sender import SenderProtocol
 
@@ -51,6 +52,7 @@ class Host:
     qm: object
     durable: Callable[[int], Awaitable[None]]
     wait_for_message: Callable[[str, float], Awaitable[None]]
+    tls: object = None  # the queue manager's server/tls.py ServerTLS: a sender's key repository (security.py)
 
 
 def host_of(qm_server) -> Host:
@@ -61,7 +63,7 @@ def host_of(qm_server) -> Host:
         with trio.move_on_after(timeout):
             await lots.lot(queue).park()
 
-    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message)
+    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message, getattr(qm_server, "tls", None))
 
 
 def offer_of(qm, channel, *, batch_size: int | None = None) -> MCF.Offer:
@@ -194,6 +196,8 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
     stream, where = await _connect_any(channel, connect)
     status.conn_name = where
     async with stream:
+        if security.wanted(channel):  # SSLCIPH: TLS before the ID exchange (docs/channels.md "Security")
+            stream = await security.secure(stream, channel, host.tls, qm, where)
         end = SendingEnd(qm, channel)
         proto = SenderProtocol(offer_of(qm, channel), qm.now)
         try:
@@ -202,11 +206,14 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
             proto.start()
             event = await link.event()
             if not isinstance(event, Started):
-                raise ChannelFailure(event.code, f"the partner refused the channel: STATUS {event.code}")
+                raise ChannelFailure(event.code, partner_ended(event.code))
             agreed = event.agreed
             end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
             status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
             status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
+            if proto.state != RUNNING:  # refused right after its ID's answer (a CHLAUTH block): its STATUS
+                closed = await link.event()
+                raise ChannelFailure(closed.code, partner_ended(closed.code))
             # The start's resync: the partner's last committed batch settles ours if it is in doubt.
             proto.resync(*end.resync_point())
             answer = await _confirmation(link)
@@ -235,7 +242,10 @@ async def _confirmation(link: Link) -> Confirmed:
 
 
 # The sending end's error-log message for a partner's refusal by its STATUS code, where IBM's names one.
-_ENDED_BY = {fap.CHANNEL_UNAVAILABLE: "AMQ9558E: the remote channel is not currently available"}
+_ENDED_BY = {fap.CHANNEL_UNAVAILABLE: "AMQ9558E: the remote channel is not currently available",
+             fap.CIPHER_SPEC: "AMQ9641E: remote CipherSpec error",
+             fap.PEER_NAME: "AMQ9643E: remote TLS peer name error",
+             fap.SSL_CLIENT_CERTIFICATE: "AMQ9642E: no TLS certificate for the channel"}
 
 
 def partner_ended(code: int) -> str:
@@ -327,11 +337,13 @@ def receive_timeout(heartbeat_interval: int) -> float:
 
 
 async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, channel_definition, *,
-                                host: Host | None = None, peer: str = "", opening_timeout: float = 150.0) -> None:
+                                host: Host | None = None, peer: str = "", opening_timeout: float = 150.0,
+                                tls=None) -> None:
     """Serve the receiving end of a message channel on ``stream``, whose first bytes (an INITIAL_DATA
     naming ``channel_definition``, a RCVR or RQSTR) were already read.  Returns when the channel ends,
     or when the partner is silent for ``opening_timeout`` seconds before the ID exchange agrees, for
-    ``receive_timeout`` after; the caller closes the stream."""
+    ``receive_timeout`` after; the caller closes the stream.  ``tls``: what the listener's handshake
+    settled (server/tls.py Negotiated), for CHLAUTH's SSLPEERMAP."""
     host = host or host_of(qm_server)
     qm = host.qm
     channel = channel_definition
@@ -358,7 +370,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             while True:
                 event = await link.event()
                 if isinstance(event, Started):
-                    user = _admitted(qm, channel, event.agreed, peer, logger)
+                    user = _admitted(qm, channel, event.agreed, peer, logger, tls)
                     if user is None:
                         proto.fail(fap.CHANNEL_UNAVAILABLE)  # blocked: the sender's AMQ9558E, it retries
                         break
@@ -409,10 +421,11 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         qm.registry.running.end_instance(instance)
 
 
-def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger) -> str | None:
+def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger, tls=None) -> str | None:
     """CHLAUTH for the receiving end, once the ID names the sending queue manager: the MCA user the
     channel runs as, or None when a record blocks it (registry/channels/access.py, decision MCX1)."""
-    verdict = access.admit(qm.registry, qm.events, channel, address=peer, partner_qmgr=agreed.partner_qmgr)
+    verdict = access.admit(qm.registry, qm.events, channel, address=peer, partner_qmgr=agreed.partner_qmgr,
+                           ssl_peer=tls.subject if tls else None, ssl_issuer=tls.issuer if tls else None)
     if verdict.allowed:
         return verdict.user
     logger.warning("channel_blocked", partner=agreed.partner_qmgr, address=peer, why=verdict.why)

@@ -5,17 +5,25 @@ on each put, through IBM's ibmmq (PCF and the MQI) against two queue managers ho
 
 from __future__ import annotations
 
+import contextlib
+import pathlib
 import struct
+import subprocess
+import tempfile
 
 import pytest
 import trio
 
+from qmlite.keys import testpki
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server import config
 from qmlite.server.listener import running
+from qmlite.server.mca import run as mca
+from tests.server.mca.test_mqport import Proxy, _get
 from tests.registry.monitoring.test_events import events_on, values
-from tests.server.mca.test_run import ADMIN, CHANNEL, Ended, _depth, _mqsc, _put, two_queue_managers
+from tests.server.mca.test_run import ADMIN, CHANNEL, Ended, _depth, _mqsc, _put, admitting, two_queue_managers
+from tests.support import wire
 from tests.support.served import Served
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -208,8 +216,6 @@ async def test_a_separate_qmlite_serve_blocks_then_admits_by_qmgrmap(tmp_path):
                                                  "qmgr_name": "QM1"})
         async with running(cfg, synchronous="NORMAL") as qm1, trio.open_nursery() as nursery:
             ended = Ended()
-            from qmlite.server.mca import run as mca
-
             mca.register(qm1, nursery, on_end=ended.set)
             _mqsc(qm1, f"""
                 DEFINE QLOCAL(QM2) USAGE(XMITQ)
@@ -231,3 +237,120 @@ async def test_a_separate_qmlite_serve_blocks_then_admits_by_qmgrmap(tmp_path):
         assert served.stop() == 0, served.stderr_tail()
     log = (served.data_dir / "errors" / "AMQERR01.LOG").read_text()
     assert "AMQ9777E" in log and "QMNAME(QM1)" in log, log
+
+
+# ---- TLS on message channels ------------------------------------------------------------------------
+SNI = "qm12e-to2e-qm2.chl.mq.ibm.com"  # QM1.TO.QM2 as IBM's channels name it in the ClientHello (docs/tls.md)
+
+
+def _tls_cfg(tmp_path, name: str, pki):
+    return config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path / name,
+                                              "qmgr_name": name, "pki_dir": str(pki.pki_dir)})
+
+
+@contextlib.asynccontextmanager
+async def _tls_pair(tmp_path, *, sdr: str, rcvr: str):
+    """QM1 and QM2 in servers of their own, one test PKI mounted in both (QM1's certificate under
+    ibmwebspheremqqm1, QM2's under ibmwebspheremqqm2: each queue manager's default CERTLABL); the sender
+    reaches QM2's MQ port through the test's recording proxy."""
+    pki = testpki.init(tmp_path / "pki", qmgr="QM1", extra_labels=("ibmwebspheremqqm2",))
+    async with running(_tls_cfg(tmp_path, "QM1", pki), synchronous="NORMAL") as qm1, \
+            running(_tls_cfg(tmp_path, "QM2", pki), synchronous="NORMAL") as qm2, trio.open_nursery() as nursery:
+        proxy = Proxy(qm2.port)
+        await proxy.start(nursery)
+        ended = Ended()
+        mca.register(qm1, nursery, on_end=ended.set)
+        _mqsc(qm1, f"""ALTER QMGR CHLEV(ENABLED)
+            DEFINE QLOCAL(QM2) USAGE(XMITQ)
+            DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)
+            DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({proxy.port})') XMITQ(QM2) +
+                   SHORTRTY(0) LONGRTY(0) DISCINT(0) {sdr}""")
+        _mqsc(qm2, f"ALTER QMGR CHLEV(ENABLED)\nDEFINE QLOCAL(TARGET)\n"
+                   f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) {rcvr}\n{admitting()}")
+        yield qm1, qm2, proxy, ended
+        nursery.cancel_scope.cancel()
+
+
+def _tls_records(proxy: Proxy) -> dict[str, list[str]]:
+    """tshark over the proxy's one capture, the MQ port decoded as TLS: the record types and the SNI seen,
+    and any frame tshark read as MQ (none may be: nothing crosses in clear)."""
+    (capture,) = proxy.captures
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "tls.pcap"
+        capture.write(path)
+        out = subprocess.run(["tshark", "-n", "-r", str(path), "-d", f"tcp.port=={wire.SERVER_PORT},tls", "-T",
+                              "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "tls.record.content_type",
+                              "-e", "tls.record.opaque_type", "-e", "tls.handshake.extensions_server_name", "-e", "mq.tsh.type", "-e", "_ws.malformed"],
+                             capture_output=True, text=True, timeout=120, check=True).stdout
+    # (TLS 1.3 records show their outer type as tls.record.opaque_type)
+    seen: dict[str, list[str]] = {"types": [], "outer": [], "sni": [], "mq": [], "malformed": []}
+    for line in out.splitlines():
+        for key, column in zip(seen, line.split("\t")):
+            seen[key] += [v for v in column.split(",") if v]
+    return seen
+
+
+async def test_a_tls_channel_carries_persistent_messages_and_tshark_sees_only_tls(tmp_path):
+    # SSLCAUTH(REQUIRED) and SSLPEER on the receiver: QM1's certificate is asked for and matched; SSLPEER on
+    # the sender: QM2's is matched.
+    async with _tls_pair(tmp_path, sdr="SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=ibmwebspheremqqm2,OU=Channels')",
+                         rcvr="SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED) SSLPEER('CN=QM1,OU=Queue managers')") as (
+            qm1, qm2, proxy, ended):
+        bodies = [(b"tls-%d" % n, True) for n in range(3)]
+        await trio.to_thread.run_sync(_put, qm1.port, bodies)
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        got = await trio.to_thread.run_sync(_get, qm2.port, len(bodies))
+        assert got == [(body, CMQC.MQPER_PERSISTENT) for body, _ in bodies]
+        _mqsc(qm1, f"STOP CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await ended.wait(1)
+    seen = _tls_records(proxy)
+    assert seen["mq"] == [] and seen["malformed"] == []
+    types = seen["types"] + seen["outer"]
+    assert "22" in types and "23" in types  # handshake, then application data only
+    assert set(types) <= {"20", "21", "22", "23"}
+    assert seen["sni"] == [SNI]
+    ssl_errors = [m for _, m in events_on(qm2.qm, E.CHANNEL_QUEUE) if m.header.Reason == CMQC.MQRC_CHANNEL_SSL_ERROR]
+    assert ssl_errors == []
+
+
+MISMATCHES = {
+    # The two ends' CipherSpecs share no cipher: the receiver's handshake (its channel's SSLCIPH, from the
+    # SNI) fails; IBM's AMQ9616E there, the Channel SSL Error (handshake) at the sender.
+    "SSLCIPH": ("SSLCIPH(ECDHE_RSA_AES_128_GCM_SHA256)", "SSLCIPH(ECDHE_RSA_AES_256_GCM_SHA384)",
+                "QM1", E.MQRQ_SSL_HANDSHAKE_ERROR, "AMQ9616E", None),
+    # The receiver's SSLPEER does not match QM1's certificate: STATUS PEER_NAME, AMQ9636E and the event
+    # there, the sender's AMQ9643E.
+    "SSLPEER": ("SSLCIPH(ANY_TLS12_OR_HIGHER)", "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM9')",
+                "QM2", E.MQRQ_SSL_PEER_NAME_ERROR, "AMQ9636E", 9643),
+    # A sender without SSLCIPH at a receiver with one: STATUS CIPHER_SPEC, AMQ9639E, the sender's AMQ9641E.
+    "plain": ("", "SSLCIPH(ANY_TLS12_OR_HIGHER)", "QM2", E.MQRQ_SSL_CIPHER_SPEC_ERROR, "AMQ9639E", 9641),
+}
+
+
+@pytest.mark.parametrize("sdr, rcvr, where, qualifier, number, sender_error", MISMATCHES.values(),
+                         ids=MISMATCHES.keys())
+async def test_a_tls_mismatch_is_refused_with_the_channel_ssl_error_event(tmp_path, sdr, rcvr, where, qualifier,
+                                                                           number, sender_error):
+    async with _tls_pair(tmp_path, sdr=sdr, rcvr=rcvr) as (qm1, qm2, proxy, ended):
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await ended.wait(1)
+        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
+        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
+        assert qm1.qm.registry.messages.depth("QM2") == 1 and qm2.qm.registry.messages.depth("TARGET") == 0
+    server = {"QM1": qm1, "QM2": qm2}[where]
+    ssl_errors = [values(m) for _, m in events_on(server.qm, E.CHANNEL_QUEUE)
+                  if m.header.Reason == CMQC.MQRC_CHANNEL_SSL_ERROR]
+    assert [(e[CMQCFC.MQIACF_REASON_QUALIFIER], e[CMQCFC.MQCACH_CHANNEL_NAME]) for e in ssl_errors] == [
+        (qualifier, CHANNEL)]
+    if qualifier == E.MQRQ_SSL_PEER_NAME_ERROR:
+        # the DN refused, as IBM renders it (SERIALNUMBER first)
+        assert ssl_errors[0][CMQCFC.MQCACH_SSL_SHORT_PEER_NAME].endswith(",CN=QM1,OU=Queue managers,O=qmlite,C=GB")
+    log = (tmp_path / "QM2" / "errors" / "AMQERR01.LOG").read_text()
+    assert number in log, log
+    if sender_error is not None:
+        stopped = [values(m) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE)
+                   if m.header.Reason == CMQC.MQRC_CHANNEL_STOPPED]
+        assert [s[CMQCFC.MQIACF_ERROR_IDENTIFIER] for s in stopped] == [sender_error]

@@ -1,4 +1,4 @@
-"""TLS on message channels (docs/channels.md "Security", docs/decisions.md MCX7-MCX10).
+"""TLS on message channels (docs/channels.md "Security", docs/decisions.md MCX7-MCX8).
 
 * The sending end (SDR, SVR with a CONNAME): a channel with SSLCIPH goes TLS as soon as it is connected
   (:func:`secure`).  Its certificate is its queue manager's, from the key repository that queue

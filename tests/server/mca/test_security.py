@@ -56,8 +56,8 @@ def _grant(port: int, user: str, *auths: int) -> None:
         CMQCFC.MQCACF_PRINCIPAL_ENTITY_NAMES: [user.encode()], CMQCFC.MQIACF_AUTH_ADD_AUTHS: list(auths)})
 
 
-def _get_all(port: int, queue: str) -> list[tuple[bytes, ibmmq.MD]]:
-    qm = ibmmq.connect("QM2", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+def _get_all(port: int, queue: str, qmgr: str = "QM2") -> list[tuple[bytes, ibmmq.MD]]:
+    qm = ibmmq.connect(qmgr, "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
     out = []
     try:
         q = ibmmq.Queue(qm, queue)
@@ -354,3 +354,28 @@ async def test_a_tls_mismatch_is_refused_with_the_channel_ssl_error_event(tmp_pa
         stopped = [values(m) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE)
                    if m.header.Reason == CMQC.MQRC_CHANNEL_STOPPED]
         assert [s[CMQCFC.MQIACF_ERROR_IDENTIFIER] for s in stopped] == [sender_error]
+
+
+# ---- MAXMSGL ----------------------------------------------------------------------------------------
+async def test_maxmsgl_the_ends_agree_the_smaller_and_each_limit_dead_letters_with_its_reason(tmp_path):
+    """RCVR MAXMSGL(1000) against the sender's 4 MB: the ID exchange agrees 1000 (both ends show it); a
+    message over it goes to the sending queue manager's dead-letter queue (MQRC_MSG_TOO_BIG_FOR_CHANNEL),
+    one within it but over the target queue's MAXMSGL(500) to the receiving one's (MQRC_MSG_TOO_BIG_FOR_Q)."""
+    async with two_queue_managers(tmp_path, rcvr="MAXMSGL(1000)") as (qm1, qm2, receiving, ended):
+        _mqsc(qm2, "ALTER QLOCAL(TARGET) MAXMSGL(500)")
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"s" * 300, True), (b"m" * 700, True), (b"l" * 2000, True)])
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await _depth(qm2, "TARGET", 1)
+            await _depth(qm2, DLQ, 1)
+            await _depth(qm1, DLQ, 1)
+        for server in (qm1, qm2):
+            (shown,) = run_mqsc(server.qm, f"DISPLAY CHSTATUS({CHANNEL}) MAXMSGL")
+            assert shown.objects[0]["MAXMSGL"] == "1000", shown.text
+        got = await trio.to_thread.run_sync(_get_all, qm2.port, "TARGET")
+        assert [body for body, _ in got] == [b"s" * 300]
+        dlq = [_dead_lettered(*m) for m in await trio.to_thread.run_sync(_get_all, qm2.port, DLQ)]
+        assert dlq == [(CMQC.MQRC_MSG_TOO_BIG_FOR_Q, "TARGET", b"m" * 700)]
+        sent_back = [_dead_lettered(*m) for m in await trio.to_thread.run_sync(_get_all, qm1.port, DLQ, "QM1")]
+        assert [(reason, body) for reason, _, body in sent_back] == [(CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL, b"l" * 2000)]
+        _mqsc(qm1, f"STOP CHANNEL({CHANNEL})")

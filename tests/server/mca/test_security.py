@@ -325,6 +325,14 @@ MISMATCHES = {
                 "QM2", E.MQRQ_SSL_PEER_NAME_ERROR, "AMQ9636E", 9643),
     # A sender without SSLCIPH at a receiver with one: STATUS CIPHER_SPEC, AMQ9639E, the sender's AMQ9641E.
     "plain": ("", "SSLCIPH(ANY_TLS12_OR_HIGHER)", "QM2", E.MQRQ_SSL_CIPHER_SPEC_ERROR, "AMQ9639E", 9641),
+    # SSLCAUTH(REQUIRED), and the sender's CERTLABL names no certificate (so it sends none): STATUS
+    # SSL_CLIENT_CERTIFICATE, AMQ9637E and the event (client auth) there, the sender's AMQ9642E.
+    "SSLCAUTH": ("SSLCIPH(ANY_TLS12_OR_HIGHER) CERTLABL('nothing.here')",
+                 "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED)", "QM2", E.MQRQ_SSL_CLIENT_AUTH_ERROR, "AMQ9637E",
+                 9642),
+    # The sender's SSLPEER does not match QM2's certificate: the sender ends it (AMQ9636E), its event.
+    "sender SSLPEER": ("SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM9')", "SSLCIPH(ANY_TLS12_OR_HIGHER)", "QM1",
+                       E.MQRQ_SSL_PEER_NAME_ERROR, None, 9636),
 }
 
 
@@ -340,19 +348,20 @@ async def test_a_tls_mismatch_is_refused_with_the_channel_ssl_error_event(tmp_pa
         (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
         assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
         assert qm1.qm.registry.messages.depth("QM2") == 1 and qm2.qm.registry.messages.depth("TARGET") == 0
-    server = {"QM1": qm1, "QM2": qm2}[where]
-    ssl_errors = [values(m) for _, m in events_on(server.qm, E.CHANNEL_QUEUE)
-                  if m.header.Reason == CMQC.MQRC_CHANNEL_SSL_ERROR]
+    # Each queue manager's channel events, read once (reading takes them off the queue).
+    seen = {name: [(m.header.Reason, values(m)) for _, m in events_on(server.qm, E.CHANNEL_QUEUE)]
+            for name, server in (("QM1", qm1), ("QM2", qm2))}
+    ssl_errors = [v for reason, v in seen[where] if reason == CMQC.MQRC_CHANNEL_SSL_ERROR]
     assert [(e[CMQCFC.MQIACF_REASON_QUALIFIER], e[CMQCFC.MQCACH_CHANNEL_NAME]) for e in ssl_errors] == [
         (qualifier, CHANNEL)]
-    if qualifier == E.MQRQ_SSL_PEER_NAME_ERROR:
-        # the DN refused, as IBM renders it (SERIALNUMBER first)
-        assert ssl_errors[0][CMQCFC.MQCACH_SSL_SHORT_PEER_NAME].endswith(",CN=QM1,OU=Queue managers,O=qmlite,C=GB")
-    log = (tmp_path / "QM2" / "errors" / "AMQERR01.LOG").read_text()
-    assert number in log, log
+    if qualifier == E.MQRQ_SSL_PEER_NAME_ERROR:  # the DN refused, as IBM renders it (SERIALNUMBER first)
+        refused = ",CN=QM1,OU=Queue managers,O=qmlite,C=GB" if where == "QM2" else ",CN=ibmwebspheremqqm2,OU=Channels"
+        assert refused in ssl_errors[0][CMQCFC.MQCACH_SSL_SHORT_PEER_NAME]
+    if number is not None:
+        log = (tmp_path / "QM2" / "errors" / "AMQERR01.LOG").read_text()
+        assert number in log, log
     if sender_error is not None:
-        stopped = [values(m) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE)
-                   if m.header.Reason == CMQC.MQRC_CHANNEL_STOPPED]
+        stopped = [v for reason, v in seen["QM1"] if reason == CMQC.MQRC_CHANNEL_STOPPED]
         assert [s[CMQCFC.MQIACF_ERROR_IDENTIFIER] for s in stopped] == [sender_error]
 
 

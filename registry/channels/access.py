@@ -20,7 +20,6 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.channels.sendingend import MCA_USER
 from qmlite.registry.objects import values as V
-from qmlite.registry.security import authrecs
 from qmlite.registry.security import chlauth as CA
 from qmlite.registry.security import vocab as A
 
@@ -61,11 +60,9 @@ def verdict(reg, channel, *, address: str, partner_qmgr: str, ssl_peer: list | N
     if reg.qmgr.chlauth_records != A.MQCHLA_ENABLED:
         return CA.Verdict(True, default_user)
     name, warned = channel.name, []
-    for rec in CA._records(reg):
-        if rec.type == A.MQCAUT_BLOCKADDR and any(CA.address_matches(p, address) for p in rec.addr_list):
-            refusal = CA._refuse(rec, "", "address blocked", name, CA.BLOCKED_ADDRESS, warned)
-            if refusal is not None:
-                return refusal
+    refusal = CA.address_block(reg, name, address, "", warned)
+    if refusal is not None:
+        return refusal
     user = default_user
     mapping = _mapping(reg, name, address, partner_qmgr, ssl_peer, ssl_issuer)
     if mapping is not None:
@@ -75,11 +72,9 @@ def verdict(reg, channel, *, address: str, partner_qmgr: str, ssl_peer: list | N
                 return refusal
         elif mapping.user_source == A.MQUSRC_MAP:
             user = mapping.mca_user.strip() or default_user
-    block = CA._blockuser(reg, name)
-    if block is not None and (user in block.user_list or (CA.MQADMIN in block.user_list and authrecs.privileged(user))):
-        refusal = CA._refuse(block, user, "user blocked", name, CA.BLOCKED_USERID, warned)
-        if refusal is not None:
-            return refusal
+    refusal = CA.user_block(reg, name, user, warned)
+    if refusal is not None:
+        return refusal
     return CA.Verdict(True, user, warnings=tuple(warned), rule=mapping)
 
 

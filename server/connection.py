@@ -19,7 +19,7 @@ import time
 import trio
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import dn, fap
+from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 
 from qmlite.registry.errors import MQIError
@@ -566,11 +566,7 @@ class Connection:
             await self.fail(fap.CHANNEL_UNAVAILABLE, detail=exc.why)  # the client's MQRC_CHANNEL_NOT_AVAILABLE
         self.instance.on_stop = self._stop_requested
         if self.tls is not None:
-            self.instance.ssl_cipher = self.tls.cipher_spec
-            self.instance.ssl_protocol = self.tls.protocol
-            self.instance.ssl_peer = dn.render(self.tls.subject) if self.tls.subject else ""
-            self.instance.ssl_cert_issuer = dn.render(self.tls.issuer) if self.tls.issuer else ""
-            self.instance.ssl_key_time = self.tls.at
+            self.tls.show(self.instance)
 
     def move_to(self, target: Host) -> None:
         """Hand this connection to the queue manager its first authenticated MQCONN just created

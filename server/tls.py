@@ -65,6 +65,14 @@ class Negotiated:
     def cipher_spec(self) -> str:
         return cipherspecs.name_of(self.protocol, self.cipher)
 
+    def show(self, instance) -> None:
+        """What channel status shows of it (SSLCIPH, SECPROT, SSLPEER, SSLCERTI, SSLKEYDA/SSLKEYTI)."""
+        instance.ssl_cipher = self.cipher_spec
+        instance.ssl_protocol = self.protocol
+        instance.ssl_peer = dn.render(self.subject) if self.subject else ""
+        instance.ssl_cert_issuer = dn.render(self.issuer) if self.issuer else ""
+        instance.ssl_key_time = self.at
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Refusal:

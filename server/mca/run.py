@@ -197,7 +197,7 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
     status.conn_name = where
     async with stream:
         if security.wanted(channel):  # SSLCIPH: TLS before the ID exchange (docs/channels.md "Security")
-            stream = await security.secure(stream, channel, host.tls, qm, where)
+            stream = await security.secure(stream, channel, host.tls, qm, where, instance)
         end = SendingEnd(qm, channel)
         proto = SenderProtocol(offer_of(qm, channel), qm.now)
         try:
@@ -361,6 +361,8 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         proto.fail(fap.CHANNEL_UNAVAILABLE)
         await link.flush()
         return
+    if tls is not None:
+        tls.show(instance)  # the listener's handshake, in channel status (SSLCIPH, SSLPEER ...)
     end: ReceivingEnd | None = None
     scope = trio.CancelScope()
     instance.on_stop = scope.cancel

@@ -19,6 +19,7 @@ error log gets IBM's message; the sender then retries as for any failure (SHORTR
 from __future__ import annotations
 
 import ssl
+import time
 
 import trio
 
@@ -27,7 +28,7 @@ from qmlite.pcf import fap
 
 from qmlite.registry.channels.sendingend import ChannelFailure
 from qmlite.registry.monitoring import events as E
-from qmlite.server.tls import handshake_message
+from qmlite.server.tls import Negotiated, handshake_message
 
 # The receiving end's STATUS refusal (server/tls.py check) -> the Channel SSL Error event's qualifier.
 QUALIFIER = {fap.CIPHER_SPEC: E.MQRQ_SSL_CIPHER_SPEC_ERROR, fap.SSL_CLIENT_CERTIFICATE: E.MQRQ_SSL_CLIENT_AUTH_ERROR,
@@ -70,8 +71,9 @@ def sender_context(server_tls, channel, qmgr_name: str) -> ssl.SSLContext:
     return ctx
 
 
-async def secure(stream, channel, server_tls, qm, where: str) -> trio.SSLStream:
-    """``stream`` (connected to the partner at ``where``) after the TLS handshake and the SSLPEER check."""
+async def secure(stream, channel, server_tls, qm, where: str, instance=None) -> trio.SSLStream:
+    """``stream`` (connected to the partner at ``where``) after the TLS handshake and the SSLPEER check;
+    what was agreed shown in channel status (``instance``)."""
     ctx = sender_context(server_tls, channel, qm.registry.qmgr.name)
     tls = trio.SSLStream(stream, ctx, server_hostname=cipherspecs.sni_for_channel(channel.name))
     try:
@@ -82,12 +84,17 @@ async def secure(stream, channel, server_tls, qm, where: str) -> trio.SSLStream:
                                     stage="handshake", code=getattr(cause, "errno", 0) or 0)
         raise ChannelFailure(0, f"{handshake_message(cause)}: the TLS handshake for channel '{channel.name}' "
                                 f"failed: {cause}") from exc
+    from qmlite.keys import repository as keyrepo
+
+    der = tls.getpeercert(binary_form=True)
+    cert = keyrepo.from_der(der) if der else None
+    subject = keyrepo.subject_pairs(cert) if cert is not None else []
+    if instance is not None:
+        cipher = tls.cipher()
+        Negotiated(tls.version() or "", cipher[0] if cipher else "", subject or None,
+                   keyrepo.name_pairs(cert.issuer) if cert is not None else None, None, time.time()).show(instance)
     peer = (channel.ssl_peer_name or "").strip()
     if peer:
-        from qmlite.keys import repository as keyrepo
-
-        der = tls.getpeercert(binary_form=True)
-        subject = keyrepo.subject_pairs(keyrepo.from_der(der)) if der else []
         try:
             ok = dn.matches(peer, subject)
         except dn.DNError:

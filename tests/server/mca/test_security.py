@@ -296,11 +296,20 @@ async def test_a_tls_channel_carries_persistent_messages_and_tshark_sees_only_tl
     async with _tls_pair(tmp_path, sdr="SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=ibmwebspheremqqm2,OU=Channels')",
                          rcvr="SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED) SSLPEER('CN=QM1,OU=Queue managers')") as (
             qm1, qm2, proxy, ended):
+        # SSLPEERMAP, ranked above the QMGRMAP that admits QM1, maps the sender's certificate to app.
+        _mqsc(qm2, f"""SET CHLAUTH('{CHANNEL}') TYPE(SSLPEERMAP) SSLPEER('CN=QM1') USERSRC(MAP) MCAUSER('app')
+                      SET AUTHREC PROFILE(TARGET) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,SETALL)""")
         bodies = [(b"tls-%d" % n, True) for n in range(3)]
         await trio.to_thread.run_sync(_put, qm1.port, bodies)
         _mqsc(qm1, f"START CHANNEL({CHANNEL})")
         got = await trio.to_thread.run_sync(_get, qm2.port, len(bodies))
         assert got == [(body, CMQC.MQPER_PERSISTENT) for body, _ in bodies]
+        # Each end's status shows the TLS agreed and the partner's DN; the receiver runs as the mapped user.
+        for server, partner in ((qm1, "CN=ibmwebspheremqqm2,OU=Channels"), (qm2, "CN=QM1,OU=Queue managers")):
+            (shown,) = run_mqsc(server.qm, f"DISPLAY CHSTATUS({CHANNEL}) SSLPEER SECPROT MCAUSER")
+            o = shown.objects[0]
+            assert partner in o["SSLPEER"] and o["SECPROT"] in ("TLSV12", "TLSV13"), shown.text
+        assert o["MCAUSER"] == "app", shown.text
         _mqsc(qm1, f"STOP CHANNEL({CHANNEL})")
         with trio.fail_after(30):
             await ended.wait(1)

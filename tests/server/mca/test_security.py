@@ -397,3 +397,20 @@ async def test_maxmsgl_the_ends_agree_the_smaller_and_each_limit_dead_letters_wi
         sent_back = [_dead_lettered(*m) for m in await trio.to_thread.run_sync(_get_all, qm1.port, DLQ, "QM1")]
         assert [(reason, body) for reason, _, body in sent_back] == [(CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL, b"l" * 2000)]
         _mqsc(qm1, f"STOP CHANNEL({CHANNEL})")
+
+
+async def test_a_put_refused_with_no_dead_letter_queue_stops_the_channel_and_keeps_the_message(tmp_path):
+    """PUTAUT(DEF), an MCA user without put, and no DEADQ at the receiver: the message can be neither put nor
+    dead-lettered, so the receiver ends the channel (AMQ9544, STATUS CAN_NOT_STORE) and backs the batch out;
+    the sender keeps it on the transmission queue (docs/decisions.md MCX5)."""
+    async with two_queue_managers(tmp_path, rcvr="MCAUSER('app')", admit=False) as (qm1, qm2, receiving, ended):
+        await trio.to_thread.run_sync(_qmgrmap, qm2.port, "QM1")
+        _mqsc(qm2, "ALTER QMGR DEADQ(' ')")
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"undeliverable", True)])
+        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await ended.wait(1)
+        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
+        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
+        assert qm1.qm.registry.messages.depth("QM2") == 1
+        assert qm2.qm.registry.messages.depth("TARGET") == 0 and qm2.qm.registry.messages.depth(DLQ) == 0

@@ -93,12 +93,12 @@ def _dead_lettered(message: bytes, md) -> tuple[int, str, bytes]:
 BLOCKS = {
     # The developer container's back-stop, SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS):
     # a QMGRMAP naming another queue manager does not let QM1 past it.
-    "back-stop": ("", E.MQRQ_CHANNEL_BLOCKED_NOACCESS, "AMQ9777E", "QMNAME(QM1)"),
-    "BLOCKADDR": ("SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('127.0.0.*')", E.MQRQ_CHANNEL_BLOCKED_ADDRESS,
+    "back-stop": ("", CMQCFC.MQRQ_CHANNEL_BLOCKED_NOACCESS, "AMQ9777E", "QMNAME(QM1)"),
+    "BLOCKADDR": ("SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('127.0.0.*')", CMQCFC.MQRQ_CHANNEL_BLOCKED_ADDRESS,
                   "AMQ9782E", "127.0.0.1"),
     # A receiver whose MCAUSER is blank runs as mqm: IBM's default BLOCKUSER('*MQADMIN') refuses it.
     "*MQADMIN": (f"SET CHLAUTH('{CHANNEL}') TYPE(QMGRMAP) QMNAME('QM1') USERSRC(CHANNEL)",
-                 E.MQRQ_CHANNEL_BLOCKED_USERID, "AMQ9776E", "MCAUSER(mqm) QMNAME(QM1)"),
+                 CMQCFC.MQRQ_CHANNEL_BLOCKED_USERID, "AMQ9776E", "MCAUSER(mqm) QMNAME(QM1)"),
 }
 
 
@@ -120,9 +120,9 @@ async def test_a_blocked_receiver_refuses_the_sender_which_keeps_its_messages(tm
     blocked = [values(m) for _, m in events_on(qm2.qm, E.CHANNEL_QUEUE) if m.header.Reason == CMQC.MQRC_CHANNEL_BLOCKED]
     assert [b[CMQCFC.MQIACF_REASON_QUALIFIER] for b in blocked] == [qualifier]
     assert blocked[0][CMQCFC.MQCACH_CONNECTION_NAME] == "127.0.0.1"
-    if qualifier != E.MQRQ_CHANNEL_BLOCKED_ADDRESS:  # IBM's event names no channel for an address block
+    if qualifier != CMQCFC.MQRQ_CHANNEL_BLOCKED_ADDRESS:  # IBM's event names no channel for an address block
         assert blocked[0][CMQCFC.MQCACH_CHANNEL_NAME] == CHANNEL
-    if qualifier == E.MQRQ_CHANNEL_BLOCKED_USERID:
+    if qualifier == CMQCFC.MQRQ_CHANNEL_BLOCKED_USERID:
         assert blocked[0][CMQCFC.MQCACF_USER_IDENTIFIER] == "mqm"
     # The receiving side's error log names the block (IBM's message and the channel's active values).
     log = (tmp_path / "QM2" / "errors" / "AMQERR01.LOG").read_text()
@@ -130,7 +130,7 @@ async def test_a_blocked_receiver_refuses_the_sender_which_keeps_its_messages(tm
     # The sender: its Channel Stopped event, not retried, with IBM's AMQ9558E (remote channel not available).
     stopped = [values(m) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE) if m.header.Reason == CMQC.MQRC_CHANNEL_STOPPED]
     assert [(s[CMQCFC.MQIACF_REASON_QUALIFIER], s[CMQCFC.MQIACF_ERROR_IDENTIFIER]) for s in stopped] == [
-        (E.MQRQ_CHANNEL_STOPPED_ERROR, 9558)]
+        (CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR, 9558)]
     assert stopped[0][CMQCFC.MQCACF_AUX_ERROR_DATA_STR_1].startswith("AMQ9558E")
 
 
@@ -278,9 +278,11 @@ def _tls_records(proxy: Proxy) -> dict[str, list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "tls.pcap"
         capture.write(path)
+        fields = ["tls.record.content_type", "tls.record.opaque_type", "tls.handshake.extensions_server_name",
+                  "mq.tsh.type", "_ws.malformed"]
         out = subprocess.run(["tshark", "-n", "-r", str(path), "-d", f"tcp.port=={wire.SERVER_PORT},tls", "-T",
-                              "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "tls.record.content_type",
-                              "-e", "tls.record.opaque_type", "-e", "tls.handshake.extensions_server_name", "-e", "mq.tsh.type", "-e", "_ws.malformed"],
+                              "fields", "-E", "occurrence=a", "-E", "aggregator=,",
+                              *(arg for field in fields for arg in ("-e", field))],
                              capture_output=True, text=True, timeout=120, check=True).stdout
     # (TLS 1.3 records show their outer type as tls.record.opaque_type)
     seen: dict[str, list[str]] = {"types": [], "outer": [], "sni": [], "mq": [], "malformed": []}
@@ -293,9 +295,9 @@ def _tls_records(proxy: Proxy) -> dict[str, list[str]]:
 async def test_a_tls_channel_carries_persistent_messages_and_tshark_sees_only_tls(tmp_path):
     # SSLCAUTH(REQUIRED) and SSLPEER on the receiver: QM1's certificate is asked for and matched; SSLPEER on
     # the sender: QM2's is matched.
-    async with _tls_pair(tmp_path, sdr="SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=ibmwebspheremqqm2,OU=Channels')",
-                         rcvr="SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED) SSLPEER('CN=QM1,OU=Queue managers')") as (
-            qm1, qm2, proxy, ended):
+    sdr = "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=ibmwebspheremqqm2,OU=Channels')"
+    rcvr = "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED) SSLPEER('CN=QM1,OU=Queue managers')"
+    async with _tls_pair(tmp_path, sdr=sdr, rcvr=rcvr) as (qm1, qm2, proxy, ended):
         # SSLPEERMAP, ranked above the QMGRMAP that admits QM1, maps the sender's certificate to app.
         _mqsc(qm2, f"""SET CHLAUTH('{CHANNEL}') TYPE(SSLPEERMAP) SSLPEER('CN=QM1') USERSRC(MAP) MCAUSER('app')
                       SET AUTHREC PROFILE(TARGET) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,SETALL)""")
@@ -327,21 +329,21 @@ MISMATCHES = {
     # The two ends' CipherSpecs share no cipher: the receiver's handshake (its channel's SSLCIPH, from the
     # SNI) fails; IBM's AMQ9616E there, the Channel SSL Error (handshake) at the sender.
     "SSLCIPH": ("SSLCIPH(ECDHE_RSA_AES_128_GCM_SHA256)", "SSLCIPH(ECDHE_RSA_AES_256_GCM_SHA384)",
-                "QM1", E.MQRQ_SSL_HANDSHAKE_ERROR, "AMQ9616E", None),
+                "QM1", CMQCFC.MQRQ_SSL_HANDSHAKE_ERROR, "AMQ9616E", None),
     # The receiver's SSLPEER does not match QM1's certificate: STATUS PEER_NAME, AMQ9636E and the event
     # there, the sender's AMQ9643E.
     "SSLPEER": ("SSLCIPH(ANY_TLS12_OR_HIGHER)", "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM9')",
-                "QM2", E.MQRQ_SSL_PEER_NAME_ERROR, "AMQ9636E", 9643),
+                "QM2", CMQCFC.MQRQ_SSL_PEER_NAME_ERROR, "AMQ9636E", 9643),
     # A sender without SSLCIPH at a receiver with one: STATUS CIPHER_SPEC, AMQ9639E, the sender's AMQ9641E.
-    "plain": ("", "SSLCIPH(ANY_TLS12_OR_HIGHER)", "QM2", E.MQRQ_SSL_CIPHER_SPEC_ERROR, "AMQ9639E", 9641),
+    "plain": ("", "SSLCIPH(ANY_TLS12_OR_HIGHER)", "QM2", CMQCFC.MQRQ_SSL_CIPHER_SPEC_ERROR, "AMQ9639E", 9641),
     # SSLCAUTH(REQUIRED), and the sender's CERTLABL names no certificate (so it sends none): STATUS
     # SSL_CLIENT_CERTIFICATE, AMQ9637E and the event (client auth) there, the sender's AMQ9642E.
     "SSLCAUTH": ("SSLCIPH(ANY_TLS12_OR_HIGHER) CERTLABL('nothing.here')",
-                 "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED)", "QM2", E.MQRQ_SSL_CLIENT_AUTH_ERROR, "AMQ9637E",
-                 9642),
+                 "SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED)", "QM2", CMQCFC.MQRQ_SSL_CLIENT_AUTH_ERROR,
+                 "AMQ9637E", 9642),
     # The sender's SSLPEER does not match QM2's certificate: the sender ends it (AMQ9636E), its event.
     "sender SSLPEER": ("SSLCIPH(ANY_TLS12_OR_HIGHER) SSLPEER('CN=QM9')", "SSLCIPH(ANY_TLS12_OR_HIGHER)", "QM1",
-                       E.MQRQ_SSL_PEER_NAME_ERROR, None, 9636),
+                       CMQCFC.MQRQ_SSL_PEER_NAME_ERROR, None, 9636),
 }
 
 
@@ -363,7 +365,7 @@ async def test_a_tls_mismatch_is_refused_with_the_channel_ssl_error_event(tmp_pa
     ssl_errors = [v for reason, v in seen[where] if reason == CMQC.MQRC_CHANNEL_SSL_ERROR]
     assert [(e[CMQCFC.MQIACF_REASON_QUALIFIER], e[CMQCFC.MQCACH_CHANNEL_NAME]) for e in ssl_errors] == [
         (qualifier, CHANNEL)]
-    if qualifier == E.MQRQ_SSL_PEER_NAME_ERROR:  # the DN refused, as IBM renders it (SERIALNUMBER first)
+    if qualifier == CMQCFC.MQRQ_SSL_PEER_NAME_ERROR:  # the DN refused, as IBM renders it (SERIALNUMBER first)
         refused = ",CN=QM1,OU=Queue managers,O=qmlite,C=GB" if where == "QM2" else ",CN=ibmwebspheremqqm2,OU=Channels"
         assert refused in ssl_errors[0][CMQCFC.MQCACH_SSL_SHORT_PEER_NAME]
     if number is not None:

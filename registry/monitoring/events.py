@@ -381,9 +381,10 @@ class Events:
             params.append(_text(C.MQCACH_XMIT_Q_NAME, channel.xmit_q_name, _Q))
         params.append(_text(C.MQCACH_CONNECTION_NAME, conn_name, C.MQ_CONN_NAME_LENGTH))
         if qualifier == MQRQ_SSL_HANDSHAKE_ERROR:
-            params += [_text(C.MQCACH_SSL_HANDSHAKE_STAGE, stage), P.CFIN(C.MQIACH_SSL_RETURN_CODE, code)]
+            params += [_text(C.MQCACH_SSL_HANDSHAKE_STAGE, stage, C.MQ_SSL_HANDSHAKE_STAGE_LENGTH),
+                       P.CFIN(C.MQIACH_SSL_RETURN_CODE, code)]
         if qualifier == MQRQ_SSL_PEER_NAME_ERROR:
-            params.append(_text(C.MQCACH_SSL_SHORT_PEER_NAME, peer))
+            params.append(_text(C.MQCACH_SSL_SHORT_PEER_NAME, peer, C.MQ_SHORT_DNAME_LENGTH))
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_SSL_ERROR, params)
 
     def channel_stopped_by_user(self, channel) -> None:

@@ -90,6 +90,18 @@ def _dead_lettered(message: bytes, md) -> tuple[int, str, bytes]:
     return reason, message[12:60].decode().strip(), message[172:]
 
 
+async def _start_refused(qm1, qm2, ended) -> None:
+    """A persistent message put to TO.QM2 on QM1 and the channel started: it ends refused (SHORTRTY(0)
+    LONGRTY(0)), STOPPED, the message still on QM1's transmission queue and not on QM2's TARGET."""
+    await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
+    _mqsc(qm1, f"START CHANNEL({CHANNEL})")
+    with trio.fail_after(30):
+        await ended.wait(1)
+    (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
+    assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
+    assert qm1.qm.registry.messages.depth("QM2") == 1 and qm2.qm.registry.messages.depth("TARGET") == 0
+
+
 BLOCKS = {
     # The developer container's back-stop, SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS):
     # a QMGRMAP naming another queue manager does not let QM1 past it.
@@ -109,14 +121,7 @@ async def test_a_blocked_receiver_refuses_the_sender_which_keeps_its_messages(tm
         _mqsc(qm1, "ALTER QMGR CHLEV(ENABLED)")
         await trio.to_thread.run_sync(_qmgrmap, qm2.port, "QM9")
         _mqsc(qm2, f"ALTER QMGR CHLEV(ENABLED)\n{mqsc}")  # (a BLOCKADDR keeps the test's own client out too)
-        await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
-        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
-        with trio.fail_after(30):
-            await ended.wait(1)  # SHORTRTY(0) LONGRTY(0): the refusal stops it
-        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
-        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
-        assert qm1.qm.registry.messages.depth("QM2") == 1  # still on the transmission queue
-        assert qm2.qm.registry.messages.depth("TARGET") == 0
+        await _start_refused(qm1, qm2, ended)
     blocked = [values(m) for _, m in events_on(qm2.qm, E.CHANNEL_QUEUE) if m.header.Reason == CMQC.MQRC_CHANNEL_BLOCKED]
     assert [b[CMQCFC.MQIACF_REASON_QUALIFIER] for b in blocked] == [qualifier]
     assert blocked[0][CMQCFC.MQCACH_CONNECTION_NAME] == "127.0.0.1"
@@ -352,13 +357,7 @@ MISMATCHES = {
 async def test_a_tls_mismatch_is_refused_with_the_channel_ssl_error_event(tmp_path, sdr, rcvr, where, qualifier,
                                                                            number, sender_error):
     async with _tls_pair(tmp_path, sdr=sdr, rcvr=rcvr) as (qm1, qm2, proxy, ended):
-        await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
-        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
-        with trio.fail_after(30):
-            await ended.wait(1)
-        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
-        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
-        assert qm1.qm.registry.messages.depth("QM2") == 1 and qm2.qm.registry.messages.depth("TARGET") == 0
+        await _start_refused(qm1, qm2, ended)
     # Each queue manager's channel events, read once (reading takes them off the queue).
     seen = {name: [(m.header.Reason, values(m)) for _, m in events_on(server.qm, E.CHANNEL_QUEUE)]
             for name, server in (("QM1", qm1), ("QM2", qm2))}
@@ -408,11 +407,5 @@ async def test_a_put_refused_with_no_dead_letter_queue_stops_the_channel_and_kee
     async with two_queue_managers(tmp_path, rcvr="MCAUSER('app')", admit=False) as (qm1, qm2, receiving, ended):
         await trio.to_thread.run_sync(_qmgrmap, qm2.port, "QM1")
         _mqsc(qm2, "ALTER QMGR DEADQ(' ')")
-        await trio.to_thread.run_sync(_put, qm1.port, [(b"undeliverable", True)])
-        _mqsc(qm1, f"START CHANNEL({CHANNEL})")
-        with trio.fail_after(30):
-            await ended.wait(1)
-        (shown,) = run_mqsc(qm1.qm, f"DISPLAY CHSTATUS({CHANNEL})")
-        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
-        assert qm1.qm.registry.messages.depth("QM2") == 1
-        assert qm2.qm.registry.messages.depth("TARGET") == 0 and qm2.qm.registry.messages.depth(DLQ) == 0
+        await _start_refused(qm1, qm2, ended)
+        assert qm2.qm.registry.messages.depth(DLQ) == 0

@@ -19,7 +19,7 @@ import time
 import trio
 
 from qmlite.pcf import constants as C
-from qmlite.pcf import dn, fap
+from qmlite.pcf import fap
 from qmlite.pcf.errors import STATUS, CodecError
 from qmlite.pcf.msgchannel import is_requester_id
 
@@ -513,6 +513,7 @@ class Connection:
                              partner=offer.client.QMgrName.rstrip(" \x00"))
             reg.diagnostics.channel_refused(channel=name, address=self.peer_address, why=why)  # error log
             await self.fail(fap.NO_CHANNEL if definition is None else fap.CHANNEL_WRONG_TYPE, detail=why)
+        await self._message_channel_tls(definition)
         # The agent's own clocks rule from here: what is left of the opening deadline until its ID exchange
         # agrees, then its receive timeout (HBINT); not the client's idle watchdog.  Quiesce leaves it to
         # the server's cancellation (``_closed``).
@@ -531,7 +532,22 @@ class Connection:
                                   opening_timeout=opening)
             return
         await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address,
-                                        opening_timeout=opening)
+                                        opening_timeout=opening, tls=self.tls)
+
+    async def _message_channel_tls(self, definition) -> None:
+        """A receiving channel's TLS rules, as a SVRCONN's (SSLCIPH, SSLCAUTH, SSLPEER): a refusal is its
+        STATUS, the error log's entry and the Channel SSL Error event (server/mca/security.py)."""
+        refusal = tls_check(definition, self.tls)
+        if refusal is None:
+            return
+        from .mca import security
+
+        self.log.warning("channel_tls_refused", channel=definition.name, reason=fap.status_code_name(refusal.code),
+                         message=refusal.message)
+        self.server.registry.diagnostics.tls_refused(channel=definition.name, address=self.peer_address,
+                                                     refusal=refusal)
+        security.refused(self.server.qm, definition, refusal, self.peer_address)
+        await self.fail(refusal.code, detail=refusal.message)
 
     async def _start_instance(self, name: str) -> None:
         """The registry's channel, and this socket as one of its instances: refused (STATUS, then
@@ -559,11 +575,7 @@ class Connection:
             await self.fail(fap.CHANNEL_UNAVAILABLE, detail=exc.why)  # the client's MQRC_CHANNEL_NOT_AVAILABLE
         self.instance.on_stop = self._stop_requested
         if self.tls is not None:
-            self.instance.ssl_cipher = self.tls.cipher_spec
-            self.instance.ssl_protocol = self.tls.protocol
-            self.instance.ssl_peer = dn.render(self.tls.subject) if self.tls.subject else ""
-            self.instance.ssl_cert_issuer = dn.render(self.tls.issuer) if self.tls.issuer else ""
-            self.instance.ssl_key_time = self.tls.at
+            self.tls.show(self.instance)
 
     def move_to(self, target: Host) -> None:
         """Hand this connection to the queue manager its first authenticated MQCONN just created

@@ -65,6 +65,14 @@ class Negotiated:
     def cipher_spec(self) -> str:
         return cipherspecs.name_of(self.protocol, self.cipher)
 
+    def show(self, instance) -> None:
+        """What channel status shows of it (SSLCIPH, SECPROT, SSLPEER, SSLCERTI, SSLKEYDA/SSLKEYTI)."""
+        instance.ssl_cipher = self.cipher_spec
+        instance.ssl_protocol = self.protocol
+        instance.ssl_peer = dn.render(self.subject) if self.subject else ""
+        instance.ssl_cert_issuer = dn.render(self.issuer) if self.issuer else ""
+        instance.ssl_key_time = self.at
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Refusal:
@@ -75,35 +83,45 @@ class Refusal:
     fix: str = ""  # the MQSC that would let this client in (the refusals list)
 
 
+# The receiving message channels whose TLS ``check`` also judges (server/mca/security.py), by MQSC's name.
+_RECEIVING = {M.RCVR: "RCVR", M.RQSTR: "RQSTR"}
+
+
+def _chltype(definition) -> str:
+    return _RECEIVING.get(definition.channel_type, "SVRCONN")
+
+
 def check(definition, negotiated: Negotiated | None) -> Refusal | None:
-    """May a client that connected this way start this SVRCONN channel?  IBM's rules: a channel with
+    """May a client that connected this way start this SVRCONN channel (or a queue manager's channel
+    agent this receiving channel, RCVR or RQSTR: server/mca/security.py)?  IBM's rules: a channel with
     SSLCIPH needs TLS whose protocol and cipher satisfy it; a channel without SSLCIPH takes no TLS client;
     SSLCAUTH(REQUIRED) needs a client certificate; SSLPEER must match its DN.  Each refusal is STATUS
     CIPHER_SPEC, SSL_CLIENT_CERTIFICATE or PEER_NAME (the codes Wireshark's packet-mq.c names)."""
     wanted = (definition.ssl_cipher_spec or "").strip()
+    alter = f"ALTER CHANNEL('{definition.name}') CHLTYPE({_chltype(definition)})"  # the fix's start
     if negotiated is None:
         if wanted:
             return Refusal(fap.CIPHER_SPEC,
                            f"AMQ9639E: Remote channel '{definition.name}' did not specify a CipherSpec.", "AMQ9639E",
                            (("c1", definition.name),),
-                           f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH(' ')")
+                           f"{alter} SSLCIPH(' ')")
         return None
     if not wanted:
         return Refusal(fap.CIPHER_SPEC, f"AMQ9641E: Remote CipherSpec error for channel '{definition.name}': the "
                                         f"remote end used {negotiated.cipher_spec}, the channel has no SSLCIPH.",
                        "AMQ9641E", (("c1", definition.name),),
-                       f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH('ANY_TLS12_OR_HIGHER')")
+                       f"{alter} SSLCIPH('ANY_TLS12_OR_HIGHER')")
     spec = cipherspecs.lookup(wanted)
     if spec is None or not spec.accepts(negotiated.protocol, negotiated.cipher):
         return Refusal(fap.CIPHER_SPEC, f"AMQ9631E: The CipherSpec negotiated during the TLS handshake "
                                         f"({negotiated.cipher_spec}, {negotiated.protocol}) does not match the "
                                         f"required CipherSpec {wanted!r} for channel '{definition.name}'.",
                        "AMQ9631E", (("c1", definition.name), ("c2", wanted), ("c3", negotiated.cipher_spec)),
-                       f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCIPH('{negotiated.cipher_spec}')")
+                       f"{alter} SSLCIPH('{negotiated.cipher_spec}')")
     if negotiated.subject is None and definition.ssl_client_auth == V.MQSCA_REQUIRED:
         return Refusal(fap.SSL_CLIENT_CERTIFICATE, f"AMQ9637E: Channel '{definition.name}' is lacking a certificate.",
                        "AMQ9637E", (("c1", definition.name),),
-                       f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLCAUTH(OPTIONAL)")
+                       f"{alter} SSLCAUTH(OPTIONAL)")
     peer = (definition.ssl_peer_name or "").strip()
     if peer:
         try:
@@ -115,7 +133,7 @@ def check(definition, negotiated: Negotiated | None) -> Refusal | None:
             return Refusal(fap.PEER_NAME, f"AMQ9636E: TLS distinguished name {shown!r} does not match the peer "
                                           f"name {peer!r} of channel '{definition.name}'.",
                            "AMQ9636E", (("c1", definition.name), ("c2", shown)),
-                           f"ALTER CHANNEL('{definition.name}') CHLTYPE(SVRCONN) SSLPEER('{shown}')")
+                           f"{alter} SSLPEER('{shown}')")
     return None
 
 

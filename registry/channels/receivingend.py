@@ -14,6 +14,7 @@ from qmlite.pcf import errors, fap
 from qmlite.pcf import mqi as S
 from qmlite.pcf.msgchannel import next_seq
 
+from qmlite.registry.channels import access
 from qmlite.registry.channels import syncrecords as SR
 from qmlite.registry.channels.mcastatus import ZERO_LUW, status_of
 from qmlite.registry.channels.sendingend import MCA_USER, ChannelFailure
@@ -24,9 +25,12 @@ _OPEN = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
 
 
 class ReceivingEnd:
-    def __init__(self, qm, channel, *, partner_qmgr: str = "", conn_name: str = "") -> None:
+    def __init__(self, qm, channel, *, partner_qmgr: str = "", conn_name: str = "", user: str = MCA_USER) -> None:
+        """``user``: the MCA user CHLAUTH gave the channel (registry/channels/access.py); its puts are
+        checked with its authority (PUTAUT(DEF)) or the message's user's (PUTAUT(CTX))."""
         self.qm = qm
         self.channel = channel
+        self.user = user
         self.session = qm.connect(qm.registry.qmgr.name, user=MCA_USER, admin=True, appl_name="amqrmppa",
                                   channel=channel.name, conname=conn_name, appl_type=C.MQAT_QMGR)
         try:
@@ -48,11 +52,12 @@ class ReceivingEnd:
         """The answer to RESYNC_DATA: the last sequence number committed and that batch's LUWID."""
         return self.last_seq, self.last_luw
 
-    def _handle(self, queue: str, qmgr: str) -> int:
-        key = (queue, qmgr)
+    def _handle(self, queue: str, qmgr: str, user: str = "") -> int:
+        key = (queue, qmgr, user)
         hobj = self._handles.get(key)
         if hobj is None:
-            handle, _ = self.qm.open_object(self.session, S.MQOD(ObjectName=queue, ObjectQMgrName=qmgr), _OPEN)
+            od = S.MQOD(ObjectName=queue, ObjectQMgrName=qmgr, AlternateUserId=user)
+            handle, _ = self.qm.open_object(self.session, od, access.open_options(_OPEN, user))
             hobj = self._handles[key] = handle.hobj
         return hobj
 
@@ -72,8 +77,9 @@ class ReceivingEnd:
         fast = self.channel.npm_speed == C.MQNPMS_FAST and md.Persistence != C.MQPER_PERSISTENT
         options = (C.MQPMO_NO_SYNCPOINT if fast else C.MQPMO_SYNCPOINT) | C.MQPMO_SET_ALL_CONTEXT
         try:
-            self.qm.put(self.session, self._handle(header.RemoteQName, header.RemoteQMgrName), md,
-                        S.MQPMO(Options=options), body)
+            user = access.put_identity(self.channel, self.user, md)
+            hobj = self._handle(header.RemoteQName, header.RemoteQMgrName, user)
+            self.qm.put(self.session, hobj, md, S.MQPMO(Options=options), body)
         except MQIError as exc:
             self._dead_letter(header, body, exc.reason, fast)
         self.seq = seq

@@ -99,7 +99,10 @@ class Diagnostics:
         self.write("AMQ8004I", c1=self.qmgr)
 
     # ---- CHLAUTH (registry/security/chlauth.py decides) -----------------------------------------------
-    def chlauth_refused(self, verdict, *, channel: str, address: str, client_user: str, appl: str = "") -> None:
+    def chlauth_refused(self, verdict, *, channel: str, address: str, client_user: str, appl: str = "",
+                        qmname: str = "") -> None:
+        """``qmname``: the sending queue manager of a message channel (registry/channels/access.py), whose
+        active values IBM names by QMNAME where a client's are its CLNTUSER."""
         from qmlite.registry.security import chlauth
 
         rec = verdict.rule
@@ -114,14 +117,18 @@ class Diagnostics:
                    + (f"ADDRLIST({', '.join(Q(a) for a in rest)}) ACTION(REPLACE)" if rest else "ACTION(REMOVE)"))
         elif verdict.blocked == chlauth.BLOCKED_USERID:
             entry = self.write("AMQ9776E", remote_host=address, c1=channel, c2=address,
-                               c3=f"MCAUSER({user}) CLNTUSER({client_user}) ADDRESS({address})")
+                               c3=f"MCAUSER({user}) {f'QMNAME({qmname})' if qmname else f'CLNTUSER({client_user})'} "
+                                  f"ADDRESS({address})")
             # A BLOCKUSER record on the channel itself is the one that applies (the most specific), as the
             # developer container gives its DEV channels USERLIST('nobody') against the generic *MQADMIN one.
             fix = f"SET CHLAUTH({Q(channel)}) TYPE(BLOCKUSER) USERLIST('nobody') ACTION(REPLACE)"
         elif verdict.blocked == chlauth.BLOCKED_NOACCESS:
-            entry = self.write("AMQ9777E", remote_host=address, c1=channel, c2=address,
-                               c3=f"CLNTUSER({client_user}) ADDRESS({address})")
-            if rec is not None and rec.type == A.MQCAUT_USERMAP:
+            who = f"QMNAME({qmname})" if qmname else f"CLNTUSER({client_user})"
+            entry = self.write("AMQ9777E", remote_host=address, c1=channel, c2=address, c3=f"{who} ADDRESS({address})")
+            if qmname:
+                fix = (f"SET CHLAUTH({Q(channel)}) TYPE(QMGRMAP) QMNAME({Q(qmname)}) USERSRC(CHANNEL) "
+                       "ACTION(REPLACE)")
+            elif rec is not None and rec.type == A.MQCAUT_USERMAP:
                 fix = (f"SET CHLAUTH({Q(channel)}) TYPE(USERMAP) CLNTUSER({Q(client_user)}) USERSRC(CHANNEL) "
                        "ACTION(REPLACE)")
             else:

@@ -56,6 +56,11 @@ MQRQ_CHANNEL_BLOCKED_ADDRESS = 21
 MQRQ_CHANNEL_BLOCKED_USERID = 22
 MQRQ_CHANNEL_BLOCKED_NOACCESS = 23
 MQRQ_CSP_NOT_AUTHORIZED = 29
+# cmqc.h: why a channel's TLS failed, for the Channel SSL Error event
+MQRQ_SSL_HANDSHAKE_ERROR = 13
+MQRQ_SSL_CIPHER_SPEC_ERROR = 14
+MQRQ_SSL_CLIENT_AUTH_ERROR = 15
+MQRQ_SSL_PEER_NAME_ERROR = 16
 MQEVO_OTHER = 0
 MQEVO_CONSOLE = 1
 MQEVO_INIT = 2
@@ -370,6 +375,24 @@ class Events:
             params.append(_text(C.MQCACH_XMIT_Q_NAME, channel.xmit_q_name, _Q))
         params.append(_text(C.MQCACH_CONNECTION_NAME, conn_name, C.MQ_CONN_NAME_LENGTH))
         self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_STOPPED, params)
+
+    def channel_ssl_error(self, channel, *, qualifier: int, conn_name: str, stage: str = "", code: int = 0,
+                          peer: str = "") -> None:
+        """Channel SSL Error: a message channel's TLS failed at this end (MQRQ_SSL_*).  ``stage``/``code``:
+        for a handshake error, what failed and its return code; ``peer``: the DN a peer-name error refused."""
+        if self.registry.qmgr.channel_event != ENABLED:
+            return
+        params = [self._qmgr(), P.CFIN(C.MQIACF_REASON_QUALIFIER, qualifier),
+                  _text(C.MQCACH_CHANNEL_NAME, channel.name, C.MQ_CHANNEL_NAME_LENGTH)]
+        if getattr(channel, "xmit_q_name", ""):
+            params.append(_text(C.MQCACH_XMIT_Q_NAME, channel.xmit_q_name, _Q))
+        params.append(_text(C.MQCACH_CONNECTION_NAME, conn_name, C.MQ_CONN_NAME_LENGTH))
+        if qualifier == MQRQ_SSL_HANDSHAKE_ERROR:
+            params += [_text(C.MQCACH_SSL_HANDSHAKE_STAGE, stage, C.MQ_SSL_HANDSHAKE_STAGE_LENGTH),
+                       P.CFIN(C.MQIACH_SSL_RETURN_CODE, code)]
+        if qualifier == MQRQ_SSL_PEER_NAME_ERROR:
+            params.append(_text(C.MQCACH_SSL_SHORT_PEER_NAME, peer, C.MQ_SHORT_DNAME_LENGTH))
+        self.put(CHANNEL_QUEUE, C.MQCMD_CHANNEL_EVENT, C.MQRC_CHANNEL_SSL_ERROR, params)
 
     def channel_stopped_by_user(self, channel) -> None:
         """Channel Stopped By User, for a Stop Channel command (an exception: CHLEV(EXCEPTION) raises it)."""

@@ -239,6 +239,26 @@ def _refuse(rec: ChlauthRecord, user: str, why: str, channel: str, qualifier: in
                    warnings=tuple(warned), rule=rec)
 
 
+def address_block(reg, channel: str, address: str, user: str, warned: list) -> Verdict | None:
+    """BLOCKADDR: the refusal of a record listing ``address``; None when none does, or only WARN(YES) ones
+    (each noted in ``warned``).  Client and message channels alike (registry/channels/access.py)."""
+    for rec in _records(reg):
+        if rec.type == A.MQCAUT_BLOCKADDR and any(address_matches(p, address) for p in rec.addr_list):
+            refusal = _refuse(rec, user, "address blocked", channel, BLOCKED_ADDRESS, warned)
+            if refusal is not None:
+                return refusal
+    return None
+
+
+def user_block(reg, channel: str, user: str, warned: list) -> Verdict | None:
+    """BLOCKUSER: the refusal of the most specific matching profile's record when it lists ``user`` (or
+    ``*MQADMIN`` and ``user`` is privileged); None otherwise, a WARN(YES) one noted in ``warned``."""
+    block = _blockuser(reg, channel)
+    if block is not None and (user in block.user_list or (MQADMIN in block.user_list and authrecs.privileged(user))):
+        return _refuse(block, user, "user blocked", channel, BLOCKED_USERID, warned)
+    return None
+
+
 def check(reg, *, channel: str, address: str, client_user: str, appl: str = "", **kwargs) -> Verdict:
     """:func:`verdict`, and a refusal written to the error log and the recent refusals (IBM's AMQ9776E,
     AMQ9777E, AMQ9782E, AMQ5540E: registry/monitoring/diagnostics.py); a block a WARN(YES) record let
@@ -266,11 +286,9 @@ def verdict(reg, *, channel: str, address: str, client_user: str, channel_mcause
     if reg.qmgr.chlauth_records != A.MQCHLA_ENABLED:
         return Verdict(True, authenticated_user or default_user)
     warned: list = []
-    for rec in _records(reg):
-        if rec.type == A.MQCAUT_BLOCKADDR and any(address_matches(p, address) for p in rec.addr_list):
-            refusal = _refuse(rec, client_user, "address blocked", channel, BLOCKED_ADDRESS, warned)
-            if refusal is not None:
-                return refusal
+    refusal = address_block(reg, channel, address, client_user, warned)
+    if refusal is not None:
+        return refusal
     user = default_user
     mapping = _mapping(reg, channel, address, client_user, ssl_peer, ssl_issuer)
     if mapping is not None:
@@ -289,11 +307,9 @@ def verdict(reg, *, channel: str, address: str, client_user: str, channel_mcause
                            warnings=tuple(warned), needs_password=True, rule=mapping)
     if authenticated_user:
         user = authenticated_user
-    block = _blockuser(reg, channel)
-    if block is not None and (user in block.user_list or (MQADMIN in block.user_list and authrecs.privileged(user))):
-        refusal = _refuse(block, user, "user blocked", channel, BLOCKED_USERID, warned)
-        if refusal is not None:
-            return refusal
+    refusal = user_block(reg, channel, user, warned)
+    if refusal is not None:
+        return refusal
     if not user:
         return Verdict(False, user, C.MQRC_NOT_AUTHORIZED, "no user to run as", warnings=tuple(warned))
     return Verdict(True, user, warnings=tuple(warned))

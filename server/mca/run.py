@@ -28,6 +28,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import msgchannel as MCF
 
 from qmlite.registry.channels import monitoring as MON
+from qmlite.registry.channels import access
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
@@ -36,8 +37,9 @@ from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
 from qmlite.server.mca import boundary
-from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
+from qmlite.server.mca.flows import (RUNNING, BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
+from qmlite.server.mca import security
 from qmlite.server.mca.receiver import ReceiverProtocol
 from qmlite.server.mca.sender import SenderProtocol
 
@@ -53,6 +55,7 @@ class Host:
     qm: object
     durable: Callable[[int], Awaitable[None]]
     wait_for_message: Callable[[str, float], Awaitable[None]]
+    tls: object = None  # the queue manager's server/tls.py ServerTLS: a sender's key repository (security.py)
 
 
 def host_of(qm_server) -> Host:
@@ -63,7 +66,7 @@ def host_of(qm_server) -> Host:
         with trio.move_on_after(timeout):
             await lots.lot(queue).park()
 
-    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message)
+    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message, getattr(qm_server, "tls", None))
 
 
 def offer_of(qm, channel, *, batch_size: int | None = None, requester: bool = False) -> MCF.Offer:
@@ -212,6 +215,8 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
     stream, where = await _connect_any(channel, connect)
     status.conn_name = where
     async with stream:
+        if security.wanted(channel):  # SSLCIPH: TLS before the ID exchange (docs/channels.md "Security")
+            stream = await security.secure(stream, channel, host.tls, qm, where, instance)
         proto = SenderProtocol(offer_of(qm, channel), qm.now)
         status.status = C.MQCHS_BINDING
         proto.start()
@@ -228,12 +233,15 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
     try:
         event = await link.event()
         if not isinstance(event, Started):
-            raise ChannelFailure(event.code, f"the partner refused the channel: STATUS {event.code}")
+            raise ChannelFailure(event.code, partner_ended(event.code))
         agreed = event.agreed
         link.idle = math.inf  # agreed: the opening deadline of an accepted connection is over
         end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
         status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
         status.heartbeat_interval, status.max_msg_length = agreed.heartbeat_interval, agreed.max_msg_length
+        if proto.state != RUNNING:  # refused right after its ID's answer (a CHLAUTH block): its STATUS
+            closed = await link.event()
+            raise ChannelFailure(closed.code, partner_ended(closed.code))
         # The start's resync: the partner's last committed batch settles ours if it is in doubt.
         proto.resync(*end.resync_point())
         asked = qm.now()
@@ -259,8 +267,20 @@ async def _confirmation(link: Link) -> Confirmed:
         # it went, so the batch stays in doubt for the next start's resync (code 0: not a refusal).
         raise ChannelFailure(0, "AMQ9208: the connection to the partner ended before its confirmation")
     if not isinstance(event, Confirmed):
-        raise ChannelFailure(event.code, f"the partner ended the channel: STATUS {event.code}")
+        raise ChannelFailure(event.code, partner_ended(event.code))
     return event
+
+
+# The sending end's error-log message for a partner's refusal by its STATUS code, where IBM's names one.
+_ENDED_BY = {fap.CHANNEL_UNAVAILABLE: "AMQ9558E: the remote channel is not currently available",
+             fap.CIPHER_SPEC: "AMQ9641E: remote CipherSpec error",
+             fap.PEER_NAME: "AMQ9643E: remote TLS peer name error",
+             fap.SSL_CLIENT_CERTIFICATE: "AMQ9642E: no TLS certificate for the channel"}
+
+
+def partner_ended(code: int) -> str:
+    known = _ENDED_BY.get(code)
+    return f"{known} (STATUS {code})" if known else f"the partner ended the channel: STATUS {code}"
 
 
 def _agreed_instance(instance, agreed: MCF.Agreed, where: str) -> None:
@@ -361,12 +381,14 @@ def receive_timeout(heartbeat_interval: int) -> float:
 
 async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, channel_definition, *,
                                 host: Host | None = None, peer: str = "", opening_timeout: float = 150.0,
-                                initiate: bool = False, instance=None) -> Closed | None:
+                                initiate: bool = False, instance=None, tls=None) -> Closed | None:
     """Serve the receiving end of a message channel on ``stream``, whose first bytes (an INITIAL_DATA
     naming ``channel_definition``, a RCVR or RQSTR) were already read.  Returns when the channel ends,
     or when the partner is silent for ``opening_timeout`` seconds before the ID exchange agrees, for
     ``receive_timeout`` after; the caller closes the stream.  ``initiate``: a requester that connected
-    (server/mca/requester.py) sends the first ID itself, in its ``instance``.  Returns how it ended."""
+    (server/mca/requester.py) sends the first ID itself, in its ``instance``.  ``tls``: what the
+    listener's handshake settled (server/tls.py Negotiated), for CHLAUTH's SSLPEERMAP.  Returns how it
+    ended."""
     host = host or host_of(qm_server)
     qm = host.qm
     channel = channel_definition
@@ -384,6 +406,8 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         proto.fail(fap.CHANNEL_UNAVAILABLE)
         await link.flush()
         return
+    if tls is not None:
+        tls.show(instance)  # the listener's handshake, in channel status (SSLCIPH, SSLPEER ...)
     end: ReceivingEnd | None = None
     event = None
     announced = False  # Channel Started raised: IBM's Channel Stopped follows only that (MCM11)
@@ -398,8 +422,14 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             while True:
                 event = await link.event()
                 if isinstance(event, Started):
+                    user = _admitted(qm, channel, event.agreed, peer, logger, tls)
+                    if user is None:
+                        proto.fail(fap.CHANNEL_UNAVAILABLE)  # blocked: the sender's AMQ9558E, it retries
+                        break
                     link.idle = receive_timeout(event.agreed.heartbeat_interval)
-                    end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer)
+                    end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer,
+                                       user=user)
+                    instance.mca_user = user
                     _agreed_instance(instance, event.agreed, peer)
                     end.status.status = C.MQCHS_RUNNING
                     end.status.batch_size = event.agreed.batch_size
@@ -449,6 +479,17 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             end.close()
         qm.registry.running.end_instance(instance)
     return event
+
+
+def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger, tls=None) -> str | None:
+    """CHLAUTH for the receiving end, once the ID names the sending queue manager: the MCA user the
+    channel runs as, or None when a record blocks it (registry/channels/access.py, decision MCX1)."""
+    verdict = access.admit(qm.registry, qm.events, channel, address=peer, partner_qmgr=agreed.partner_qmgr,
+                           ssl_peer=tls.subject if tls else None, ssl_issuer=tls.issuer if tls else None)
+    if verdict.allowed:
+        return verdict.user
+    logger.warning("channel_blocked", partner=agreed.partner_qmgr, address=peer, why=verdict.why)
+    return None
 
 
 # ---- START CHANNEL ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from qmlite.registry.mqsc import run_mqsc
 from qmlite.server import config
 from qmlite.server.listener import running
 from tests.support import wire
+from tests.server.mca.test_run import admitting
 from tests.support.served import Served
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -28,7 +29,7 @@ from ibmmq import CMQC  # noqa: E402
 
 CHANNEL = "QM1.TO.QM2"
 ADMIN = ("admin", "passw0rd")
-RECEIVING = f"DEFINE QLOCAL(TARGET)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR)\n"
+RECEIVING = f"DEFINE QLOCAL(TARGET)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR)\n" + admitting()
 
 
 class Proxy:

@@ -105,8 +105,16 @@ class Ended:
             await self._event.wait()
 
 
+def admitting(channel: str = CHANNEL, sending_qmgr: str = "QM1") -> str:
+    """The CHLAUTH records that let ``sending_qmgr``'s channel in past the developer container's back-stop
+    (docs/channels.md "Security"): a QMGRMAP, and a BLOCKUSER of the channel's own in place of the
+    generic ``*MQADMIN`` one, since a receiver with a blank MCAUSER runs as mqm."""
+    return (f"SET CHLAUTH('{channel}') TYPE(QMGRMAP) QMNAME('{sending_qmgr}') USERSRC(CHANNEL)\n"
+            f"SET CHLAUTH('{channel}') TYPE(BLOCKUSER) USERLIST('nobody')\n")
+
+
 @contextlib.asynccontextmanager
-async def two_queue_managers(tmp_path, *, sdr="", rcvr="", own_hook=True, rcvr_type="RCVR"):
+async def two_queue_managers(tmp_path, *, sdr="", rcvr="", own_hook=True, rcvr_type="RCVR", admit=True):
     def cfg(name):
         return config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path / name,
                                                   "qmgr_name": name})
@@ -116,7 +124,8 @@ async def two_queue_managers(tmp_path, *, sdr="", rcvr="", own_hook=True, rcvr_t
         async with trio.open_nursery() as nursery:
             listeners = await nursery.start(trio.serve_tcp, receiving.handle, 0, )
             receiving.port = listeners[0].socket.getsockname()[1]
-            _mqsc(qm2, f"DEFINE QLOCAL(TARGET)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE({rcvr_type}) {rcvr}")
+            _mqsc(qm2, f"DEFINE QLOCAL(TARGET)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE({rcvr_type}) {rcvr}\n"
+                       + (admitting() if admit else ""))
             _mqsc(qm1, f"""
                 DEFINE QLOCAL(QM2) USAGE(XMITQ)
                 DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)

@@ -45,22 +45,63 @@ _READ = 65536
 @dataclass(slots=True)
 class Host:
     """What a channel agent needs of its queue manager's server: the queue manager, a wait for the
-    journal to reach a position, and a wait for a queue to gain a message (at most ``timeout`` seconds)."""
+    journal to reach a position, a wait for a queue to gain a message (at most ``timeout`` seconds) and
+    a sleep (the retry intervals), both on the queue manager's clock (``clock_waits``)."""
 
     qm: object
     durable: Callable[[int], Awaitable[None]]
     wait_for_message: Callable[[str, float], Awaitable[None]]
+    sleep: Callable[[float], Awaitable[None]] = trio.sleep
 
 
 def host_of(qm_server) -> Host:
     """The Host of a server/listener.py QueueManagerServer: its group committer and its queues' parking lots."""
-    lots = qm_server.mqi.activity
+    wait_for_message, sleep = clock_waits(qm_server.qm, qm_server.mqi.activity)
+    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message, sleep)
+
+
+# The parking lot a retry's wait parks in on a virtual clock: no queue has this name (parentheses are
+# not in MQ's object-name characters), and a clock move unparks every lot (server/mqi.py notify_all).
+_CLOCK_LOT = "(clock)"
+
+
+def clock_waits(qm, lots):
+    """``wait_for_message(queue, timeout)`` and ``sleep(seconds)`` on the queue manager's clock.  Real:
+    trio's timeouts.  Virtual (``SET QMLITE CLOCK``, docs/decisions.md MCT4): the time passes only when
+    the test moves the clock -- each wait is registered with the clock (DISPLAY QMLITE CLOCK's WAITS, a
+    test's ``wait_for_waits``) and woken by the move; a wait for a message returns at a message or at any
+    move (its caller works out again what is due: BATCHINT, DISCINT, the next heartbeat)."""
+    control = qm.clock_control
 
     async def wait_for_message(queue: str, timeout: float) -> None:
-        with trio.move_on_after(timeout):
+        virtual = control.virtual
+        if virtual is None:
+            with trio.move_on_after(timeout):
+                await lots.lot(queue).park()
+            return
+        if timeout <= 0:
+            await trio.lowlevel.checkpoint()
+            return
+        token = virtual.add_wait(qm.now() + timeout)
+        try:
             await lots.lot(queue).park()
+        finally:
+            virtual.remove_wait(token)
 
-    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message)
+    async def sleep(seconds: float) -> None:
+        virtual = control.virtual
+        if virtual is None:
+            await trio.sleep(seconds)
+            return
+        deadline = qm.now() + seconds
+        token = virtual.add_wait(deadline)
+        try:
+            while qm.now() < deadline:
+                await lots.lot(_CLOCK_LOT).park()
+        finally:
+            virtual.remove_wait(token)
+
+    return wait_for_message, sleep
 
 
 def offer_of(qm, channel, *, batch_size: int | None = None) -> MCF.Offer:
@@ -147,8 +188,9 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                     return
                 status.status = C.MQCHS_RETRYING
                 _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_RETRY, why)
-                await trio.sleep(wait)
-        status.status = C.MQCHS_STOPPED  # STOP CHANNEL cancelled it
+                await host.sleep(wait)  # SHORTTMR/LONGTMR on the queue manager's clock (virtual: MCT4)
+        # STOP CHANNEL cancelled it: STOPPED, or INACTIVE for STATUS(INACTIVE) (then a trigger starts it again)
+        status.status = C.MQCHS_STOPPED if channel.name in qm.registry.running.stopped else C.MQCHS_INACTIVE
     finally:
         qm.registry.running.end_instance(instance)
 

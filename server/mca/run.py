@@ -33,6 +33,7 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
+from qmlite.registry.testing import faults as F
 from qmlite.server.mca.flows import (BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
 from qmlite.server.mca.receiver import ReceiverProtocol
@@ -232,6 +233,8 @@ async def _connect_any(channel, connect):
 async def _sender_connection(host: Host, channel, connect, logger, instance) -> None:
     qm = host.qm
     status = status_of(qm.registry, channel)
+    if qm.faults.armed:
+        await _start_fault(host, channel)
     stream, where = await _connect_any(channel, connect)
     status.conn_name = where
     async with stream:
@@ -262,6 +265,38 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
         finally:
             status.bytes_sent, status.bytes_received = proto.bytes_sent, proto.bytes_received
             end.close()  # a batch not confirmed backs out; one in doubt stays in doubt (its record)
+
+
+# ---- fault rules on a message channel (registry/testing/faults.py MCASTART, MCAMSG; docs/faults.md) ---
+async def _start_fault(host: Host, channel) -> None:
+    """A rule on the channel's start at the sending end: FAIL is the partner refusing it (AMQ9558, as
+    when the remote channel is not available), BREAK the connection lost before the ID exchange
+    (AMQ9208); both are retried as those failures are.  DELAY: the attempt waits, on the queue
+    manager's clock."""
+    fault = host.qm.faults.match_channel(F.MCASTART, channel.name)
+    if fault is None:
+        return
+    if fault.action == F.DELAY:
+        await host.sleep(fault.delay_ms / 1000)
+    elif fault.action == F.BREAK:
+        raise ChannelFailure(0, f"AMQ9208: the connection to the partner ended (fault rule {fault.rule})")
+    else:
+        raise ChannelFailure(0, f"AMQ9558: the remote channel is not currently available (fault rule "
+                                f"{fault.rule}, reason {fault.reason})")
+
+
+async def _message_fault(host: Host, channel, link: Link) -> None:
+    """A rule on the next message of a batch: BREAK sends what the batch holds so far and drops the
+    connection, the message unsent (the batch backs out at both ends, the sender retries); DELAY sends
+    what is pending, then waits before the message goes."""
+    fault = host.qm.faults.match_channel(F.MCAMSG, channel.name)
+    if fault is None:
+        return
+    await link.flush()
+    if fault.action == F.DELAY:
+        await host.sleep(fault.delay_ms / 1000)
+        return
+    raise ChannelFailure(0, f"AMQ9208: the connection to the partner ended mid-batch (fault rule {fault.rule})")
 
 
 async def _confirmation(link: Link) -> Confirmed:
@@ -295,6 +330,8 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
         now = qm.now()
         while (item := end.next_message(now)) is not None:
             seq, data = item
+            if qm.faults.armed:
+                await _message_fault(host, channel, link)
             proto.send_message(seq, data, end.batch.luw)
             if proto.pending >= _READ:
                 await link.flush()
@@ -374,6 +411,17 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
         return
+    if qm.faults.armed:
+        fault = qm.faults.match_channel(F.MCASTART, channel.name)
+        if fault is not None:  # a rule on this end's start: refused as unavailable, dropped, or slow
+            if fault.action == F.BREAK:
+                return  # the caller closes the socket, unanswered
+            if fault.action == F.DELAY:
+                await host.sleep(fault.delay_ms / 1000)
+            else:
+                proto.fail(fap.CHANNEL_UNAVAILABLE)
+                await link.flush()
+                return
     try:
         instance = qm.registry.running.start_instance(channel, peer, qm.now())
     except ChannelRefused as exc:

@@ -2,7 +2,7 @@
 
 ``register_lazily`` is the listener's one hook: START CHANNEL of a sender then runs its agent in the
 server's nursery; the agents' modules load at the first START CHANNEL, not at start-up.  The channel
-initiator (initiator.py: triggered starts from SYSTEM.CHANNEL.INITQ) starts with it and uses the same
+initiator (chinit.py: triggered starts from SYSTEM.CHANNEL.INITQ) starts with it and uses the same
 hook."""
 
 
@@ -14,6 +14,6 @@ def register_lazily(qm_server, nursery) -> None:
         qm_server.qm.registry.running.start_message_channel(channel)
 
     qm_server.qm.registry.running.start_message_channel = start
-    from qmlite.server.mca import initiator
+    from qmlite.server.mca import chinit
 
-    initiator.start(qm_server, nursery)  # issue 34: channel triggering (docs/channels.md "Triggering")
+    chinit.start(qm_server, nursery)  # issue 34: channel triggering (docs/channels.md "Triggering")

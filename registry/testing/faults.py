@@ -33,7 +33,7 @@ from qmlite.registry.errors import MQIError
 log = structlog.get_logger("qmlite.faults")
 
 MQI_VERBS = ("MQCONN", "MQOPEN", "MQPUT", "MQPUT1", "MQGET", "MQSUB", "MQCMIT", "MQBACK", "MQINQ", "MQSET")
-# A message channel's own steps (docs/faults.md "Message channels", decisions MCT5-MCT7): its start, at
+# A message channel's own steps (docs/faults.md "Message channels", decisions MCT5-MCT6): its start, at
 # either end, and each message a sending end is about to send in a batch.  OBJECT and CHANNEL are the
 # channel's name.
 MCASTART, MCAMSG = "MCASTART", "MCAMSG"

@@ -1,5 +1,5 @@
 """The channel initiator's rules (IBM's runmqchi): which channel a trigger message on SYSTEM.CHANNEL.INITQ
-starts.  No sockets, no trio: the server's task (server/mca/initiator.py) wakes when the initiation queue
+starts.  No sockets, no trio: the server's task (server/mca/chinit.py) wakes when the initiation queue
 gains a message, takes what ``take`` returns and starts each channel as START CHANNEL would.
 
 IBM "Triggering channels": a transmission queue with TRIGGER and INITQ(SYSTEM.CHANNEL.INITQ) makes a

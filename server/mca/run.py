@@ -174,8 +174,10 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                 except Stopped:
                     status.status = C.MQCHS_STOPPED
                     return
-                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
-                    why = str(exc)
+                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError, F.ConnectionFault) as exc:
+                    # F.ConnectionFault: an MQI fault rule BREAK met the agent's own call (its MQCMIT; the receiving
+                    # end's are below): a failure retried as the network's (decision MCT7)
+                    why = str(exc) or "AMQ9999: a fault rule broke the channel agent's MQI call"
                     logger.warning("channel_failed", why=why)
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
                         # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
@@ -475,6 +477,8 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                 why = f"AMQ9999: the partner ended the channel: STATUS {event.code}" if failed else ""
                 _stopped_event(qm, channel, end.status,
                                E.MQRQ_CHANNEL_STOPPED_ERROR if failed else E.MQRQ_CHANNEL_STOPPED_OK, why)
+    except F.ConnectionFault:  # an MQI fault rule BREAK on the agent's own put or commit: the socket is dropped
+        logger.warning("channel_broken", why="fault rule")
     finally:
         if end is not None:
             end.backout()  # whatever was not committed (a batch cut off)

@@ -190,3 +190,18 @@ async def test_a_fault_delaying_a_channels_messages_holds_them_until_the_clock_m
         assert (shown["STATUS"], shown["CURMSGS"], _depth(qm2.qm, "TARGET")) == ("RUNNING", "1", 0), shown
         qm1.qm.clock_control.advance(5)
         assert await trio.to_thread.run_sync(_get, qm1.port, 1) == [(b"slow", CMQC.MQPER_PERSISTENT)]
+
+
+@pytest.mark.parametrize("ruled,verb", [("QM1", "MQCMIT"), ("QM2", "MQPUT"), ("QM2", "MQCMIT")])
+async def test_an_mqi_rule_breaking_a_channel_agents_own_call_is_a_channel_failure_retried(tmp_path, ruled, verb):
+    """The agents' own MQI calls meet MQI rules by their channel's name (CHANNEL): a BREAK there ends the
+    channel as a lost connection does, never the server (decision MCT7)."""
+    async with hosted(tmp_path, xmitq="", sdr="SHORTRTY(1) SHORTTMR(10) LONGRTY(0)") as (qm1, qm2, ended):
+        server = qm1 if ruled == "QM1" else qm2
+        _mqsc(server.qm, f"SET QMLITE FAULT(AGENT) VERB({verb}) CHANNEL({CHANNEL}) ACTION(BREAK) COUNT(1)")
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
+        _mqsc(qm1.qm, f"START CHANNEL({CHANNEL})")
+        await _clock_waits(qm1)  # failed once, waiting to retry
+        assert (_status(qm1.qm)["STATUS"], _depth(qm1.qm, "QM2")) == ("RETRYING", 1)
+        qm1.qm.clock_control.advance(10)
+        assert await trio.to_thread.run_sync(_get, qm1.port, 1) == [(b"kept", CMQC.MQPER_PERSISTENT)]

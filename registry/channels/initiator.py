@@ -22,6 +22,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf.errors import CodecError
 
+from qmlite.registry.messaging.triggers import qualifying_depth
 from qmlite.registry.objects import channels as M
 
 log = structlog.get_logger("qmlite.chinit")
@@ -38,6 +39,31 @@ class ChannelInitiator:
     def __init__(self, qm) -> None:
         self.qm = qm
         qm.registry.messages.contents(INITQ).open_input += 1
+
+    def waiting(self) -> list:
+        """The channels to start as the initiation queue is opened (the server's start): each triggered
+        transmission queue that already holds what would trigger it -- messages left by a stopped channel or
+        a restart.  IBM makes a trigger message for such a queue when a trigger monitor opens its initiation
+        queue; the channel is started here directly (docs/decisions.md MCT8)."""
+        reg = self.qm.registry
+        started = {}
+        for queue in list(reg.queues.values()):
+            if (queue.usage != C.MQUS_TRANSMISSION or queue.trigger_control != C.MQTC_ON
+                    or queue.trigger_type == C.MQTT_NONE or queue.initiation_q != INITQ):
+                continue
+            depth = qualifying_depth(reg, queue)
+            if depth < (queue.trigger_depth if queue.trigger_type == C.MQTT_DEPTH else 1):
+                continue
+            if queue.trigger_type != C.MQTT_EVERY and reg.messages.open_counts(queue.name)[0]:
+                continue
+            channel = find_channel(reg, queue.trigger_data.strip(), queue.name)
+            if isinstance(channel, str):
+                log.info("channel_not_triggered", queue=queue.name, trigger_data=queue.trigger_data.strip(),
+                         why=channel)
+                continue
+            log.info("channel_triggered", channel=channel.name, queue=queue.name, at="initiation queue opened")
+            started.setdefault(channel.name, channel)
+        return list(started.values())
 
     def pending(self) -> int:
         contents = self.qm.registry.messages.peek(INITQ)

@@ -18,6 +18,8 @@ def start(qm_server, nursery: trio.Nursery) -> None:
 
 async def run(qm, initiator: ChannelInitiator, lot: trio.lowlevel.ParkingLot) -> None:
     running = qm.registry.running
+    for channel in initiator.waiting():  # transmission queues that held messages when the queue was opened
+        running.start_message_channel(channel)
     while True:
         if not initiator.pending():
             await lot.park()

@@ -79,3 +79,13 @@ def test_a_message_that_is_no_trigger_message_is_discarded(qm):
     initiator = ChannelInitiator(qm)
     _put(qm, session, INITQ)  # MQFMT_NONE
     assert initiator.pending() == 1 and initiator.take() == [] and initiator.pending() == 0
+
+
+def test_opening_the_initiation_queue_starts_the_channels_of_queues_already_holding_messages(qm):
+    session = qm.connect("QM1", user="admin", admin=True, appl_name="test")
+    assert run_mqsc(qm, "ALTER QLOCAL(XQ.BLANK) TRIGTYPE(DEPTH) TRIGDPTH(2)")[0].completion_code == C.MQCC_OK
+    for queue in ("XQ.NAMED", "XQ.BLANK", "XQ.SVR", "APP.Q"):  # no initiator yet: no trigger message
+        _put(qm, session, queue)
+    assert qm.registry.messages.depth(INITQ) == 0
+    # XQ.BLANK holds one of the two its DEPTH trigger needs, XQ.SVR's server has no CONNAME, APP.Q is no XMITQ.
+    assert [c.name for c in ChannelInitiator(qm).waiting()] == ["TO.NAMED"]

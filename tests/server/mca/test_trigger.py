@@ -17,7 +17,7 @@ from qmlite.pcf import constants as C
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
 from qmlite.server.mca import run as mca
-from tests.server.mca.test_mqport import CHANNEL, RECEIVING, _cfg, _get, _mqsc, _put
+from tests.server.mca.test_mqport import CHANNEL, RECEIVING, Proxy, _cfg, _get, _mqsc, _put
 from tests.server.mca.test_run import Ended
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -205,3 +205,35 @@ async def test_an_mqi_rule_breaking_a_channel_agents_own_call_is_a_channel_failu
         assert (_status(qm1.qm)["STATUS"], _depth(qm1.qm, "QM2")) == ("RETRYING", 1)
         qm1.qm.clock_control.advance(10)
         assert await trio.to_thread.run_sync(_get, qm1.port, 1) == [(b"kept", CMQC.MQPER_PERSISTENT)]
+
+
+async def test_messages_left_on_a_triggered_transmission_queue_start_its_channel_when_the_server_starts(tmp_path):
+    """The sender reaches the server through a proxy of the test's that outlives it (the restarted server
+    listens on another port): its first attempt after the restart finds the proxy aimed at the old port
+    and retries; aimed at the new one, the retry delivers."""
+    cfg = _cfg(tmp_path, "QM1", qmgrs=("QM2",), clock="virtual")
+    async with trio.open_nursery() as nursery:
+        proxy = Proxy(0)
+        await proxy.start(nursery)
+        # First run: the channel stopped, the message put (its trigger message consumed, nothing started).
+        async with running(cfg, synchronous="NORMAL") as qm1:
+            proxy.target_port = qm1.port
+            _mqsc(qm1.servers["QM2"].qm, RECEIVING)
+            _mqsc(qm1.qm, f"""
+                DEFINE QLOCAL(QM2) USAGE(XMITQ) {TRIGGERED}
+                DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)
+                DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({proxy.port})') XMITQ(QM2) DISCINT(0)
+                STOP CHANNEL({CHANNEL})""")
+            await trio.to_thread.run_sync(_put, qm1.port, [(b"left", True)])
+            await trio.testing.wait_all_tasks_blocked()
+            assert (_depth(qm1.qm, "QM2"), _depth(qm1.qm, INITQ), _status(qm1.qm)["STATUS"]) == (1, 0, "STOPPED")
+        # Restarted (a channel's STOPPED state is not kept): the channel initiator opens SYSTEM.CHANNEL.INITQ,
+        # finds the transmission queue holding a message and starts the channel, no START CHANNEL given.
+        async with running(cfg, synchronous="NORMAL") as qm1:
+            await _clock_waits(qm1)  # its first attempt reached the old port: retrying
+            assert _status(qm1.qm)["STATUS"] == "RETRYING"
+            proxy.target_port = qm1.port
+            qm1.qm.clock_control.advance(60)  # SHORTTMR
+            assert await trio.to_thread.run_sync(_get, qm1.port, 1) == [(b"left", CMQC.MQPER_PERSISTENT)]
+            _mqsc(qm1.qm, f"STOP CHANNEL({CHANNEL})")
+        nursery.cancel_scope.cancel()

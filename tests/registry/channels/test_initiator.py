@@ -12,6 +12,7 @@ from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.objects import channels as M
 from qmlite.registry.qmgr import QueueManager
+from tests.registry.messaging.test_triggers import _put
 
 
 @pytest.fixture
@@ -29,12 +30,6 @@ def qm(tmp_path):
     assert all(r.completion_code == C.MQCC_OK for r in results), [r.text for r in results]
     yield manager
     manager.shutdown()
-
-
-def _put(qm, session, name: str) -> None:
-    handle, _ = qm.open_object(session, S.MQOD(ObjectName=name), C.MQOO_OUTPUT)
-    qm.put(session, handle.hobj, S.MQMD(), S.MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"for the partner")
-    qm.close_object(session, handle.hobj, C.MQCO_NONE)
 
 
 def test_a_transmission_queue_triggers_without_a_process_and_the_channel_is_found(qm):

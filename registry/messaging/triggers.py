@@ -13,6 +13,9 @@ makes another trigger message when TRIGINT milliseconds have passed since the la
 the queue was not empty ... not more often than every TriggerInterval milliseconds"), the other conditions
 holding.  What qmlite does not do (docs/compat.md Part 7): trigger events other than a put (a trigger
 monitor opening the initiation queue, TRIGGER set on with messages waiting).
+A transmission queue (USAGE(XMITQ)) needs no process definition: its trigger message goes to the channel
+initiator, which finds the channel from TRIGDATA or the queue itself (registry/channels/initiator.py;
+IBM "Triggering channels": the process definition is optional for channel triggering).
 """
 
 from __future__ import annotations
@@ -22,7 +25,11 @@ import dataclasses
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 
-from qmlite.registry.objects.definitions import Queue, put_stamp
+from qmlite.registry.objects.definitions import Process, Queue, put_stamp
+
+
+# The blank process of a transmission queue's trigger message (MQTM ProcessName, ApplId ... blank).
+_NO_PROCESS = Process("")
 
 
 def qualifying_depth(registry, queue: Queue) -> int:
@@ -53,6 +60,8 @@ def trigger_for(registry, queue: Queue, md: S.MQMD, depth_before: int, now: floa
     if ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and registry.messages.open_counts(queue.name)[0]:
         return None
     process = registry.processes.get(queue.process_name)
+    if process is None and queue.usage == C.MQUS_TRANSMISSION:
+        process = _NO_PROCESS  # a channel's trigger: the channel initiator needs no process (docs/decisions.md MCT1)
     initq = registry.queues.get(queue.initiation_q)
     if process is None or initq is None or initq.qtype != C.MQQT_LOCAL \
             or not registry.messages.open_counts(initq.name)[0]:

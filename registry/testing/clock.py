@@ -108,6 +108,13 @@ class VirtualClock:
         with self._changed:
             return self._changed.wait_for(lambda: len(self._waits) >= count, timeout)
 
+    def wait_for_deadline(self, after: float, timeout: float) -> bool:
+        """Block the calling (test) thread until some wait follows the clock with a deadline later than
+        ``after`` (a channel agent waiting for its next retry, say, once the last one is done); False
+        when ``timeout`` real seconds pass first."""
+        with self._changed:
+            return self._changed.wait_for(lambda: any(d > after for d in self._waits.values()), timeout)
+
 
 def parse_seconds(value: object) -> float:
     """A step in seconds, from MQSC text (``SECONDS(n)``), REST JSON or Python: 0 to a year, at most

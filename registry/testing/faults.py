@@ -33,6 +33,11 @@ from qmlite.registry.errors import MQIError
 log = structlog.get_logger("qmlite.faults")
 
 MQI_VERBS = ("MQCONN", "MQOPEN", "MQPUT", "MQPUT1", "MQGET", "MQSUB", "MQCMIT", "MQBACK", "MQINQ", "MQSET")
+# A message channel's own steps (docs/faults.md "Message channels", decisions MCT5-MCT6): its start, at
+# either end, and each message a sending end is about to send in a batch.  OBJECT and CHANNEL are the
+# channel's name.
+MCASTART, MCAMSG = "MCASTART", "MCAMSG"
+CHANNEL_VERBS = (MCASTART, MCAMSG)
 PCF = "PCF"  # every PCF command the command server runs but Escape (so MQSC over PCF can still remove a rule)
 
 FAIL, DELAY, BREAK, NOREPLY, DISKFULL, PUTINH, GETINH = (
@@ -43,8 +48,8 @@ ACTION_REASON = {DISKFULL: C.MQRC_RESOURCE_PROBLEM, PUTINH: C.MQRC_PUT_INHIBITED
                  BREAK: C.MQRC_CONNECTION_BROKEN}
 # The verbs each action may name, and the ones it applies to when VERB is not given.
 _PUTS = ("MQPUT", "MQPUT1")
-ACTION_VERBS = {FAIL: None, DELAY: MQI_VERBS, BREAK: MQI_VERBS, NOREPLY: (PCF,), DISKFULL: _PUTS, PUTINH: _PUTS,
-                GETINH: ("MQGET",)}
+ACTION_VERBS = {FAIL: None, DELAY: MQI_VERBS + CHANNEL_VERBS, BREAK: MQI_VERBS + CHANNEL_VERBS, NOREPLY: (PCF,),
+                DISKFULL: _PUTS, PUTINH: _PUTS, GETINH: ("MQGET",)}
 DEFAULT_VERBS = {NOREPLY: (PCF,), DISKFULL: _PUTS, PUTINH: _PUTS, GETINH: ("MQGET",)}
 
 MAX_DELAY_MS = 3_600_000
@@ -329,6 +334,14 @@ class Faults:
         return fault
 
 
+    def match_channel(self, verb: str, channel: str) -> Fault | None:
+        """The fault a message channel's step (MCASTART, MCAMSG) meets: its OBJECT and CHANNEL are the
+        channel's name; it has no user or application (a rule naming one does not match)."""
+        if verb not in self._index:
+            return None
+        return self.match(verb, channel, "", channel, "")
+
+
 def acted(fault: Fault) -> Fault:
     """A fired rule: its failure raised as the real one is (nothing done yet), a broken connection as
     ConnectionFault; a delay goes back to the transport."""
@@ -372,7 +385,7 @@ def _verbs(value: object) -> tuple[str, ...]:
         if not isinstance(item, str):
             raise _bad("VERB", f"{item!r} is not a verb")
         word = item.strip().upper()
-        if word in MQI_VERBS or word == PCF:
+        if word in MQI_VERBS or word in CHANNEL_VERBS or word == PCF:
             out.append(word)
             continue
         try:
@@ -380,7 +393,8 @@ def _verbs(value: object) -> tuple[str, ...]:
         except KeyError:
             command = None
         if not isinstance(command, int):
-            raise _bad("VERB", f"{item} is not an MQI verb ({', '.join(MQI_VERBS)}), PCF or an MQCMD_ name")
+            raise _bad("VERB", f"{item} is not an MQI verb ({', '.join(MQI_VERBS)}), a channel's step "
+                               f"({', '.join(CHANNEL_VERBS)}), PCF or an MQCMD_ name")
         out.append(f"{PCF}:{command}")
     return tuple(dict.fromkeys(out))
 
@@ -410,6 +424,8 @@ def build_rule(name: object, *, verb=None, action=None, reason=None, delay=None,
     for v in verbs:
         if allowed is not None and v not in allowed and not (_is_pcf(v) and PCF in allowed):
             raise _bad("VERB", f"ACTION({action}) does not apply to {_verb_text(v)}", C.MQRCCF_PARM_CONFLICT)
+    if action == FAIL and MCAMSG in verbs:  # a message is sent or the channel breaks: nothing fails alone
+        raise _bad("VERB", "ACTION(FAIL) does not apply to MCAMSG (BREAK or DELAY it)", C.MQRCCF_PARM_CONFLICT)
     if action == FAIL:
         if reason is None:
             raise _bad("REASON", "ACTION(FAIL) needs REASON", C.MQRCCF_PARM_MISSING)
@@ -428,6 +444,8 @@ def build_rule(name: object, *, verb=None, action=None, reason=None, delay=None,
     elif delay is not None:
         raise _bad("DELAY", f"ACTION({action}) takes no DELAY", C.MQRCCF_PARM_CONFLICT)
     if any(_is_pcf(v) for v in verbs):
+        if any(v in CHANNEL_VERBS for v in verbs):
+            raise _bad("VERB", "PCF commands and a channel's steps in one rule", C.MQRCCF_PARM_CONFLICT)
         if channel != "*" or appl != "*":
             raise _bad("CHANNEL" if channel != "*" else "APPL", "a PCF command has no channel or application",
                        C.MQRCCF_PARM_CONFLICT)

@@ -9,9 +9,7 @@ the journal before any answer that depends on it.
 * ``serve_message_channel(stream, first_segment_bytes, qm_server, channel)``: the receiving end of a
   connection whose first INITIAL_DATA named a RCVR/RQSTR channel; the listener hands it the stream
   and the bytes it already read.
-* ``register(qm_server, nursery)``: START CHANNEL of a SDR/SVR on that queue manager runs ``run_sender``
-  in ``nursery``, of a RQSTR ``run_requester`` (server/mca/requester.py); the registration hook the
-  listener calls once.
+* START CHANNEL's hook, which runs ``run_sender`` (or requester.py's ``run_requester``), is agents.py's.
 """
 
 from __future__ import annotations
@@ -36,6 +34,7 @@ from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
+from qmlite.registry.testing import faults as F
 from qmlite.server.mca import boundary
 from qmlite.server.mca.flows import (RUNNING, BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
@@ -50,23 +49,65 @@ _READ = 65536
 @dataclass(slots=True)
 class Host:
     """What a channel agent needs of its queue manager's server: the queue manager, a wait for the
-    journal to reach a position, and a wait for a queue to gain a message (at most ``timeout`` seconds)."""
+    journal to reach a position, a wait for a queue to gain a message (at most ``timeout`` seconds) and
+    a sleep (the retry intervals), both on the queue manager's clock (``clock_waits``)."""
 
     qm: object
     durable: Callable[[int], Awaitable[None]]
     wait_for_message: Callable[[str, float], Awaitable[None]]
     tls: object = None  # the queue manager's server/tls.py ServerTLS: a sender's key repository (security.py)
+    sleep: Callable[[float], Awaitable[None]] = trio.sleep
 
 
 def host_of(qm_server) -> Host:
     """The Host of a server/listener.py QueueManagerServer: its group committer and its queues' parking lots."""
-    lots = qm_server.mqi.activity
+    wait_for_message, sleep = clock_waits(qm_server.qm, qm_server.mqi.activity)
+    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message, tls=getattr(qm_server, "tls", None),
+                sleep=sleep)
+
+
+# The parking lot a retry's wait parks in on a virtual clock: no queue has this name (parentheses are
+# not in MQ's object-name characters), and a clock move unparks every lot (server/mqi.py notify_all).
+_CLOCK_LOT = "(clock)"
+
+
+def clock_waits(qm, lots):
+    """``wait_for_message(queue, timeout)`` and ``sleep(seconds)`` on the queue manager's clock.  Real:
+    trio's timeouts.  Virtual (``SET QMLITE CLOCK``, docs/decisions.md MCT4): the time passes only when
+    the test moves the clock -- each wait is registered with the clock (DISPLAY QMLITE CLOCK's WAITS, a
+    test's ``wait_for_waits``) and woken by the move; a wait for a message returns at a message or at any
+    move (its caller works out again what is due: BATCHINT, DISCINT, the next heartbeat)."""
+    control = qm.clock_control
 
     async def wait_for_message(queue: str, timeout: float) -> None:
-        with trio.move_on_after(timeout):
+        virtual = control.virtual
+        if virtual is None:
+            with trio.move_on_after(timeout):
+                await lots.lot(queue).park()
+            return
+        if timeout <= 0:
+            await trio.lowlevel.checkpoint()
+            return
+        token = virtual.add_wait(qm.now() + timeout)
+        try:
             await lots.lot(queue).park()
+        finally:
+            virtual.remove_wait(token)
 
-    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message, getattr(qm_server, "tls", None))
+    async def sleep(seconds: float) -> None:
+        virtual = control.virtual
+        if virtual is None:
+            await trio.sleep(seconds)
+            return
+        deadline = qm.now() + seconds
+        token = virtual.add_wait(deadline)
+        try:
+            while qm.now() < deadline:
+                await lots.lot(_CLOCK_LOT).park()
+        finally:
+            virtual.remove_wait(token)
+
+    return wait_for_message, sleep
 
 
 def offer_of(qm, channel, *, batch_size: int | None = None, requester: bool = False) -> MCF.Offer:
@@ -140,8 +181,10 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                 except Stopped:
                     status.status = C.MQCHS_STOPPED
                     return
-                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError) as exc:
-                    why = _why(exc)
+                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError, F.ConnectionFault) as exc:
+                    # F.ConnectionFault: an MQI fault rule BREAK met the agent's own call (its MQCMIT; the receiving
+                    # end's are below): a failure retried as the network's (decision MCT7)
+                    why = _why(exc) or "AMQ9999: a fault rule broke the channel agent's MQI call"
                     logger.warning("channel_failed", why=why)
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
                         # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
@@ -155,8 +198,9 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                     return
                 status.status = C.MQCHS_RETRYING
                 _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_RETRY, why)
-                await trio.sleep(wait)
-        status.status = C.MQCHS_STOPPED  # STOP CHANNEL cancelled it
+                await host.sleep(wait)  # SHORTTMR/LONGTMR on the queue manager's clock (virtual: MCT4)
+        # STOP CHANNEL cancelled it: STOPPED, or INACTIVE for STATUS(INACTIVE) (then a trigger starts it again)
+        status.status = C.MQCHS_STOPPED if channel.name in qm.registry.running.stopped else C.MQCHS_INACTIVE
     finally:
         qm.registry.running.end_instance(instance)
 
@@ -212,6 +256,8 @@ async def _connect_any(channel, connect):
 async def _sender_connection(host: Host, channel, connect, logger, instance) -> None:
     qm = host.qm
     status = status_of(qm.registry, channel)
+    if qm.faults.armed:
+        await _start_fault(host, channel)
     stream, where = await _connect_any(channel, connect)
     status.conn_name = where
     async with stream:
@@ -260,6 +306,38 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
         end.close()  # a batch not confirmed backs out; one in doubt stays in doubt (its record)
 
 
+# ---- fault rules on a message channel (registry/testing/faults.py MCASTART, MCAMSG; docs/faults.md) ---
+async def _start_fault(host: Host, channel) -> None:
+    """A rule on the channel's start at the sending end: FAIL is the partner refusing it (AMQ9558, as
+    when the remote channel is not available), BREAK the connection lost before the ID exchange
+    (AMQ9208); both are retried as those failures are.  DELAY: the attempt waits, on the queue
+    manager's clock."""
+    fault = host.qm.faults.match_channel(F.MCASTART, channel.name)
+    if fault is None:
+        return
+    if fault.action == F.DELAY:
+        await host.sleep(fault.delay_ms / 1000)
+    elif fault.action == F.BREAK:
+        raise ChannelFailure(0, f"AMQ9208: the connection to the partner ended (fault rule {fault.rule})")
+    else:
+        raise ChannelFailure(0, f"AMQ9558: the remote channel is not currently available (fault rule "
+                                f"{fault.rule}, reason {fault.reason})")
+
+
+async def _message_fault(host: Host, channel, link: Link) -> None:
+    """A rule on the next message of a batch: BREAK sends what the batch holds so far and drops the
+    connection, the message unsent (the batch backs out at both ends, the sender retries); DELAY sends
+    what is pending, then waits before the message goes."""
+    fault = host.qm.faults.match_channel(F.MCAMSG, channel.name)
+    if fault is None:
+        return
+    await link.flush()
+    if fault.action == F.DELAY:
+        await host.sleep(fault.delay_ms / 1000)
+        return
+    raise ChannelFailure(0, f"AMQ9208: the connection to the partner ended mid-batch (fault rule {fault.rule})")
+
+
 async def _confirmation(link: Link) -> Confirmed:
     event = await link.event()
     if isinstance(event, Closed) and event.eof:
@@ -304,6 +382,8 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
         now = qm.now()
         while (item := end.next_message(now)) is not None:
             seq, data = item
+            if qm.faults.armed:
+                await _message_fault(host, channel, link)
             proto.send_message(seq, data, end.batch.luw)
             if proto.pending >= _READ:
                 await link.flush()
@@ -399,6 +479,17 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
         return
+    if qm.faults.armed:
+        fault = qm.faults.match_channel(F.MCASTART, channel.name)
+        if fault is not None:  # a rule on this end's start: refused as unavailable, dropped, or slow
+            if fault.action == F.BREAK:
+                return  # the caller closes the socket, unanswered
+            if fault.action == F.DELAY:
+                await host.sleep(fault.delay_ms / 1000)
+            else:
+                proto.fail(fap.CHANNEL_UNAVAILABLE)
+                await link.flush()
+                return
     try:
         instance = instance or qm.registry.running.start_instance(channel, peer, qm.now())
     except ChannelRefused as exc:
@@ -471,6 +562,8 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                 why = f"AMQ9999: the partner ended the channel: STATUS {event.code}" if failed else ""
                 _stopped_event(qm, channel, end.status,
                                E.MQRQ_CHANNEL_STOPPED_ERROR if failed else E.MQRQ_CHANNEL_STOPPED_OK, why)
+    except F.ConnectionFault:  # an MQI fault rule BREAK on the agent's own put or commit: the socket is dropped
+        logger.warning("channel_broken", why="fault rule")
     finally:
         if end is not None:
             end.backout()  # whatever was not committed (a batch cut off)
@@ -490,28 +583,3 @@ def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger, tls=None) -> s
         return verdict.user
     logger.warning("channel_blocked", partner=agreed.partner_qmgr, address=peer, why=verdict.why)
     return None
-
-
-# ---- START CHANNEL ---------------------------------------------------------------------------------
-def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
-             on_end: Callable[[object], None] | None = None) -> None:
-    """START CHANNEL of a sender (or a server with a CONNAME), or of a requester, on ``qm_server``'s queue
-    manager runs its agent in ``nursery``; ``on_end(channel)`` when the agent ends (a test's wait)."""
-    host = host or host_of(qm_server)
-
-    async def agent(run, channel) -> None:
-        try:
-            await run(host, channel)
-        finally:
-            if on_end is not None:
-                on_end(channel)
-
-    def start(channel) -> None:
-        if channel.channel_type == M.SDR or (channel.channel_type == M.SVR and channel.conn_name):
-            nursery.start_soon(agent, run_sender, channel)
-        elif channel.channel_type == M.RQSTR and channel.conn_name:
-            from qmlite.server.mca.requester import run_requester  # it connects and receives
-
-            nursery.start_soon(agent, run_requester, channel)
-
-    qm_server.qm.registry.running.start_message_channel = start

@@ -548,7 +548,25 @@ MALFORMED = [
     ("VERB(MQPUT) REASON(2053) SEED(2147483648)", {"verb": "MQPUT", "reason": 2053, "seed": 2147483648}, 3229),
     ("VERB(MQPUT) REASON(2053) OBJECT('A*B')", {"verb": "MQPUT", "reason": 2053, "object": "A*B"}, 3229),
     ("VERB(MQPUT) REASON(2053) USER('**')", {"verb": "MQPUT", "reason": 2053, "user": "**"}, 3229),
+    # A message channel's steps (decision MCT5): a message breaks or waits; no PCF command beside them.
+    ("VERB(MCAMSG) REASON(2009)", {"verb": "MCAMSG", "reason": 2009}, 3203),
+    ("VERB(MCASTART, PCF) REASON(2009)", {"verb": ["MCASTART", "PCF"], "reason": 2009}, 3203),
+    ("VERB(MCASTART) ACTION(GETINH)", {"verb": "MCASTART", "action": "GETINH"}, 3203),
 ]
+
+
+def test_a_message_channel_rule_is_one_rule_to_mqsc_rest_and_the_plugin(server):
+    server.faults.set("CUT", verb="MCAMSG", channel="QM1.TO.QM2", action="BREAK", nth=3, count=1)
+    shown = _mqsc(server, "DISPLAY QMLITE FAULT(CUT)")
+    words = " ".join(shown.text).split()
+    assert {"VERB(MCAMSG)", "ACTION(BREAK)", "CHANNEL(QM1.TO.QM2)", "NTH(3)", "COUNT(1)"} <= set(words), shown.text
+    with _rest(server) as http:
+        url = "/admin/qmgr/QM1/qmlite/fault"
+        answer = http.put(url + "/SLOW", json={"verb": "MCASTART", "object": "QM1.*", "delay": 250})
+        assert answer.status_code == 201 and answer.json()["fault"][0]["verb"] == ["MCASTART"]
+        assert [r["name"] for r in http.get(url).json()["fault"]] == ["CUT", "SLOW"]
+    assert [r["VERB"] for r in server.faults.list()] == [["MCAMSG"], ["MCASTART"]]
+    server.faults.clear()
 
 
 @pytest.mark.parametrize("keywords,body,reason", MALFORMED)

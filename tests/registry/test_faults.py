@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from qmlite.pcf import constants as C
 from qmlite.registry.testing import faults as FR
 
 
@@ -94,3 +95,29 @@ def test_pcf_rules_spare_escape_unless_named():
     assert faults.match_command(C.MQCMD_INQUIRE_Q, "Q", "admin").action == FR.NOREPLY
     faults.define("ESC", verb="MQCMD_ESCAPE", reason=2035)
     assert faults.match_command(C.MQCMD_ESCAPE, "", "admin").reason == 2035
+
+
+def test_message_channel_steps_match_the_channel_by_name():
+    faults = FR.Faults()
+    faults.define("CUT", verb="MCAMSG", channel="QM1.*", action="BREAK", nth=2, count=1)
+    faults.define("SLOW", verb=["MCASTART"], object="QM1.TO.QM2", delay=250)
+    faults.define("WHO", verb="MCASTART", user="app", reason=2537)  # a channel step has no user: never met
+    assert faults.match_channel(FR.MCAMSG, "QM1.TO.QM2") is None  # NTH(2): the first message passes
+    assert faults.match_channel(FR.MCAMSG, "QM1.TO.QM2") == FR.Fault("CUT", FR.BREAK, C.MQRC_CONNECTION_BROKEN)
+    assert faults.match_channel(FR.MCAMSG, "QM1.TO.QM2") is None  # COUNT(1)
+    assert faults.match_channel(FR.MCAMSG, "QM3.TO.QM2") is None
+    assert faults.match_channel(FR.MCASTART, "QM1.TO.QM2") == FR.Fault("SLOW", FR.DELAY, 0, 250)
+    assert faults.match_channel(FR.MCASTART, "OTHER") is None
+    assert faults.match("MQGET", "QM1.TO.QM2", "u", "QM1.TO.QM2", "a") is None  # no MQI verb named
+
+
+@pytest.mark.parametrize("rule,keyword,reason", [
+    ({"verb": "MCAMSG", "reason": 2009}, "VERB", C.MQRCCF_PARM_CONFLICT),  # a message only breaks or waits
+    ({"verb": ["MCASTART", "PCF"], "reason": 2009}, "VERB", C.MQRCCF_PARM_CONFLICT),
+    ({"verb": "MCASTART", "action": "DISKFULL"}, "VERB", C.MQRCCF_PARM_CONFLICT),
+    ({"verb": "MCAEND", "action": "BREAK"}, "VERB", C.MQRCCF_PARM_VALUE_ERROR),
+])
+def test_message_channel_rules_that_make_no_sense_are_refused(rule, keyword, reason):
+    with pytest.raises(FR.FaultRuleError) as refused:
+        FR.Faults().define("BAD", **rule)
+    assert (refused.value.keyword, refused.value.reason) == (keyword, reason)

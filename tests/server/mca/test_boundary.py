@@ -13,7 +13,7 @@ from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf.framer import Framer
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
-from qmlite.server.mca import run as mca
+from qmlite.server.mca import agents
 from tests.server.mca.test_mqport import _cfg, _mqsc
 from tests.server.mca.test_run import CHANNEL, _depth, _get_all, _put, two_queue_managers
 from tests.server.mca.test_svr_rqstr import _pcf
@@ -80,7 +80,7 @@ async def test_batchhb_checks_a_silent_partner_before_the_batch_ends(tmp_path, a
         listeners = await nursery.start(trio.serve_tcp, partner.handle, 0)
         port = listeners[0].socket.getsockname()[1]
         ended = trio.Event()
-        mca.register(qm1, nursery, on_end=lambda channel: ended.set())
+        agents.register(qm1, nursery, on_end=lambda channel: ended.set())
         _mqsc(qm1.qm, f"""
             DEFINE QLOCAL(QM2) USAGE(XMITQ)
             DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)

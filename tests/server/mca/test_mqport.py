@@ -288,9 +288,9 @@ async def test_a_sender_against_a_svrconn_is_refused_at_its_id_and_keeps_its_mes
             running(_cfg(tmp_path, "QM2"), synchronous="NORMAL") as qm2:
         ended = trio.Event()
         async with trio.open_nursery() as nursery:
-            from qmlite.server.mca import run as mca
+            from qmlite.server.mca import agents
 
-            mca.register(qm1, nursery, on_end=lambda channel: ended.set())
+            agents.register(qm1, nursery, on_end=lambda channel: ended.set())
             proxy = Proxy(qm2.port)
             await proxy.start(nursery)
             _sending(qm1.qm, proxy.port)

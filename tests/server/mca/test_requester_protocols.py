@@ -11,7 +11,7 @@ from qmlite.pcf.framer import Framer
 from qmlite.server.mca.flows import BatchEnded, Confirmed, MessageReceived, ResyncRequested, Started
 from qmlite.server.mca.receiver import ReceiverProtocol
 from qmlite.server.mca.sender import SenderProtocol
-from tests.server.mca.test_protocols import Clock, events, pump, xmit
+from tests.server.mca.test_protocols import Clock, pump, xmit
 
 CHANNEL = "QM2.FROM.QM1"
 

@@ -19,6 +19,7 @@ from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.objects import channels as M
 from qmlite.server import config
 from qmlite.server.listener import running
+from qmlite.server.mca import agents
 from qmlite.server.mca import run as mca
 from tests.support import wire
 
@@ -133,7 +134,7 @@ async def two_queue_managers(tmp_path, *, sdr="", rcvr="", own_hook=True, rcvr_t
                        SHORTRTY(0) LONGRTY(0) DISCINT(0) {sdr}""")
             ended = Ended()
             if own_hook:  # else the server's own (server/listener.py registers it lazily)
-                mca.register(qm1, nursery, on_end=ended.set)
+                agents.register(qm1, nursery, on_end=ended.set)
             yield qm1, qm2, receiving, ended
             nursery.cancel_scope.cancel()
 

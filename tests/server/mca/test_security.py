@@ -19,7 +19,7 @@ from qmlite.registry.monitoring import events as E
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server import config
 from qmlite.server.listener import running
-from qmlite.server.mca import run as mca
+from qmlite.server.mca import agents
 from tests.server.mca.test_mqport import Proxy, _get
 from tests.registry.monitoring.test_events import events_on, values
 from tests.server.mca.test_run import ADMIN, CHANNEL, Ended, _depth, _mqsc, _put, admitting, two_queue_managers
@@ -221,7 +221,7 @@ async def test_a_separate_qmlite_serve_blocks_then_admits_by_qmgrmap(tmp_path):
                                                  "qmgr_name": "QM1"})
         async with running(cfg, synchronous="NORMAL") as qm1, trio.open_nursery() as nursery:
             ended = Ended()
-            mca.register(qm1, nursery, on_end=ended.set)
+            agents.register(qm1, nursery, on_end=ended.set)
             _mqsc(qm1, f"""
                 DEFINE QLOCAL(QM2) USAGE(XMITQ)
                 DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)
@@ -264,7 +264,7 @@ async def _tls_pair(tmp_path, *, sdr: str, rcvr: str):
         proxy = Proxy(qm2.port)
         await proxy.start(nursery)
         ended = Ended()
-        mca.register(qm1, nursery, on_end=ended.set)
+        agents.register(qm1, nursery, on_end=ended.set)
         _mqsc(qm1, f"""ALTER QMGR CHLEV(ENABLED)
             DEFINE QLOCAL(QM2) USAGE(XMITQ)
             DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)

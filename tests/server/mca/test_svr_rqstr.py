@@ -16,7 +16,7 @@ from qmlite.pcf import msgchannel as MCF
 from qmlite.pcf.framer import Framer
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
-from qmlite.server.mca import run as mca
+from qmlite.server.mca import agents
 from tests.server.mca.test_mqport import Proxy, _cfg, _get, _mqsc, _put
 from tests.support.served import Served
 
@@ -182,7 +182,7 @@ async def test_a_requester_against_a_receiver_is_refused_as_the_wrong_type_and_s
         qm2.ensure_running()  # its own start registers the server's hook: ours replaces it after
         await qm2.ready.wait()
         ended = trio.Event()
-        mca.register(qm2, nursery, on_end=lambda channel: ended.set())
+        agents.register(qm2, nursery, on_end=lambda channel: ended.set())
         proxy = Proxy(qm1.port)
         await proxy.start(nursery)
         _mqsc(qm1.qm, f"DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR)")

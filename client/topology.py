@@ -281,6 +281,12 @@ def _definitions(topology: Topology, queues: dict, remote_queues: Iterable) -> d
             f"DEFINE CHANNEL({link.name}) CHLTYPE(SDR) TRPTYPE(TCP) CONNAME('{target.conn_name}') "
             f"XMITQ({link.xmitq}) {link.attrs} REPLACE"]
         mqsc[link.target].append(f"DEFINE CHANNEL({link.name}) CHLTYPE(RCVR) TRPTYPE(TCP) REPLACE")
+        # Let the source in past the developer container's CHLAUTH back-stop, as an administrator of the
+        # container would (docs/channels.md "Security"): its queue manager mapped to the channel's MCAUSER
+        # (blank: the agent's own), the channel's own BLOCKUSER in place of the generic '*MQADMIN'.
+        mqsc[link.target].append(f"SET CHLAUTH('{link.name}') TYPE(QMGRMAP) QMNAME('{link.source}') "
+                                 "USERSRC(CHANNEL) ACTION(REPLACE)")
+        mqsc[link.target].append(f"SET CHLAUTH('{link.name}') TYPE(BLOCKUSER) USERLIST('nobody') ACTION(REPLACE)")
     for qmgr, name, target_qmgr, *remote in remote_queues or ():
         direct = any((c.source, c.target) == (qmgr, target_qmgr) for c in topology.channels)
         xmitq = f" XMITQ({target_qmgr})" if direct else ""

@@ -1,6 +1,6 @@
 """The channel initiator's task (IBM's runmqchi): wake when SYSTEM.CHANNEL.INITQ gains a trigger message,
 let the domain say which channels they start (registry/channels/initiator.py), start each as START
-CHANNEL does (``Running.start_message_channel``, the agent's hook: server/mca/run.py ``register``)."""
+CHANNEL does (``Running.start_message_channel``, the agent's hook: server/mca/agents.py ``register``)."""
 
 from __future__ import annotations
 

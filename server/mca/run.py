@@ -29,12 +29,12 @@ from qmlite.registry.channels import monitoring as MON
 from qmlite.registry.channels import access
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
-from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
+from qmlite.registry.channels.sendingend import MCA_USER, ChannelFailure, SendingEnd
 from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.instances import ChannelRefused
-from qmlite.registry.testing import faults as F
+from qmlite.registry.testing import faults as FR
 from qmlite.server.mca import boundary
 from qmlite.server.mca.flows import (RUNNING, BatchEnded, Closed, Confirmed, MessageReceived, ResetRequested,
                                      ResyncRequested, Started)
@@ -181,8 +181,8 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                 except Stopped:
                     status.status = C.MQCHS_STOPPED
                     return
-                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError, F.ConnectionFault) as exc:
-                    # F.ConnectionFault: an MQI fault rule BREAK met the agent's own call (its MQCMIT; the receiving
+                except (OSError, trio.BrokenResourceError, ChannelFailure, MQIError, FR.ConnectionFault) as exc:
+                    # FR.ConnectionFault: an MQI fault rule BREAK met the agent's own call (its MQCMIT; the receiving
                     # end's are below): a failure retried as the network's (decision MCT7)
                     why = _why(exc) or "AMQ9999: a fault rule broke the channel agent's MQI call"
                     logger.warning("channel_failed", why=why)
@@ -312,12 +312,12 @@ async def _start_fault(host: Host, channel) -> None:
     when the remote channel is not available), BREAK the connection lost before the ID exchange
     (AMQ9208); both are retried as those failures are.  DELAY: the attempt waits, on the queue
     manager's clock."""
-    fault = host.qm.faults.match_channel(F.MCASTART, channel.name)
+    fault = host.qm.faults.match_channel(FR.MCASTART, channel.name)
     if fault is None:
         return
-    if fault.action == F.DELAY:
+    if fault.action == FR.DELAY:
         await host.sleep(fault.delay_ms / 1000)
-    elif fault.action == F.BREAK:
+    elif fault.action == FR.BREAK:
         raise ChannelFailure(0, f"AMQ9208: the connection to the partner ended (fault rule {fault.rule})")
     else:
         raise ChannelFailure(0, f"AMQ9558: the remote channel is not currently available (fault rule "
@@ -328,11 +328,11 @@ async def _message_fault(host: Host, channel, link: Link) -> None:
     """A rule on the next message of a batch: BREAK sends what the batch holds so far and drops the
     connection, the message unsent (the batch backs out at both ends, the sender retries); DELAY sends
     what is pending, then waits before the message goes."""
-    fault = host.qm.faults.match_channel(F.MCAMSG, channel.name)
+    fault = host.qm.faults.match_channel(FR.MCAMSG, channel.name)
     if fault is None:
         return
     await link.flush()
-    if fault.action == F.DELAY:
+    if fault.action == FR.DELAY:
         await host.sleep(fault.delay_ms / 1000)
         return
     raise ChannelFailure(0, f"AMQ9208: the connection to the partner ended mid-batch (fault rule {fault.rule})")
@@ -480,11 +480,11 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
         await link.flush()
         return
     if qm.faults.armed:
-        fault = qm.faults.match_channel(F.MCASTART, channel.name)
+        fault = qm.faults.match_channel(FR.MCASTART, channel.name)
         if fault is not None:  # a rule on this end's start: refused as unavailable, dropped, or slow
-            if fault.action == F.BREAK:
+            if fault.action == FR.BREAK:
                 return  # the caller closes the socket, unanswered
-            if fault.action == F.DELAY:
+            if fault.action == FR.DELAY:
                 await host.sleep(fault.delay_ms / 1000)
             else:
                 proto.fail(fap.CHANNEL_UNAVAILABLE)
@@ -513,7 +513,10 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
             while True:
                 event = await link.event()
                 if isinstance(event, Started):
-                    user = _admitted(qm, channel, event.agreed, peer, logger, tls)
+                    # CHLAUTH is the responder's check of an inbound channel: a requester that connected
+                    # out itself (``initiate``) is not asked, its MCAUSER (blank: the agent's own) puts.
+                    user = (channel.mca_user.strip() or MCA_USER) if initiate else \
+                        _admitted(qm, channel, event.agreed, peer, logger, tls)
                     if user is None:
                         proto.fail(fap.CHANNEL_UNAVAILABLE)  # blocked: the sender's AMQ9558E, it retries
                         break
@@ -562,7 +565,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                 why = f"AMQ9999: the partner ended the channel: STATUS {event.code}" if failed else ""
                 _stopped_event(qm, channel, end.status,
                                E.MQRQ_CHANNEL_STOPPED_ERROR if failed else E.MQRQ_CHANNEL_STOPPED_OK, why)
-    except F.ConnectionFault:  # an MQI fault rule BREAK on the agent's own put or commit: the socket is dropped
+    except FR.ConnectionFault:  # an MQI fault rule BREAK on the agent's own put or commit: the socket is dropped
         logger.warning("channel_broken", why="fault rule")
     finally:
         if end is not None:

@@ -14,7 +14,7 @@ import trio
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.mqsc import run_mqsc
 from tests.registry.monitoring.test_events import events_on
-from tests.server.mca.test_run import ADMIN, CHANNEL, _depth, _mqsc, _put, two_queue_managers
+from tests.server.mca.test_run import ADMIN, CHANNEL, _depth, _mqsc, _put, admitting, two_queue_managers
 from tests.support import wire
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -50,6 +50,7 @@ async def test_ping_makes_the_round_trip_and_is_answered_after_it(tmp_path):
         assert receiving.served == 2  # each ping was a conversation of its own with the receiver
         # Through QM2's own MQ port, which hands a message channel's socket to its receiving end.
         _mqsc(qm2, "DEFINE CHANNEL(VIA.PORT) CHLTYPE(RCVR)")
+        _mqsc(qm2, admitting("VIA.PORT"))  # CHLAUTH is checked at a ping's ID exchange too (the back-stop)
         _mqsc(qm1, f"DEFINE CHANNEL(VIA.PORT) CHLTYPE(SDR) CONNAME('127.0.0.1({qm2.port})') XMITQ(QM2)")
         assert await trio.to_thread.run_sync(_ping, qm1.port, "QM1", "VIA.PORT") == 0
         # The ping starts nothing: no status at this end, the messages stay put until START CHANNEL.

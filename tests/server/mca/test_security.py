@@ -135,7 +135,7 @@ async def test_a_blocked_receiver_refuses_the_sender_which_keeps_its_messages(tm
     # The sender: its Channel Stopped event, not retried, with IBM's AMQ9558E (remote channel not available).
     stopped = [values(m) for _, m in events_on(qm1.qm, E.CHANNEL_QUEUE) if m.header.Reason == CMQC.MQRC_CHANNEL_STOPPED]
     assert [(s[CMQCFC.MQIACF_REASON_QUALIFIER], s[CMQCFC.MQIACF_ERROR_IDENTIFIER]) for s in stopped] == [
-        (CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR, 9558)]
+        (CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED, 9558)]  # out of retries: left STOPPED (MCM9)
     assert stopped[0][CMQCFC.MQCACF_AUX_ERROR_DATA_STR_1].startswith("AMQ9558E")
 
 

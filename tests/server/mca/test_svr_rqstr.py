@@ -18,6 +18,7 @@ from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
 from qmlite.server.mca import agents
 from tests.server.mca.test_mqport import Proxy, _cfg, _get, _mqsc, _put
+from tests.server.mca.test_run import admitting
 from tests.support.served import Served
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -65,7 +66,10 @@ def _sending_side(kind: str, conname: str = "") -> str:
 
 
 def _receiving_side(conname: str, kind: str = "RQSTR") -> str:
-    return f"DEFINE QLOCAL(TARGET)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE({kind}) CONNAME('{conname}')\n"
+    """QM2's MQSC: the target queue, its RQSTR, and the CHLAUTH records that let QM1's channel in past the
+    developer container's back-stop when QM1 starts it (docs/channels.md "Security")."""
+    return (f"DEFINE QLOCAL(TARGET)\nDEFINE CHANNEL({CHANNEL}) CHLTYPE({kind}) CONNAME('{conname}')\n"
+            + admitting(CHANNEL, "QM1"))
 
 
 async def _move_and_check(qm1_port: int, qm2_port: int, started_at: tuple[int, str]) -> tuple[int, int]:

@@ -665,10 +665,15 @@ class QueueManager:
 
     def _put_copy(self, queue: Queue, copy: routing.Delivery, now: float, uow: UnitOfWork | None) -> None:
         md, data = copy.md, copy.data
+        handed = False
         if queue.name != copy.queue and copy.qmgr not in ("", self.registry.qmgr.name):
-            md, data = self.puts.for_transmission(md, data, copy.queue, copy.qmgr)
-        msg = self.enqueuer.message(queue, md, data, now, copy.props)
-        self.enqueuer.stage(queue.name, msg, uow)
+            # A copy for an MQTT client its connection takes at once (registry/telemetry/mapping.py Handover).
+            handover = self.enqueuer.handovers.get(queue.name) if uow is None else None
+            handed = handover is not None and handover(queue, copy, now)
+            if not handed:
+                md, data = self.puts.for_transmission(md, data, copy.queue, copy.qmgr)
+        if not handed:
+            self.enqueuer.stage(queue.name, self.enqueuer.message(queue, md, data, now, copy.props), uow)
         sub = copy.sub
         sub.message_count += 1  # status, kept in memory like a queue manager's status
         sub.last_message = now

@@ -19,16 +19,20 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Iterator
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf import properties as PR
+from qmlite.pcf.mqtt import packets as MP
+from qmlite.registry.monitoring.counters import counted_get, counted_put
 from qmlite.registry.objects.definitions import Queue
 from qmlite.registry.telemetry.telemetrysessions import Session
 
 if TYPE_CHECKING:
     from qmlite.registry.messaging.queues import Message
+    from qmlite.registry.pubsub.routing import Delivery
     from qmlite.registry.messaging.sessions import Session as MQSession
     from qmlite.registry.qmgr import QueueManager
 
@@ -73,6 +77,70 @@ class TransmitIndex:
                 del self.by_client[client_id]
 
 
+class Handover:
+    """A publication's QoS 0 copy for a connected client handed to the client's connection as it is
+    made, instead of waiting on SYSTEM.MQTT.TRANSMIT.QUEUE behind an MQXQH for the client's deliverer
+    to take it off again at once (TT25).  Only where nothing but that client would ever read the copy
+    and the queue's status comes out as the put and the take would leave it:
+
+    * the copy is non-persistent (a persistent one is written and waits for the journal, and only a
+      QoS 0 send leaves the queue when sent), outside a unit of work (the caller's check);
+    * the client is connected and its connection takes it now (``receivers``: the transport's
+      callable answers False when its deliverer is busy, its outbound queue is full, or it is
+      answering a packet of its own);
+    * nothing else waits for the client on the queue (the copy would overtake it);
+    * no MQI application has the queue open for input, and PERFMEV is off (its events count depth).
+
+    The queue's status is counted as the put and the take count it (MsgEnqCount, MsgDeqCount, the
+    high and low depths, OnQTime, the last put and get, a sequence number used); the subscription's
+    and the session's counts are the caller's and the transport's, as on the general path."""
+
+    def __init__(self, qm: QueueManager) -> None:
+        self.qm = qm
+        # ClientIdentifier -> the connected client's taker: ``take(packet) -> bool``, the PUBLISH's bytes
+        # (True: queued to send)
+        self.receivers: dict[str, Callable[[bytes], bool]] = {}
+        # The last copy's properties and data (one publication's copies share them) and its PUBLISH:
+        # QoS 0 has no packet identifier, so every client gets the same bytes.
+        self._last: tuple[object, bytes, bytes] | None = None
+
+    def __call__(self, queue: Queue, copy: Delivery, now: float) -> bool:
+        receiver = self.receivers.get(copy.qmgr)
+        if receiver is None or copy.md.Persistence != C.MQPER_NOT_PERSISTENT:
+            return False
+        qm = self.qm
+        reg = qm.registry
+        contents = reg.messages.contents(queue.name)
+        if contents.open_input or reg.qmgr.performance_event == C.MQEVR_ENABLED:
+            return False
+        if copy.qmgr in index_of(qm).by_client:
+            return False
+        if not receiver(self._packet(copy)):
+            return False
+        reg.messages.next_seq()  # the number the put would have given it
+        contents.last_put = now
+        counted_put(contents, passing=True)
+        contents.last_get = taken = qm.now()
+        counted_get(contents, taken - now)
+        return True
+
+
+    def _packet(self, copy: Delivery) -> bytes:
+        last = self._last
+        if last is not None and last[0] is copy.props and last[1] is copy.data:
+            return last[2]
+        out = outbound_of(copy.md.MsgId, copy.props, False, copy.data)
+        packet = MP.encode(MP.Publish(out.topic, out.payload, 0, out.retained))
+        self._last = (copy.props, copy.data, packet)
+        return packet
+
+
+def handover_of(qm: QueueManager) -> Handover:
+    """The queue manager's handover to connected clients (made with the index, ``index_of``)."""
+    index_of(qm)
+    return qm.enqueuer.handovers[TRANSMIT_QUEUE]
+
+
 def index_of(qm: QueueManager) -> TransmitIndex:
     """The queue manager's index, built from the queue once (at the first listener's start)."""
     index = qm.telemetry.transmit
@@ -82,6 +150,7 @@ def index_of(qm: QueueManager) -> TransmitIndex:
         for msg in contents or ():
             index.add(msg)
         qm.enqueuer.watchers[TRANSMIT_QUEUE] = index.add
+        qm.enqueuer.handovers[TRANSMIT_QUEUE] = Handover(qm)
     return index
 
 
@@ -241,8 +310,13 @@ def pending(qm: QueueManager, client_id: str, in_flight: set[bytes]) -> int:
 
 def outbound(msg: Message) -> Outbound:
     data = msg.data
-    props = msg.props
-    persistent = msg.persistent  # the copy's, as published or put
+    return outbound_of(msg.msg_id, msg.props, msg.persistent, data[_XQH_LENGTH:], data)
+
+
+def outbound_of(msg_id: bytes, props, persistent: bool, payload: bytes, header: bytes = b"") -> Outbound:
+    """What a client gets of a message: its topic (a copy's ``mqps.Top``; for a message put to queue X
+    on queue manager ClientIdentifier, X, from the MQXQH ``header``), its payload, and the QoS and
+    retained flag its properties and persistence give it."""
     top = props.get("mqps.Top") if props is not None else None
     if top is not None:
         topic = str(top.value)
@@ -252,13 +326,13 @@ def outbound(msg: Message) -> Outbound:
         except ValueError:
             sub_qos = 0
     else:  # put to queue X on queue manager ClientIdentifier: the topic is X (IBM, TT5)
-        topic = data[_RQNAME].decode("latin-1").rstrip(" \x00")
+        topic = header[_RQNAME].decode("latin-1").rstrip(" \x00")
         sub_qos = 2
     ret = props.get("mqps.Ret") if props is not None else None
     published = props.get("mqtt.qos") if props is not None else None  # an MQTT client's publication
     message_qos = (int(published.value) if published is not None else 2) if persistent else 0
     qos = max(0, min(sub_qos, message_qos, 2))
-    return Outbound(msg.msg_id, topic, data[_XQH_LENGTH:], qos, bool(ret is not None and ret.value))
+    return Outbound(msg_id, topic, payload, qos, bool(ret is not None and ret.value))
 
 
 def take(qm: QueueManager, msg_id: bytes) -> bool:

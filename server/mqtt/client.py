@@ -58,6 +58,11 @@ class MQTTClient:
         self._cancel = trio.CancelScope()
         self._flushed = trio.Event()
         self._ended = False
+        # Copies handed over at publication (mapping.Handover) wait while the deliverer has a batch
+        # out or the reader answers a packet of the client's own: they would overtake either.
+        self._busy = False
+        self._answering = False
+        self._take = self._handed  # the one bound method registered, so it can be found again
 
     # ---- the connection's life ------------------------------------------------------------------
     async def run(self) -> None:
@@ -100,6 +105,9 @@ class MQTTClient:
                                 w.will_retain, None)
             except MQIError as exc:
                 self.log.info("mqtt_will_refused", reason=C.describe("MQRC", exc.reason))
+        receivers = mapping.handover_of(qm).receivers
+        if receivers.get(self.session.client_id) is self._take:
+            del receivers[self.session.client_id]
         if self.mq is not None:
             qm.disconnect(self.mq, commit=True)
         if self.session.clean:
@@ -130,6 +138,19 @@ class MQTTClient:
             await self._send.send(data)
             return
         raise _Closed("slow client: nothing read for the outbound queue's room")
+
+    def _handed(self, packet: bytes) -> bool:
+        """A QoS 0 copy handed over as it is published (mapping.Handover, TT25), its PUBLISH encoded:
+        queued for the writer now, as the deliverer would have queued it; False leaves it to the general
+        path (on the transmission queue for the deliverer)."""
+        if self._busy or self._answering or self._ended or self._cancel.cancel_called:
+            return False
+        try:
+            self._send.send_nowait(packet)
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        self.listener.sessions.counted(self.session, sent=1)
+        return True
 
     async def _writer(self) -> None:
         outbox = self._outbox
@@ -174,7 +195,11 @@ class MQTTClient:
                 self.graceful = True  # MQTT-3.14.4-3: the will is discarded
                 await self._drain()
                 return
-            await handlers[type(packet)](packet)
+            self._answering = True  # a copy for this client made while answering goes behind the answer
+            try:
+                await handlers[type(packet)](packet)
+            finally:
+                self._answering = False
 
     async def _drain(self) -> None:
         """What is queued is written before the connection closes (a refusing CONNACK, say)."""
@@ -221,6 +246,8 @@ class MQTTClient:
         for pid in sorted(session.released):  # MQTT-4.4.0-1: a PUBREL not yet completed goes again
             self._queue(MP.PubRel(pid))
         listener.clients.add(self)
+        if listener.handover:
+            mapping.handover_of(self.qm).receivers[client_id] = self._take
         self.log.info("mqtt_connected", client_id=client_id, user=identity.user, clean=connect.clean_session,
                       present=present)
         return True
@@ -316,6 +343,7 @@ class MQTTClient:
         qm = self.qm
         while True:
             self.more = trio.Event()
+            self._busy = True
             position = None
             in_flight = set(session.inflight.values())
             session.pending_out = mapping.pending(qm, session.client_id, in_flight)  # CHSTATUS's PENDING
@@ -348,6 +376,7 @@ class MQTTClient:
                     await self._deliver(MP.Publish(out.topic, out.payload, out.qos, out.retained, dup, pid))
                 self.listener.sessions.counted(session, sent=1)
                 session.pending_out -= 1
+            self._busy = False  # the batch is queued: a copy handed over now goes after it
             # The takes written before more is read; a QoS 1 or 2 send writes nothing (its take is at
             # the acknowledgement), so it waits for no one else's commit.
             if position is not None and position > qm.durable_position:

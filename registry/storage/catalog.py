@@ -209,6 +209,7 @@ class Registry:
         self.running = instances.Running()  # channel instances, listeners: what runs now, never stored
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
+        self.topic_generation = 0  # how often a topic object changed: what remembers answers from them keys on it
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
         # Told of each administered subscription Create/Copy Subscription makes (the queue manager
         # sends it the retained publications it matches); a plain callable, as on_available is.
@@ -300,6 +301,7 @@ class Registry:
             self.topics[topic.name] = topic
             self.topics_by_string[topic.topic_string] = topic
         self._topic_attrs.clear()
+        self.topic_generation += 1
         for topic, md_raw, props, data, put_time in self.store.load_retained():
             self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data, put_time)
         self.namelists.update((n.name, n) for n in self.store.load(Namelist))
@@ -422,6 +424,7 @@ class Registry:
         self.topics_by_string[topic.topic_string] = topic
         self.store.put(topic)
         self._topic_attrs.clear()
+        self.topic_generation += 1
 
     def remove_topic(self, topic: Topic) -> None:
         self.topics.pop(topic.name, None)
@@ -429,6 +432,7 @@ class Registry:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
         self._topic_attrs.clear()
+        self.topic_generation += 1
 
     # ---- retained publications -------------------------------------------------------------------
     def retain(self, topic: str, md, props, body: bytes) -> None:

@@ -104,7 +104,7 @@ def check_topic(session, reg, topic_string: str, auth: int = A.MQAUTH_SUBSCRIBE,
                 alternate: str = "") -> None:
     """PUB or SUB on a topic string: granted by a topic object that governs it.  A grant is remembered
     until an authority record or a topic object changes (``_granted``): an MQTT client publishes to
-    the same few topics over and over, and finding the governing objects walks every topic object."""
+    the same few topics over and over, and finding the governing objects walks every topic object (TQ4)."""
     user = acting_user(reg, session, options, alternate)
     if authrecs.privileged(user):
         return

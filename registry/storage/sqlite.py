@@ -220,7 +220,7 @@ class StoreError(RuntimeError):
 # The last properties rendered for the store: the object, what it held then, and its record (one tuple,
 # replaced whole, so a reader on another thread never mixes two).  A publication's copies share one
 # Properties object (routing.deliveries), so its persistent copies are rendered once, not once per
-# subscriber; the snapshot makes a changed object render afresh.
+# subscriber; the snapshot makes a changed object render afresh (docs/decisions.md TQ5).
 _last_record: tuple = (None, (), None)
 
 

@@ -13,7 +13,8 @@
   ``mqps.Top``) and messages an MQI application put to queue X on queue manager ClientIdentifier
   (topic X).  It goes to the client at QoS min(the subscription's, the message's: non-persistent 0,
   persistent 2, or the QoS an MQTT publisher gave it) and leaves the queue once the client has it (QoS 0:
-  sent; 1: PUBACK; 2: PUBREC).
+  sent; 1: PUBACK; 2: PUBREC).  A non-persistent copy for a connected client that nothing else waits for
+  is handed to its connection at once instead, counted on the queue as put and taken (``Handover``, TQ1).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class TransmitIndex:
 class Handover:
     """A publication's QoS 0 copy for a connected client handed to the client's connection as it is
     made, instead of waiting on SYSTEM.MQTT.TRANSMIT.QUEUE behind an MQXQH for the client's deliverer
-    to take it off again at once (TT25).  Only where nothing but that client would ever read the copy
+    to take it off again at once (TQ1).  Only where nothing but that client would ever read the copy
     and the queue's status comes out as the put and the take would leave it:
 
     * the copy is non-persistent (a persistent one is written and waits for the journal, and only a

@@ -3,7 +3,9 @@ to the queue manager (registry/telemetry/mapping.py), bytes out through a bounde
 
 Three tasks: the reader (packets, the keep-alive of 1.5 times the client's interval, MQTT-3.1.2-24),
 the writer (the one task that writes to the stream) and the deliverer (messages waiting for this
-client on SYSTEM.MQTT.TRANSMIT.QUEUE, at most ``INFLIGHT`` unacknowledged at QoS 1 and 2).  A client
+client on SYSTEM.MQTT.TRANSMIT.QUEUE, at most ``INFLIGHT`` unacknowledged at QoS 1 and 2); a QoS 0 copy
+published while the deliverer is idle and nothing waits for the client is queued for the writer at once
+(``_handed``, registry/telemetry/mapping.py ``Handover``).  A client
 that does not read fills the outbound queue: it is closed once a delivery has waited
 ``slow_client_seconds`` for room, not waited for longer.  A protocol violation
 closes the connection (MQTT-4.8.0-1); so does a publish the queue manager refuses, as IBM's service
@@ -31,7 +33,7 @@ SLOW_CLIENT_SECONDS = 30.0  # a delivery that waited this long for room closes t
 MAX_CLIENT_ID = 23  # MQTT 3.1's limit, which IBM's service keeps for 3.1.1 too (TT8)
 # Bytes read at a time: a read's publications are published before any other task runs, so its size
 # bounds how many copies pile up for each subscriber's writer meanwhile (16 KiB: some 190 small
-# publications, well inside OUTBOUND, so QoS 0 copies keep being handed over, TT26).
+# publications, well inside OUTBOUND, so QoS 0 copies keep being handed over, TQ3).
 READ_SIZE = 16_384
 
 
@@ -144,7 +146,7 @@ class MQTTClient:
         raise _Closed("slow client: nothing read for the outbound queue's room")
 
     def _handed(self, packet: bytes) -> bool:
-        """A QoS 0 copy handed over as it is published (mapping.Handover, TT25), its PUBLISH encoded:
+        """A QoS 0 copy handed over as it is published (mapping.Handover, TQ1), its PUBLISH encoded:
         queued for the writer now, as the deliverer would have queued it; False leaves it to the general
         path (on the transmission queue for the deliverer)."""
         if self._busy or self._answering or self._ended or self._cancel.cancel_called:

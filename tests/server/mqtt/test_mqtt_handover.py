@@ -1,5 +1,5 @@
 """A publication's QoS 0 copy handed to a connected client as it is made (registry/telemetry/mapping.py
-Handover, decision TT25) against the general path (the copy on SYSTEM.MQTT.TRANSMIT.QUEUE behind an
+Handover, decision TQ1) against the general path (the copy on SYSTEM.MQTT.TRANSMIT.QUEUE behind an
 MQXQH, taken off by the client's deliverer): the same scenario run both ways gives every client the same
 bytes in the same order and leaves the queue manager in the same state (the queue's depth, contents and
 put and get counts, each subscription's and each session's counts, the sequence numbers used)."""

@@ -408,7 +408,7 @@ class QueueManager:
         reg = self.registry
         check_pubsub_enabled(reg)
         string = subscribe.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
-        node = next(reg.topic_nodes(string), None)
+        node = reg.nearest_topic(string)
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
         if options & C.MQOO_OUTPUT:
             authority.check_publish(session, reg, string, options, alternate)

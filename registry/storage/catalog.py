@@ -545,6 +545,19 @@ class Registry:
         cache[key] = value
         return value
 
+    def nearest_topic(self, topic_string: str) -> Topic | None:
+        """The administered topic object at ``topic_string`` or nearest above it (None: not even
+        SYSTEM.BASE.TOPIC), remembered with ``topic_attr``'s answers until a topic object changes."""
+        key = (topic_string, "")  # no attribute is named ""
+        cache = self._topic_attrs
+        node = cache.get(key, _MISSING)
+        if node is _MISSING:
+            node = next(self.topic_nodes(topic_string), None)
+            if len(cache) >= _TOPIC_ATTR_CACHE:
+                cache.clear()
+            cache[key] = node
+        return node
+
     def set_created(self, created: float) -> None:
         """A just-created queue manager's creation time (its QMID and CRDATE/CRTIME), when its first
         client was given the QMID before the queue manager existed (registry/hosting.py, NM5)."""

@@ -101,9 +101,9 @@ class Handover:
         # ClientIdentifier -> the connected client's taker: ``take(packet) -> bool``, the PUBLISH's bytes
         # (True: queued to send)
         self.receivers: dict[str, Callable[[bytes], bool]] = {}
-        # The last copy's properties and data (one publication's copies share them) and its PUBLISH:
-        # QoS 0 has no packet identifier, so every client gets the same bytes.
-        self._last: tuple[object, bytes, bytes] | None = None
+        # The last copy's properties, data and destination queue (one publication's copies share them)
+        # and its PUBLISH: QoS 0 has no packet identifier, so every client gets the same bytes.
+        self._last: tuple | None = None
 
     def __call__(self, queue: Queue, copy: Delivery, now: float) -> bool:
         receiver = self.receivers.get(copy.qmgr)
@@ -125,14 +125,16 @@ class Handover:
         counted_get(contents, taken - now)
         return True
 
-
     def _packet(self, copy: Delivery) -> bytes:
+        props = copy.props
+        held = props.snapshot() if props is not None else None  # an object changed since is not the same
         last = self._last
-        if last is not None and last[0] is copy.props and last[1] is copy.data:
-            return last[2]
-        out = outbound_of(copy.md.MsgId, copy.props, False, copy.data)
+        if last is not None and last[0] is props and last[1] == held and last[2] is copy.data \
+                and last[3] == copy.queue:
+            return last[4]
+        out = outbound_of(copy.md.MsgId, props, False, copy.data, copy.queue)
         packet = MP.encode(MP.Publish(out.topic, out.payload, 0, out.retained))
-        self._last = (copy.props, copy.data, packet)
+        self._last = (props, held, copy.data, copy.queue, packet)
         return packet
 
 
@@ -311,13 +313,14 @@ def pending(qm: QueueManager, client_id: str, in_flight: set[bytes]) -> int:
 
 def outbound(msg: Message) -> Outbound:
     data = msg.data
-    return outbound_of(msg.msg_id, msg.props, msg.persistent, data[_XQH_LENGTH:], data)
+    return outbound_of(msg.msg_id, msg.props, msg.persistent, data[_XQH_LENGTH:],
+                       data[_RQNAME].decode("latin-1").rstrip(" \x00"))
 
 
-def outbound_of(msg_id: bytes, props, persistent: bool, payload: bytes, header: bytes = b"") -> Outbound:
-    """What a client gets of a message: its topic (a copy's ``mqps.Top``; for a message put to queue X
-    on queue manager ClientIdentifier, X, from the MQXQH ``header``), its payload, and the QoS and
-    retained flag its properties and persistence give it."""
+def outbound_of(msg_id: bytes, props, persistent: bool, payload: bytes, queue: str) -> Outbound:
+    """What a client gets of a message: its topic (a copy's ``mqps.Top``; else, for a message put to
+    queue X on queue manager ClientIdentifier, X: ``queue``, the MQXQH's RemoteQName), its payload, and
+    the QoS and retained flag its properties and persistence give it."""
     top = props.get("mqps.Top") if props is not None else None
     if top is not None:
         topic = str(top.value)
@@ -327,7 +330,7 @@ def outbound_of(msg_id: bytes, props, persistent: bool, payload: bytes, header: 
         except ValueError:
             sub_qos = 0
     else:  # put to queue X on queue manager ClientIdentifier: the topic is X (IBM, TT5)
-        topic = header[_RQNAME].decode("latin-1").rstrip(" \x00")
+        topic = queue
         sub_qos = 2
     ret = props.get("mqps.Ret") if props is not None else None
     published = props.get("mqtt.qos") if props is not None else None  # an MQTT client's publication

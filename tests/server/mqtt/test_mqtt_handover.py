@@ -13,6 +13,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf.mqtt import packets as MP
 from qmlite.registry.telemetry import mapping
+from tests.support.pcfkit import command, i, st
 
 from .mqttpeers import RawMQTT, mqtt_server
 
@@ -190,3 +191,32 @@ async def test_a_copy_waits_behind_what_is_waiting_for_its_client(tmp_path):
         with trio.fail_after(5):
             await sub.aclose()
             await publisher.aclose()
+
+
+async def _to_a_named_queue(tmp_path, handover: bool) -> tuple[list[bytes], int]:
+    """An administrative subscription without publish/subscribe properties (PSPROP NONE) whose destination
+    is queue DIRECT.Q on the "queue manager" of a connected client: the client gets each copy on topic
+    DIRECT.Q, as an MQI put to that queue there would reach it (TT5)."""
+    async with mqtt_server(tmp_path) as (server, listener):
+        listener.handover = handover
+        transmissions = _spy_transmissions(server)
+        create = command(C.MQCMD_CREATE_SUBSCRIPTION, st(C.MQCACF_SUB_NAME, "DIRECT.SUB"),
+                         st(C.MQCA_TOPIC_STRING, "dev/direct"), st(C.MQCACF_DESTINATION, "DIRECT.Q"),
+                         st(C.MQCACF_DESTINATION_Q_MGR, "direct"), i(C.MQIACF_PUBSUB_PROPERTIES, C.MQPSPROP_NONE))
+        assert server.qm.engine.execute(create)[0].header.Reason == 0
+        client = await _connected(listener.port, "direct")
+        publisher = await _connected(listener.port, "directpub")
+        for n in range(3):
+            await publisher.send(MP.Publish("dev/direct", b"d%d" % n, 0))
+        got = await _receive(client, 3)
+        assert [(p.topic, p.payload) for p in got] == [("DIRECT.Q", b"d%d" % n) for n in range(3)]
+        for peer in (client, publisher):
+            await peer.aclose()
+        return client.frames, len(transmissions)
+
+
+async def test_a_copy_for_a_named_queue_on_the_clients_queue_manager_is_the_same_handed_over(tmp_path):
+    frames, rendered = await _to_a_named_queue(tmp_path / "general", handover=False)
+    fast_frames, fast_rendered = await _to_a_named_queue(tmp_path / "handover", handover=True)
+    assert fast_frames == frames
+    assert (rendered, fast_rendered) == (3, 0)

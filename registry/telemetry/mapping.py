@@ -90,7 +90,8 @@ class Handover:
       callable answers False when its deliverer is busy, its outbound queue is full, or it is
       answering a packet of its own);
     * nothing else waits for the client on the queue (the copy would overtake it);
-    * no MQI application has the queue open for input, and PERFMEV is off (its events count depth).
+    * no MQI application has the queue open for input, PERFMEV is off (its events count depth) and the
+      queue is not triggered (TRIGGER: its trigger conditions count messages arriving).
 
     The queue's status is counted as the put and the take count it (MsgEnqCount, MsgDeqCount, the
     high and low depths, OnQTime, the last put and get, a sequence number used); the subscription's
@@ -112,7 +113,8 @@ class Handover:
         qm = self.qm
         reg = qm.registry
         contents = reg.messages.contents(queue.name)
-        if contents.open_input or reg.qmgr.performance_event == C.MQEVR_ENABLED:
+        if contents.open_input or reg.qmgr.performance_event == C.MQEVR_ENABLED \
+                or queue.trigger_control == C.MQTC_ON:
             return False
         if copy.qmgr in index_of(qm).by_client:
             return False

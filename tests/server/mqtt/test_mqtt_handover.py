@@ -6,6 +6,8 @@ put and get counts, each subscription's and each session's counts, the sequence 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import trio
 
@@ -165,7 +167,12 @@ def _reader(server) -> None:
     qm.open_object(session, S.MQOD(ObjectName=mapping.TRANSMIT_QUEUE), C.MQOO_INPUT_SHARED)
 
 
-@pytest.mark.parametrize("prepare, rendered", [(_nothing, 0), (_perfmev, 1), (_reader, 1)])
+def _triggered(server) -> None:
+    queue = server.qm.registry.queues[mapping.TRANSMIT_QUEUE]
+    server.qm.registry.put_queue(dataclasses.replace(queue, trigger_control=C.MQTC_ON))
+
+
+@pytest.mark.parametrize("prepare, rendered", [(_nothing, 0), (_perfmev, 1), (_reader, 1), (_triggered, 1)])
 async def test_the_general_path_where_someone_else_sees_the_queue(tmp_path, prepare, rendered):
     assert await _rendered_with(tmp_path, prepare) == (rendered, 1)
 

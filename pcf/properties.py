@@ -392,6 +392,10 @@ class Properties:
         new._d = dict(self._d)
         return new
 
+    def snapshot(self) -> tuple:
+        """Every property with its type and folder, in order: equal snapshots render the same MQRFH2."""
+        return tuple(self._d.items())
+
     # -- changing ----------------------------------------------------------------------------------
     def set(self, name: str, value: object, type: str | None = None) -> None:  # noqa: A002 (MQ's word)
         """Set ``name`` to ``value`` of MQ ``type`` (inferred when None: None NULL, bool boolean, int i8,

@@ -414,7 +414,7 @@ class QueueManager:
         reg = self.registry
         check_pubsub_enabled(reg)
         string = subscribe.resolve_topic(reg, od.ObjectName, od.ObjectString.VSString, empty=C.MQRC_UNKNOWN_OBJECT_NAME)
-        node = next(reg.topic_nodes(string), None)
+        node = reg.nearest_topic(string)
         alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
         if options & C.MQOO_OUTPUT:
             authority.check_publish(session, reg, string, options, alternate)
@@ -671,10 +671,15 @@ class QueueManager:
 
     def _put_copy(self, queue: Queue, copy: routing.Delivery, now: float, uow: UnitOfWork | None) -> None:
         md, data = copy.md, copy.data
+        handed = False
         if queue.name != copy.queue and copy.qmgr not in ("", self.registry.qmgr.name):
-            md, data = self.puts.for_transmission(md, data, copy.queue, copy.qmgr)
-        msg = self.enqueuer.message(queue, md, data, now, copy.props)
-        self.enqueuer.stage(queue.name, msg, uow)
+            # A copy for an MQTT client its connection takes at once (registry/telemetry/mapping.py Handover).
+            handover = self.enqueuer.handovers.get(queue.name) if uow is None else None
+            handed = handover is not None and handover(queue, copy, now)
+            if not handed:
+                md, data = self.puts.for_transmission(md, data, copy.queue, copy.qmgr)
+        if not handed:
+            self.enqueuer.stage(queue.name, self.enqueuer.message(queue, md, data, now, copy.props), uow)
         sub = copy.sub
         sub.message_count += 1  # status, kept in memory like a queue manager's status
         sub.last_message = now

@@ -44,6 +44,9 @@ class Enqueuer:
         # Queue name -> called with each message that reaches it: the MQTT service's index of
         # SYSTEM.MQTT.TRANSMIT.QUEUE by ClientIdentifier (registry/telemetry/mapping.py).
         self.watchers: dict[str, Callable[[Message], None]] = {}
+        # Queue name -> called with a publication's copy for another queue manager before it is put there
+        # (``QueueManager._put_copy``); True: it was handed over instead (mapping.py Handover, for MQTT clients).
+        self.handovers: dict[str, Callable[..., bool]] = {}
 
     def message(self, queue: Queue, md: S.MQMD, data: bytes, now: float, props=None) -> Message:
         """A message for ``queue`` with its AS_Q_DEF priority and persistence resolved."""

@@ -193,12 +193,13 @@ def count_browse(stats: QueueStats, persistent: bool, size: int) -> None:
         stats.browse_bytes_np += size
 
 
-def counted_put(contents, *, uncommitted: bool = False) -> None:
-    """Reset Queue Statistics' counters of a queue's contents for one put (IBM counts uncommitted puts too)."""
+def counted_put(contents, *, uncommitted: bool = False, passing: bool = False) -> None:
+    """Reset Queue Statistics' counters of a queue's contents for one put (IBM counts uncommitted puts too).
+    ``passing``: a message counted as put that is not added (MQTT's handover, which counts its take next)."""
     if uncommitted:
         contents.uncommitted += 1
     contents.enq_count += 1
-    depth = len(contents) + contents.uncommitted
+    depth = len(contents) + contents.uncommitted + passing
     if depth > contents.high_depth:
         contents.high_depth = depth
     if depth > contents.depth_hi:  # the statistics interval's QMaxDepth

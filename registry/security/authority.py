@@ -9,6 +9,8 @@ user's own authority to the object.  A failure is MQRC_NOT_AUTHORIZED.
 
 from __future__ import annotations
 
+import weakref
+
 import structlog
 from qmlite.pcf import constants as C
 
@@ -100,15 +102,37 @@ def governing_topics(reg, topic_string: str) -> list[str]:
 
 def check_topic(session, reg, topic_string: str, auth: int = A.MQAUTH_SUBSCRIBE, options: int = 0,
                 alternate: str = "") -> None:
-    """PUB or SUB on a topic string: granted by a topic object that governs it."""
+    """PUB or SUB on a topic string: granted by a topic object that governs it.  A grant is remembered
+    until an authority record or a topic object changes (``_granted``): an MQTT client publishes to
+    the same few topics over and over, and finding the governing objects walks every topic object (TQ4)."""
     user = acting_user(reg, session, options, alternate)
     if authrecs.privileged(user):
         return
     extra = needed(options, _TOPIC_AUTHS)
+    granted = _granted(reg)
+    key = (user, topic_string, auth, *extra)
+    if key in granted:
+        return
     for name in governing_topics(reg, topic_string):
         if authrecs.has(reg, user, C.MQOT_TOPIC, name, auth, *extra):
+            if len(granted) >= 10_000:
+                granted.clear()
+            granted.add(key)
             return
     raise _deny(user, C.MQOT_TOPIC, topic_string, [auth, *extra])
+
+
+_GRANTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _granted(reg) -> set:
+    """The topic grants made since the authority records (authrecs.generation) and the topic objects
+    (the registry's ``topic_generation``) last changed."""
+    stamp = (authrecs.generation(reg), reg.topic_generation)
+    entry = _GRANTED.get(reg)
+    if entry is None or entry[0] != stamp:
+        entry = _GRANTED[reg] = (stamp, set())
+    return entry[1]
 
 
 def sub_open_options(sub_options: int) -> int:

@@ -234,10 +234,19 @@ def known_entity(reg, entity: str, entity_type: int) -> bool:
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+_GENERATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def invalidate(reg) -> None:
     """Records changed: the next check reads them afresh (IBM caches until REFRESH SECURITY; qmlite
     applies a change at once)."""
     _CACHES.pop(reg, None)
+    _GENERATIONS[reg] = _GENERATIONS.get(reg, 0) + 1
+
+
+def generation(reg) -> int:
+    """How often the records changed (``invalidate``): what remembers decisions made from them keys on it."""
+    return _GENERATIONS.get(reg, 0)
 
 
 def entity_records(reg, object_type: int, name: str, entity: str, entity_type: int) -> AuthRecord | None:

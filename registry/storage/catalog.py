@@ -210,6 +210,7 @@ class Registry:
         self.running = instances.Running()  # channel instances, listeners: what runs now, never stored
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
+        self.topic_generation = 0  # how often a topic object changed: what remembers answers from them keys on it
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
         # Told of each administered subscription Create/Copy Subscription makes (the queue manager
         # sends it the retained publications it matches); a plain callable, as on_available is.
@@ -301,6 +302,7 @@ class Registry:
             self.topics[topic.name] = topic
             self.topics_by_string[topic.topic_string] = topic
         self._topic_attrs.clear()
+        self.topic_generation += 1
         for topic, md_raw, props, data, put_time in self.store.load_retained():
             self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data, put_time)
         self.namelists.update((n.name, n) for n in self.store.load(Namelist))
@@ -423,6 +425,7 @@ class Registry:
         self.topics_by_string[topic.topic_string] = topic
         self.store.put(topic)
         self._topic_attrs.clear()
+        self.topic_generation += 1
 
     def remove_topic(self, topic: Topic) -> None:
         self.topics.pop(topic.name, None)
@@ -430,6 +433,7 @@ class Registry:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
         self._topic_attrs.clear()
+        self.topic_generation += 1
 
     # ---- retained publications -------------------------------------------------------------------
     def retain(self, topic: str, md, props, body: bytes) -> None:
@@ -541,6 +545,19 @@ class Registry:
             cache.clear()  # a bound, not an LRU: topics that publications use come straight back
         cache[key] = value
         return value
+
+    def nearest_topic(self, topic_string: str) -> Topic | None:
+        """The administered topic object at ``topic_string`` or nearest above it (None: not even
+        SYSTEM.BASE.TOPIC), remembered with ``topic_attr``'s answers until a topic object changes."""
+        key = (topic_string, "")  # no attribute is named ""
+        cache = self._topic_attrs
+        node = cache.get(key, _MISSING)
+        if node is _MISSING:
+            node = next(self.topic_nodes(topic_string), None)
+            if len(cache) >= _TOPIC_ATTR_CACHE:
+                cache.clear()
+            cache[key] = node
+        return node
 
     def set_created(self, created: float) -> None:
         """A just-created queue manager's creation time (its QMID and CRDATE/CRTIME), when its first

@@ -217,13 +217,25 @@ class StoreError(RuntimeError):
     pass
 
 
+# The last properties rendered for the store: the object, what it held then, and its record (one tuple,
+# replaced whole, so a reader on another thread never mixes two).  A publication's copies share one
+# Properties object (routing.deliveries), so its persistent copies are rendered once, not once per
+# subscriber; the snapshot makes a changed object render afresh (docs/decisions.md TQ5).
+_last_record: tuple = (None, (), None)
+
+
 def props_record(props) -> bytes | None:
     """Message properties as stored: the MQRFH2 they travel in (pcf/properties.py), None for none."""
+    global _last_record
     if not props:
         return None
+    last = _last_record
+    if props is last[0] and props.snapshot() == last[1]:
+        return last[2]
     from qmlite.pcf import properties
 
     data, _fmt = properties.join(props, b"", "", 273, 1208)
+    _last_record = (props, props.snapshot(), data)
     return data
 
 

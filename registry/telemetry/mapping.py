@@ -13,22 +13,27 @@
   ``mqps.Top``) and messages an MQI application put to queue X on queue manager ClientIdentifier
   (topic X).  It goes to the client at QoS min(the subscription's, the message's: non-persistent 0,
   persistent 2, or the QoS an MQTT publisher gave it) and leaves the queue once the client has it (QoS 0:
-  sent; 1: PUBACK; 2: PUBREC).
+  sent; 1: PUBACK; 2: PUBREC).  A non-persistent copy for a connected client that nothing else waits for
+  is handed to its connection at once instead, counted on the queue as put and taken (``Handover``, TQ1).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Iterator
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf import properties as PR
+from qmlite.pcf.mqtt import packets as MP
+from qmlite.registry.monitoring.counters import counted_get, counted_put
 from qmlite.registry.objects.definitions import Queue
 from qmlite.registry.telemetry.telemetrysessions import Session
 
 if TYPE_CHECKING:
     from qmlite.registry.messaging.queues import Message
+    from qmlite.registry.pubsub.routing import Delivery
     from qmlite.registry.messaging.sessions import Session as MQSession
     from qmlite.registry.qmgr import QueueManager
 
@@ -73,6 +78,74 @@ class TransmitIndex:
                 del self.by_client[client_id]
 
 
+class Handover:
+    """A publication's QoS 0 copy for a connected client handed to the client's connection as it is
+    made, instead of waiting on SYSTEM.MQTT.TRANSMIT.QUEUE behind an MQXQH for the client's deliverer
+    to take it off again at once (TQ1).  Only where nothing but that client would ever read the copy
+    and the queue's status comes out as the put and the take would leave it:
+
+    * the copy is non-persistent (a persistent one is written and waits for the journal, and only a
+      QoS 0 send leaves the queue when sent), outside a unit of work (the caller's check);
+    * the client is connected and its connection takes it now (``receivers``: the transport's
+      callable answers False when its deliverer is busy, its outbound queue is full, or it is
+      answering a packet of its own);
+    * nothing else waits for the client on the queue (the copy would overtake it);
+    * no MQI application has the queue open for input, PERFMEV is off (its events count depth) and the
+      queue is not triggered (TRIGGER: its trigger conditions count messages arriving).
+
+    The queue's status is counted as the put and the take count it (MsgEnqCount, MsgDeqCount, the
+    high and low depths, OnQTime, the last put and get, a sequence number used); the subscription's
+    and the session's counts are the caller's and the transport's, as on the general path."""
+
+    def __init__(self, qm: QueueManager) -> None:
+        self.qm = qm
+        # ClientIdentifier -> the connected client's taker: ``take(packet) -> bool``, the PUBLISH's bytes
+        # (True: queued to send)
+        self.receivers: dict[str, Callable[[bytes], bool]] = {}
+        # The last copy's properties, data and destination queue (one publication's copies share them)
+        # and its PUBLISH: QoS 0 has no packet identifier, so every client gets the same bytes.
+        self._last: tuple | None = None
+
+    def __call__(self, queue: Queue, copy: Delivery, now: float) -> bool:
+        receiver = self.receivers.get(copy.qmgr)
+        if receiver is None or copy.md.Persistence != C.MQPER_NOT_PERSISTENT:
+            return False
+        qm = self.qm
+        reg = qm.registry
+        contents = reg.messages.contents(queue.name)
+        if contents.open_input or reg.qmgr.performance_event == C.MQEVR_ENABLED \
+                or queue.trigger_control == C.MQTC_ON:
+            return False
+        if copy.qmgr in index_of(qm).by_client:
+            return False
+        if not receiver(self._packet(copy)):
+            return False
+        reg.messages.next_seq()  # the number the put would have given it
+        contents.last_put = now
+        counted_put(contents, passing=True)
+        contents.last_get = taken = qm.now()
+        counted_get(contents, taken - now)
+        return True
+
+    def _packet(self, copy: Delivery) -> bytes:
+        props = copy.props
+        held = props.snapshot() if props is not None else None  # an object changed since is not the same
+        last = self._last
+        if last is not None and last[0] is props and last[1] == held and last[2] is copy.data \
+                and last[3] == copy.queue:
+            return last[4]
+        out = outbound_of(copy.md.MsgId, props, False, copy.data, copy.queue)
+        packet = MP.encode(MP.Publish(out.topic, out.payload, 0, out.retained))
+        self._last = (props, held, copy.data, copy.queue, packet)
+        return packet
+
+
+def handover_of(qm: QueueManager) -> Handover:
+    """The queue manager's handover to connected clients (made with the index, ``index_of``)."""
+    index_of(qm)
+    return qm.enqueuer.handovers[TRANSMIT_QUEUE]
+
+
 def index_of(qm: QueueManager) -> TransmitIndex:
     """The queue manager's index, built from the queue once (at the first listener's start)."""
     index = qm.telemetry.transmit
@@ -82,6 +155,7 @@ def index_of(qm: QueueManager) -> TransmitIndex:
         for msg in contents or ():
             index.add(msg)
         qm.enqueuer.watchers[TRANSMIT_QUEUE] = index.add
+        qm.enqueuer.handovers[TRANSMIT_QUEUE] = Handover(qm)
     return index
 
 
@@ -241,8 +315,14 @@ def pending(qm: QueueManager, client_id: str, in_flight: set[bytes]) -> int:
 
 def outbound(msg: Message) -> Outbound:
     data = msg.data
-    props = msg.props
-    persistent = msg.persistent  # the copy's, as published or put
+    return outbound_of(msg.msg_id, msg.props, msg.persistent, data[_XQH_LENGTH:],
+                       data[_RQNAME].decode("latin-1").rstrip(" \x00"))
+
+
+def outbound_of(msg_id: bytes, props, persistent: bool, payload: bytes, queue: str) -> Outbound:
+    """What a client gets of a message: its topic (a copy's ``mqps.Top``; else, for a message put to
+    queue X on queue manager ClientIdentifier, X: ``queue``, the MQXQH's RemoteQName), its payload, and
+    the QoS and retained flag its properties and persistence give it."""
     top = props.get("mqps.Top") if props is not None else None
     if top is not None:
         topic = str(top.value)
@@ -252,13 +332,13 @@ def outbound(msg: Message) -> Outbound:
         except ValueError:
             sub_qos = 0
     else:  # put to queue X on queue manager ClientIdentifier: the topic is X (IBM, TT5)
-        topic = data[_RQNAME].decode("latin-1").rstrip(" \x00")
+        topic = queue
         sub_qos = 2
     ret = props.get("mqps.Ret") if props is not None else None
     published = props.get("mqtt.qos") if props is not None else None  # an MQTT client's publication
     message_qos = (int(published.value) if published is not None else 2) if persistent else 0
     qos = max(0, min(sub_qos, message_qos, 2))
-    return Outbound(msg.msg_id, topic, data[_XQH_LENGTH:], qos, bool(ret is not None and ret.value))
+    return Outbound(msg_id, topic, payload, qos, bool(ret is not None and ret.value))
 
 
 def take(qm: QueueManager, msg_id: bytes) -> bool:

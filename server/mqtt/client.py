@@ -3,7 +3,9 @@ to the queue manager (registry/telemetry/mapping.py), bytes out through a bounde
 
 Three tasks: the reader (packets, the keep-alive of 1.5 times the client's interval, MQTT-3.1.2-24),
 the writer (the one task that writes to the stream) and the deliverer (messages waiting for this
-client on SYSTEM.MQTT.TRANSMIT.QUEUE, at most ``INFLIGHT`` unacknowledged at QoS 1 and 2).  A client
+client on SYSTEM.MQTT.TRANSMIT.QUEUE, at most ``INFLIGHT`` unacknowledged at QoS 1 and 2); a QoS 0 copy
+published while the deliverer is idle and nothing waits for the client is queued for the writer at once
+(``_handed``, registry/telemetry/mapping.py ``Handover``).  A client
 that does not read fills the outbound queue: it is closed once a delivery has waited
 ``slow_client_seconds`` for room, not waited for longer.  A protocol violation
 closes the connection (MQTT-4.8.0-1); so does a publish the queue manager refuses, as IBM's service
@@ -29,6 +31,10 @@ INFLIGHT = 10  # IBM's MQXR: "maximum number of in-flight messages" per client (
 OUTBOUND = 1000  # packets queued for a client before a delivery waits for room
 SLOW_CLIENT_SECONDS = 30.0  # a delivery that waited this long for room closes the client as too slow
 MAX_CLIENT_ID = 23  # MQTT 3.1's limit, which IBM's service keeps for 3.1.1 too (TT8)
+# Bytes read at a time: a read's publications are published before any other task runs, so its size
+# bounds how many copies pile up for each subscriber's writer meanwhile (16 KiB: some 190 small
+# publications, well inside OUTBOUND, so QoS 0 copies keep being handed over, TQ3).
+READ_SIZE = 16_384
 
 
 class _Closed(Exception):
@@ -58,6 +64,11 @@ class MQTTClient:
         self._cancel = trio.CancelScope()
         self._flushed = trio.Event()
         self._ended = False
+        # Copies handed over at publication (mapping.Handover) wait while the deliverer has a batch
+        # out or the reader answers a packet of the client's own: they would overtake either.
+        self._busy = False
+        self._answering = False
+        self._take = self._handed  # the one bound method registered, so it can be found again
 
     # ---- the connection's life ------------------------------------------------------------------
     async def run(self) -> None:
@@ -100,6 +111,9 @@ class MQTTClient:
                                 w.will_retain, None)
             except MQIError as exc:
                 self.log.info("mqtt_will_refused", reason=C.describe("MQRC", exc.reason))
+        receivers = mapping.handover_of(qm).receivers
+        if receivers.get(self.session.client_id) is self._take:
+            del receivers[self.session.client_id]
         if self.mq is not None:
             qm.disconnect(self.mq, commit=True)
         if self.session.clean:
@@ -131,6 +145,19 @@ class MQTTClient:
             return
         raise _Closed("slow client: nothing read for the outbound queue's room")
 
+    def _handed(self, packet: bytes) -> bool:
+        """A QoS 0 copy handed over as it is published (mapping.Handover, TQ1), its PUBLISH encoded:
+        queued for the writer now, as the deliverer would have queued it; False leaves it to the general
+        path (on the transmission queue for the deliverer)."""
+        if self._busy or self._answering or self._ended or self._cancel.cancel_called:
+            return False
+        try:
+            self._send.send_nowait(packet)
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        self.listener.sessions.counted(self.session, sent=1)
+        return True
+
     async def _writer(self) -> None:
         outbox = self._outbox
         async for data in outbox:
@@ -145,7 +172,7 @@ class MQTTClient:
 
     async def _receive(self, timeout: float) -> bytes:
         with trio.move_on_after(timeout):
-            return await self.stream.receive_some(65_536)
+            return await self.stream.receive_some(READ_SIZE)
         raise _Closed("keep-alive expired")
 
     async def _next(self, timeout: float):
@@ -174,7 +201,11 @@ class MQTTClient:
                 self.graceful = True  # MQTT-3.14.4-3: the will is discarded
                 await self._drain()
                 return
-            await handlers[type(packet)](packet)
+            self._answering = True  # a copy for this client made while answering goes behind the answer
+            try:
+                await handlers[type(packet)](packet)
+            finally:
+                self._answering = False
 
     async def _drain(self) -> None:
         """What is queued is written before the connection closes (a refusing CONNACK, say)."""
@@ -221,6 +252,8 @@ class MQTTClient:
         for pid in sorted(session.released):  # MQTT-4.4.0-1: a PUBREL not yet completed goes again
             self._queue(MP.PubRel(pid))
         listener.clients.add(self)
+        if listener.handover:
+            mapping.handover_of(self.qm).receivers[client_id] = self._take
         self.log.info("mqtt_connected", client_id=client_id, user=identity.user, clean=connect.clean_session,
                       present=present)
         return True
@@ -316,6 +349,7 @@ class MQTTClient:
         qm = self.qm
         while True:
             self.more = trio.Event()
+            self._busy = True
             position = None
             in_flight = set(session.inflight.values())
             session.pending_out = mapping.pending(qm, session.client_id, in_flight)  # CHSTATUS's PENDING
@@ -348,6 +382,7 @@ class MQTTClient:
                     await self._deliver(MP.Publish(out.topic, out.payload, out.qos, out.retained, dup, pid))
                 self.listener.sessions.counted(session, sent=1)
                 session.pending_out -= 1
+            self._busy = False  # the batch is queued: a copy handed over now goes after it
             # The takes written before more is read; a QoS 1 or 2 send writes nothing (its take is at
             # the acknowledgement), so it waits for no one else's commit.
             if position is not None and position > qm.durable_position:

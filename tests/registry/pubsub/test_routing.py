@@ -1396,3 +1396,21 @@ def test_subscribers_agree_with_the_documented_rules(shared_qm, subs, topics, pu
             reg.remove_sub(sub)
         for node in nodes:
             reg.remove_topic(node)
+
+
+def test_a_topic_handle_names_the_nearest_object_as_the_objects_are_now(qm):
+    """The nearest topic object of a topic string is remembered (every MQTT publication opens its topic)
+    until a topic object changes."""
+    session = connect(qm)
+
+    def opened_by(topic: str) -> str:
+        od = S.MQOD(Version=C.MQOD_VERSION_4, ObjectType=C.MQOT_TOPIC, ObjectString=S.MQCHARV(topic))
+        handle, _ = qm.open_object(session, od, C.MQOO_OUTPUT)
+        qm.close_object(session, handle.hobj, C.MQCO_NONE)
+        return handle.object_name
+
+    assert opened_by("nearest/a") == opened_by("nearest/a") == "SYSTEM.BASE.TOPIC"
+    assert pcf(qm, C.MQCMD_CREATE_TOPIC, st(C.MQCA_TOPIC_NAME, "NEAREST"), st(C.MQCA_TOPIC_STRING, "nearest")) == 0
+    assert opened_by("nearest/a") == "NEAREST"
+    assert pcf(qm, C.MQCMD_DELETE_TOPIC, st(C.MQCA_TOPIC_NAME, "NEAREST")) == 0
+    assert opened_by("nearest/a") == "SYSTEM.BASE.TOPIC"

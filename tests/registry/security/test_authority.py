@@ -311,3 +311,29 @@ def test_namelists_need_inquire(qm):
     od = S.MQOD(ObjectType=C.MQOT_NAMELIST, ObjectName="SYSTEM.DEFAULT.NAMELIST")
     handle, _ = qm.open_object(session, od, C.MQOO_INQUIRE)
     assert handle.kind == "namelist"
+
+
+def test_a_remembered_topic_grant_goes_when_a_record_or_a_topic_object_changes(qm):
+    """check_topic remembers grants (an MQTT client publishes to the same topics again and again): each
+    MQPUT1 below is asked after the same one was granted, and answers as the records and objects are now."""
+    session = app(qm)
+
+    def put1(topic_string):
+        od = S.MQOD(ObjectType=C.MQOT_TOPIC, ObjectString=S.MQCHARV(topic_string, len(topic_string)))
+        return qm.put1(session, od, S.MQMD(), S.MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"x")
+
+    put1("dev/remembered")
+    put1("dev/remembered")  # granted from memory
+    assert admin_run(qm, set_rec("DEV.**", C.MQOT_TOPIC, remove=(A.MQAUTH_PUBLISH,))) == 0
+    assert reason_of(put1, "dev/remembered") == C.MQRC_NOT_AUTHORIZED  # a record changed
+    assert admin_run(qm, set_rec("DEV.**", C.MQOT_TOPIC, add=(A.MQAUTH_PUBLISH,))) == 0
+    put1("dev/remembered")
+    # granted through a topic object whose own records stay when it is deleted (a generic profile):
+    # only the topic object's going takes the grant away
+    assert admin_run(qm, set_rec("PRIV.**", C.MQOT_TOPIC, add=(A.MQAUTH_PUBLISH,))) == 0
+    assert admin_run(qm, command(C.MQCMD_CREATE_TOPIC, st(C.MQCA_TOPIC_NAME, "PRIV.T"),
+                                 st(C.MQCA_TOPIC_STRING, "private"))) == 0
+    put1("private/remembered")
+    put1("private/remembered")
+    assert admin_run(qm, command(C.MQCMD_DELETE_TOPIC, st(C.MQCA_TOPIC_NAME, "PRIV.T"))) == 0
+    assert reason_of(put1, "private/remembered") == C.MQRC_NOT_AUTHORIZED

@@ -408,3 +408,25 @@ def test_id_epoch_survives_a_clock_that_goes_backwards(tmp_path):
     reg = Registry.open(tmp_path, "QM1", clock=lambda: 3_000_000_000.0)
     assert reg.ids.start_time == 3_000_000_000  # a later real clock wins again
     reg.close()
+
+
+def test_the_properties_record_is_rendered_once_for_the_same_unchanged_properties():
+    """A publication's persistent copies share one Properties object: rendered once, and rendered afresh
+    once the object changed (the record is always what a fresh rendering gives)."""
+    from qmlite.pcf import properties as PR
+
+    def fresh(props):
+        return PR.join(props, b"", "", 273, 1208)[0]
+
+    props = PR.Properties()
+    props.put_known("mqps.Top", PR.STRING, "dev/a", "mqps")
+    first = SQ.props_record(props)
+    assert first == fresh(props)
+    assert SQ.props_record(props) is first  # the same object unchanged: the same record
+    props.put_known("mqps.Top", PR.STRING, "dev/b", "mqps")  # changed in place
+    second = SQ.props_record(props)
+    assert second == fresh(props) and second != first
+    other = props.copy()  # equal content, another object: rendered (and equal)
+    assert SQ.props_record(other) == second
+    props.put_known("mqtt.qos", PR.INT32, 1, "mqtt")
+    assert SQ.props_record(props) == fresh(props)

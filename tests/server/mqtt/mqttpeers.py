@@ -117,6 +117,7 @@ class RawMQTT:
     def __init__(self, stream: trio.SocketStream) -> None:
         self.stream = stream
         self.buffer = bytearray()
+        self.frames: list[bytes] = []  # every packet's bytes as received, in order
 
     @classmethod
     async def connect(cls, port: int) -> RawMQTT:
@@ -142,6 +143,7 @@ class RawMQTT:
                             break
                     if not self.buffer[at - 1] & 0x80 and len(self.buffer) >= at + length:
                         first, body = self.buffer[0], bytes(self.buffer[at:at + length])
+                        self.frames.append(bytes(self.buffer[:at + length]))
                         del self.buffer[:at + length]
                         return MP.decode(first, body)
                 try:

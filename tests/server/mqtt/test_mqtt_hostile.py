@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 import trio
 
+from qmlite.pcf import constants as C
+from qmlite.pcf import pcf as P
 from qmlite.pcf.mqtt import packets as MP
+from qmlite.registry.security import vocab as A
+from tests.support.pcfkit import command, i, il, st
 
 from .mqttpeers import WAIT, RawMQTT, mqtt_server
 
@@ -144,6 +148,22 @@ async def test_topics_are_authorised_as_for_mqi_applications(tmp_path):
         [got] = [p for p in (first, second) if isinstance(p, MP.Publish)]
         assert ack == MP.PubAck(2) and (got.topic, got.payload, got.qos) == ("private/x", b"yes", 1)
         await admin.aclose()
+
+
+async def test_a_connected_clients_topic_grant_goes_with_its_authority_record(tmp_path):
+    """The grant a client's publications to one topic share (remembered, authority.check_topic) ends with
+    SET AUTHREC: the next publication is refused and closes the connection."""
+    async with mqtt_server(tmp_path) as (server, listener):
+        app = await _connected(listener.port, "revoked")
+        for pid in (1, 2):
+            await app.send(MP.Publish("dev/revoked", b"yes", 1, packet_id=pid))
+            assert await app.packet() == MP.PubAck(pid)
+        revoke = command(C.MQCMD_SET_AUTH_REC, st(C.MQCACF_AUTH_PROFILE_NAME, "DEV.**"),
+                         i(C.MQIACF_OBJECT_TYPE, C.MQOT_TOPIC), il(C.MQIACF_AUTH_REMOVE_AUTHS, A.MQAUTH_PUBLISH),
+                         P.CFSL(C.MQCACF_PRINCIPAL_ENTITY_NAMES, ("app",), 0))
+        assert server.qm.engine.execute(revoke)[0].header.Reason == 0
+        await app.send(MP.Publish("dev/revoked", b"no", 1, packet_id=3))
+        assert await app.closed()
 
 
 async def test_the_whole_qos_2_exchange_both_ways_with_a_resent_publish_published_once(tmp_path):

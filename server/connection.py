@@ -504,7 +504,7 @@ class Connection:
         self._move(await self.server.route_channel(name))
         reg = self.server.registry
         definition = reg.objects(M.KIND).get(name)
-        if definition is None or definition.channel_type not in (M.RCVR, M.RQSTR):
+        if definition is None or definition.channel_type not in (M.RCVR, M.RQSTR, M.CLUSRCVR):
             why = "unknown channel" if definition is None else "not a receiving channel"
             self.log.warning("unknown_channel" if definition is None else "wrong_channel_type", channel=name,
                              partner=offer.client.QMgrName.rstrip(" \x00"))

@@ -133,6 +133,9 @@ class QueueManagerServer:
         await nursery.start(command_server.run, qm, self.mqi.activity.lot(COMMAND_QUEUE), committer)
         await nursery.start(monitor.run, qm, committer, self.cfg.monitor_interval)
         await nursery.start(monitor.run_statistics, qm, committer)
+        from .mca import clusteragent  # issue 34: a cluster member's repository and cluster-senders
+
+        nursery.start_soon(clusteragent.run, self)
 
     # ---- hosting several queue managers (registry/hosting.py) ------------------------------------
     async def run_tasks(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -238,7 +241,7 @@ class QueueManagerServer:
         primary = self.primary
         for qm in primary.qmgrs:
             definition = qm.registry.objects(channels.KIND).get(name)
-            if definition is not None and definition.channel_type in (channels.RCVR, channels.RQSTR):
+            if definition is not None and definition.channel_type in (channels.RCVR, channels.RQSTR, channels.CLUSRCVR):
                 server = primary.servers[qm.registry.qmgr.name]
                 server.ensure_running()
                 await server.ready.wait()

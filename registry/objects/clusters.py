@@ -104,6 +104,7 @@ class ClusterQMgr:
     since: float  # CLUSDATE/CLUSTIME: when the definition became available here
     version: str
     local: bool
+    channel_status: int = C.MQCHS_INACTIVE  # the cluster-sender's to it (registry/cluster/routing.py)
 
 
 def members(registry, version: str) -> list[ClusterQMgr]:
@@ -125,8 +126,16 @@ def members(registry, version: str) -> list[ClusterQMgr]:
             since = ch.altered if ch is not None else qm.altered
             rows.append(ClusterQMgr(qm.name, cluster, channel, MQQMDT_CLUSTER_RECEIVER, qmtype, qm.identifier,
                                     suspend, since, version, True))
+    learnt = getattr(registry, "cluster_repository", None)
+    if learnt is not None:  # the other members, as the cluster told this one (registry/cluster/)
+        from qmlite.registry.cluster.members import learnt_members
+
+        rows.extend(learnt_members(registry, learnt))
+    reached = {(r.cluster, r.channel.name) for r in rows if not r.local}
     for ch in cluster_channels(registry, M.CLUSSDR):
         for cluster in names_of(registry, ch.cluster_name, ch.cluster_namelist):
+            if (cluster, ch.name) in reached:
+                continue  # its queue manager answered: listed by name (DEFTYPE CLUSSDRB)
             # A hand-defined cluster-sender is taken to point at a full repository (IBM: a partial
             # repository finds its full repositories through its manually defined CLUSSDRs).
             rows.append(ClusterQMgr(TEMP_QMGR_PREFIX + ch.conn_name, cluster, ch, MQQMDT_EXPLICIT_CLUSTER_SENDER,
@@ -161,3 +170,13 @@ def cluster_queues(registry, queues=None) -> Iterator[ClusterQueue]:
     for queue in (registry.queues.values() if queues is None else queues):
         for cluster in names_of(registry, queue.cluster_name, queue.cluster_namelist):
             yield ClusterQueue(queue, cluster, qm.name, qm.identifier)
+
+
+def learnt_queues(registry, pattern_matches) -> Iterator[ClusterQueue]:
+    """The other members' cluster queues this queue manager was told of (registry/cluster/), by name."""
+    learnt = getattr(registry, "cluster_repository", None)
+    if learnt is None:
+        return iter(())
+    from qmlite.registry.cluster.members import learnt_queues as learnt_rows
+
+    return learnt_rows(registry, learnt, pattern_matches)

@@ -29,6 +29,7 @@ from qmlite.pcf import msgchannel as MCF
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import ChannelFailure, SendingEnd
+from qmlite.registry.cluster.sending import sending_end_for
 from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
@@ -193,7 +194,7 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
     stream, where = await _connect_any(channel, connect)
     status.conn_name = where
     async with stream:
-        end = SendingEnd(qm, channel)
+        end = sending_end_for(qm, channel)  # a cluster-sender's takes its own messages from SCTQ
         proto = SenderProtocol(offer_of(qm, channel), qm.now)
         try:
             link = Link(stream, proto)
@@ -328,7 +329,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
     logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
     proto = ReceiverProtocol(offer_of(qm, channel), qm.now)
     link = Link(stream, proto, idle=opening_timeout)
-    if channel.channel_type not in (M.RCVR, M.RQSTR):
+    if channel.channel_type not in (M.RCVR, M.RQSTR, M.CLUSRCVR):
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
         return
@@ -408,7 +409,7 @@ def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
                 on_end(channel)
 
     def start(channel) -> None:
-        if channel.channel_type == M.SDR or (channel.channel_type == M.SVR and channel.conn_name):
+        if channel.channel_type in (M.SDR, M.CLUSSDR) or (channel.channel_type == M.SVR and channel.conn_name):
             nursery.start_soon(agent, channel)
 
     qm_server.qm.registry.running.start_message_channel = start

@@ -54,8 +54,8 @@ def _channel_attr(a):
 
 
 def _status(row: CL.ClusterQMgr) -> int:
-    # qmlite starts no channel to another queue manager: a cluster-sender never leaves INACTIVE.
-    return C.MQCHS_INACTIVE
+    """The cluster-sender's to that queue manager, as its agent keeps it (INACTIVE when none ran)."""
+    return row.channel_status
 
 
 _OWN = [
@@ -163,7 +163,8 @@ def _cluster_rows(ctx, values: dict, flt) -> list[list]:
     reg = ctx.registry
     queues = pick(reg.queues, pattern)  # type: ignore[arg-type]
     rows = []
-    for cq in CL.cluster_queues(reg, sorted(queues, key=lambda q: q.name)):
+    learnt = CL.learnt_queues(reg, lambda name: _matches(pattern, name))  # type: ignore[arg-type]
+    for cq in [*CL.cluster_queues(reg, sorted(queues, key=lambda q: q.name)), *learnt]:
         if flt is not None and not (flt.parameter in QCLUSTER_TABLE.by_id
                                     and filter_matches(flt, QCLUSTER_TABLE.value(cq, flt.parameter))):
             continue
@@ -215,7 +216,8 @@ def inquire_q_names(local, ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
     reg = ctx.registry
     names = sorted({cq.queue.name
-                    for cq in CL.cluster_queues(reg, pick(reg.queues, pattern))})  # type: ignore[arg-type]
+                    for cq in [*CL.cluster_queues(reg, pick(reg.queues, pattern)),  # type: ignore[arg-type]
+                               *CL.learnt_queues(reg, lambda name: _matches(pattern, name))]})
     params = [P.CFSL(C.MQCACF_Q_NAMES, tuple(n.ljust(_Q) for n in names), R.QMGR_CCSID),
               P.CFIL(C.MQIACF_Q_TYPES, tuple(C.MQQT_CLUSTER for _ in names))]
     return R.data(ctx.command, [params] if names else [], none_found=C.MQRC_UNKNOWN_OBJECT_NAME)

@@ -89,6 +89,7 @@ class Agent:
                     elif joined:
                         nursery.cancel_scope.cancel()  # more arrived while this pass ran
         finally:
+            self.registry.cluster_nudge = None  # commands after the server ended have no agent to wake
             if self.session is not None:
                 self.qm.disconnect(self.session, commit=False)
 

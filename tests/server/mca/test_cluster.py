@@ -14,6 +14,9 @@ from qmlite.registry.cluster.repository import repository_of
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server import config
 from qmlite.server.listener import running
+from tests.server.mca.test_mqport import Proxy
+from tests.support import wire
+from tests.support.served import Served
 
 ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC, CMQCFC  # noqa: E402
@@ -158,3 +161,115 @@ async def test_every_member_displays_the_cluster_and_equal_weights_split_the_put
             assert hosts == ["QM1", "QM2"], qmgr
         await _spread(servers, 100, {"QM1": 50, "QM2": 50})
         _stop(servers)
+
+
+def _queue_attr(server, qmgr: str, field: str, value: int) -> bool:
+    """Whether ``server``'s repository holds ``qmgr``'s ORDERS (or, field starting channel., its channel)
+    with ``field`` at ``value``."""
+    for snap, q in repository_of(server.qm.registry).instances(QUEUE):
+        if snap["qmgr"] == qmgr:
+            return (snap["channel"] if field.startswith("channel.") else q).get(field.split(".")[-1]) == value
+    return False
+
+
+async def test_clwlwght_clwlprty_and_clwlrank_change_the_split_deterministically(tmp_path):
+    async with _cluster(tmp_path) as servers:
+        qm3 = servers["QM3"]
+        _mqsc(servers["QM1"].qm, "ALTER CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CLWLWGHT(1)")
+        _mqsc(servers["QM2"].qm, "ALTER CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CLWLWGHT(3)")
+        with trio.fail_after(60):
+            await _until([qm3], lambda: _queue_attr(qm3, "QM1", "channel.clwl_weight", 1)
+                         and _queue_attr(qm3, "QM2", "channel.clwl_weight", 3))
+        await _spread(servers, 100, {"QM1": 25, "QM2": 75})
+        # CLWLPRTY: the higher priority queue takes every message
+        _mqsc(servers["QM1"].qm, f"ALTER QLOCAL({QUEUE}) CLWLPRTY(5)")
+        with trio.fail_after(60):
+            await _until([qm3], lambda: _queue_attr(qm3, "QM1", "clwl_priority", 5))
+        await _spread(servers, 10, {"QM1": 10, "QM2": 0})
+        # CLWLRANK comes before CLWLPRTY in IBM's algorithm: the higher rank wins against the priority
+        _mqsc(servers["QM2"].qm, f"ALTER QLOCAL({QUEUE}) CLWLRANK(7)")
+        with trio.fail_after(60):
+            await _until([qm3], lambda: _queue_attr(qm3, "QM2", "clwl_rank", 7))
+        await _spread(servers, 10, {"QM1": 0, "QM2": 10})
+        _stop(servers)
+
+
+async def test_defbind_open_keeps_one_target_per_handle_and_a_stopped_channel_is_routed_around(tmp_path):
+    async with _cluster(tmp_path) as servers:
+        port = servers["QM1"].port
+        # DEFBIND(OPEN), the default: every put on one handle goes to the instance chosen at MQOPEN; the
+        # next handle gets the other (the least used)
+        await _spread(servers, 10, {"QM1": 10, "QM2": 0}, options=0)
+        await _spread(servers, 10, {"QM1": 0, "QM2": 10}, options=0)
+        # QM3's cluster-sender to QM1 stopped: everything goes to QM2 until it is started again
+        assert servers["QM3"].qm.registry.running.instances_of("TO.QM1")
+        _mqsc(servers["QM3"].qm, "STOP CHANNEL(TO.QM1)")
+        await _spread(servers, 20, {"QM1": 0, "QM2": 20})
+        (shown,) = run_mqsc(servers["QM3"].qm, "DISPLAY CLUSQMGR(QM1) STATUS")
+        assert shown.objects[0]["STATUS"] == "STOPPED", shown.text
+        _stop(servers)
+
+
+def _escape(port: int, qmgr: str, text: str) -> None:
+    """MQSC through ibmmq's PCF Escape, one command a message, each answered without error."""
+    qm = ibmmq.connect(qmgr, "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    try:
+        pcf = ibmmq.PCFExecute(qm)
+        for line in filter(None, (s.strip() for s in text.splitlines())):
+            pcf.MQCMD_ESCAPE({CMQCFC.MQIACF_ESCAPE_TYPE: CMQCFC.MQET_MQSC, CMQCFC.MQCACF_ESCAPE_TEXT: line.encode()})
+        pcf.disconnect()
+    finally:
+        qm.disconnect()
+
+
+@pytest.fixture
+def _reap():
+    yield
+    Served.reap_all()
+
+
+async def test_a_member_in_a_separate_qmlite_serve_gets_its_share_over_flows_tshark_reads(tmp_path, _reap):
+    # QM1 and QM2 (full repositories) hosted here, QM3 a partial repository in a `qmlite serve` of its own;
+    # every channel into QM1 and QM2 goes through a proxy recording it for tshark.
+    cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path / "QM1",
+                                             "qmgr_name": "QM1", "qmgrs": ("QM2",)})
+    async with running(cfg, synchronous="NORMAL") as qm1, trio.open_nursery() as nursery:
+        proxy = Proxy(qm1.port)
+        await proxy.start(nursery)
+        qm2 = qm1.servers["QM2"]
+        qm2.ensure_running()
+        await qm2.ready.wait()
+        qm3 = await trio.to_thread.run_sync(lambda: Served(tmp_path / "qm3" / "data", "--qmgr", "QM3", qmgr="QM3"))
+        _mqsc(qm1.qm, _member(proxy.port, "QM1", full=True))
+        _mqsc(qm2.qm, _member(proxy.port, "QM2", full=True, queue=f"DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)"))
+        await trio.to_thread.run_sync(_escape, qm3.port, "QM3", f"""
+            DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({qm3.port})') CLUSTER(DEMO)
+            DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({proxy.port})') CLUSTER(DEMO)
+            DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)""")
+        with trio.fail_after(60):
+            await _until([qm1], lambda: _knows(qm1, {"QM2", "QM3"}, {"QM2", "QM3"}))
+
+        def put_from_qm1() -> None:
+            qm = ibmmq.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({qm1.port})", *ADMIN)
+            try:
+                queue = ibmmq.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_NOT_FIXED)
+                for i in range(20):
+                    queue.put(b"order %d" % i, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT))
+                queue.close()
+            finally:
+                qm.disconnect()
+
+        await trio.to_thread.run_sync(put_from_qm1)
+        on_qm2 = await trio.to_thread.run_sync(_drain, qm1.port, "QM2", 10)
+        on_qm3 = await trio.to_thread.run_sync(_drain, qm3.port, "QM3", 10)
+        assert sorted(on_qm2 + on_qm3) == sorted(b"order %d" % i for i in range(20))
+        _stop({"QM1": qm1, "QM2": qm2})
+        nursery.cancel_scope.cancel()
+    assert qm3.stop() == 0
+    remote_queues = set()
+    for capture in proxy.captures:
+        result = wire.dissect(capture, ["mq.xqh.remoteq", "mq.msh.seqnum"])
+        assert result.malformed == [] and result.expert == []
+        remote_queues.update(result.values("mq.xqh.remoteq"))
+    # the members' snapshots, and QM1's puts for QM2 (whose cluster-receiver's CONNAME is the proxy)
+    assert remote_queues == {"SYSTEM.CLUSTER.COMMAND.QUEUE", QUEUE}

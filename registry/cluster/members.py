@@ -10,6 +10,7 @@ from qmlite.pcf import constants as C
 
 from qmlite.registry.cluster import routing
 from qmlite.registry.cluster.repository import Repository
+from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import clusters as CL
 from qmlite.registry.objects.definitions import Queue
 
@@ -51,3 +52,19 @@ def learnt_queues(registry, repo: Repository, matches: Callable[[str], bool]) ->
                           altered=q.get("altered", 0.0), created=q.get("altered", 0.0),
                           remote_q_name=q["name"] if q.get("qtype") == CL.MQCQT_REMOTE_Q else "")
             yield CL.ClusterQueue(queue, cluster, qmgr, snap.get("qmid", ""))
+
+
+def with_cluster_senders(registry) -> dict:
+    """The channel definitions DISPLAY CHSTATUS looks through: the registry's, plus the cluster-senders
+    auto-defined to each member the cluster told of (IBM shows their status, not their definitions), a
+    hand-defined one that reached its member taking SYSTEM.CLUSTER.TRANSMIT.QUEUE as its agent does."""
+    defined = registry.objects(M.KIND)
+    repo = getattr(registry, "cluster_repository", None)
+    if repo is None or not repo.snapshots:
+        return defined
+    out = {name: routing.sender_channel(registry, {"channel": {"name": name}}) if ch.channel_type == M.CLUSSDR
+           else ch for name, ch in defined.items()}
+    for (_, qmgr), snap in sorted(repo.snapshots.items()):
+        if qmgr != registry.qmgr.name:
+            out[snap["channel"]["name"]] = routing.sender_channel(registry, snap)
+    return out

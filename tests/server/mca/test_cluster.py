@@ -273,3 +273,28 @@ async def test_a_member_in_a_separate_qmlite_serve_gets_its_share_over_flows_tsh
         remote_queues.update(result.values("mq.xqh.remoteq"))
     # the members' snapshots, and QM1's puts for QM2 (whose cluster-receiver's CONNAME is the proxy)
     assert remote_queues == {"SYSTEM.CLUSTER.COMMAND.QUEUE", QUEUE}
+
+
+async def test_display_chstatus_shows_auto_defined_cluster_senders_and_a_restart_remembers_the_cluster(tmp_path):
+    async with _cluster(tmp_path) as servers:
+        await _spread(servers, 4, {"QM1": 2, "QM2": 2})
+        (shown,) = run_mqsc(servers["QM3"].qm, "DISPLAY CHSTATUS(TO.*) XMITQ")
+        rows = {(o["CHANNEL"], o["CHLTYPE"], o["XMITQ"], o["STATUS"]) for o in shown.objects}
+        # TO.QM1 defined by hand, TO.QM2 auto-defined from QM2's cluster-receiver: both running on SCTQ;
+        # QM3's own cluster-receiver runs for the full repositories that told it of the cluster
+        assert rows == {("TO.QM1", "CLUSSDR", "SYSTEM.CLUSTER.TRANSMIT.QUEUE", "RUNNING"),
+                        ("TO.QM2", "CLUSSDR", "SYSTEM.CLUSTER.TRANSMIT.QUEUE", "RUNNING"),
+                        ("TO.QM3", "CLUSRCVR", "", "RUNNING")}, shown.text
+        _stop(servers)
+    cfg = config.load(environ={}, overrides={"host": "127.0.0.1", "port": 0, "data_dir": tmp_path / "QM1",
+                                             "qmgr_name": "QM1", "qmgrs": ("QM2", "QM3")})
+    async with running(cfg, synchronous="NORMAL") as qm1:
+        qm3 = qm1.servers["QM3"]
+        qm3.ensure_running()
+        await qm3.ready.wait()
+        # SYSTEM.CLUSTER.REPOSITORY.QUEUE: QM3 knows both queue hosts before any channel runs again
+        with trio.fail_after(60):
+            await _until([qm3], lambda: _knows(qm3, {"QM1", "QM2"}, {"QM1", "QM2"}))
+        (shown,) = run_mqsc(qm3.qm, f"DISPLAY QCLUSTER({QUEUE}) CLUSQMGR")
+        assert sorted(o["CLUSQMGR"] for o in shown.objects) == ["QM1", "QM2"], shown.text
+        _stop({"QM1": qm1, "QM3": qm3})

@@ -64,14 +64,16 @@ class Binding:
     group: bytes = b""  # BIND_ON_GROUP: the group the last choice was made for
 
     def before_put(self, registry, handle, md) -> None:
-        """MQPUT on the handle: choose again unless bound (BIND_ON_OPEN; BIND_ON_GROUP within a group)."""
-        if self.fixed == C.MQBND_BIND_ON_OPEN:
-            return
+        """MQPUT on the handle: choose again unless bound (BIND_ON_OPEN; BIND_ON_GROUP within a group),
+        and count the message for the instance it goes to (CLWLWGHT's least used, workload.py)."""
         in_group = bool(md.MsgFlags & (C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP))
-        if self.fixed == C.MQBND_BIND_ON_GROUP and in_group and md.GroupId == self.group and self.chosen:
-            return
-        self.group = md.GroupId if in_group else b""
-        bind(registry, handle, self)
+        if self.fixed == C.MQBND_BIND_NOT_FIXED or (self.fixed == C.MQBND_BIND_ON_GROUP and not (
+                in_group and md.GroupId == self.group and self.chosen)):
+            self.group = md.GroupId if in_group else b""
+            bind(registry, handle, self)
+        sent = registry.cluster_repository.sent
+        key = (self.queue, self.chosen)
+        sent[key] = sent.get(key, 0) + 1
 
 
 def instances(registry, repo: Repository, queue: str) -> list[tuple[W.Instance, dict | None]]:
@@ -102,15 +104,13 @@ def instances(registry, repo: Repository, queue: str) -> list[tuple[W.Instance, 
 
 def bind(registry, handle, binding: Binding) -> None:
     """Choose the instance for the next message and point the handle at it (MQRC_CLUSTER_PUT_INHIBITED
-    when every instance is put-inhibited, IBM's 2268)."""
+    when every instance is put-inhibited, IBM's 2268); the message is counted when it is put."""
     repo = registry.cluster_repository
     found = instances(registry, repo, binding.queue)
     chosen = W.choose([i for i, _ in found], local_only=binding.local_only)
     if chosen is None:
         raise MQIError(C.MQRC_CLUSTER_PUT_INHIBITED)
     snap = next(s for i, s in found if i is chosen)
-    key = (binding.queue, chosen.qmgr)
-    repo.sent[key] = repo.sent.get(key, 0) + 1
     binding.chosen = chosen.qmgr
     if snap is None:
         handle.name, handle.remote, binding.correl = binding.queue, None, b""

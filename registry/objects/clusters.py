@@ -1,15 +1,14 @@
-"""A one-queue-manager cluster: what this queue manager knows about the clusters it is in.
-
-qmlite runs no channels to other queue managers, so its cluster repository holds only what it
-defines itself, as a full repository that is the only member of its clusters would hold it
-(docs/compat.md, "Clusters"; docs/decisions.md L1-L8):
+"""What this queue manager knows about the clusters it is in: what it defines itself, here, and what
+the other members told it (registry/cluster/, issue 34: ``members`` and ``learnt_queues`` add their rows).
+Its own part, as a full repository alone in its clusters holds it (docs/compat.md, "Clusters";
+docs/decisions.md L1-L8):
 
 * This queue manager is a member of every cluster it is a full repository for (REPOS/REPOSNL) or
   has a cluster-receiver channel in; it is listed once per cluster-receiver channel of a cluster
   (DEFTYPE CLUSRCVR), or with no channel for a cluster named only by REPOS.
 * A cluster-sender channel defined by hand points at a queue manager this one has never heard
   from; IBM lists it as ``SYSTEM.TEMPQMGR.<conname>`` (QMID ``SYSTEM.TEMPUUID.<conname>``,
-  DEFTYPE CLUSSDR) until that queue manager answers, which here it never does.
+  DEFTYPE CLUSSDR) until that queue manager answers (then by name, DEFTYPE CLUSSDRB).
 * Every local or alias queue with CLUSTER or CLUSNL is a cluster queue of this queue manager, once
   per cluster it names.
 

@@ -118,7 +118,7 @@ class Agent:
         for name, description, usage in _SYSTEM_QUEUES:
             if name not in reg.queues:
                 reg.put_queue(Queue(name, description=description, usage=usage, created=now, altered=now))
-        reg.store.commit()
+        reg.commit()
 
     # ---- what others tell ---------------------------------------------------------------------------
     def receive(self) -> None:

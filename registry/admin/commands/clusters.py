@@ -1,16 +1,19 @@
-"""Cluster commands of a one-queue-manager cluster (registry/objects/clusters.py says what it holds):
+"""Cluster commands (registry/objects/clusters.py says what this queue manager holds, registry/cluster/
+what the other members told it):
 
-* Inquire Cluster Queue Manager (DISPLAY CLUSQMGR): this queue manager per cluster it is in, and the
-  queue managers its hand-defined cluster-sender channels point at, with IBM's attributes
+* Inquire Cluster Queue Manager (DISPLAY CLUSQMGR): this queue manager per cluster it is in, the other
+  members it was told of, and the queue managers its hand-defined cluster-sender channels point at
+  that have not answered yet, with IBM's attributes
   (ClusterDate/Time, QMgrDefinitionType, QMgrType, QMgrIdentifier, Suspend, ChannelStatus, Version,
   XmitQName) and the attributes of the cluster channel each is known through.  ClusterQMgrName,
   Channel and ClusterName select (generic names allowed); one filter on any attribute.
 * Inquire Queue with QType MQQT_CLUSTER, or with ClusterInfo (DISPLAY QCLUSTER, DISPLAY QUEUE
-  CLUSINFO): this queue manager's cluster queues, one per queue and cluster; Inquire Queue Names
+  CLUSINFO): this queue manager's cluster queues, one per queue and cluster, then the other members'
+  it was told of; Inquire Queue Names
   with QType MQQT_CLUSTER their names.  Both wrap queues.py's handlers, which answer everything else.
 * Suspend/Resume Queue Manager Cluster: recorded (DISPLAY CLUSQMGR SUSPEND); Refresh Cluster and
-  Reset Cluster: checked and accepted.  With no other queue manager there is nothing to tell, to
-  rebuild or to remove (docs/decisions.md L5).
+  Reset Cluster: checked and accepted; they do not act on what the other members told this one yet
+  (docs/decisions.md L5; docs/channels.md "Clusters").
 """
 
 from __future__ import annotations

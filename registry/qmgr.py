@@ -286,14 +286,14 @@ class QueueManager:
     def _open_queue(self, session: Session, od: S.MQOD, options: int, service: bool = False) -> Handle:
         reg = self.registry
         name = od.ObjectName
-        if od.ObjectQMgrName not in ("", reg.qmgr.name):
-            return self._open_for_transmission(session, od, options, check=not service)
-        if getattr(reg, "cluster_repository", None) is not None:  # a queue of the cluster (registry/cluster/)
+        if getattr(reg, "cluster_repository", None) is not None:  # a queue or member of the cluster (registry/cluster/)
             from qmlite.registry.cluster import routing as cluster_routing
 
             routed = cluster_routing.open_handle(self, session, od, options, Handle)
             if routed is not None:
                 return routed
+        if od.ObjectQMgrName not in ("", reg.qmgr.name):
+            return self._open_for_transmission(session, od, options, check=not service)
         queue = reg.queues.get(name)
         if queue is None:
             raise MQIError(C.MQRC_UNKNOWN_OBJECT_NAME)

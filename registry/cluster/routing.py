@@ -128,6 +128,8 @@ def open_handle(qm, session, od, options: int, handle_type):
     if repo is None or not repo.snapshots:
         return None
     name = od.ObjectName
+    if od.ObjectQMgrName not in ("", reg.qmgr.name):
+        return _open_on_member(qm, session, od, options, handle_type, repo)
     local = reg.queues.get(name)
     if local is not None:
         if options & _INPUT or not options & C.MQOO_OUTPUT or local.qtype != C.MQQT_LOCAL:
@@ -139,10 +141,7 @@ def open_handle(qm, session, od, options: int, handle_type):
         return None
     if options & _INPUT:
         raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)  # IBM: a remote cluster queue opens for output and inquire
-    if reg.queues.get(SCTQ) is None:
-        raise MQIError(C.MQRC_UNKNOWN_XMIT_Q)
-    alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
-    authority.check_queue(reg, session, SCTQ, options, alternate)  # ClusterQueueAccessControl=Xmitq, IBM's default
+    _check_sctq(reg, session, od, options)
     fixed = options & _BINDS
     if not fixed:  # MQOO_BIND_AS_Q_DEF: the queue's DEFBIND (the local definition's, else the first instance's)
         fixed = local.def_bind if local is not None else repo.instances(name)[0][1].get("def_bind", C.MQBND_BIND_ON_OPEN)
@@ -155,4 +154,31 @@ def open_handle(qm, session, od, options: int, handle_type):
         bind(reg, handle, binding)
     else:  # inquire only: the first instance's queue manager, nothing counted
         handle.remote = (name, remote[0]["qmgr"])
+    return handle
+
+
+def _check_sctq(reg, session, od, options: int) -> None:
+    if reg.queues.get(SCTQ) is None:
+        raise MQIError(C.MQRC_UNKNOWN_XMIT_Q)
+    alternate = od.AlternateUserId if options & C.MQOO_ALTERNATE_USER_AUTHORITY else ""
+    authority.check_queue(reg, session, SCTQ, options, alternate)  # ClusterQueueAccessControl=Xmitq, IBM's default
+
+
+def _open_on_member(qm, session, od, options: int, handle_type, repo: Repository):
+    """MQOPEN naming another member in ObjectQMgrName (a reply's ReplyToQMgr, typically): its queue, through
+    the cluster-sender to it, unless a transmission queue or queue-manager alias of that name is defined
+    here (which IBM's name resolution takes first).  None: the cluster does not know that queue manager."""
+    reg = qm.registry
+    qmgr = od.ObjectQMgrName
+    snaps = repo.qmgr(qmgr)
+    if not snaps or qmgr in reg.queues:
+        return None
+    if options & _INPUT:
+        raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+    _check_sctq(reg, session, od, options)
+    binding = Binding(od.ObjectName, C.MQBND_BIND_ON_OPEN, local_only=True, chosen=qmgr,
+                      correl=correl_id(snaps[0]["channel"]["name"]))
+    handle = handle_type(0, "queue", SCTQ, options, queue_name=od.ObjectName, object_name=od.ObjectName,
+                         remote=(od.ObjectName, qmgr))
+    handle.cluster = binding
     return handle

@@ -84,3 +84,14 @@ def test_a_local_instance_is_used_alone_unless_clwluseq_any(qm):
     session, handle, _ = _open(qm, C.MQOO_OUTPUT)
     assert [q for q, _ in _put(qm, session, handle, 4)] == ["QM1", "QM1"]  # the other two stayed here
     assert qm.registry.messages.depth("ORDERS") == 2
+
+
+def test_a_queue_named_on_another_member_goes_to_its_cluster_sender(qm):
+    repository_of(qm.registry).offer(_snapshot("QM1"))
+    session = qm.connect("QM3", user="mqm", admin=True)
+    handle, od = qm.open_object(session, S.MQOD(ObjectName="REPLY", ObjectQMgrName="QM1"), C.MQOO_OUTPUT)
+    assert (od.ResolvedQName, od.ResolvedQMgrName) == ("REPLY", "QM1")
+    assert _put(qm, session, handle, 2) == [("QM1", correl_id("TO.QM1"))] * 2
+    with pytest.raises(MQIError) as unknown:  # a queue manager the cluster does not know: as before
+        qm.open_object(session, S.MQOD(ObjectName="REPLY", ObjectQMgrName="QM9"), C.MQOO_OUTPUT)
+    assert unknown.value.reason == C.MQRC_UNKNOWN_REMOTE_Q_MGR

@@ -298,3 +298,38 @@ async def test_display_chstatus_shows_auto_defined_cluster_senders_and_a_restart
         (shown,) = run_mqsc(qm3.qm, f"DISPLAY QCLUSTER({QUEUE}) CLUSQMGR")
         assert sorted(o["CLUSQMGR"] for o in shown.objects) == ["QM1", "QM2"], shown.text
         _stop({"QM1": qm1, "QM3": qm3})
+
+
+async def test_a_request_to_a_cluster_queue_is_answered_on_the_requesters_reply_queue(tmp_path):
+    # QM3 asks through ORDERS (on QM1 and QM2); the responder replies with MQPUT1 to the ReplyToQ on the
+    # ReplyToQMgr the request carries, QM3: a member the cluster resolves, with no definitions on QM1.
+    async with _cluster(tmp_path) as servers:
+        port = servers["QM1"].port
+        _mqsc(servers["QM3"].qm, "DEFINE QLOCAL(REPLY)")
+
+        def ask() -> bytes:
+            qm = ibmmq.connect("QM3", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+            try:
+                ibmmq.Queue(qm, QUEUE).put(b"how many?", ibmmq.MD(ReplyToQ=b"REPLY"))
+                md = ibmmq.MD()
+                gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000)
+                return ibmmq.Queue(qm, "REPLY").get(None, md, gmo)
+            finally:
+                qm.disconnect()
+
+        def answer() -> None:
+            qm = ibmmq.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+            try:
+                md = ibmmq.MD()
+                gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000)
+                assert ibmmq.Queue(qm, QUEUE).get(None, md, gmo) == b"how many?"
+                assert md.ReplyToQMgr.rstrip() == b"QM3"
+                od = ibmmq.OD(ObjectName=md.ReplyToQ, ObjectQMgrName=md.ReplyToQMgr)
+                qm.put1(od, b"42", ibmmq.MD(CorrelId=md.MsgId))
+            finally:
+                qm.disconnect()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, answer)
+            assert await trio.to_thread.run_sync(ask) == b"42"
+        _stop(servers)

@@ -554,13 +554,18 @@ class QueueManager:
         subs = routing.receivers(reg, pub)
         if subs:
             self.deliver(pub, subs, uow)
+        forwarded = 0
+        if getattr(reg, "cluster_repository", None) is not None:  # a clustered topic's other members (registry/cluster/)
+            from qmlite.registry.cluster import pubs as cluster_pubs
+
+            forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body)
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
             retained = (topic, pub.md.copy(), pub.props, pub.body)
             if uow is None:
                 reg.retain(*retained)
             else:
                 uow.retains.append(retained)
-        return len(subs)
+        return len(subs) + forwarded
 
     def _administered(self, sub) -> None:
         if sub.request_only != C.MQRU_PUBLISH_ON_REQUEST:

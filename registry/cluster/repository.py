@@ -72,6 +72,13 @@ def own_snapshots(registry, version: str) -> dict[str, dict]:
         snap = out.get(cq.cluster)
         if snap is not None:
             snap["queues"].append(queue_record(cq))
+    if out:  # clustered topics: what this member defines and what it subscribes to below them (pubs.py)
+        from qmlite.registry.cluster import pubs
+
+        subs = pubs.own_subscriptions(registry, pubs.clustered_roots(registry, getattr(registry, "cluster_repository",
+                                                                                       None)))
+        for cluster, snap in out.items():
+            snap["topics"], snap["subs"] = pubs.own_topics(registry, cluster), subs
     return out
 
 

@@ -28,7 +28,7 @@ from qmlite.pcf import mqi as S
 
 from qmlite.registry.channels.syncrecords import correl_id
 from qmlite.registry.cluster import repository as R
-from qmlite.registry.cluster import routing
+from qmlite.registry.cluster import pubs, routing
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import clusters as CL
@@ -41,6 +41,7 @@ _SYSTEM_QUEUES = (
     (R.SCTQ, "IBM MQ Cluster Transmission Queue", C.MQUS_TRANSMISSION),
     (R.COMMAND_Q, "IBM MQ Cluster Command Queue", C.MQUS_NORMAL),
     (R.REPOSITORY_Q, "IBM MQ Cluster Repository Queue", C.MQUS_NORMAL),
+    (pubs.INTER_QMGR_PUBS, "IBM MQ Inter Queue Manager Publications", C.MQUS_NORMAL),
 )
 
 
@@ -86,6 +87,7 @@ class Agent:
                     if joined and not self._pending():
                         nursery.start_soon(woken, lots.lot(R.COMMAND_Q).park)
                         nursery.start_soon(woken, lots.lot(R.SCTQ).park)
+                        nursery.start_soon(woken, lots.lot(pubs.INTER_QMGR_PUBS).park)
                     elif joined:
                         nursery.cancel_scope.cancel()  # more arrived while this pass ran
         finally:
@@ -94,8 +96,11 @@ class Agent:
                 self.qm.disconnect(self.session, commit=False)
 
     def _pending(self) -> bool:
-        contents = self.registry.messages.peek(R.COMMAND_Q)
-        return contents is not None and len(contents) > 0
+        for queue in (R.COMMAND_Q, pubs.INTER_QMGR_PUBS):
+            contents = self.registry.messages.peek(queue)
+            if contents is not None and len(contents) > 0:
+                return True
+        return False
 
     async def step(self) -> None:
         if self.session is None:
@@ -106,6 +111,7 @@ class Agent:
             if not repo.loaded:
                 R.load(self.qm, self.session, repo)
         self.receive()
+        self.republish()
         self.publish()
         self.start_senders()
         await self.server.committer.wait(self.qm.position)
@@ -164,6 +170,20 @@ class Agent:
             self._send(snap, everything + ([own] if own is not None else []))
             if own is not None:
                 self.told[(cluster, origin)] = own["stamp"]
+
+    def republish(self) -> None:
+        """Publications other members forwarded here (clustered topics), published to this one's subscribers."""
+        qm, session = self.qm, self.session
+        if pubs.INTER_QMGR_PUBS not in self.registry.queues:
+            return
+        handle, _ = qm.open_object(session, S.MQOD(ObjectName=pubs.INTER_QMGR_PUBS), C.MQOO_INPUT_SHARED)
+        try:
+            while (got := qm.get(session, handle, S.MQMD(), S.MQGMO(Version=2, Options=C.MQGMO_NO_SYNCPOINT),
+                                 _BIG)) is not None:
+                if not pubs.republish(qm, got.md, got.data):
+                    log.warning("cluster_publication_ignored", qmgr=self.registry.qmgr.name, size=len(got.data))
+        finally:
+            qm.close_object(session, handle.hobj, 0)
 
     # ---- what this queue manager tells ---------------------------------------------------------------
     def publish(self) -> None:

@@ -333,3 +333,64 @@ async def test_a_request_to_a_cluster_queue_is_answered_on_the_requesters_reply_
             nursery.start_soon(trio.to_thread.run_sync, answer)
             assert await trio.to_thread.run_sync(ask) == b"42"
         _stop(servers)
+
+
+def _subs_of(server, qmgr: str) -> list:
+    return [s for (_, q), s in repository_of(server.qm.registry).snapshots.items() if q == qmgr
+            and s.get("subs")]
+
+
+async def test_a_publication_on_a_clustered_topic_reaches_a_subscriber_on_another_member(tmp_path):
+    # PRICES is clustered on QM1 (a full repository); QM2's application subscribes to prices/#; QM3
+    # publishes on prices/fruit: DIRECT routing sends it to QM2, whose subscriber gets it once.
+    async with _cluster(tmp_path) as servers:
+        port = servers["QM1"].port
+        _mqsc(servers["QM1"].qm, "DEFINE TOPIC(PRICES) TOPICSTR('prices') CLUSTER(DEMO)")
+        subscribed, done = trio.Event(), trio.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def subscriber() -> list[bytes]:
+            qm = ibmmq.connect("QM2", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+            try:
+                sub = ibmmq.Subscription(qm)
+                sd = ibmmq.SD(Options=CMQC.MQSO_CREATE | CMQC.MQSO_NON_DURABLE | CMQC.MQSO_MANAGED)
+                sd.set_vs("ObjectString", "prices/#")
+                sub.sub(sub_desc=sd)
+                token.run_sync_soon(subscribed.set)
+                gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000)
+                got = [sub.get(None, ibmmq.MD(), gmo)]
+                with pytest.raises(ibmmq.MQMIError) as empty:
+                    sub.get(None, ibmmq.MD(), ibmmq.GMO(Options=CMQC.MQGMO_NO_WAIT))
+                assert empty.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE  # delivered once
+                sub.close()
+                return got
+            finally:
+                qm.disconnect()
+
+        def publish() -> None:
+            qm = ibmmq.connect("QM3", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+            try:
+                topic = ibmmq.Topic(qm, topic_string="prices/fruit")
+                topic.open(open_opts=CMQC.MQOO_OUTPUT)
+                topic.pub(b"apples 3", ibmmq.MD())
+                topic.close()
+            finally:
+                qm.disconnect()
+
+        got: list = []
+
+        async def run_subscriber() -> None:
+            got.extend(await trio.to_thread.run_sync(subscriber))
+            done.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_subscriber)
+            await subscribed.wait()
+            qm3 = servers["QM3"]
+            with trio.fail_after(60):  # QM3 told of QM2's subscription (and of the clustered topic)
+                await _until([qm3], lambda: bool(_subs_of(qm3, "QM2")) and any(
+                    s.get("topics") for s in repository_of(qm3.qm.registry).snapshots.values()))
+            await trio.to_thread.run_sync(publish)
+            await done.wait()
+        assert got == [b"apples 3"]
+        _stop(servers)

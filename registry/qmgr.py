@@ -287,9 +287,9 @@ class QueueManager:
         reg = self.registry
         name = od.ObjectName
         if getattr(reg, "cluster_repository", None) is not None:  # a queue or member of the cluster (registry/cluster/)
-            from qmlite.registry.cluster import routing as cluster_routing
+            from qmlite.registry.cluster import resolution as cluster_resolution
 
-            routed = cluster_routing.open_handle(self, session, od, options, Handle)
+            routed = cluster_resolution.open_handle(self, session, od, options, Handle)
             if routed is not None:
                 return routed
         if od.ObjectQMgrName not in ("", reg.qmgr.name):
@@ -555,7 +555,7 @@ class QueueManager:
         if subs:
             self.deliver(pub, subs, uow)
         forwarded = 0
-        if getattr(reg, "cluster_repository", None) is not None:  # a clustered topic's other members (registry/cluster/)
+        if getattr(reg, "cluster_repository", None) is not None:  # a clustered topic's other members (registry/cluster)
             from qmlite.registry.cluster import pubs as cluster_pubs
 
             forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body)

@@ -152,7 +152,7 @@ class Engine:
             command_event = qmgr.command_event
             out = handler(Context(self.registry, requester, command, self.qm), request)
             nudge = getattr(self.registry, "cluster_nudge", None)
-            if nudge is not None and command not in INQUIRIES:  # the cluster agent looks again (server/mca/clusteragent.py)
+            if nudge is not None and command not in INQUIRIES:  # the cluster agent looks again (clusteragent.py)
                 nudge()
             if not requester.admin:
                 out = commandauthority.visible(self.registry, requester.user, command, request, out)

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 
 from qmlite.pcf import constants as C
 
-from qmlite.registry.cluster import routing
-from qmlite.registry.cluster.repository import Repository
+from qmlite.registry.cluster import resolution
+from qmlite.registry.cluster.snapshots import Repository
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import clusters as CL
 from qmlite.registry.objects.definitions import Queue
@@ -24,13 +24,13 @@ def learnt_members(registry, repo: Repository) -> list[CL.ClusterQMgr]:
     for (cluster, qmgr), snap in sorted(repo.snapshots.items()):
         if qmgr == registry.qmgr.name:
             continue
-        deftype = (CL.MQQMDT_AUTO_CLUSTER_SENDER if routing.auto_defined(registry, snap)
+        deftype = (CL.MQQMDT_AUTO_CLUSTER_SENDER if resolution.auto_defined(registry, snap)
                    else CL.MQQMDT_AUTO_EXP_CLUSTER_SENDER)
-        rows.append(CL.ClusterQMgr(qmgr, cluster, routing.sender_channel(registry, snap), deftype,
+        rows.append(CL.ClusterQMgr(qmgr, cluster, resolution.sender_channel(registry, snap), deftype,
                                    CL.MQQMT_REPOSITORY if snap.get("repos") else CL.MQQMT_NORMAL,
                                    snap.get("qmid", ""), CL.MQSUS_YES if snap.get("suspended") else CL.MQSUS_NO,
                                    snap.get("stamp", 0.0), snap.get("version", ""), False,
-                                   routing.channel_status(registry, snap["channel"]["name"])))
+                                   resolution.channel_status(registry, snap["channel"]["name"])))
     return rows
 
 
@@ -62,9 +62,9 @@ def with_cluster_senders(registry) -> dict:
     repo = getattr(registry, "cluster_repository", None)
     if repo is None or not repo.snapshots:
         return defined
-    out = {name: routing.sender_channel(registry, {"channel": {"name": name}}) if ch.channel_type == M.CLUSSDR
+    out = {name: resolution.sender_channel(registry, {"channel": {"name": name}}) if ch.channel_type == M.CLUSSDR
            else ch for name, ch in defined.items()}
     for (_, qmgr), snap in sorted(repo.snapshots.items()):
         if qmgr != registry.qmgr.name:
-            out[snap["channel"]["name"]] = routing.sender_channel(registry, snap)
+            out[snap["channel"]["name"]] = resolution.sender_channel(registry, snap)
     return out

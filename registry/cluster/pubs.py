@@ -2,7 +2,7 @@
 publication on a topic at or below a clustered topic object goes, besides this queue manager's own
 subscribers, to every other member with a subscription that selects it, and is published there.
 
-Each member's snapshot (repository.py) lists the clustered topic objects it defines (``topics``) and
+Each member's snapshot (snapshots.py) lists the clustered topic objects it defines (``topics``) and
 the topic patterns of its subscriptions below any clustered topic it knows (``subs``, IBM's proxy
 subscriptions).  A forwarded publication waits on SYSTEM.CLUSTER.TRANSMIT.QUEUE for the member's
 cluster-sender, addressed to its SYSTEM.INTER.QMGR.PUBS, its data prefixed by the topic string
@@ -17,8 +17,8 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 
 from qmlite.registry.channels.syncrecords import correl_id
-from qmlite.registry.cluster.repository import SCTQ, Repository
-from qmlite.registry.pubsub import topics as T
+from qmlite.registry.cluster.snapshots import SCTQ, Repository
+from qmlite.registry.pubsub import topics
 
 INTER_QMGR_PUBS = "SYSTEM.INTER.QMGR.PUBS"
 _MAGIC = b"QMLPUB1\0"
@@ -61,7 +61,7 @@ def forward(qm, topic: str, md: S.MQMD, body: bytes) -> int:
     for (_, qmgr), snap in sorted(repo.snapshots.items()):
         if qmgr == me or qmgr in sent:
             continue
-        if not any(T.matches(pattern, topic, schema) for pattern, schema in snap.get("subs", ())):
+        if not any(topics.matches(pattern, topic, schema) for pattern, schema in snap.get("subs", ())):
             continue
         sent.add(qmgr)
         data = _MAGIC + len(topic.encode()).to_bytes(4, "big") + topic.encode() + bytes(body)

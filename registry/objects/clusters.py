@@ -103,7 +103,7 @@ class ClusterQMgr:
     since: float  # CLUSDATE/CLUSTIME: when the definition became available here
     version: str
     local: bool
-    channel_status: int = C.MQCHS_INACTIVE  # the cluster-sender's to it (registry/cluster/routing.py)
+    channel_status: int = C.MQCHS_INACTIVE  # the cluster-sender's to it (registry/cluster/resolution.py)
 
 
 def members(registry, version: str) -> list[ClusterQMgr]:

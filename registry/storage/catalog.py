@@ -367,9 +367,10 @@ class Registry:
             self.store.put(sub)
 
     def _cluster_nudge(self) -> None:
-        """A subscription came or went: a cluster member tells the others (registry/cluster/pubs.py)."""
+        """A subscription came or went: a cluster member tells the others (registry/cluster/pubs.py); a
+        queue manager in no cluster has no repository, and nobody to tell."""
         nudge = getattr(self, "cluster_nudge", None)
-        if nudge is not None:
+        if nudge is not None and getattr(self, "cluster_repository", None) is not None:
             nudge()
 
     def remove_sub(self, sub: Subscription) -> None:

@@ -4,7 +4,7 @@ takes what other members tell it from SYSTEM.CLUSTER.COMMAND.QUEUE into its repo
 SYSTEM.CLUSTER.REPOSITORY.QUEUE), forwards it when it is a full repository, and starts the
 cluster-sender a message waits for on SYSTEM.CLUSTER.TRANSMIT.QUEUE (docs/channels.md "Clusters").
 
-What is exchanged (registry/cluster/repository.py, docs/decisions.md CLU1-CLU2):
+What is exchanged (registry/cluster/snapshots.py, docs/decisions.md CLU1-CLU2):
 
 * Each member sends its snapshot of itself in each cluster (its cluster-receiver channel, its cluster
   queues) to every full repository of the cluster it knows, the first of them reached through its
@@ -27,8 +27,8 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 
 from qmlite.registry.channels.syncrecords import correl_id
-from qmlite.registry.cluster import repository as R
-from qmlite.registry.cluster import pubs, routing
+from qmlite.registry.cluster import snapshots as SN
+from qmlite.registry.cluster import pubs, resolution
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import clusters as CL
@@ -38,9 +38,9 @@ log = structlog.get_logger("qmlite.cluster")
 VERSION = "09010200"  # registry/admin/commands/qmgr.py VERSION: what DISPLAY CLUSQMGR shows of each member
 _BIG = 1 << 24
 _SYSTEM_QUEUES = (
-    (R.SCTQ, "IBM MQ Cluster Transmission Queue", C.MQUS_TRANSMISSION),
-    (R.COMMAND_Q, "IBM MQ Cluster Command Queue", C.MQUS_NORMAL),
-    (R.REPOSITORY_Q, "IBM MQ Cluster Repository Queue", C.MQUS_NORMAL),
+    (SN.SCTQ, "IBM MQ Cluster Transmission Queue", C.MQUS_TRANSMISSION),
+    (SN.COMMAND_Q, "IBM MQ Cluster Command Queue", C.MQUS_NORMAL),
+    (SN.REPOSITORY_Q, "IBM MQ Cluster Repository Queue", C.MQUS_NORMAL),
     (pubs.INTER_QMGR_PUBS, "IBM MQ Inter Queue Manager Publications", C.MQUS_NORMAL),
 )
 
@@ -85,8 +85,8 @@ class Agent:
 
                     nursery.start_soon(woken, self.wake.wait)
                     if joined and not self._pending():
-                        nursery.start_soon(woken, lots.lot(R.COMMAND_Q).park)
-                        nursery.start_soon(woken, lots.lot(R.SCTQ).park)
+                        nursery.start_soon(woken, lots.lot(SN.COMMAND_Q).park)
+                        nursery.start_soon(woken, lots.lot(SN.SCTQ).park)
                         nursery.start_soon(woken, lots.lot(pubs.INTER_QMGR_PUBS).park)
                     elif joined:
                         nursery.cancel_scope.cancel()  # more arrived while this pass ran
@@ -96,7 +96,7 @@ class Agent:
                 self.qm.disconnect(self.session, commit=False)
 
     def _pending(self) -> bool:
-        for queue in (R.COMMAND_Q, pubs.INTER_QMGR_PUBS):
+        for queue in (SN.COMMAND_Q, pubs.INTER_QMGR_PUBS):
             contents = self.registry.messages.peek(queue)
             if contents is not None and len(contents) > 0:
                 return True
@@ -107,9 +107,9 @@ class Agent:
             self._ensure_queues()
             self.session = self.qm.connect(self.registry.qmgr.name, user="mqm", admin=True, appl_name="amqrrmfa",
                                            appl_type=C.MQAT_QMGR)
-            repo = R.repository_of(self.registry)
+            repo = SN.repository_of(self.registry)
             if not repo.loaded:
-                R.load(self.qm, self.session, repo)
+                SN.load(self.qm, self.session, repo)
         self.receive()
         self.republish()
         self.publish()
@@ -129,15 +129,15 @@ class Agent:
     # ---- what others tell ---------------------------------------------------------------------------
     def receive(self) -> None:
         qm, session = self.qm, self.session
-        repo = R.repository_of(self.registry)
+        repo = SN.repository_of(self.registry)
         me = self.registry.qmgr.name
-        handle, _ = qm.open_object(session, S.MQOD(ObjectName=R.COMMAND_Q), C.MQOO_INPUT_SHARED)
+        handle, _ = qm.open_object(session, S.MQOD(ObjectName=SN.COMMAND_Q), C.MQOO_INPUT_SHARED)
         try:
             while True:
                 got = qm.get(session, handle, S.MQMD(), S.MQGMO(Version=2, Options=C.MQGMO_SYNCPOINT), _BIG)
                 if got is None:
                     break
-                decoded = R.decode_command(got.data)
+                decoded = SN.decode_command(got.data)
                 if decoded is None:
                     log.warning("cluster_command_ignored", qmgr=me, size=len(got.data))
                     continue
@@ -148,7 +148,7 @@ class Agent:
         finally:
             qm.close_object(session, handle.hobj, 0)
 
-    def _offered(self, repo: R.Repository, sender: str, snap: dict) -> None:
+    def _offered(self, repo: SN.Repository, sender: str, snap: dict) -> None:
         me = self.registry.qmgr.name
         cluster, origin = snap["cluster"], snap["qmgr"]
         if origin == me:
@@ -156,7 +156,7 @@ class Agent:
         first = (cluster, origin) not in repo.snapshots
         if not repo.offer(snap):
             return
-        R.keep(self.qm, self.session, snap)
+        SN.keep(self.qm, self.session, snap)
         log.info("cluster_record", qmgr=me, cluster=cluster, member=origin, sender=sender,
                  queues=len(snap.get("queues", ())))
         if cluster not in CL.repositories(self.registry):
@@ -188,12 +188,12 @@ class Agent:
     # ---- what this queue manager tells ---------------------------------------------------------------
     def publish(self) -> None:
         reg = self.registry
-        repo = R.repository_of(reg)
+        repo = SN.repository_of(reg)
         me = reg.qmgr.name
         repos = set(CL.repositories(reg))
-        for cluster, snap in R.own_snapshots(reg, VERSION).items():
+        for cluster, snap in SN.own_snapshots(reg, VERSION).items():
             prev = self.own.get(cluster)
-            if prev is None or not R.same_content(prev, snap):
+            if prev is None or not SN.same_content(prev, snap):
                 snap["stamp"] = max(reg.now(), prev["stamp"] + 0.001 if prev is not None else 0.0)
                 self.own[cluster] = snap
             snap = self.own[cluster]
@@ -213,17 +213,17 @@ class Agent:
                 self.told[(cluster, key)] = snap["stamp"]
 
     def _send(self, target: dict, snaps: list[dict]) -> None:
-        self._send_by(routing.sender_channel(self.registry, target), target["qmgr"], snaps)
+        self._send_by(resolution.sender_channel(self.registry, target), target["qmgr"], snaps)
 
     def _send_by(self, channel, qmgr: str, snaps: list[dict]) -> None:
         """A command message to ``qmgr``'s SYSTEM.CLUSTER.COMMAND.QUEUE through cluster-sender ``channel``
         (``qmgr`` blank: whichever queue manager the channel reaches, a full repository not heard from)."""
         qm, session = self.qm, self.session
-        body = R.encode_command(self.registry.qmgr.name, snaps)
+        body = SN.encode_command(self.registry.qmgr.name, snaps)
         md = S.MQMD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
-        outer, data = qm.puts.for_transmission(md, body, R.COMMAND_Q, qmgr)
+        outer, data = qm.puts.for_transmission(md, body, SN.COMMAND_Q, qmgr)
         outer.CorrelId = correl_id(channel.name)
-        handle, _ = qm.open_object(session, S.MQOD(ObjectName=R.SCTQ), C.MQOO_OUTPUT)
+        handle, _ = qm.open_object(session, S.MQOD(ObjectName=SN.SCTQ), C.MQOO_OUTPUT)
         qm.put(session, handle.hobj, outer, S.MQPMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID), data)
         qm.close_object(session, handle.hobj, 0)
         qm.commit(session, explicit=False)
@@ -233,11 +233,11 @@ class Agent:
         """Each cluster-sender a message waits for on SCTQ, started unless it runs or was stopped (IBM
         triggers them from SYSTEM.CLUSTER.TRANSMIT.QUEUE)."""
         reg = self.registry
-        contents = reg.messages.peek(R.SCTQ)
+        contents = reg.messages.peek(SN.SCTQ)
         if contents is None or not len(contents):
             return
         channels = {}
-        for snap in R.repository_of(reg).snapshots.values():
+        for snap in SN.repository_of(reg).snapshots.values():
             channels.setdefault(snap["channel"]["name"], snap)
         running = reg.running
         for ch in CL.cluster_channels(reg, M.CLUSSDR):
@@ -247,8 +247,8 @@ class Agent:
                 continue
             if contents.find(None, correl_id(name)) is None:
                 continue
-            channel = (routing.sender_channel(reg, snap) if snap is not None
-                       else routing.sender_channel(reg, {"channel": {"name": name}}))
+            channel = (resolution.sender_channel(reg, snap) if snap is not None
+                       else resolution.sender_channel(reg, {"channel": {"name": name}}))
             log.info("cluster_sender_started", qmgr=reg.qmgr.name, channel=name)
             running.start_message_channel(channel)
 

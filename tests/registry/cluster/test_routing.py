@@ -1,4 +1,4 @@
-"""registry/cluster/routing.py: MQOPEN of a queue through the cluster, on one queue manager whose
+"""registry/cluster/resolution.py: MQOPEN of a queue through the cluster, on one queue manager whose
 repository is filled by hand (what the cluster agent would have been told)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.registry.channels.syncrecords import correl_id
-from qmlite.registry.cluster.repository import SCTQ, repository_of
+from qmlite.registry.cluster.snapshots import SCTQ, repository_of
 from qmlite.registry.errors import MQIError
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.registry.qmgr import QueueManager

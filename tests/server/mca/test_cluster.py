@@ -10,7 +10,7 @@ import contextlib
 import pytest
 import trio
 
-from qmlite.registry.cluster.repository import repository_of
+from qmlite.registry.cluster.snapshots import repository_of
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server import config
 from qmlite.server.listener import running

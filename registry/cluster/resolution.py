@@ -15,8 +15,8 @@ import dataclasses
 from qmlite.pcf import constants as C
 
 from qmlite.registry.channels.syncrecords import correl_id
-from qmlite.registry.cluster import workload as W
-from qmlite.registry.cluster.repository import SCTQ, Repository
+from qmlite.registry.cluster import workload
+from qmlite.registry.cluster.snapshots import SCTQ, Repository
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
 from qmlite.registry.security import authority
@@ -76,29 +76,28 @@ class Binding:
         sent[key] = sent.get(key, 0) + 1
 
 
-def instances(registry, repo: Repository, queue: str) -> list[tuple[W.Instance, dict | None]]:
+def instances(registry, repo: Repository, queue: str) -> list[tuple[workload.Instance, dict | None]]:
     """Every instance of cluster queue ``queue`` this queue manager can send to, with the snapshot of its
     queue manager (None: the local instance)."""
     me = registry.qmgr.name
-    out: list[tuple[W.Instance, dict | None]] = []
+    out: list[tuple[workload.Instance, dict | None]] = []
     local = registry.queues.get(queue)
     if local is not None and local.qtype == C.MQQT_LOCAL and (local.cluster_name or local.cluster_namelist):
-        out.append((W.Instance(me, local=True, put_enabled=local.inhibit_put != C.MQQA_PUT_INHIBITED,
-                               queue_rank=local.clwl_q_rank, queue_priority=local.clwl_q_priority,
-                               sent=repo.sent.get((queue, me), 0)), None))
+        out.append((workload.Instance(me, local=True, put_enabled=local.inhibit_put != C.MQQA_PUT_INHIBITED,
+                                      queue_rank=local.clwl_q_rank, queue_priority=local.clwl_q_priority,
+                                      sent=repo.sent.get((queue, me), 0)), None))
     seen = {me}
     for snap, q in repo.instances(queue):
         if snap["qmgr"] in seen:
             continue  # one instance per queue manager, however many clusters share it
         seen.add(snap["qmgr"])
         ch = snap["channel"]
-        out.append((W.Instance(snap["qmgr"], put_enabled=q.get("put", True), channel_rank=ch.get("clwl_rank", 0),
-                               queue_rank=q.get("clwl_rank", 0), channel_priority=ch.get("clwl_priority", 0),
-                               queue_priority=q.get("clwl_priority", 0), weight=ch.get("clwl_weight", 50),
-                               network_priority=ch.get("network_priority", 0),
-                               channel_status=channel_status(registry, ch["name"]),
-                               suspended=bool(snap.get("suspended")),
-                               sent=repo.sent.get((queue, snap["qmgr"]), 0)), snap))
+        out.append((workload.Instance(
+            snap["qmgr"], put_enabled=q.get("put", True), channel_rank=ch.get("clwl_rank", 0),
+            queue_rank=q.get("clwl_rank", 0), channel_priority=ch.get("clwl_priority", 0),
+            queue_priority=q.get("clwl_priority", 0), weight=ch.get("clwl_weight", 50),
+            network_priority=ch.get("network_priority", 0), channel_status=channel_status(registry, ch["name"]),
+            suspended=bool(snap.get("suspended")), sent=repo.sent.get((queue, snap["qmgr"]), 0)), snap))
     return out
 
 
@@ -107,7 +106,7 @@ def bind(registry, handle, binding: Binding) -> None:
     when every instance is put-inhibited, IBM's 2268); the message is counted when it is put."""
     repo = registry.cluster_repository
     found = instances(registry, repo, binding.queue)
-    chosen = W.choose([i for i, _ in found], local_only=binding.local_only)
+    chosen = workload.choose([i for i, _ in found], local_only=binding.local_only)
     if chosen is None:
         raise MQIError(C.MQRC_CLUSTER_PUT_INHIBITED)
     snap = next(s for i, s in found if i is chosen)
@@ -131,10 +130,11 @@ def open_handle(qm, session, od, options: int, handle_type):
     if od.ObjectQMgrName not in ("", reg.qmgr.name):
         return _open_on_member(qm, session, od, options, handle_type, repo)
     local = reg.queues.get(name)
+    local_only = local is None or workload.uses_local(local.clwl_use_q, reg.qmgr.clwl_use_q)
     if local is not None:
         if options & _INPUT or not options & C.MQOO_OUTPUT or local.qtype != C.MQQT_LOCAL:
             return None
-        if not (local.cluster_name or local.cluster_namelist) or W.uses_local(local.clwl_use_q, reg.qmgr.clwl_use_q):
+        if not (local.cluster_name or local.cluster_namelist) or local_only:
             return None
     remote = [snap for snap, _ in repo.instances(name) if snap["qmgr"] != reg.qmgr.name]
     if not remote:
@@ -144,10 +144,11 @@ def open_handle(qm, session, od, options: int, handle_type):
     _check_sctq(reg, session, od, options)
     fixed = options & _BINDS
     if not fixed:  # MQOO_BIND_AS_Q_DEF: the queue's DEFBIND (the local definition's, else the first instance's)
-        fixed = local.def_bind if local is not None else repo.instances(name)[0][1].get("def_bind", C.MQBND_BIND_ON_OPEN)
+        first = repo.instances(name)[0][1]
+        fixed = local.def_bind if local is not None else first.get("def_bind", C.MQBND_BIND_ON_OPEN)
     fixed = {C.MQOO_BIND_ON_OPEN: C.MQBND_BIND_ON_OPEN, C.MQOO_BIND_NOT_FIXED: C.MQBND_BIND_NOT_FIXED,
              C.MQOO_BIND_ON_GROUP: C.MQBND_BIND_ON_GROUP}.get(fixed, fixed)
-    binding = Binding(name, fixed, local_only=local is None or W.uses_local(local.clwl_use_q, reg.qmgr.clwl_use_q))
+    binding = Binding(name, fixed, local_only=local_only)
     handle = handle_type(0, "queue", SCTQ, options, queue_name=name, object_name=name)
     handle.cluster = binding
     if options & C.MQOO_OUTPUT:

@@ -94,14 +94,23 @@ def encode_command(sender: str, snapshots: list[dict]) -> bytes:
                       sort_keys=True).encode()
 
 
+def _well_formed(snap) -> bool:
+    """The fields every reader of a snapshot relies on, of the types it relies on."""
+    return (isinstance(snap, dict) and isinstance(snap.get("cluster"), str) and isinstance(snap.get("qmgr"), str)
+            and bool(snap["cluster"]) and bool(snap["qmgr"]) and isinstance(snap.get("stamp"), (int, float))
+            and isinstance(snap.get("channel"), dict) and isinstance(snap["channel"].get("name"), str)
+            and isinstance(snap.get("queues", []), list)
+            and all(isinstance(q, dict) and isinstance(q.get("name"), str) for q in snap.get("queues", []))
+            and isinstance(snap.get("topics", []), list) and isinstance(snap.get("subs", []), list))
+
+
 def decode_command(data: bytes) -> tuple[str, list[dict]] | None:
-    """A command message's sender and snapshots; None for anything not in our format (left alone)."""
+    """A command message's sender and its well-formed snapshots; None for anything not in our format."""
     try:
         body = json.loads(data)
-        if body.get(FORMAT_KEY) != FORMAT_VERSION:
+        if not isinstance(body, dict) or body.get(FORMAT_KEY) != FORMAT_VERSION:
             return None
-        snaps = [s for s in body["snapshots"] if isinstance(s, dict) and s.get("cluster") and s.get("qmgr")]
-        return str(body["from"]), snaps
+        return str(body["from"]), [s for s in body["snapshots"] if _well_formed(s)]
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -176,9 +185,10 @@ def load(qm, session, repo: Repository) -> None:
         options = C.MQGMO_BROWSE_NEXT
         try:
             snap = json.loads(got.data)
-            repo.offer(snap)
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except ValueError:
             continue  # not a snapshot of ours: left alone
+        if _well_formed(snap):
+            repo.offer(snap)
     repo.loaded = True
 
 

@@ -71,12 +71,19 @@ class Agent:
         try:
             while True:
                 joined = in_cluster(self.registry)
+                failed = False
                 if joined:
                     try:
                         await self.step()
                     except MQIError as exc:  # quiescing, a queue deleted: told, then tried at the next wake
                         log.warning("cluster_agent_failed", qmgr=self.registry.qmgr.name,
                                     reason=C.describe("MQRC", exc.reason))
+                        failed = True
+                    except Exception:  # a bug must not end the queue manager's tasks: told, tried at the next wake
+                        log.exception("cluster_agent_crashed", qmgr=self.registry.qmgr.name)
+                        failed = True
+                    if failed and self.session is not None:
+                        self.qm.backout(self.session, explicit=False)
                 self.wake = trio.Event()
                 async with trio.open_nursery() as nursery:
                     async def woken(wait) -> None:
@@ -84,7 +91,7 @@ class Agent:
                         nursery.cancel_scope.cancel()
 
                     nursery.start_soon(woken, self.wake.wait)
-                    if joined and not self._pending():
+                    if joined and (failed or not self._pending()):  # after a failure: the next arrival
                         nursery.start_soon(woken, lots.lot(SN.COMMAND_Q).park)
                         nursery.start_soon(woken, lots.lot(SN.SCTQ).park)
                         nursery.start_soon(woken, lots.lot(pubs.INTER_QMGR_PUBS).park)

@@ -61,6 +61,9 @@ class Agent:
         self.session = None
         self.own: dict[str, dict] = {}  # cluster -> this queue manager's snapshot, as last stamped
         self.told: dict[tuple[str, str], float] = {}  # (cluster, target) -> the stamp of ours it was sent
+        # Cluster-senders started here whose agent has not made its instance yet (it does at its first step,
+        # in the server's nursery): not started twice meanwhile.
+        self.launched: dict[str, float | None] = {}  # name -> its status's start time when launched
 
     # ---- the task -------------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -70,6 +73,7 @@ class Agent:
         lots = self.server.mqi.activity
         try:
             while True:
+                self.wake = trio.Event()  # before the pass: a command during it wakes the next wait at once
                 joined = in_cluster(self.registry)
                 failed = False
                 if joined:
@@ -84,30 +88,34 @@ class Agent:
                         failed = True
                     if failed and self.session is not None:
                         self.qm.backout(self.session, explicit=False)
-                self.wake = trio.Event()
                 async with trio.open_nursery() as nursery:
                     async def woken(wait) -> None:
                         await wait()
                         nursery.cancel_scope.cancel()
 
+                    async def arrival(queue: str, waiting) -> None:
+                        # The check and the park with no checkpoint between: no arrival falls in a gap.
+                        if not (waiting(queue) and not failed):
+                            await lots.lot(queue).park()
+                        nursery.cancel_scope.cancel()
+
                     nursery.start_soon(woken, self.wake.wait)
-                    if joined and (failed or not self._pending()):  # after a failure: the next arrival
-                        nursery.start_soon(woken, lots.lot(SN.COMMAND_Q).park)
-                        nursery.start_soon(woken, lots.lot(SN.SCTQ).park)
-                        nursery.start_soon(woken, lots.lot(pubs.INTER_QMGR_PUBS).park)
-                    elif joined:
-                        nursery.cancel_scope.cancel()  # more arrived while this pass ran
+                    if joined:  # after a failure: only the next arrival (what failed is still there)
+                        nursery.start_soon(arrival, SN.COMMAND_Q, self._has_messages)
+                        nursery.start_soon(arrival, pubs.INTER_QMGR_PUBS, self._has_messages)
+                        nursery.start_soon(arrival, SN.SCTQ, self._sender_wanted)
         finally:
             self.registry.cluster_nudge = None  # commands after the server ended have no agent to wake
             if self.session is not None:
                 self.qm.disconnect(self.session, commit=False)
 
-    def _pending(self) -> bool:
-        for queue in (SN.COMMAND_Q, pubs.INTER_QMGR_PUBS):
-            contents = self.registry.messages.peek(queue)
-            if contents is not None and len(contents) > 0:
-                return True
-        return False
+    def _has_messages(self, queue: str) -> bool:
+        contents = self.registry.messages.peek(queue)
+        return contents is not None and len(contents) > 0
+
+    def _sender_wanted(self, queue: str) -> bool:
+        """A message waits on SCTQ for a cluster-sender that does not run (and was not stopped)."""
+        return bool(self._senders_to_start())
 
     async def step(self) -> None:
         if self.session is None:
@@ -240,24 +248,33 @@ class Agent:
         """Each cluster-sender a message waits for on SCTQ, started unless it runs or was stopped (IBM
         triggers them from SYSTEM.CLUSTER.TRANSMIT.QUEUE)."""
         reg = self.registry
-        contents = reg.messages.peek(SN.SCTQ)
-        if contents is None or not len(contents):
-            return
-        channels = {}
-        for snap in SN.repository_of(reg).snapshots.values():
-            channels.setdefault(snap["channel"]["name"], snap)
-        running = reg.running
-        for ch in CL.cluster_channels(reg, M.CLUSSDR):
-            channels.setdefault(ch.name, None)
-        for name, snap in sorted(channels.items()):
-            if running.instances_of(name) or name in running.stopped:
-                continue
-            if contents.find(None, correl_id(name)) is None:
-                continue
+        for name, snap in self._senders_to_start():
             channel = (resolution.sender_channel(reg, snap) if snap is not None
                        else resolution.sender_channel(reg, {"channel": {"name": name}}))
             log.info("cluster_sender_started", qmgr=reg.qmgr.name, channel=name)
-            running.start_message_channel(channel)
+            known = reg.running.message_channels.get(name)
+            self.launched[name] = known.started if known is not None else None
+            reg.running.start_message_channel(channel)
+
+    def _senders_to_start(self) -> list[tuple[str, dict | None]]:
+        reg = self.registry
+        contents = reg.messages.peek(SN.SCTQ)
+        if contents is None or not len(contents):
+            return []
+        channels: dict[str, dict | None] = {}
+        for snap in SN.repository_of(reg).snapshots.values():
+            channels.setdefault(snap["channel"]["name"], snap)
+        for ch in CL.cluster_channels(reg, M.CLUSSDR):
+            channels.setdefault(ch.name, None)
+        running = reg.running
+        for name, before in list(self.launched.items()):
+            status = running.message_channels.get(name)
+            if running.instances_of(name) or name in running.stopped or (
+                    status is not None and status.started != before):
+                del self.launched[name]  # its agent runs (or ran): from now on its instance tells
+        return [(name, snap) for name, snap in sorted(channels.items())
+                if not running.instances_of(name) and name not in running.stopped and name not in self.launched
+                and contents.find(None, correl_id(name)) is not None]
 
 
 async def run(qm_server) -> None:

@@ -292,6 +292,12 @@ class QueueManager:
     def _open_queue(self, session: Session, od: S.MQOD, options: int, service: bool = False) -> Handle:
         reg = self.registry
         name = od.ObjectName
+        if getattr(reg, "cluster_repository", None) is not None:  # a queue or member of the cluster (registry/cluster/)
+            from qmlite.registry.cluster import resolution as cluster_resolution
+
+            routed = cluster_resolution.open_handle(self, session, od, options, Handle)
+            if routed is not None:
+                return routed
         if od.ObjectQMgrName not in ("", reg.qmgr.name):
             return self._open_for_transmission(session, od, options, check=not service)
         queue = reg.queues.get(name)
@@ -554,13 +560,18 @@ class QueueManager:
         subs = routing.receivers(reg, pub)
         if subs:
             self.deliver(pub, subs, uow)
+        forwarded = 0
+        if getattr(reg, "cluster_repository", None) is not None:  # a clustered topic's other members (registry/cluster)
+            from qmlite.registry.cluster import pubs as cluster_pubs
+
+            forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body)
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
             retained = (topic, pub.md.copy(), pub.props, pub.body)
             if uow is None:
                 reg.retain(*retained)
             else:
                 uow.retains.append(retained)
-        return len(subs)
+        return len(subs) + forwarded
 
     def _administered(self, sub) -> None:
         if sub.request_only != C.MQRU_PUBLISH_ON_REQUEST:

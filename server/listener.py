@@ -133,6 +133,9 @@ class QueueManagerServer:
         await nursery.start(command_server.run, qm, self.mqi.activity.lot(COMMAND_QUEUE), committer)
         await nursery.start(monitor.run, qm, committer, self.cfg.monitor_interval)
         await nursery.start(monitor.run_statistics, qm, committer)
+        from .mca import clusteragent  # issue 34: a cluster member's repository and cluster-senders
+
+        nursery.start_soon(clusteragent.run, self)
 
     # ---- hosting several queue managers (registry/hosting.py) ------------------------------------
     async def run_tasks(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:

@@ -9,6 +9,8 @@ backs it out.  Killed after: the record names this batch, and the sender's resyn
 
 from __future__ import annotations
 
+import hashlib
+
 from qmlite.pcf import constants as C
 from qmlite.pcf import errors, fap
 from qmlite.pcf import mqi as S
@@ -19,6 +21,7 @@ from qmlite.registry.channels import syncrecords as SR
 from qmlite.registry.channels.mcastatus import ZERO_LUW, status_of
 from qmlite.registry.channels.sendingend import MCA_USER, ChannelFailure
 from qmlite.registry.errors import MQIError
+from qmlite.registry.objects import channels as M
 
 _XQH = 428
 _OPEN = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
@@ -33,8 +36,12 @@ class ReceivingEnd:
         self.user = user
         self.session = qm.connect(qm.registry.qmgr.name, user=MCA_USER, admin=True, appl_name="amqrmppa",
                                   channel=channel.name, conname=conn_name, appl_type=C.MQAT_QMGR)
+        # A cluster-receiver is one channel name for every member sending to it: its records are kept per
+        # partner, as IBM keys them (docs/decisions.md CLU6).
+        self.record_key = channel.name if channel.channel_type != M.CLUSRCVR else cluster_record_key(
+            channel.name, partner_qmgr)
         try:
-            self.records = SR.SyncRecords(qm, self.session, channel.name)
+            self.records = SR.SyncRecords(qm, self.session, self.record_key)
         except BaseException:
             self.close()
             raise
@@ -112,7 +119,7 @@ class ReceivingEnd:
     def backout(self) -> None:
         """The batch was cut off: its puts vanish."""
         self.qm.backout(self.session, explicit=False)
-        self.records = SR.SyncRecords(self.qm, self.session, self.channel.name)
+        self.records = SR.SyncRecords(self.qm, self.session, self.record_key)
         self.seq = self.last_seq
         self.status.current_msgs = 0
         self.status.current_seq = self.seq
@@ -127,6 +134,11 @@ class ReceivingEnd:
 
     def close(self) -> None:
         self.qm.disconnect(self.session, commit=False)
+
+
+def cluster_record_key(channel: str, partner: str) -> str:
+    """The synchronisation records' key of a cluster-receiver's partner: 24 characters (a CorrelId)."""
+    return "C" + hashlib.blake2b(f"{channel}\0{partner}".encode(), digest_size=12).hexdigest()[:23]
 
 
 class SequenceError(ChannelFailure):

@@ -91,9 +91,16 @@ class SendingEnd:
             queue = self.qm.registry.queues.get(name)
             if not name or queue is None or queue.usage != C.MQUS_TRANSMISSION:
                 raise ChannelFailure(0, f"AMQ9519: transmission queue {name!r} not found or not USAGE(XMITQ)")
-            self._xmitq, _ = self.qm.open_object(self.session, S.MQOD(ObjectName=name),
-                                                 C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE | C.MQOO_INQUIRE)
+            self._xmitq, _ = self.qm.open_object(self.session, S.MQOD(ObjectName=name), self.open_options)
         return self._xmitq
+
+    # What the agent takes from its transmission queue: all of it, alone (a cluster-sender shares
+    # SYSTEM.CLUSTER.TRANSMIT.QUEUE and takes its own messages: registry/cluster/sending.py).
+    open_options = C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE | C.MQOO_INQUIRE
+
+    def wanted(self) -> tuple[S.MQMD, int | None]:
+        """The MQMD and MatchOptions of each get (None: the MQGMO's own, any message)."""
+        return S.MQMD(), None
 
     def waiting(self) -> bool:
         """Whether the transmission queue has a message to send now."""
@@ -127,7 +134,10 @@ class SendingEnd:
             handle = self._queue()
             fast = self.channel.npm_speed == C.MQNPMS_FAST
             gmo = S.MQGMO(Version=2, Options=C.MQGMO_SYNCPOINT_IF_PERSISTENT if fast else C.MQGMO_SYNCPOINT)
-            got = self.qm.get(self.session, handle, S.MQMD(), gmo, _BIG)
+            md, match = self.wanted()
+            if match is not None:
+                gmo.MatchOptions = match
+            got = self.qm.get(self.session, handle, md, gmo, _BIG)
             if got is None:
                 return None
             data = got.data

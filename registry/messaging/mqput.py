@@ -180,6 +180,8 @@ class PutPath:
         """A put to a queue's handle: onto the queue (or, under syncpoint, staged in the unit of work)."""
         reg = self.registry
         enqueuer = self.enqueuer
+        if handle.cluster is not None:  # a cluster queue: the workload algorithm picks the instance (registry/cluster/)
+            handle.cluster.before_put(reg, handle, stored)
         queue = reg.queues.get(handle.name)
         if queue is None:
             raise MQIError(C.MQRC_Q_DELETED)
@@ -190,6 +192,8 @@ class PutPath:
         kept, props, data = properties.split_message(stored, data, as_sent=True)  # the reply echoes ``stored`` as put
         if handle.remote is not None:
             kept, data = self.for_transmission(kept, data, *handle.remote)
+            if handle.cluster is not None and handle.cluster.correl:
+                kept.CorrelId = handle.cluster.correl  # the cluster-sender that takes it from SCTQ
         triggered = queue.trigger_control == C.MQTC_ON
         depth_before = triggers.qualifying_depth(reg, queue) if triggered else 0
         if syncpoint:

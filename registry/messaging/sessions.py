@@ -35,6 +35,8 @@ class Handle:
     # A remote queue for another queue manager: (RemoteQName, RemoteQMgrName); ``name`` is then the
     # transmission queue, and MQPUT puts each message there behind an MQXQH.
     remote: tuple[str, str] | None = None
+    # A cluster queue's handle (registry/cluster/resolution.py Binding): each MQPUT may choose another instance.
+    cluster: object = None
 
 
 @dataclasses.dataclass(slots=True)

@@ -33,7 +33,7 @@ MESSAGE = frozenset({SDR, SVR, RCVR, RQSTR, CLUSSDR, CLUSRCVR})  # message chann
 SENDING = frozenset({SDR, SVR, CLUSSDR, CLUSRCVR})
 # Whom an incoming message channel's ID may name: a sender's or server's, a receiving channel; a
 # requester's, the channel that is to send to it (a SVR, or a SDR that calls back: decision MCS2).
-RECEIVING = (RCVR, RQSTR)
+RECEIVING = (RCVR, RQSTR, CLUSRCVR)
 ANSWERING = (SVR, SDR)
 MQ_CHANNELS = frozenset(MQ_TYPES)  # what an MQ (not a telemetry) channel has: DESCR, exits, HBINT ...
 ALL = frozenset(TYPES)

@@ -1,15 +1,14 @@
-"""A one-queue-manager cluster: what this queue manager knows about the clusters it is in.
-
-qmlite runs no channels to other queue managers, so its cluster repository holds only what it
-defines itself, as a full repository that is the only member of its clusters would hold it
-(docs/compat.md, "Clusters"; docs/decisions.md L1-L8):
+"""What this queue manager knows about the clusters it is in: what it defines itself, here, and what
+the other members told it (registry/cluster/, issue 34: ``members`` and ``learnt_queues`` add their rows).
+Its own part, as a full repository alone in its clusters holds it (docs/compat.md, "Clusters";
+docs/decisions.md L1-L8):
 
 * This queue manager is a member of every cluster it is a full repository for (REPOS/REPOSNL) or
   has a cluster-receiver channel in; it is listed once per cluster-receiver channel of a cluster
   (DEFTYPE CLUSRCVR), or with no channel for a cluster named only by REPOS.
 * A cluster-sender channel defined by hand points at a queue manager this one has never heard
   from; IBM lists it as ``SYSTEM.TEMPQMGR.<conname>`` (QMID ``SYSTEM.TEMPUUID.<conname>``,
-  DEFTYPE CLUSSDR) until that queue manager answers, which here it never does.
+  DEFTYPE CLUSSDR) until that queue manager answers (then by name, DEFTYPE CLUSSDRB).
 * Every local or alias queue with CLUSTER or CLUSNL is a cluster queue of this queue manager, once
   per cluster it names.
 
@@ -104,6 +103,7 @@ class ClusterQMgr:
     since: float  # CLUSDATE/CLUSTIME: when the definition became available here
     version: str
     local: bool
+    channel_status: int = C.MQCHS_INACTIVE  # the cluster-sender's to it (registry/cluster/resolution.py)
 
 
 def members(registry, version: str) -> list[ClusterQMgr]:
@@ -125,8 +125,16 @@ def members(registry, version: str) -> list[ClusterQMgr]:
             since = ch.altered if ch is not None else qm.altered
             rows.append(ClusterQMgr(qm.name, cluster, channel, MQQMDT_CLUSTER_RECEIVER, qmtype, qm.identifier,
                                     suspend, since, version, True))
+    learnt = getattr(registry, "cluster_repository", None)
+    if learnt is not None:  # the other members, as the cluster told this one (registry/cluster/)
+        from qmlite.registry.cluster.members import learnt_members
+
+        rows.extend(learnt_members(registry, learnt))
+    reached = {(r.cluster, r.channel.name) for r in rows if not r.local}
     for ch in cluster_channels(registry, M.CLUSSDR):
         for cluster in names_of(registry, ch.cluster_name, ch.cluster_namelist):
+            if (cluster, ch.name) in reached:
+                continue  # its queue manager answered: listed by name (DEFTYPE CLUSSDRB)
             # A hand-defined cluster-sender is taken to point at a full repository (IBM: a partial
             # repository finds its full repositories through its manually defined CLUSSDRs).
             rows.append(ClusterQMgr(TEMP_QMGR_PREFIX + ch.conn_name, cluster, ch, MQQMDT_EXPLICIT_CLUSTER_SENDER,
@@ -161,3 +169,13 @@ def cluster_queues(registry, queues=None) -> Iterator[ClusterQueue]:
     for queue in (registry.queues.values() if queues is None else queues):
         for cluster in names_of(registry, queue.cluster_name, queue.cluster_namelist):
             yield ClusterQueue(queue, cluster, qm.name, qm.identifier)
+
+
+def learnt_queues(registry, pattern_matches) -> Iterator[ClusterQueue]:
+    """The other members' cluster queues this queue manager was told of (registry/cluster/), by name."""
+    learnt = getattr(registry, "cluster_repository", None)
+    if learnt is None:
+        return iter(())
+    from qmlite.registry.cluster.members import learnt_queues as learnt_rows
+
+    return learnt_rows(registry, learnt, pattern_matches)

@@ -27,7 +27,7 @@ def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
                 on_end(channel)
 
     def start(channel) -> None:
-        if channel.channel_type == M.SDR or (channel.channel_type == M.SVR and channel.conn_name):
+        if channel.channel_type in (M.SDR, M.CLUSSDR) or (channel.channel_type == M.SVR and channel.conn_name):
             nursery.start_soon(agent, run_sender, channel)
         elif channel.channel_type == M.RQSTR and channel.conn_name:
             nursery.start_soon(agent, run_requester, channel)  # it connects and receives

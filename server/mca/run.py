@@ -30,6 +30,7 @@ from qmlite.registry.channels import access
 from qmlite.registry.channels.mcastatus import status_of
 from qmlite.registry.channels.receivingend import ReceivingEnd, SequenceError
 from qmlite.registry.channels.sendingend import MCA_USER, ChannelFailure, SendingEnd
+from qmlite.registry.cluster.sending import sending_end_for
 from qmlite.registry.errors import MQIError
 from qmlite.registry.monitoring import events as E
 from qmlite.registry.objects import channels as M
@@ -275,7 +276,7 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
     qm = host.qm
     status = status_of(qm.registry, channel)
     proto = link.proto
-    end = SendingEnd(qm, channel)
+    end = sending_end_for(qm, channel)  # a cluster-sender's takes its own messages from SCTQ
     try:
         event = await link.event()
         if not isinstance(event, Started):
@@ -475,7 +476,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
     logger = log.bind(channel=channel.name, qmgr=qm.registry.qmgr.name)
     proto = ReceiverProtocol(offer_of(qm, channel, requester=initiate), qm.now)
     link = Link(stream, proto, idle=opening_timeout)
-    if channel.channel_type not in (M.RCVR, M.RQSTR):
+    if channel.channel_type not in (M.RCVR, M.RQSTR, M.CLUSRCVR):
         proto.fail(fap.CHANNEL_WRONG_TYPE)
         await link.flush()
         return

@@ -295,6 +295,15 @@ def _matches(flt, row: Row) -> bool:
     return attribute is not None and filter_matches(flt, attribute.get(row))
 
 
+def _definitions(reg) -> dict:
+    """The channels to look through: with auto-defined cluster-senders once the cluster told of members."""
+    if getattr(reg, "cluster_repository", None) is None:
+        return reg.objects(M.KIND)
+    from qmlite.registry.cluster.members import with_cluster_senders
+
+    return with_cluster_senders(reg)
+
+
 def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     if telemetry.is_mqtt(request):  # ChannelType MQCHT_MQTT: the MQXR service's form of the command
         return telemetry.inquire_status(ctx, request)
@@ -303,7 +312,7 @@ def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     instance_type = values.get(C.MQIACH_CHANNEL_INSTANCE_TYPE, C.MQOT_CURRENT_CHANNEL)
     if instance_type not in _INSTANCE_TYPES:
         raise CommandError(C.MQRCCF_CHL_INST_TYPE_ERROR, parameter=C.MQIACH_CHANNEL_INSTANCE_TYPE)
-    channels = matching(ctx.registry.objects(M.KIND), values, C.MQCACH_CHANNEL_NAME)
+    channels = matching(_definitions(ctx.registry), values, C.MQCACH_CHANNEL_NAME)
     rows: list[Row] = []
     for channel in channels:
         rows += _rows(ctx, channel, instance_type)
@@ -328,7 +337,7 @@ def inquire_channel_status(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
 # ---- control -------------------------------------------------------------------------------------
 def _channel(reg, values: dict) -> M.Channel:
     name = object_name(values, C.MQCACH_CHANNEL_NAME)
-    channel = reg.objects(M.KIND).get(name)
+    channel = _definitions(reg).get(name)
     if channel is None:
         raise CommandError(C.MQRCCF_CHANNEL_NOT_FOUND, parameter=C.MQCACH_CHANNEL_NAME)
     return channel

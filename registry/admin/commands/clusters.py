@@ -1,16 +1,19 @@
-"""Cluster commands of a one-queue-manager cluster (registry/objects/clusters.py says what it holds):
+"""Cluster commands (registry/objects/clusters.py says what this queue manager holds, registry/cluster/
+what the other members told it):
 
-* Inquire Cluster Queue Manager (DISPLAY CLUSQMGR): this queue manager per cluster it is in, and the
-  queue managers its hand-defined cluster-sender channels point at, with IBM's attributes
+* Inquire Cluster Queue Manager (DISPLAY CLUSQMGR): this queue manager per cluster it is in, the other
+  members it was told of, and the queue managers its hand-defined cluster-sender channels point at
+  that have not answered yet, with IBM's attributes
   (ClusterDate/Time, QMgrDefinitionType, QMgrType, QMgrIdentifier, Suspend, ChannelStatus, Version,
   XmitQName) and the attributes of the cluster channel each is known through.  ClusterQMgrName,
   Channel and ClusterName select (generic names allowed); one filter on any attribute.
 * Inquire Queue with QType MQQT_CLUSTER, or with ClusterInfo (DISPLAY QCLUSTER, DISPLAY QUEUE
-  CLUSINFO): this queue manager's cluster queues, one per queue and cluster; Inquire Queue Names
+  CLUSINFO): this queue manager's cluster queues, one per queue and cluster, then the other members'
+  it was told of; Inquire Queue Names
   with QType MQQT_CLUSTER their names.  Both wrap queues.py's handlers, which answer everything else.
 * Suspend/Resume Queue Manager Cluster: recorded (DISPLAY CLUSQMGR SUSPEND); Refresh Cluster and
-  Reset Cluster: checked and accepted.  With no other queue manager there is nothing to tell, to
-  rebuild or to remove (docs/decisions.md L5).
+  Reset Cluster: checked and accepted; they do not act on what the other members told this one yet
+  (docs/decisions.md L5; docs/channels.md "Clusters").
 """
 
 from __future__ import annotations
@@ -54,8 +57,8 @@ def _channel_attr(a):
 
 
 def _status(row: CL.ClusterQMgr) -> int:
-    # qmlite starts no channel to another queue manager: a cluster-sender never leaves INACTIVE.
-    return C.MQCHS_INACTIVE
+    """The cluster-sender's to that queue manager, as its agent keeps it (INACTIVE when none ran)."""
+    return row.channel_status
 
 
 _OWN = [
@@ -163,7 +166,8 @@ def _cluster_rows(ctx, values: dict, flt) -> list[list]:
     reg = ctx.registry
     queues = pick(reg.queues, pattern)  # type: ignore[arg-type]
     rows = []
-    for cq in CL.cluster_queues(reg, sorted(queues, key=lambda q: q.name)):
+    learnt = CL.learnt_queues(reg, lambda name: _matches(pattern, name))  # type: ignore[arg-type]
+    for cq in [*CL.cluster_queues(reg, sorted(queues, key=lambda q: q.name)), *learnt]:
         if flt is not None and not (flt.parameter in QCLUSTER_TABLE.by_id
                                     and filter_matches(flt, QCLUSTER_TABLE.value(cq, flt.parameter))):
             continue
@@ -215,7 +219,8 @@ def inquire_q_names(local, ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
     check_name(pattern, C.MQCA_Q_NAME, generic=True)  # type: ignore[arg-type]
     reg = ctx.registry
     names = sorted({cq.queue.name
-                    for cq in CL.cluster_queues(reg, pick(reg.queues, pattern))})  # type: ignore[arg-type]
+                    for cq in [*CL.cluster_queues(reg, pick(reg.queues, pattern)),  # type: ignore[arg-type]
+                               *CL.learnt_queues(reg, lambda name: _matches(pattern, name))]})
     params = [P.CFSL(C.MQCACF_Q_NAMES, tuple(n.ljust(_Q) for n in names), R.QMGR_CCSID),
               P.CFIL(C.MQIACF_Q_TYPES, tuple(C.MQQT_CLUSTER for _ in names))]
     return R.data(ctx.command, [params] if names else [], none_found=C.MQRC_UNKNOWN_OBJECT_NAME)

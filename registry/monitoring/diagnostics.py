@@ -89,14 +89,14 @@ class Diagnostics:
     def started(self) -> None:
         """The queue manager is running: AMQ8003I, its listener's AMQ5026I (the default queue manager's,
         which owns the port), then AMQ5806I -- the order IBM's container prints them (EL5)."""
-        self.write("AMQ8003I", c1=self.qmgr, c2="V" + writer.VRMF)
+        self.write("AMQ8003I", c1=writer.VRMF, c3=self.qmgr)  # IBM's inserts: the version, the queue manager
         running = self.registry.running
         if running.served_listener:
             self.write("AMQ5026I", a1=running.served_pid or os.getpid(), c1=running.served_listener)
         self.write("AMQ5806I", c1=self.qmgr)
 
     def ended(self) -> None:
-        self.write("AMQ8004I", c1=self.qmgr)
+        self.write("AMQ8004I", c3=self.qmgr)
 
     # ---- CHLAUTH (registry/security/chlauth.py decides) -----------------------------------------------
     def chlauth_refused(self, verdict, *, channel: str, address: str, client_user: str, appl: str = "",
@@ -135,9 +135,9 @@ class Diagnostics:
                 fix = (f"SET CHLAUTH({Q(channel)}) TYPE(ADDRESSMAP) ADDRESS({Q(address)}) USERSRC(CHANNEL) "
                        "ACTION(REPLACE)")
         elif verdict.needs_password:
+            # AMQ5540E alone: IBM's AMQ5542I names the CONNAUTH AUTHINFO, not a CHLAUTH record, and the
+            # number of IBM's companion for a record's CHCKCLNT is not known (docs/decisions.md EL14).
             entry = self.write("AMQ5540E", remote_host=address, c1=appl or "unknown")
-            check = _CHCK.get(rec.check_client, "REQUIRED") if rec is not None else "REQUIRED"
-            self.write("AMQ5542I", remote_host=address, c1=client_user, c2=check)
             fix = (_record_mqsc(rec, check_client=C.MQCHK_AS_Q_MGR) + " ACTION(REPLACE)") if rec is not None else ""
         else:  # no user to run the channel as
             entry = None
@@ -166,6 +166,7 @@ class Diagnostics:
     # ---- connection authentication and connect authority (events.not_authorized_connect) ---------------
     def connect_refused(self, *, qualifier: int, user: str, appl: str, channel: str, address: str) -> None:
         from qmlite.registry.monitoring import events as E
+        from qmlite.registry.objects import endpoints
         from qmlite.registry.security import authrecs
 
         if self._chlauth_refused is not None and self._chlauth_refused == (channel, address):
@@ -174,12 +175,13 @@ class Diagnostics:
         self._chlauth_refused = None
         reg = self.registry
         if qualifier == E.MQRQ_CSP_NOT_AUTHORIZED:
-            entry = self.write("AMQ5534E", remote_host=address, c1=user, c2=appl)
+            # IBM's pair: AMQ5534E (its third insert 'N/A' when the repository gives no more), then AMQ5542I
+            # naming CONNAUTH's AUTHINFO and its CHCKCLNT (docs/decisions.md EL14).
+            entry = self.write("AMQ5534E", remote_host=address, c1=user, c2=appl, c3="N/A")
             connauth = (reg.qmgr.conn_auth or "").strip()
-            if authrecs.privileged(user):
-                self.write("AMQ5541E", remote_host=address, c1=user, c2="REQDADM", c3=connauth)
-            else:
-                self.write("AMQ5542I", remote_host=address, c1=user, c2="REQUIRED")
+            info = reg.objects(endpoints.AUTHINFO).get(connauth)
+            check = _CHCK.get(info.check_client, "REQDADM") if info is not None else "REQDADM"
+            self.write("AMQ5542I", remote_host=address, c1=user, c2=connauth, c3=f"CHCKCLNT({check})")
             self._refuse(RF.PASSWORD, C.MQRC_NOT_AUTHORIZED, entry, user=user, address=address, channel=channel,
                          appl=appl, rule=f"CONNAUTH({connauth})" if connauth else "CONNAUTH",
                          detail="the user id and password did not check")
@@ -299,14 +301,14 @@ class Diagnostics:
                      detail="qmlite serve --max-connections (docs/compat.md)")
 
     def channel_refused(self, *, channel: str, address: str, why: str, definition=None) -> None:
-        """Unknown channel (AMQ9519E), MAXINST (AMQ9489I), MAXINSTC (AMQ9490I), or stopped."""
+        """Unknown channel (AMQ9519E), MAXINST (AMQ9489I), MAXINSTC (AMQ9490E), or stopped."""
         if why == "MAXINST reached" and definition is not None:
             limit = definition.max_instances
             entry = self.write("AMQ9489I", remote_host=address, a1=limit, c1=channel)
             fix = f"ALTER CHANNEL({Q(channel)}) CHLTYPE(SVRCONN) MAXINST({max(2 * limit, limit + 1)})"
         elif why == "MAXINSTC reached" and definition is not None:
             limit = definition.max_instances_per_client
-            entry = self.write("AMQ9490I", remote_host=address, a1=limit, c1=channel, c2=address)
+            entry = self.write("AMQ9490E", remote_host=address, a1=limit, c1=channel, c2=address)
             fix = f"ALTER CHANNEL({Q(channel)}) CHLTYPE(SVRCONN) MAXINSTC({max(2 * limit, limit + 1)})"
         elif why == "unknown channel":
             entry = self.write("AMQ9519E", remote_host=address, c1=channel)

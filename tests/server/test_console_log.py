@@ -57,7 +57,7 @@ def test_basic_the_start_lines_in_ibms_order_then_a_refusal_then_the_end(tmp_pat
         assert re.match(STAMP + " ", line), line  # every line begins with the container's datetime
     texts = [line.split(" ", 1)[1] for line in start]
     assert texts[0] == "AMQ8003I: IBM MQ queue manager 'QM1' started using V9.1.2.0. " \
-                       "[CommentInsert1(QM1), CommentInsert2(V9.1.2.0)]"
+                       "[CommentInsert1(9.1.2.0), CommentInsert3(QM1)]"  # IBM's 9.4.4.0 container: the same
     assert re.fullmatch(r"AMQ5026I: The listener '([A-Z.0-9]+)' has started\. ProcessId\((\d+)\)\. "
                         r"\[ArithInsert1\(\2\), CommentInsert1\(\1\)\]", texts[1]), texts[1]
     assert texts[2:] == ["AMQ5806I: Queued Publish/Subscribe Daemon started for queue manager QM1. "
@@ -65,7 +65,7 @@ def test_basic_the_start_lines_in_ibms_order_then_a_refusal_then_the_end(tmp_pat
     assert refused.split(" ", 1)[1] == "AMQ9519E: Channel 'NO.SUCH.SVRCONN' not found. " \
                                        "[CommentInsert1(NO.SUCH.SVRCONN)]"
     assert [line.split(" ", 1)[1] for line in after] == ["AMQ8004I: IBM MQ queue manager 'QM1' ended. "
-                                                         "[CommentInsert1(QM1)]"]
+                                                         "[CommentInsert3(QM1)]"]
 
 
 def test_json_every_line_parses_and_carries_ibms_fields(tmp_path):

@@ -36,7 +36,8 @@ class Entry:
 
 
 def _words(lines: list[str]) -> str:
-    return " ".join(line.strip() for line in lines)
+    # An entry's words on one line: a blank line between IBM's paragraphs says no word.
+    return " ".join(line.strip() for line in lines if line.strip())
 
 
 def parse(text: str) -> list[Entry]:

@@ -18,6 +18,11 @@ from __future__ import annotations
 import dataclasses
 
 IBM_94 = "https://www.ibm.com/docs/en/ibm-mq/9.4?topic=reference-messages"  # IBM's AMQ message reference
+_AMQ8_80 = "https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_8.0.0/com.ibm.mq.ref.doc/amq8.htm"
+# An IBM MQ 9.4.4.0 developer container's start-up output, as stored by the search tool (no address): AMQ8003I
+# [CommentInsert1(9.4.4.0), CommentInsert3(QM1)], AMQ8004I [CommentInsert3(QM1)].
+_NUMBER_UNSEEN = IBM_94 + "; no public text quotes this number (docs/decisions.md EL17)"
+_CONTAINER_944 = "an MQ 9.4.4.0 container's console log (CommentInsert1 the version, CommentInsert3 the queue manager)"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -48,12 +53,14 @@ _CHLAUTH_ACTION = ("Contact the systems administrator, who should examine the ch
 
 _MESSAGES = [
     # ---- start and end --------------------------------------------------------------------------------
-    Message("AMQ8003I", "IBM MQ queue manager '{c1}' started using {c2}.",
-            "IBM MQ queue manager '{c1}' started using {c2}.", "None.",
+    Message("AMQ8003I", "IBM MQ queue manager '{c3}' started using V{c1}.",
+            "IBM MQ queue manager '{c3}' started using V{c1}.", "None.",
             program="amqzxma0", probe="amqzxma0.c : 1000", source="checked",
-            evidence="docs/reference/container.md (the container's start-up log); IBM's AMQ8xxx page"),
-    Message("AMQ8004I", "IBM MQ queue manager '{c1}' ended.", "IBM MQ queue manager '{c1}' ended.", "None.",
-            program="amqzxma0", probe="amqzxma0.c : 1100"),
+            evidence="docs/reference/container.md (the container's start-up log); " + _AMQ8_80 + " (<insert_5> "
+                     "started using V<insert_3>); " + _CONTAINER_944),
+    Message("AMQ8004I", "IBM MQ queue manager '{c3}' ended.", "IBM MQ queue manager '{c3}' ended.", "None.",
+            program="amqzxma0", probe="amqzxma0.c : 1100", source="checked",
+            evidence=_AMQ8_80 + " (AMQ8004, <insert_5>); " + _CONTAINER_944),
     Message("AMQ5026I", "The listener '{c1}' has started. ProcessId({a1}).", "The listener process has started.",
             "None.", program="runmqlsr", probe="amqrmrsa.c : 500", source="checked",
             evidence="IBM's Testcontainers module (com.ibm.mq.testcontainers.MQContainer) waits for AMQ5026, "
@@ -71,31 +78,39 @@ _MESSAGES = [
     Message("AMQ9776E", "Channel was blocked by userid",
             "The inbound channel '{c1}' was blocked from address '{c2}' because the active values of the "
             "channel were mapped to a userid which should be blocked. The active values of the channel were "
-            "'{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1520"),
+            "'{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1520", source="checked",
+            evidence="an MQ on IBM Cloud AMQERR01.LOG entry quoted at https://github.com/ibm-cloud-architecture/"
+                     "refarch-mq-messaging/blob/1c95c20f0006dcf09f1d7466731506414e904710/producer/README.md"),
     Message("AMQ9782E", "Remote connection blocked",
             "The connection from remote address '{c1}' was blocked because it matched a channel "
-            "authentication record of TYPE(BLOCKADDR).", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 400"),
+            "authentication record of TYPE(BLOCKADDR).", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 400",
+            evidence=_NUMBER_UNSEEN),
     # ---- CHLAUTH WARN(YES): the block each record would have made, the channel let in -------------------
     Message("AMQ9785W", "Remote connection would have been blocked",
             "The connection from remote address '{c1}' would have been blocked because it matched a channel "
             "authentication record of TYPE(BLOCKADDR), but the record is in warning mode (WARN(YES)), so the "
-            "connection was allowed.", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 420"),
+            "connection was allowed.", _CHLAUTH_ACTION, probe="cmqxrfpt.c : 420", evidence=_NUMBER_UNSEEN),
     Message("AMQ9786W", "Channel would have been blocked",
             "The inbound channel '{c1}' would have been blocked from address '{c2}' because the active values "
             "of the channel matched a record configured with USERSRC(NOACCESS), but the record is in warning "
             "mode (WARN(YES)), so the channel was allowed to start. The active values of the channel were "
-            "'{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1540"),
+            "'{c3}'.", _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1540", evidence=_NUMBER_UNSEEN),
     Message("AMQ9787W", "Channel would have been blocked by userid",
             "The inbound channel '{c1}' would have been blocked from address '{c2}' because the active values "
             "of the channel were mapped to a userid which should be blocked, but the record is in warning mode "
             "(WARN(YES)), so the channel was allowed to start. The active values of the channel were '{c3}'.",
-            _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1560"),
+            _CHLAUTH_ACTION, probe="cmqxrsrv.c : 1560", evidence=_NUMBER_UNSEEN),
     # ---- user id and password checks (connection authentication) --------------------------------------
     Message("AMQ5534E", "User ID '{c1}' authentication failed",
-            "The user ID and password supplied by '{c2}' could not be authenticated.",
+            "The user ID and password supplied by the '{c2}' program could not be authenticated.\n"
+            "Additional information: '{c3}'.",
             "Ensure that the correct user ID and password are provided by the application. Ensure that the "
             "authentication repository is correctly configured. Look at previous error messages for any "
-            "additional information.", program="amqzlaa0", probe="amqzfuca.c : 4486"),
+            "additional information.", program="amqzlaa0", probe="amqzfuca.c : 4486", source="checked",
+            evidence="an MQ 9.0.1.0 AMQERR01.LOG entry quoted at https://github.com/mqlight/nodejs-mqlight/issues/6; "
+                     "the inserts (user, program, additional information) as a container printed them at "
+                     "https://github.com/ibm-messaging/mq-container/issues/367 (IBM's 9.3.4 extended the ACTION: "
+                     "the extension is not quoted there)"),
     Message("AMQ5540E", "Application '{c1}' did not supply a user ID and password",
             "The queue manager is configured to require a user ID and password, but none was supplied.",
             "Ensure that the application provides a valid user ID and password, or change the queue manager "
@@ -115,14 +130,25 @@ _MESSAGES = [
             "you can either use an authorized user ID or you can configure CHCKCLNT to OPTIONAL.",
             program="amqzlaa0", probe="amqzfuca.c : 4500", source="checked",
             evidence="IBM technote swg21680930 quotes the first line"),
-    Message("AMQ5542I", "The failed authentication check was caused by a CHLAUTH record with CHCKCLNT({c2}).",
-            "The user ID '{c1}' and its password were checked because the inbound connection matched a channel "
-            "authentication (CHLAUTH) record with CHCKCLNT({c2}). This message accompanies a previous error "
-            "to clarify the reason for the user ID and password check.",
-            "Refer to the previous error for more information. Ensure that a password is specified by the "
-            "client application and that the password is correct for the user ID. To avoid the authentication "
-            "check, you can amend the CHLAUTH record to use CHCKCLNT(ASQMGR).",
-            program="amqzlaa0", probe="amqzfuca.c : 4520"),
+    Message("AMQ5542I", "The failed authentication check was caused by the queue manager CONNAUTH {c3} "
+            "configuration.",
+            "The user ID '{c1}' and its password were checked because the queue manager connection authority "
+            "(CONNAUTH) configuration refers to an authentication information (AUTHINFO) object named '{c2}' "
+            "with {c3}.\n\nThis message accompanies a previous error to clarify the reason for the user ID and "
+            "password check.",
+            "Refer to the previous error for more information.\n\nEnsure that a password is specified by the "
+            "client application and that the password is correct for the user ID. The authentication "
+            "configuration of the queue manager connection determines the user ID repository. For example, the "
+            "local operating system user database or an LDAP server.\n\nIf the CHCKCLNT setting is OPTIONAL, the "
+            "authentication check can be avoided by not passing a user ID across the channel. For example, by "
+            "omitting the MQCSP structure from the client MQCONNX API call.\n\nTo avoid the authentication "
+            "check, you can amend the authentication configuration of the queue manager connection, but you "
+            "should generally not allow unauthenticated remote access.",
+            program="amqzlaa0", probe="amqzfuca.c : 4759", source="checked",
+            evidence="an MQ 9.1.5.0 AMQERR01.LOG entry quoted whole in IBM's MQ lab, "
+                     "https://github.com/BalaIBMRaptor/MQ-HA/commits/master/instructions/docker/Admin101.md "
+                     "(an earlier version of the file); written after "
+                     "AMQ5534E: https://github.com/ibm-messaging/mq-container/issues/367 and /issues/387"),
     Message("AMQ9557E", "Queue Manager User ID initialization failed for '{c1}'.",
             "The call to initialize the User ID '{c1}' failed with CompCode {a1} and Reason {a2}. If an MQCSP "
             "block was used, the User ID in the MQCSP block was '{c2}'. If a userID flow was used, the User ID "
@@ -156,7 +182,9 @@ _MESSAGES = [
             "The channel is lacking a certificate to use for the SSL handshake. The channel name is '{c1}' "
             "(if '????' it is unknown at this stage in the SSL processing). The channel did not start.",
             "Make sure the appropriate certificates are correctly configured in the key repositories for both "
-            "ends of the channel.", probe="amqccisa.c : 5000"),
+            "ends of the channel.", probe="amqccisa.c : 5000",
+            evidence="IBM APAR IT15978 quotes the message line and EXPLANATION's first two sentences as here; the "
+                     "rest as recalled (docs/decisions.md EL17)"),
     Message("AMQ9636E", "SSL distinguished name does not match peer name, channel '{c1}'.",
             "The distinguished name, '{c2}', contained in the SSL certificate for the remote end of the channel "
             "does not match the local SSL peer name for channel '{c1}'. The distinguished name at the remote "
@@ -189,7 +217,11 @@ _MESSAGES = [
             "The channel is '{c1}'; in some cases its name cannot be determined and so is shown as '????'. The "
             "remote host is '{c2}'. The channel did not start.",
             "Check which of the three possible causes applies on your system. Correct the error, and restart "
-            "the channel.", probe="amqccisa.c : 5100"),
+            "the channel.", probe="amqccisa.c : 5100",
+            evidence="IBM's current text differs (five causes, the certificate's details in CommentInsert2, the "
+                     "remote host in CommentInsert3, GSKit's validation error): https://github.com/ibm-messaging/"
+                     "mq-mqi-nodejs/issues/186, https://www.ibm.com/support/pages/node/1081227 (docs/decisions.md "
+                     "EL17)"),
     Message("AMQ9616E", "The CipherSpec proposed is not enabled on the server.",
             "The SSL or TLS subsystem at the server end of a channel has rejected the CipherSpec or protocol "
             "proposed by the client at '{c2}' during the secure socket handshake. The channel is '{c1}'; in "
@@ -207,7 +239,9 @@ _MESSAGES = [
             "The maximum number of channels that can be in use simultaneously has been reached. The number of "
             "permitted channels is a configurable parameter in the queue manager configuration file.",
             "Wait for some of the operating channels to close. Retry the operation when some channels are "
-            "available.", probe="amqrmssa.c : 700"),
+            "available.", probe="amqrmssa.c : 700",
+            evidence="IBM's technote https://www.ibm.com/support/pages/node/236995 quotes the message line; the "
+                     "rest as recalled"),
     Message("AMQ9489I", "The maximum number of instances, {a1}, of channel '{c1}' was reached.",
             "The server-connection channel '{c1}' is configured so that the maximum number of instances that "
             "can run at the same time is {a1}. This limit has been reached.",
@@ -215,7 +249,7 @@ _MESSAGES = [
             "there are too many connections from the relevant client applications then consider changing the "
             "applications to make fewer connections. If the limit is set too low, consider increasing the "
             "MAXINST attribute of the channel.", probe="cmqxrsrv.c : 1800"),
-    Message("AMQ9490I", "The maximum number of instances, {a1}, of channel '{c1}' was reached for an individual "
+    Message("AMQ9490E", "The maximum number of instances, {a1}, of channel '{c1}' was reached for an individual "
             "client.",
             "The server-connection channel '{c1}' is configured so that the maximum number of instances that "
             "can run at the same time for any individual client is {a1}. This limit has been reached for the "
@@ -223,7 +257,10 @@ _MESSAGES = [
             "Try the operation again when a new instance can be started. If the limit has been reached because "
             "there are too many connections from the relevant client application then consider changing the "
             "application to make fewer connections. If the limit is set too low, consider increasing the "
-            "MAXINSTC attribute of the channel.", probe="cmqxrsrv.c : 1820"),
+            "MAXINSTC attribute of the channel.", probe="cmqxrsrv.c : 1820",
+            evidence="an MQ 9.3.0.21 AMQERR01.LOG entry in a public GitHub file (search: 'was reached for an "
+                     "individual client') gives the number, the message line, the inserts (ArithInsert1 the limit, "
+                     "CommentInsert1-2 channel and address) and EXPLANATION's first words; the rest as recalled"),
     # ---- the dead-letter queue ----------------------------------------------------------------------------
     Message("AMQ8507E", "Command server MQPUT1 request for an undelivered message failed.",
             "The command server attempted to put a message to the dead-letter queue, using MQPUT1, which "

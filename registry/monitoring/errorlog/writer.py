@@ -118,7 +118,10 @@ def _local_stamp(when: float) -> str:
 
 
 def _wrap(text: str) -> list[str]:
-    return textwrap.wrap(text, WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
+    # A text's line breaks are IBM's (a paragraph after a blank line, AMQ5542I's; a line of its own,
+    # AMQ5534E's "Additional information"): each line is wrapped by itself.
+    return [part for line in text.split("\n")
+            for part in textwrap.wrap(line, WIDTH, break_long_words=False, break_on_hyphens=False) or [""]]
 
 
 def render(entry: Entry, who: Identity) -> str:

@@ -75,8 +75,8 @@ def test_every_catalogued_message_renders_and_reads_back():
     for number, message in AMQ.CATALOG.items():
         (parsed,) = amqerr.parse(writer.render(writer.Entry(message, WHEN, "QM1", inserts), WHO))
         assert parsed.number == number and parsed.text == AMQ.fill(message.text, inserts)
-        assert parsed.explanation == AMQ.fill(message.explanation, inserts)
-        assert parsed.action == AMQ.fill(message.action, inserts)
+        assert parsed.explanation == " ".join(AMQ.fill(message.explanation, inserts).split())
+        assert parsed.action == " ".join(AMQ.fill(message.action, inserts).split())
         assert message.source in ("checked", "recalled") and message.evidence
 
 
@@ -165,9 +165,25 @@ def test_an_unknown_format_is_basic_and_the_container_lines_are_sorted_json():
     assert list(json.loads(line)) == sorted(json.loads(line)) and json.loads(line)["type"] == "mq_containerlog"
 
 
+def test_ibms_line_breaks_are_kept_each_line_wrapped_by_itself():
+    # AMQ5542I's paragraphs, as IBM's AMQERR01.LOG shows them: a blank line between, each wrapped at 79.
+    entry = writer.Entry(AMQ.get("AMQ5542I"), WHEN, "QM1", {"c1": "nouser", "c2": "DEV.AUTHINFO",
+                                                          "c3": "CHCKLOCL(OPTIONAL)"})
+    lines = writer.render(entry, WHO).split("\n")
+    explanation = lines[lines.index("EXPLANATION:") + 1:lines.index("ACTION:")]
+    assert explanation == ["The user ID 'nouser' and its password were checked because the queue manager",
+                           "connection authority (CONNAUTH) configuration refers to an authentication",
+                           "information (AUTHINFO) object named 'DEV.AUTHINFO' with CHCKLOCL(OPTIONAL).", "",
+                           "This message accompanies a previous error to clarify the reason for the user ID",
+                           "and password check."]
+    assert lines[lines.index("ACTION:") + 1:lines.index("ACTION:") + 3] == [
+        "Refer to the previous error for more information.", ""]
+
+
 def test_the_catalogue_names_its_evidence():
     checked = [m.number for m in AMQ.CATALOG.values() if m.source == "checked"]
-    assert {"AMQ9777E", "AMQ8077W", "AMQ9631E", "AMQ5540E"} <= set(checked)
+    assert {"AMQ9777E", "AMQ8077W", "AMQ9631E", "AMQ5540E", "AMQ9776E", "AMQ5534E", "AMQ5542I",
+            "AMQ8004I"} <= set(checked)
     assert all(m.evidence.startswith(("http", "docs/", "IBM", "an ")) for m in AMQ.CATALOG.values())
 
 

@@ -103,6 +103,9 @@ class Session:
     cno_options: int = 0
     # A fired fault rule the transport carries out after the call (a delayed reply): registry/testing/faults.py.
     fault: object = None
+    # A queue manager's own housekeeping process (the cluster repository manager): fault rules, written for
+    # applications, pass its calls by, so a rule's NTH and COUNT stay the application's (decision CLU14).
+    internal: bool = False
 
     def add_handle(self, handle: Handle) -> Handle:
         handle.hobj = self.next_handle

@@ -307,7 +307,10 @@ class Faults:
         return None if fault is None else acted(fault)
 
     def fire_for(self, session, verb: str, name: str, *, persistent: bool = False) -> None:
-        """``fire`` for a call on a connection (a ``Session``): a delay is kept on it for the transport."""
+        """``fire`` for a call on a connection (a ``Session``): a delay is kept on it for the transport.  A
+        queue manager's own housekeeping session (``Session.internal``) is passed by."""
+        if session.internal:
+            return
         fault = self.match(verb, name, session.user, session.channel, session.appl_name, persistent=persistent)
         if fault is not None:
             session.fault = acted(fault)

@@ -87,7 +87,11 @@ class Agent:
                         log.exception("cluster_agent_crashed", qmgr=self.registry.qmgr.name)
                         failed = True
                     if failed and self.session is not None:
-                        self.qm.backout(self.session, explicit=False)
+                        try:
+                            self.qm.backout(self.session, explicit=False)
+                        except MQIError as exc:  # the backout's own failure: the unit of work ends with the session
+                            log.warning("cluster_agent_backout_failed", qmgr=self.registry.qmgr.name,
+                                        reason=C.describe("MQRC", exc.reason))
                 async with trio.open_nursery() as nursery:
                     async def woken(wait) -> None:
                         await wait()
@@ -122,6 +126,7 @@ class Agent:
             self._ensure_queues()
             self.session = self.qm.connect(self.registry.qmgr.name, user="mqm", admin=True, appl_name="amqrrmfa",
                                            appl_type=C.MQAT_QMGR)
+            self.session.internal = True  # the queue manager's own: an application's fault rules pass it by
             repo = SN.repository_of(self.registry)
             if not repo.loaded:
                 SN.load(self.qm, self.session, repo)

@@ -37,7 +37,14 @@ def _member(port: int, name: str, *, full: bool, queue: str = "") -> str:
     partner = "TO.QM2" if name == "QM1" else "TO.QM1"
     return f"""{repos}DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({port})') CLUSTER(DEMO)
 DEFINE CHANNEL({partner}) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({port})') CLUSTER(DEMO)
-{queue}"""
+{_admitting(name)}{queue}"""
+
+
+def _admitting(name: str) -> str:
+    """Every member let in on this one's cluster-receiver past the developer container's CHLAUTH back-stop
+    (docs/channels.md "Security"), as an administrator of the container does for a cluster."""
+    return (f"SET CHLAUTH('TO.{name}') TYPE(QMGRMAP) QMNAME('*') USERSRC(CHANNEL)\n"
+            f"SET CHLAUTH('TO.{name}') TYPE(BLOCKUSER) USERLIST('nobody')\n")
 
 
 async def _until(servers, done) -> None:
@@ -245,7 +252,8 @@ async def test_a_member_in_a_separate_qmlite_serve_gets_its_share_over_flows_tsh
         await trio.to_thread.run_sync(_escape, qm3.port, "QM3", f"""
             DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({qm3.port})') CLUSTER(DEMO)
             DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({proxy.port})') CLUSTER(DEMO)
-            DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)""")
+            DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)
+            {_admitting("QM3")}""")
         with trio.fail_after(60):
             await _until([qm1], lambda: _knows(qm1, {"QM2", "QM3"}, {"QM2", "QM3"}))
 

@@ -169,3 +169,19 @@ def test_a_cluster_of_separate_qmlite_serve_processes(tmp_path):
                                    "queues": {"QM1": ["ORDERS"], "QM2": ["ORDERS"]}}) as topo:
         assert len({topo[name].port for name in topo.names}) == 3
         _cluster_puts_reach_both_full_repositories(topo)
+
+
+def test_two_clusters_sharing_a_full_repository(qmlite_topology):
+    # QM1 a full repository of both (REPOSNL), QM2 a full repository of RED, QM3 of BLUE only.
+    topo = qmlite_topology(qmgrs=["QM1", "QM2", "QM3"], cluster=[
+        {"name": "RED", "repos": ["QM1", "QM2"], "members": ["QM1", "QM2"], "queues": {"QM2": ["PAINT"]}},
+        {"name": "BLUE", "repos": ["QM1", "QM3"], "members": ["QM1", "QM3"], "queues": {"QM3": ["INK"]}}])
+    assert [c.name for c in topo.clusters] == ["RED", "BLUE"]
+    assert {(m.cluster, m.qmgr) for m in topo.cluster_members("QM1")} == {
+        ("RED", "QM1"), ("RED", "QM2"), ("BLUE", "QM1"), ("BLUE", "QM3")}
+    assert {(m.cluster, m.qmgr, m.channel) for m in topo.cluster_members("QM2")} >= {("RED", "QM1", "RED.QM1")}
+    assert {(q.cluster, q.queue, q.qmgr) for q in topo.cluster_queues("QM1")} == {
+        ("RED", "PAINT", "QM2"), ("BLUE", "INK", "QM3")}
+    assert [(q.queue, q.qmgr) for q in topo.cluster_queues("QM2", "RED")] == [("PAINT", "QM2")]
+    _put_many(topo, "QM1", "INK", 2)  # QM1 resolves BLUE's INK to QM3
+    assert [topo.get("QM3", "INK"), topo.get("QM3", "INK")] == [b"order 0", b"order 1"]

@@ -84,6 +84,9 @@ def test_a_cluster_is_boxed_and_its_channels_are_edges_labelled_by_it(browser, t
         (box,) = browser.find_elements(By.CSS_SELECTOR, "#topology-graph g.cluster")
         assert (box.get_attribute("data-name"), box.get_attribute("data-members")) == ("DEMO", "QM1 QM2 QM3")
         assert box.find_element(By.CSS_SELECTOR, "text").text == "DEMO"
+        assert box.get_attribute("class") == "cluster tint-0"
+        rect = box.find_element(By.CSS_SELECTOR, "rect")
+        assert browser.execute_script("return getComputedStyle(arguments[0]).stroke", rect) == "rgb(47, 111, 214)"
         inside = browser.execute_script(
             "const r = arguments[0].getBBox();"
             "return [...document.querySelectorAll('#topology-graph g.node circle')].every((c) => {"

@@ -477,8 +477,8 @@ function svg(tag, attributes, parent) {
 const edgeStatus = (e) => (e.inDoubt ? `${e.status} IN DOUBT` : e.status);
 // A cluster channel's label names its cluster: "DEMO.QM2 [DEMO] RUNNING".
 const edgeLabel = (e) => (e.cluster ? `${e.name} [${e.cluster}] ${edgeStatus(e)}` : `${e.name} ${edgeStatus(e)}`);
-// Each cluster's box gets the next of these tints (a box per cluster, drawn behind its members).
-const CLUSTER_TINTS = ["#2f6fd6", "#b8860b", "#1a7f37", "#8a2be2", "#c21f32", "#0e7c86"];
+// Each cluster's box gets the next of the stylesheet's tints (.tint-0 ...; the CSP allows no inline style).
+const CLUSTER_TINTS = 6;
 
 // A box around each cluster's members, tinted by cluster, its name at the top left; a second cluster
 // with the same members gets a box a little larger, so both show.
@@ -490,12 +490,12 @@ function drawClusters(clusters, places, parts) {
     const xs = points.map((p) => p[0]);
     const ys = points.map((p) => p[1]);
     const [x, y] = [Math.min(...xs) - pad, Math.min(...ys) - pad - 12];
-    const tint = CLUSTER_TINTS[i % CLUSTER_TINTS.length];
-    const g = svg("g", { class: "cluster", "data-name": c.name, "data-members": c.qmgr.join(" ") }, parts);
+    const g = svg("g", { class: `cluster tint-${i % CLUSTER_TINTS}`, "data-name": c.name,
+      "data-members": c.qmgr.join(" ") }, parts);
     svg("title", {}, g).textContent = `cluster ${c.name}: ${c.qmgr.join(", ")}`;
     svg("rect", { x: x.toFixed(1), y: y.toFixed(1), width: (Math.max(...xs) + pad - x).toFixed(1),
-      height: (Math.max(...ys) + pad - y).toFixed(1), rx: 14, fill: tint, stroke: tint }, g);
-    svg("text", { x: (x + 10).toFixed(1), y: (y + 16).toFixed(1), fill: tint }, g).textContent = c.name;
+      height: (Math.max(...ys) + pad - y).toFixed(1), rx: 14 }, g);
+    svg("text", { x: (x + 10).toFixed(1), y: (y + 16).toFixed(1) }, g).textContent = c.name;
   });
 }
 

@@ -5,8 +5,8 @@ the console draws it, REST's ``GET /admin/qmlite/topology`` serves it; docs/chan
 keep, registry/channels/mcastatus.py) through the QueueManager facade, the cluster-senders a cluster
 auto-defined among them; ``graph(...)`` joins those of every hosted queue manager into nodes (the hosted
 queue managers, and the partners their channels name), one edge per message channel (per cluster-sender),
-the sending end's status on it, and the clusters the channels name with their members.  No sockets: the caller says which addresses
-reach this server."""
+the sending end's status on it, and the clusters the channels name with their members.  No sockets:
+the caller says which addresses reach this server."""
 
 from __future__ import annotations
 

@@ -439,8 +439,9 @@ def qmlite_virtual(tmp_path_factory) -> Iterator[QmliteServer]:
 @pytest.fixture
 def qmlite_topology(tmp_path_factory):
     """``qmlite_topology(qmgrs=[...], channels=[(source, target), ...], hosting="one"|"processes", ...)``:
-    queue managers joined by SDR/RCVR pairs, every channel RUNNING (client/topology.py); each topology
-    made is ended with the test."""
+    queue managers joined by SDR/RCVR pairs, every channel RUNNING (client/topology.py), and with
+    ``cluster={"name": ..., "repos": [...]}`` members of a cluster (client/clustertopology.py); each
+    topology made is ended with the test."""
     from .topology import running_topology
 
     with contextlib.ExitStack() as stack:

@@ -69,7 +69,7 @@ class Topology:
     qmgrs: dict  # name -> QmliteServer (host, port, qmgr, conn_name, admin_channel, admin_user ...)
     channels: list[TopologyChannel]
     hosting: str = "one"
-    cluster: object = None  # the hook for clusters (issue 34 item 4): see running_topology's ``cluster``
+    clusters: list = dataclasses.field(default_factory=list)  # TopologyCluster each (client/clustertopology.py)
 
     def __getitem__(self, qmgr: str):
         return self.qmgrs[qmgr]
@@ -136,24 +136,75 @@ class Topology:
         A channel the topology did not define is named with its ``qmgr``."""
         channel = self._named(channel, qmgr)
         status = status.upper()
+
+        def unmet(qm) -> str:
+            seen = _status_of(qm, channel.name)
+            return "" if seen == status else f"{channel.name} at {qmgr or channel.source} is {seen}, not {status}"
+
+        self._wait_until(qmgr or channel.source, unmet, timeout)
+
+    def _wait_until(self, qmgr: str, unmet, timeout: float, queues: tuple[str, ...] = (EVENT_QUEUE,)) -> None:
+        """Return once ``unmet(qm)`` (our client's connection to ``qmgr``) says nothing is missing ("");
+        each message arriving on the first of ``queues`` that opens (browsed, MQGMO_WAIT) wakes it to look
+        again, RECHECK_S at the longest.  TimeoutError naming what was still missing."""
         deadline = time.monotonic() + timeout
-        with self._admin(qmgr or channel.source) as qm:
+        with self._admin(qmgr) as qm:
             from qmlite.client.errors import MQIError
             from qmlite.pcf.mqi import MQGMO, MQMD, MQOD
 
-            hobj, _ = qm.open(MQOD(ObjectName=EVENT_QUEUE), C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
-            while (seen := _status_of(qm, channel.name)) != status:
+            hobj, opened = None, len(queues)
+            while gap := unmet(qm):
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise TimeoutError(f"{channel.name} at {qmgr or channel.source} is {seen}, not {status}, "
-                                       f"after {timeout} s")
+                    raise TimeoutError(f"{gap}, after {timeout} s")
+                for index, queue in enumerate(queues[:opened]):  # a better one than the one open, if any
+                    try:
+                        better, _ = qm.open(MQOD(ObjectName=queue), C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
+                    except MQIError as exc:  # not made yet (a cluster's queues come with its agent)
+                        if exc.reason != C.MQRC_UNKNOWN_OBJECT_NAME:
+                            raise
+                        continue
+                    if hobj is not None:
+                        qm.close(hobj)
+                    hobj, opened = better, index
+                    break
                 gmo = MQGMO(Options=C.MQGMO_BROWSE_NEXT | C.MQGMO_WAIT | C.MQGMO_ACCEPT_TRUNCATED_MSG,
                             WaitInterval=int(min(left, RECHECK_S) * 1000))
                 try:
-                    qm.get(hobj, MQMD(), gmo, 0)  # an event (its data not needed): look again
+                    qm.get(hobj, MQMD(), gmo, 0)  # a message (its data not needed): look again
                 except MQIError as exc:
                     if exc.reason not in (C.MQRC_NO_MSG_AVAILABLE, C.MQRC_TRUNCATED_MSG_ACCEPTED):
                         raise
+
+    # -- clusters (client/clustertopology.py) ---------------------------------------------------------
+    def cluster_members(self, qmgr: str, cluster: str | None = None) -> list:
+        """The members ``qmgr`` knows (DISPLAY CLUSQMGR): ClusterMember rows (cluster, qmgr, repository,
+        deftype, channel, status), of ``cluster`` only when given."""
+        from .clustertopology import members_of
+
+        with self._admin(qmgr) as qm:
+            return [m for m in members_of(qm) if cluster in (None, m.cluster)]
+
+    def cluster_queues(self, qmgr: str, cluster: str | None = None) -> list:
+        """The clustered queues ``qmgr`` knows (DISPLAY QCLUSTER): ClusterQueue rows (cluster, queue, qmgr)."""
+        from .clustertopology import queues_of
+
+        with self._admin(qmgr) as qm:
+            return [q for q in queues_of(qm) if cluster in (None, q.cluster)]
+
+    def wait_for_clusters(self, *, timeout: float = 30.0) -> None:
+        """Return once every member of every cluster shows every other member (DISPLAY CLUSQMGR) and every
+        clustered queue asked for (DISPLAY QCLUSTER).  Each snapshot a member keeps is a message on its
+        SYSTEM.CLUSTER.REPOSITORY.QUEUE: the wait browses it (the channel events until it exists)."""
+        from .clustertopology import REPOSITORY_QUEUE, missing
+
+        deadline = time.monotonic() + timeout
+        for qmgr in self.qmgrs:
+            def unmet(qm, name=qmgr) -> str:
+                gap = missing(qm, name, self.clusters)
+                return gap and f"{name} does not show {gap}"
+
+            self._wait_until(qmgr, unmet, max(deadline - time.monotonic(), 0.0), (REPOSITORY_QUEUE, EVENT_QUEUE))
 
     # -- a queue manager in a process of its own (hosting="processes") --------------------------------
     def _process(self, qmgr: str) -> "_Process":
@@ -298,7 +349,7 @@ def _definitions(topology: Topology, queues: dict, remote_queues: Iterable) -> d
 @contextlib.contextmanager
 def running_topology(path: pathlib.Path, qmgrs: Iterable[str] = ("QM1", "QM2"), channels: Iterable = (), *,
                      hosting: str = "one", queues: dict | None = None, remote_queues: Iterable = (),
-                     start: bool = True, timeout: float = 30.0, cluster=None,
+                     start: bool = True, timeout: float = 30.0, cluster=None, cluster_queues: dict | None = None,
                      **server_options) -> Iterator[Topology]:
     """Host ``qmgrs`` and join them by ``channels`` for the block.
 
@@ -309,15 +360,20 @@ def running_topology(path: pathlib.Path, qmgrs: Iterable[str] = ("QM1", "QM2"), 
     ``{"QM3": ["ORDERS"]}`` local queues to define; ``remote_queues``:
     ``(qmgr, name, target_qmgr[, remote_name])`` QREMOTE definitions.  ``start``: start every sender
     and wait (``timeout``) until each is RUNNING.  ``server_options``: server settings for every server
-    (``http_port=0`` ...).  ``cluster``: reserved for issue 34's clusters (CLUSRCVR/CLUSSDR, REPOS);
-    not built here, so anything but None is refused."""
+    (``http_port=0`` ...).  ``cluster``: ``{"name": "DEMO", "repos": ["QM1", "QM2"]}`` (``"members"``:
+    default every queue manager; ``"repos"``: default the first two members; ``"queues"``:
+    ``{"QM1": ["ORDERS"]}``), or a list of such: each member's cluster-receiver and cluster-senders
+    (client/clustertopology.py); ``cluster_queues``: ``{"QM1": ["ORDERS"]}`` clustered queues in the one
+    cluster their queue manager is in.  With ``start``, it returns once every member shows every
+    other and every clustered queue."""
     qmgrs = list(qmgrs)
     if not qmgrs or len(set(qmgrs)) != len(qmgrs):
         raise ValueError(f"qmgrs must name distinct queue managers: {qmgrs}")
     if hosting not in HOSTINGS:
         raise ValueError(f"hosting must be one of {HOSTINGS}, not {hosting!r}")
-    if cluster is not None:  # the hook: a cluster builder defines CLUSRCVR/CLUSSDR on these queue managers
-        raise NotImplementedError("clusters in a topology are not built yet (issue 34 item 4)")
+    from .clustertopology import parse_clusters, receiver_definitions, sender_definitions
+
+    clusters = parse_clusters(cluster, qmgrs, cluster_queues)
     links = _links(qmgrs, channels)
     path = pathlib.Path(path)
     with contextlib.ExitStack() as stack:
@@ -326,13 +382,19 @@ def running_topology(path: pathlib.Path, qmgrs: Iterable[str] = ("QM1", "QM2"), 
         else:
             servers = {name: stack.enter_context(serve_process(path / name, name, server_options))
                        for name in qmgrs}
-        topology = Topology(servers, links, hosting)
-        for qmgr, commands in _definitions(topology, queues or {}, remote_queues).items():
-            topology.mqsc(qmgr, "\n".join(commands))
+        topology = Topology(servers, links, hosting, clusters)
+        # Every receiver (and cluster-receiver, with the CHLAUTH admitting its senders) before any
+        # cluster-sender: none meets a partner not ready for it and waits out a retry interval.
+        for step in (_definitions(topology, queues or {}, remote_queues), receiver_definitions(topology, clusters),
+                     sender_definitions(topology, clusters)):
+            for qmgr, commands in step.items():
+                topology.mqsc(qmgr, "\n".join(commands))
         if start:
             for link in links:
                 topology.mqsc(link.source, f"START CHANNEL({link.name})")
             topology.wait_running(timeout=timeout)
+            if clusters:
+                topology.wait_for_clusters(timeout=timeout)
         yield topology
 
 

@@ -2,10 +2,11 @@
 the console draws it, REST's ``GET /admin/qmlite/topology`` serves it; docs/channels.md "The topology").
 
 ``channel_views(qm)`` reads one queue manager's message channels (definitions and the status their agents
-keep, registry/channels/mcastatus.py) through the QueueManager facade; ``graph(...)`` joins those of every
-hosted queue manager into nodes (the hosted queue managers, and the partners their channels name) and one
-edge per message channel, the sending end's status on it.  No sockets: the caller says which addresses
-reach this server."""
+keep, registry/channels/mcastatus.py) through the QueueManager facade, the cluster-senders a cluster
+auto-defined among them; ``graph(...)`` joins those of every hosted queue manager into nodes (the hosted
+queue managers, and the partners their channels name), one edge per message channel (per cluster-sender),
+the sending end's status on it, and the clusters the channels name with their members.  No sockets:
+the caller says which addresses reach this server."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ STATUS_WORDS = {C.MQCHS_INACTIVE: "INACTIVE", C.MQCHS_BINDING: "BINDING", C.MQCH
                 C.MQCHS_SWITCHING: "SWITCHING"}
 TYPE_WORDS = {M.SDR: "SDR", M.SVR: "SVR", M.RCVR: "RCVR", M.RQSTR: "RQSTR", M.CLUSSDR: "CLUSSDR",
               M.CLUSRCVR: "CLUSRCVR"}
-RECEIVING = frozenset({M.RCVR, M.RQSTR})
+# A cluster-receiver receives from every member: each cluster-sender to it is its own edge (MCQ3).
+RECEIVING = frozenset({M.RCVR, M.RQSTR, M.CLUSRCVR})
 # SYSTEM.DEF.SENDER ..., SYSTEM.AUTO.RECEIVER: the default and auto-definition templates, never run (MCP4)
 TEMPLATES = ("SYSTEM.DEF.", "SYSTEM.AUTO.")
 
@@ -43,6 +45,8 @@ class ChannelView:
     remote_qmgr: str  # the partner's name, once an ID exchange told it
     msgs: int
     batches: int
+    cluster: str = ""  # a cluster channel's cluster (a CLUSNL's names joined by commas)
+    auto: bool = False  # a cluster-sender the cluster defined (CLUSSDRA), not the queue manager's own
 
     @property
     def sending(self) -> bool:
@@ -50,9 +54,18 @@ class ChannelView:
 
 
 def channel_views(qm) -> list[ChannelView]:
-    """Every message channel ``qm`` (registry/qmgr.py's QueueManager) defines, by name."""
+    """Every message channel ``qm`` (registry/qmgr.py's QueueManager) defines, by name, and the
+    cluster-senders its clusters defined to the members they told of (as DISPLAY CHSTATUS sees them)."""
+    from qmlite.registry.cluster import members  # loaded with the first topology asked for
+    from qmlite.registry.objects import clusters as CL
+
+    registry = qm.registry
+    defined = registry.objects(M.KIND)
+    repo = getattr(registry, "cluster_repository", None)
+    member_of = {snap["channel"]["name"]: member for (_, member), snap in (repo.snapshots if repo else {}).items()
+                 if member != registry.qmgr.name}  # a cluster-sender's name -> the member it reaches
     views = []
-    for channel in sorted(qm.registry.objects(M.KIND).values(), key=lambda c: c.name):
+    for channel in sorted(members.with_cluster_senders(registry).values(), key=lambda c: c.name):
         if channel.channel_type not in M.MESSAGE or channel.name.startswith(TEMPLATES):
             continue
         status = qm.channel_status(channel)
@@ -66,11 +79,16 @@ def channel_views(qm) -> list[ChannelView]:
         conn_name = channel.conn_name
         if status is not None and status.conn_name and not (conn_name and channel.channel_type not in RECEIVING):
             conn_name = status.conn_name  # a receiver's partner: the address it came from
-        views.append(ChannelView(channel.name, channel.channel_type, qm.registry.qmgr.name, conn_name,
-                                 channel.xmit_q_name, word, in_doubt,
-                                 status.remote_qmgr if status is not None else "",
+        remote = status.remote_qmgr if status is not None and status.remote_qmgr else ""
+        if channel.channel_type == M.CLUSSDR:
+            remote = remote or member_of.get(channel.name, "")
+        own = defined.get(channel.name)
+        views.append(ChannelView(channel.name, channel.channel_type, registry.qmgr.name, conn_name,
+                                 channel.xmit_q_name, word, in_doubt, remote,
                                  status.msgs if status is not None else 0,
-                                 status.batches if status is not None else 0))
+                                 status.batches if status is not None else 0,
+                                 ",".join(CL.names_of(registry, channel.cluster_name, channel.cluster_namelist)),
+                                 own is None or own.channel_type != channel.channel_type))
     return views
 
 
@@ -127,9 +145,27 @@ def graph(hosted: dict[str, list[ChannelView]], states: dict[str, str], local: s
                 for edge in joined:
                     edge["receiverStatus"] = v.status
                 continue
+            if v.channel_type == M.CLUSRCVR and not v.remote_qmgr:
+                continue  # a cluster-receiver no member has used: no partner to draw it from (MCQ3)
             source = partner(v.remote_qmgr or v.conn_name or f"? {v.name}", v.conn_name)
             edges[(v.name, source, qmgr)] = _edge(v, source, qmgr)
-    return {"qmgr": list(nodes.values()), "channel": list(edges.values())}
+    return {"qmgr": list(nodes.values()), "channel": list(edges.values()),
+            "cluster": clusters_of(hosted, edges.values())}
+
+
+def clusters_of(hosted: dict[str, list[ChannelView]], edges) -> list[dict]:
+    """Each cluster the channels name, with its members: the queue managers defining a cluster-receiver
+    in it, and both ends of each cluster-sender's edge (MCQ4)."""
+    found: dict[str, set[str]] = {}
+    for qmgr, views in hosted.items():
+        for v in views:
+            if v.channel_type == M.CLUSRCVR:
+                for name in filter(None, v.cluster.split(",")):
+                    found.setdefault(name, set()).add(qmgr)
+    for edge in edges:
+        for name in filter(None, edge["cluster"].split(",")):
+            found.setdefault(name, set()).update((edge["from"], edge["to"]))
+    return [{"name": name, "qmgr": sorted(qmgrs)} for name, qmgrs in sorted(found.items())]
 
 
 def _edge(v: ChannelView, source: str, target: str) -> dict:
@@ -137,4 +173,4 @@ def _edge(v: ChannelView, source: str, target: str) -> dict:
             "from": source, "to": target, "status": v.status, "inDoubt": v.in_doubt,
             "state": _edge_state(v.status, v.in_doubt), "connectionName": v.conn_name, "xmitQueue": v.xmit_q,
             "remoteQmgr": v.remote_qmgr, "msgs": v.msgs, "batches": v.batches,
-            "receiverStatus": None if v.sending else v.status}
+            "receiverStatus": None if v.sending else v.status, "cluster": v.cluster, "auto": v.auto}

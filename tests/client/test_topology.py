@@ -77,8 +77,15 @@ def test_bad_topologies_are_refused_before_anything_starts(tmp_path):
         running_topology(tmp_path, ["QM1"], [("QM1", "QM9")]).__enter__()
     with pytest.raises(ValueError, match="hosting"):
         running_topology(tmp_path, ["QM1"], hosting="containers").__enter__()
-    with pytest.raises(NotImplementedError, match="clusters"):
+    with pytest.raises(ValueError, match="a dict with a name"):
         running_topology(tmp_path, ["QM1", "QM2"], cluster="DEMO").__enter__()
+    with pytest.raises(ValueError, match="the repos among the members"):
+        running_topology(tmp_path, ["QM1", "QM2"], cluster={"name": "DEMO", "repos": ["QM9"]}).__enter__()
+    with pytest.raises(ValueError, match="over 20 characters"):
+        running_topology(tmp_path, ["QM1"], cluster={"name": "A.LONG.CLUSTER.NAME"}).__enter__()
+    with pytest.raises(ValueError, match="in 2 clusters"):
+        running_topology(tmp_path, ["QM1"], cluster=[{"name": "A"}, {"name": "B"}],
+                         cluster_queues={"QM1": ["Q"]}).__enter__()
     assert channel_name("QM1", "QM2") == "QM1.TO.QM2"
     assert channel_name("QMGR.ALPHA", "QMGR.BETA") == "QMGR.ALPHA.QMGR.BETA"  # 20 characters: IBM's limit
     with pytest.raises(ValueError, match="at most 20"):
@@ -104,3 +111,77 @@ def test_only_a_queue_manager_in_a_process_of_its_own_is_killed(qmlite_topology)
     topo = qmlite_topology(qmgrs=["QM1"])
     with pytest.raises(ValueError, match="not in a process of its own"):
         topo.kill("QM1")
+
+
+def _put_many(topo, qmgr: str, queue: str, count: int) -> None:
+    """``count`` messages put on ``qmgr`` to ``queue`` (not defined there: the cluster resolves it), each
+    MQPUT choosing its instance again (MQOO_BIND_NOT_FIXED)."""
+    qm = topo.ibmmq(qmgr)
+    try:
+        q = ibmmq.Queue(qm, queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_NOT_FIXED)
+        for i in range(count):
+            q.put(b"order %d" % i, ibmmq.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        q.close()
+    finally:
+        qm.disconnect()
+
+
+def _drain(topo, qmgr: str, queue: str) -> list[bytes]:
+    """Every message on ``queue`` of ``qmgr`` now (no wait: the caller waited for its arrival)."""
+    got = []
+    while True:
+        try:
+            got.append(topo.get(qmgr, queue, wait=0))
+        except ibmmq.MQMIError as exc:
+            assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+            return got
+
+
+def _cluster_puts_reach_both_full_repositories(topo) -> None:
+    everyone = {("DEMO", q) for q in ("QM1", "QM2", "QM3")}
+    for qmgr in ("QM1", "QM2", "QM3"):  # every member knows every other, and both instances of ORDERS
+        assert {(m.cluster, m.qmgr) for m in topo.cluster_members(qmgr)} == everyone, qmgr
+        assert {(q.cluster, q.queue, q.qmgr) for q in topo.cluster_queues(qmgr)} == {
+            ("DEMO", "ORDERS", "QM1"), ("DEMO", "ORDERS", "QM2")}, qmgr
+    rows = {m.qmgr: m for m in topo.cluster_members("QM3")}
+    assert (rows["QM1"].repository, rows["QM2"].repository, rows["QM3"].repository) == (True, True, False)
+    assert (rows["QM1"].deftype, rows["QM2"].deftype, rows["QM3"].deftype) == ("CLUSSDRB", "CLUSSDRA", "CLUSRCVR")
+    assert (rows["QM1"].channel, rows["QM3"].channel) == ("DEMO.QM1", "DEMO.QM3")
+    assert topo.clusters[0].members == ("QM1", "QM2", "QM3") and topo.clusters[0].sends_to("QM3") == ("QM1",)
+
+    _put_many(topo, "QM3", "ORDERS", 10)  # QM3, the partial repository, has no ORDERS of its own
+    first = {name: [topo.get(name, "ORDERS")] for name in ("QM1", "QM2")}  # each waited for
+    got = {name: first[name] + _drain(topo, name, "ORDERS") for name in first}
+    # Each full repository got some (the split is the workload algorithm's: tests/server/mca/test_cluster.py),
+    # together every message once.
+    assert sorted(got["QM1"] + got["QM2"]) == sorted(b"order %d" % i for i in range(10))
+
+
+def test_a_three_member_cluster_from_the_fixture_spreads_a_partial_repositorys_puts(qmlite_topology):
+    topo = qmlite_topology(qmgrs=["QM1", "QM2", "QM3"], cluster={"name": "DEMO", "repos": ["QM1", "QM2"]},
+                           cluster_queues={"QM1": ["ORDERS"], "QM2": ["ORDERS"]})
+    _cluster_puts_reach_both_full_repositories(topo)
+
+
+def test_a_cluster_of_separate_qmlite_serve_processes(tmp_path):
+    with running_topology(tmp_path, ["QM1", "QM2", "QM3"], hosting="processes",
+                          cluster={"name": "DEMO", "repos": ["QM1", "QM2"],
+                                   "queues": {"QM1": ["ORDERS"], "QM2": ["ORDERS"]}}) as topo:
+        assert len({topo[name].port for name in topo.names}) == 3
+        _cluster_puts_reach_both_full_repositories(topo)
+
+
+def test_two_clusters_sharing_a_full_repository(qmlite_topology):
+    # QM1 a full repository of both (REPOSNL), QM2 a full repository of RED, QM3 of BLUE only.
+    topo = qmlite_topology(qmgrs=["QM1", "QM2", "QM3"], cluster=[
+        {"name": "RED", "repos": ["QM1", "QM2"], "members": ["QM1", "QM2"], "queues": {"QM2": ["PAINT"]}},
+        {"name": "BLUE", "repos": ["QM1", "QM3"], "members": ["QM1", "QM3"], "queues": {"QM3": ["INK"]}}])
+    assert [c.name for c in topo.clusters] == ["RED", "BLUE"]
+    assert {(m.cluster, m.qmgr) for m in topo.cluster_members("QM1")} == {
+        ("RED", "QM1"), ("RED", "QM2"), ("BLUE", "QM1"), ("BLUE", "QM3")}
+    assert {(m.cluster, m.qmgr, m.channel) for m in topo.cluster_members("QM2")} >= {("RED", "QM1", "RED.QM1")}
+    assert {(q.cluster, q.queue, q.qmgr) for q in topo.cluster_queues("QM1")} == {
+        ("RED", "PAINT", "QM2"), ("BLUE", "INK", "QM3")}
+    assert [(q.queue, q.qmgr) for q in topo.cluster_queues("QM2", "RED")] == [("PAINT", "QM2")]
+    _put_many(topo, "QM1", "INK", 2)  # QM1 resolves BLUE's INK to QM3
+    assert [topo.get("QM3", "INK"), topo.get("QM3", "INK")] == [b"order 0", b"order 1"]

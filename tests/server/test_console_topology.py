@@ -56,3 +56,45 @@ def test_the_topology_draws_each_channel_and_follows_a_stopped_one(browser, tmp_
         topo.start_channel("QM1.TO.QM2")
         wait(browser, lambda d: _edge(d, "QM1.TO.QM2").get_attribute("data-status") == "RUNNING")
         assert _stroke(browser, "QM1.TO.QM2") == GREEN
+
+
+def _cluster_edge(driver, name: str, source: str):
+    return driver.find_element(By.CSS_SELECTOR, f'#topology-graph g.edge[data-name="{name}"][data-from="{source}"]')
+
+
+def test_a_cluster_is_boxed_and_its_channels_are_edges_labelled_by_it(browser, tmp_path):  # noqa: F811
+    with running_topology(tmp_path, ["QM1", "QM2", "QM3"], cluster={"name": "DEMO", "repos": ["QM1", "QM2"]},
+                          http_port=0, app_password=APP_PASSWORD) as topo:
+        topo.wait_for_status("DEMO.QM2", qmgr="QM3")  # QM3's auto-defined cluster-sender has run
+        logged_in(browser, topo["QM1"])
+        wait(browser, lambda d: _cluster_edge(d, "DEMO.QM2", "QM3").get_attribute("data-status") == "RUNNING")
+        edges = browser.find_elements(By.CSS_SELECTOR, "#topology-graph g.edge.cluster-channel")
+        assert {(e.get_attribute("data-name"), e.get_attribute("data-from"), e.get_attribute("data-to"),
+                 e.get_attribute("data-cluster")) for e in edges} == {
+            ("DEMO.QM2", "QM1", "QM2", "DEMO"), ("DEMO.QM3", "QM1", "QM3", "DEMO"),
+            ("DEMO.QM1", "QM2", "QM1", "DEMO"), ("DEMO.QM3", "QM2", "QM3", "DEMO"),
+            ("DEMO.QM1", "QM3", "QM1", "DEMO"), ("DEMO.QM2", "QM3", "QM2", "DEMO")}
+        auto = _cluster_edge(browser, "DEMO.QM2", "QM3")
+        assert auto.find_element(By.CSS_SELECTOR, "text").text == "DEMO.QM2 [DEMO] RUNNING"
+        assert "auto-defined, cluster DEMO" in auto.find_element(By.CSS_SELECTOR, "title").get_attribute(
+            "textContent")
+        path = auto.find_element(By.CSS_SELECTOR, "path")
+        assert browser.execute_script("return getComputedStyle(arguments[0]).stroke", path) == GREEN
+        # The cluster's box: one, named, around its three members.
+        (box,) = browser.find_elements(By.CSS_SELECTOR, "#topology-graph g.cluster")
+        assert (box.get_attribute("data-name"), box.get_attribute("data-members")) == ("DEMO", "QM1 QM2 QM3")
+        assert box.find_element(By.CSS_SELECTOR, "text").text == "DEMO"
+        assert box.get_attribute("class") == "cluster tint-0"
+        rect = box.find_element(By.CSS_SELECTOR, "rect")
+        assert browser.execute_script("return getComputedStyle(arguments[0]).stroke", rect) == "rgb(47, 111, 214)"
+        inside = browser.execute_script(
+            "const r = arguments[0].getBBox();"
+            "return [...document.querySelectorAll('#topology-graph g.node circle')].every((c) => {"
+            "  const [x, y] = [c.cx.baseVal.value, c.cy.baseVal.value];"
+            "  return x > r.x && x < r.x + r.width && y > r.y && y < r.y + r.height; });",
+            box.find_element(By.CSS_SELECTOR, "rect"))
+        assert inside is True
+        # The table names each channel's cluster, and which cluster-senders the cluster defined.
+        rows = browser.find_elements(By.CSS_SELECTOR, '#topology tbody tr[data-name="DEMO.QM3"]')
+        assert [(r.find_element(By.CSS_SELECTOR, "td.cluster").text, r.find_element(By.CSS_SELECTOR, "td.type").text)
+                for r in rows] == [("DEMO", "CLUSSDR (auto)"), ("DEMO", "CLUSSDR (auto)")]

@@ -101,3 +101,37 @@ def test_a_partner_in_another_process_is_named_by_its_id_exchange():
     assert [n["name"] for n in doc["qmgr"]] == ["QM1", "QM2"] and doc["qmgr"][1]["hosted"] is False
     assert [(e["name"], e["from"], e["to"]) for e in doc["channel"]] == [
         ("QM1.TO.QM2", "QM1", "QM2"), ("QM2.TO.QM1", "QM2", "QM1")]
+
+
+def test_a_cluster_s_channels_are_edges_carrying_their_cluster(tmp_path):
+    # QM1 and QM2 full repositories, QM3 a partial one: each member's own cluster-senders (CLUSSDRB) and
+    # those the cluster defined (CLUSSDRA) are edges to the member they reach; each cluster-receiver joins
+    # the edges into it (hosted here too); the document lists the cluster with its members.
+    with running_topology(tmp_path, ["QM1", "QM2", "QM3"], cluster={"name": "DEMO", "repos": ["QM1", "QM2"]},
+                          cluster_queues={"QM1": ["ORDERS"]}, http_port=0) as topo:
+        topo.wait_for_status("DEMO.QM2", qmgr="QM3")  # QM3 has sent its snapshot to both full repositories
+        doc = _read(topo)
+        edges = {(e["name"], e["from"], e["to"]): e for e in doc["channel"]}
+        assert {(name, src, to, e["type"], e["definedOn"], e["auto"], e["cluster"])
+                for (name, src, to), e in edges.items()} == {
+            ("DEMO.QM2", "QM1", "QM2", "CLUSSDR", "QM1", False, "DEMO"),
+            ("DEMO.QM3", "QM1", "QM3", "CLUSSDR", "QM1", True, "DEMO"),
+            ("DEMO.QM1", "QM2", "QM1", "CLUSSDR", "QM2", False, "DEMO"),
+            ("DEMO.QM3", "QM2", "QM3", "CLUSSDR", "QM2", True, "DEMO"),
+            ("DEMO.QM1", "QM3", "QM1", "CLUSSDR", "QM3", False, "DEMO"),
+            ("DEMO.QM2", "QM3", "QM2", "CLUSSDR", "QM3", True, "DEMO")}
+        e = edges[("DEMO.QM2", "QM3", "QM2")]
+        assert (e["status"], e["receiverStatus"], e["xmitQueue"], e["remoteQmgr"]) == (
+            "RUNNING", "RUNNING", "SYSTEM.CLUSTER.TRANSMIT.QUEUE", "QM2")
+        assert doc["cluster"] == [{"name": "DEMO", "qmgr": ["QM1", "QM2", "QM3"]}]
+        assert [n["name"] for n in doc["qmgr"]] == ["QM1", "QM2", "QM3"]  # no partner node besides them
+
+
+def test_channels_of_no_cluster_name_none():
+    hosted = {"QM1": [_view("A", C.MQCHT_SENDER, "QM1", "127.0.0.1(1414)")],
+              "QM2": [_view("A", C.MQCHT_RECEIVER, "QM2"),
+                      ChannelView("DEMO.QM2", C.MQCHT_CLUSRCVR, "QM2", "", "", "INACTIVE", False, "", 0, 0, "DEMO")]}
+    doc = graph(hosted, {}, {("127.0.0.1", 1414)})
+    [edge] = doc["channel"]  # a cluster-receiver no member used yet is no edge
+    assert (edge["name"], edge["cluster"], edge["auto"]) == ("A", "", False)
+    assert doc["cluster"] == [{"name": "DEMO", "qmgr": ["QM2"]}]

@@ -475,6 +475,29 @@ function svg(tag, attributes, parent) {
 }
 
 const edgeStatus = (e) => (e.inDoubt ? `${e.status} IN DOUBT` : e.status);
+// A cluster channel's label names its cluster: "DEMO.QM2 [DEMO] RUNNING".
+const edgeLabel = (e) => (e.cluster ? `${e.name} [${e.cluster}] ${edgeStatus(e)}` : `${e.name} ${edgeStatus(e)}`);
+// Each cluster's box gets the next of the stylesheet's tints (.tint-0 ...; the CSP allows no inline style).
+const CLUSTER_TINTS = 6;
+
+// A box around each cluster's members, tinted by cluster, its name at the top left; a second cluster
+// with the same members gets a box a little larger, so both show.
+function drawClusters(clusters, places, parts) {
+  clusters.forEach((c, i) => {
+    const points = c.qmgr.filter((name) => places.has(name)).map((name) => places.get(name));
+    if (!points.length) return;
+    const pad = GRAPH.radius + 8 + 6 * i;
+    const xs = points.map((p) => p[0]);
+    const ys = points.map((p) => p[1]);
+    const [x, y] = [Math.min(...xs) - pad, Math.min(...ys) - pad - 12];
+    const g = svg("g", { class: `cluster tint-${i % CLUSTER_TINTS}`, "data-name": c.name,
+      "data-members": c.qmgr.join(" ") }, parts);
+    svg("title", {}, g).textContent = `cluster ${c.name}: ${c.qmgr.join(", ")}`;
+    svg("rect", { x: x.toFixed(1), y: y.toFixed(1), width: (Math.max(...xs) + pad - x).toFixed(1),
+      height: (Math.max(...ys) + pad - y).toFixed(1), rx: 14 }, g);
+    svg("text", { x: (x + 10).toFixed(1), y: (y + 16).toFixed(1) }, g).textContent = c.name;
+  });
+}
 
 // Each node on an ellipse, the first (the default queue manager) at the top (two: side by side).
 function nodePlaces(nodes) {
@@ -523,19 +546,22 @@ function drawTopology(doc) {
     svg("path", { d: "M0,0 L10,5 L0,10 z", class: `arrow-${s}` }, marker);
   }
   const places = nodePlaces(doc.qmgr);
+  drawClusters(doc.cluster || [], places, parts);
   const seen = new Map();
   for (const e of doc.channel) {
     const pair = `${e.from}\u0000${e.to}`;
     const nth = seen.get(pair) || 0;
     seen.set(pair, nth + 1);
     const curve = edgeCurve(places.get(e.from), places.get(e.to), nth);
-    const g = svg("g", { class: `edge state-${e.state}`, "data-name": e.name, "data-status": e.status,
-      "data-state": e.state, "data-from": e.from, "data-to": e.to }, parts);
-    svg("title", {}, g).textContent = `${e.name} (${e.type}) ${e.from} → ${e.to}: ${edgeStatus(e)}`
+    const g = svg("g", { class: `edge state-${e.state}${e.cluster ? " cluster-channel" : ""}`, "data-name": e.name,
+      "data-status": e.status, "data-state": e.state, "data-from": e.from, "data-to": e.to,
+      "data-cluster": e.cluster || "" }, parts);
+    svg("title", {}, g).textContent = `${e.name} (${e.type}${e.auto ? ", auto-defined" : ""}`
+      + `${e.cluster ? `, cluster ${e.cluster}` : ""}) ${e.from} → ${e.to}: ${edgeStatus(e)}`
       + (e.receiverStatus ? `, receiver ${e.receiverStatus}` : "") + `, ${e.msgs} messages`;
     svg("path", { d: curve.d, "marker-end": `url(#arrow-${e.state})` }, g);
     const label = svg("text", { x: curve.label[0].toFixed(1), y: curve.label[1].toFixed(1), "text-anchor": curve.anchor }, g);
-    label.textContent = `${e.name} ${edgeStatus(e)}`;
+    label.textContent = edgeLabel(e);
   }
   for (const n of doc.qmgr) {
     const [x, y] = places.get(n.name);
@@ -554,7 +580,8 @@ panels.topology = async function topology() {
   const doc = await api("GET", "/admin/qmlite/topology");
   drawTopology(doc);
   fill("topology", doc.channel, (e) => [e.name, [
-    [e.name, "name"], [e.type, "type"], [e.from, "from"], [e.to, "to"], [edgeStatus(e), "status"],
+    [e.name, "name"], [e.auto ? `${e.type} (auto)` : e.type, "type"], [e.cluster || "", "cluster"],
+    [e.from, "from"], [e.to, "to"], [edgeStatus(e), "status"],
     [e.receiverStatus || "", "receiver"], [e.msgs, "num msgs"], [e.batches, "num batches"]]],
   "No message channel is defined.");
 };

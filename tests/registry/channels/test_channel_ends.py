@@ -82,6 +82,8 @@ class Pair:
         if stop_at == "received":
             return
         self.sender.confirmed(*self.receiver.resync())
+        if stop_at == "confirmed":  # the driver does not wait for this commit (decision MCD1)
+            return
         self.qm1.flush()
 
     def crash_and_restart(self):
@@ -123,7 +125,8 @@ def test_batches_of_batchsz_move_the_messages_and_number_them(pair):
     assert pair.sender.in_doubt is None
 
 
-@pytest.mark.parametrize("stop_at, arrived", [("sent", False), ("hardened", False), ("received", True)])
+@pytest.mark.parametrize("stop_at, arrived", [("sent", False), ("hardened", False), ("received", True),
+                                              ("confirmed", True)])
 def test_a_crash_at_any_point_of_a_batch_loses_and_doubles_nothing(pair, stop_at, arrived):
     pair.put(b"a", b"b", b"c")
     pair.send_batch(stop_at=stop_at)

@@ -10,10 +10,13 @@ import pytest
 import trio
 
 from qmlite.pcf import fap
+from qmlite.pcf import pcf as P
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
 from tests.server.mca.test_mqport import ADMIN, CHANNEL, RECEIVING, Proxy, _cfg, _get, _mqsc, _put, _serve_qm2
 from tests.server.mca.test_run import _depth, two_queue_managers
+from tests.server.mca.test_run import _put as _put_in_test_run
+from tests.registry.monitoring.test_events import values
 from tests.support import amqerr
 from tests.support.served import Served
 
@@ -35,17 +38,22 @@ ALTER QMGR CHLEV(ENABLED)
 """
 
 
-async def _serve_qm1(tmp_path, mqsc: str = "") -> Served:
-    """QM1 in a ``qmlite serve`` of its own (the one the tests kill); ``mqsc``: its start-up MQSC, given on
-    the first start only (a restart finds its objects in its data directory)."""
+async def _serve(tmp_path, qmgr: str, mqsc: str = "") -> Served:
+    """``qmgr`` in a ``qmlite serve`` of its own; ``mqsc``: its start-up MQSC, given on the first start only
+    (a restart finds its objects in its data directory)."""
     extra = []
     if mqsc:
-        directory = tmp_path / "qm1mqsc"
+        directory = tmp_path / f"{qmgr.lower()}mqsc"
         directory.mkdir()
-        (directory / "sending.mqsc").write_text(mqsc)
+        (directory / "setup.mqsc").write_text(mqsc)
         extra = ["--mqsc-dir", str(directory)]
     return await trio.to_thread.run_sync(
-        lambda: Served(tmp_path / "qm1" / "data", "--qmgr", "QM1", *extra, qmgr="QM1"))
+        lambda: Served(tmp_path / qmgr.lower() / "data", "--qmgr", qmgr, *extra, qmgr=qmgr))
+
+
+async def _serve_qm1(tmp_path, mqsc: str = "") -> Served:
+    """QM1, the sending queue manager (the one the tests kill)."""
+    return await _serve(tmp_path, "QM1", mqsc)
 
 
 def _command(port: int, qmgr: str, command: str, params: dict) -> None:
@@ -69,9 +77,10 @@ def _channel_stopped(port: int) -> dict:
         queue = ibmmq.Queue(qm, "SYSTEM.ADMIN.CHANNEL.EVENT", CMQC.MQOO_INPUT_SHARED)
         while True:
             gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000)
-            params, cfh = ibmmq.PCFExecute.unpack(queue.get(None, ibmmq.MD(), gmo))
-            if cfh.Reason == CMQC.MQRC_CHANNEL_STOPPED:
-                return params
+            md = ibmmq.MD()
+            event = P.decode(queue.get(None, md, gmo), md.Encoding, md.CodedCharSetId)
+            if event.header.Reason == CMQC.MQRC_CHANNEL_STOPPED:
+                return values(event)
     finally:
         qm.disconnect()
 
@@ -189,3 +198,159 @@ def _take_until(port: int, last: bytes) -> list[bytes]:
         return out
     finally:
         qm.disconnect()
+
+
+# ---- one fsync per batch at each end ---------------------------------------------------------------
+async def test_a_batch_costs_one_fsync_at_each_end(tmp_path):
+    """Counted on each queue manager's group committer (a commit is one fsync of everything waiting): the
+    receiver's commit of a batch's puts is the hardening point, the sender's in-doubt record the other;
+    the sender's commit after the confirmation rides on the next batch's (decision MCD1)."""
+    async with two_queue_managers(tmp_path, sdr="BATCHSZ(2)") as (qm1, qm2, receiving, ended):
+        await trio.to_thread.run_sync(_put_in_test_run, qm1.port, [(b"m%d" % n, True) for n in range(10)])
+        before = qm1.committer.commits, qm2.committer.commits
+        _mqsc(qm1.qm, f"START CHANNEL({CHANNEL})")
+        with trio.fail_after(30):
+            await _depth(qm2, "TARGET", 10)
+        sender = qm1.committer.commits - before[0]
+        receiver = qm2.committer.commits - before[1]
+        batches = qm2.qm.registry.running.message_channels[CHANNEL].batches
+        assert batches == 5
+        assert 0 < receiver <= batches and 0 < sender <= batches
+
+
+# ---- bad input between two qmlite serve processes ----------------------------------------------------
+def _depth_of(port: int, qmgr: str, queue: str) -> int:
+    qm = ibmmq.connect(qmgr, "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    pcf = ibmmq.PCFExecute(qm)
+    try:
+        (answer,) = pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: queue, CMQCFC.MQIACF_Q_ATTRS: [CMQC.MQIA_CURRENT_Q_DEPTH]})
+        return answer[CMQC.MQIA_CURRENT_Q_DEPTH]
+    finally:
+        pcf.disconnect()
+
+
+def _entries(served: Served, number: str) -> list:
+    return [e for e in amqerr.read(served.data_dir / "errors" / "AMQERR01.LOG") if e.number == number]
+
+
+async def test_a_sequence_number_mismatch_is_amq9526_at_both_ends_and_stops_the_sender_until_reset(tmp_path):
+    qm2 = await _serve(tmp_path, "QM2", RECEIVING)
+    qm1 = await _serve_qm1(tmp_path, _sending_mqsc(qm2.port, "SHORTRTY(3) SHORTTMR(1)"))
+    # The receiver expects 50 (its records reset); the sender sends 1.
+    await trio.to_thread.run_sync(_command, qm2.port, "QM2", "MQCMD_RESET_CHANNEL",
+                                  {CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: 50})
+    await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
+    await trio.to_thread.run_sync(_start, qm1.port)
+    stopped = await trio.to_thread.run_sync(_channel_stopped, qm1.port)
+    # Not retried (SHORTRTY(3) left alone): no retry helps until RESET CHANNEL (decision MCA10)
+    assert (stopped[CMQCFC.MQIACF_REASON_QUALIFIER], stopped[CMQCFC.MQIACF_ERROR_IDENTIFIER]) == (
+        CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR, 9526)
+    (received,) = _entries(qm2, "AMQ9526E")
+    (sent,) = _entries(qm1, "AMQ9526E")
+    for entry in (received, sent):
+        assert entry.text == f"Message sequence number error for channel '{CHANNEL}'."
+        assert "A message with sequence number 1 has been sent when sequence number 50 was expected" in \
+            entry.explanation
+    assert await trio.to_thread.run_sync(_depth_of, qm1.port, "QM1", "QM2") == 1  # still on the xmitq
+    await trio.to_thread.run_sync(_command, qm1.port, "QM1", "MQCMD_RESET_CHANNEL",
+                                  {CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: 50})
+    await trio.to_thread.run_sync(_start, qm1.port)
+    assert await trio.to_thread.run_sync(_get, qm2.port, 1) == [(b"kept", CMQC.MQPER_PERSISTENT)]
+    for served in (qm1, qm2):
+        assert served.stop() == 0, served.stderr_tail()
+
+
+@pytest.mark.parametrize("definition", ["CHLTYPE(SVRCONN)", "CHLTYPE(SDR) CONNAME('127.0.0.1(1)') XMITQ(X)"],
+                         ids=["svrconn", "sdr"])
+async def test_a_sender_against_the_wrong_channel_type_stops_and_keeps_its_messages(tmp_path, definition):
+    qm2 = await _serve(tmp_path, "QM2", f"DEFINE CHANNEL({CHANNEL}) {definition}\n")
+    qm1 = await _serve_qm1(tmp_path, _sending_mqsc(qm2.port, "SHORTRTY(0) LONGRTY(0)"))
+    await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
+    await trio.to_thread.run_sync(_start, qm1.port)
+    stopped = await trio.to_thread.run_sync(_channel_stopped, qm1.port)
+    assert stopped[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR
+    assert f"STATUS {fap.CHANNEL_WRONG_TYPE}" in stopped[CMQCFC.MQCACF_AUX_ERROR_DATA_STR_1]
+    assert await trio.to_thread.run_sync(_depth_of, qm1.port, "QM1", "QM2") == 1  # nothing lost
+    for served in (qm1, qm2):
+        assert served.stop() == 0, served.stderr_tail()
+
+
+async def test_a_batch_cut_off_inside_a_message_is_backed_out_and_sent_again_after_resync(tmp_path):
+    """The connection drops after the first segment of a message spanning four (100,000 bytes over 32 KiB
+    segments): the receiver backs the batch out, the sender retries, resynchronises and sends it again."""
+    bodies = [(b"small", True), (b"L" * 100_000, True), (b"last", True)]
+    qm2 = await _serve(tmp_path, "QM2", RECEIVING)
+    async with trio.open_nursery() as nursery:
+        proxy = Proxy(qm2.port, (True, fap.MESSAGE_DATA, 3), lambda: None)  # the long one's second segment
+        await proxy.start(nursery)
+        qm1 = await _serve_qm1(tmp_path, _sending_mqsc(proxy.port, "SHORTRTY(10) SHORTTMR(1)"))
+        await trio.to_thread.run_sync(_put, qm1.port, bodies)
+        await trio.to_thread.run_sync(_start, qm1.port)
+        got = await trio.to_thread.run_sync(_get, qm2.port, len(bodies))
+        assert got == [(body, CMQC.MQPER_PERSISTENT) for body, _ in bodies]  # once each, in order
+        assert len(proxy.captures) == 2  # cut, then the retry's connection
+        nursery.cancel_scope.cancel()
+    for served in (qm1, qm2):
+        assert served.stop() == 0, served.stderr_tail()
+
+
+# ---- request/reply across queue managers -----------------------------------------------------------
+def _request_reply_mqsc(port: int, here: str, there: str) -> str:
+    """One side of the pair: a transmission queue named for the other queue manager (IBM's default route
+    for a reply naming it), its sender channel, the receiver of the other's."""
+    return f"""
+        DEFINE QLOCAL({there}) USAGE(XMITQ)
+        DEFINE CHANNEL({here}.TO.{there}) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ({there}) DISCINT(0)
+        DEFINE CHANNEL({there}.TO.{here}) CHLTYPE(RCVR)"""
+
+
+def _requester(port: int) -> tuple[bytes, ibmmq.MD, bytes]:
+    """The app on QM1: a request to SERVICE (on QM2) naming REPLY on QM1, then the reply, waited for."""
+    qm = ibmmq.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    try:
+        # ReplyToQMgr left blank: QM1 puts its own name there, as IBM's queue manager does
+        request = ibmmq.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"REPLY", Persistence=CMQC.MQPER_PERSISTENT)
+        ibmmq.Queue(qm, "SERVICE").put(b"what time is it?", request)
+        reply = ibmmq.MD(CorrelId=request.MsgId)
+        gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000,
+                        MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
+        return request.MsgId, reply, ibmmq.Queue(qm, "REPLY", CMQC.MQOO_INPUT_SHARED).get(None, reply, gmo)
+    finally:
+        qm.disconnect()
+
+
+def _responder(port: int) -> ibmmq.MD:
+    """The app on QM2: the request, waited for; the reply put to its ReplyToQ on its ReplyToQMgr."""
+    qm = ibmmq.connect("QM2", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    try:
+        md = ibmmq.MD()
+        gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000)
+        assert ibmmq.Queue(qm, "SERVICE", CMQC.MQOO_INPUT_SHARED).get(None, md, gmo) == b"what time is it?"
+        od = ibmmq.OD(ObjectName=md.ReplyToQ, ObjectQMgrName=md.ReplyToQMgr)
+        reply = ibmmq.MD(MsgType=CMQC.MQMT_REPLY, CorrelId=md.MsgId, Persistence=CMQC.MQPER_PERSISTENT)
+        ibmmq.Queue(qm, od, CMQC.MQOO_OUTPUT).put(b"teatime", reply)
+        return md
+    finally:
+        qm.disconnect()
+
+
+async def test_a_request_on_qm1_is_answered_by_an_app_on_qm2_through_the_reply_channel(tmp_path):
+    async with running(_cfg(tmp_path, "QM1", qmgrs=("QM2",)), synchronous="NORMAL") as qm1:
+        qm2 = qm1.servers["QM2"]
+        _mqsc(qm2.qm, "DEFINE QLOCAL(SERVICE)\n" + _request_reply_mqsc(qm1.port, "QM2", "QM1"))
+        _mqsc(qm1.qm, "DEFINE QLOCAL(REPLY)\nDEFINE QREMOTE(SERVICE) RNAME(SERVICE) RQMNAME(QM2) XMITQ(QM2)\n"
+              + _request_reply_mqsc(qm1.port, "QM1", "QM2"))
+        # START CHANNEL through each queue manager's command server (a hosted one's tasks start at its
+        # first connection: docs/multiqm.md)
+        for here, there in (("QM1", "QM2"), ("QM2", "QM1")):
+            await trio.to_thread.run_sync(_command, qm1.port, here, "MQCMD_START_CHANNEL",
+                                          {CMQCFC.MQCACH_CHANNEL_NAME: f"{here}.TO.{there}"})
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, _responder, qm1.port)
+            msg_id, reply, body = await trio.to_thread.run_sync(_requester, qm1.port)
+        assert body == b"teatime"
+        assert qm2.qm.registry.running.message_channels["QM1.TO.QM2"].msgs == 1  # the request, received
+        assert qm1.qm.registry.running.message_channels["QM2.TO.QM1"].msgs == 1  # the reply
+        assert reply.MsgType == CMQC.MQMT_REPLY and reply.CorrelId == msg_id
+        for qm, channel in ((qm1.qm, "QM1.TO.QM2"), (qm2.qm, "QM2.TO.QM1")):
+            _mqsc(qm, f"STOP CHANNEL({channel})")

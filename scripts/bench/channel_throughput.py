@@ -17,7 +17,7 @@ batches and a queue's depth.  For persistent and non-persistent 1 KiB messages, 
   CHANNEL; the time until QM2's TARGET holds them all, and each end's commits over the batches it took
   (no application is connected: every commit is the channel's).  Goal: at most one per batch at each end.
 
-Goal: ``channel`` >= 50% of ``local``.  The messages are got and counted by the getter; a message lost or
+Goal: ``channel`` >= 50% of ``local``, compared within each round (the machine's load moves both).  The messages are got and counted by the getter; a message lost or
 doubled ends the run.
 
     python scripts/bench/channel_throughput.py
@@ -226,7 +226,9 @@ def main() -> int:
                 local = piped(qm1, "DEV.QUEUE.1", qm1, "DEV.QUEUE.1", args.count, persistent)
                 channel = piped(qm1, "TO.QM2", qm2, "TARGET", args.count, persistent)
                 drained = drain(qm1, qm2, args.count, persistent)
-                best = results.setdefault(kind, {"local msg/s": 0.0, "channel msg/s": 0.0, "drain": {"msg/s": 0.0}})
+                best = results.setdefault(kind, {"local msg/s": 0.0, "channel msg/s": 0.0, "ratios": [],
+                                                 "drain": {"msg/s": 0.0}})
+                best["ratios"].append(channel / local)  # each round's own: the machine's load moves both
                 best["local msg/s"] = max(best["local msg/s"], local)
                 best["channel msg/s"] = max(best["channel msg/s"], channel)
                 if drained["msg/s"] > best["drain"]["msg/s"]:
@@ -240,8 +242,10 @@ def main() -> int:
         qm2.stop()
     for kind, r in results.items():
         d = r["drain"]
+        ratios = sorted(r["ratios"])
         print(f"{kind}: channel {r['channel msg/s']:,.0f} msg/s against put+get on one queue manager "
-              f"{r['local msg/s']:,.0f} msg/s = {r['channel msg/s'] / r['local msg/s']:.2f} (goal >= 0.50); "
+              f"{r['local msg/s']:,.0f} msg/s (best of each); channel / local per round "
+              f"{', '.join(f'{x:.2f}' for x in r['ratios'])}, median {ratios[len(ratios) // 2]:.2f} (goal >= 0.50); "
               f"channel alone {d['msg/s']:,.0f} msg/s, fsyncs per batch: sender {d['sender fsyncs/batch']:.2f}, "
               f"receiver {d['receiver fsyncs/batch']:.2f} (goal <= 1)")
     if args.json:

@@ -17,7 +17,7 @@ from tests.server.mca.test_mqport import ADMIN, CHANNEL, RECEIVING, Proxy, _cfg,
 from tests.server.mca.test_run import _depth, two_queue_managers
 from tests.server.mca.test_run import _put as _put_in_test_run
 from tests.registry.monitoring.test_events import values
-from tests.support import amqerr
+from tests.support import amqerr, wire
 from tests.support.served import Served
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -216,29 +216,41 @@ def _entries(served: Served, number: str) -> list:
 
 async def test_a_sequence_number_mismatch_is_amq9526_at_both_ends_and_stops_the_sender_until_reset(tmp_path):
     qm2 = await _serve(tmp_path, "QM2", RECEIVING)
-    qm1 = await _serve_qm1(tmp_path, _sending_mqsc(qm2.port, "SHORTRTY(3) SHORTTMR(1)"))
-    # The receiver expects 50 (its records reset); the sender sends 1.
-    await trio.to_thread.run_sync(_command, qm2.port, "QM2", "MQCMD_RESET_CHANNEL",
-                                  {CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: 50})
-    await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
-    await trio.to_thread.run_sync(_start, qm1.port)
-    stopped = await trio.to_thread.run_sync(_channel_stopped, qm1.port)
-    # Not retried (SHORTRTY(3) left alone): no retry helps until RESET CHANNEL (decision MCA10)
-    assert (stopped[CMQCFC.MQIACF_REASON_QUALIFIER], stopped[CMQCFC.MQIACF_ERROR_IDENTIFIER]) == (
-        CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR, 9526)
-    (received,) = _entries(qm2, "AMQ9526E")
-    (sent,) = _entries(qm1, "AMQ9526E")
-    for entry in (received, sent):
-        assert entry.text == f"Message sequence number error for channel '{CHANNEL}'."
-        assert "A message with sequence number 1 has been sent when sequence number 50 was expected" in \
-            entry.explanation
-    assert await trio.to_thread.run_sync(_depth_of, qm1.port, "QM1", "QM2") == 1  # still on the xmitq
-    await trio.to_thread.run_sync(_command, qm1.port, "QM1", "MQCMD_RESET_CHANNEL",
-                                  {CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: 50})
-    await trio.to_thread.run_sync(_start, qm1.port)
-    assert await trio.to_thread.run_sync(_get, qm2.port, 1) == [(b"kept", CMQC.MQPER_PERSISTENT)]
+    async with trio.open_nursery() as nursery:
+        proxy = Proxy(qm2.port)
+        await proxy.start(nursery)
+        qm1 = await _serve_qm1(tmp_path, _sending_mqsc(proxy.port, "SHORTRTY(3) SHORTTMR(1)"))
+        # The receiver expects 50 (its records reset); the sender sends 1.
+        await trio.to_thread.run_sync(_command, qm2.port, "QM2", "MQCMD_RESET_CHANNEL",
+                                      {CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: 50})
+        await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
+        await trio.to_thread.run_sync(_start, qm1.port)
+        stopped = await trio.to_thread.run_sync(_channel_stopped, qm1.port)
+        # Not retried (SHORTRTY(3) left alone): no retry helps until RESET CHANNEL (decision MCA10)
+        assert (stopped[CMQCFC.MQIACF_REASON_QUALIFIER], stopped[CMQCFC.MQIACF_ERROR_IDENTIFIER]) == (
+            CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR, 9526)
+        (received,) = _entries(qm2, "AMQ9526E")
+        (sent,) = _entries(qm1, "AMQ9526E")
+        for entry in (received, sent):
+            assert entry.text == f"Message sequence number error for channel '{CHANNEL}'."
+            assert "A message with sequence number 1 has been sent when sequence number 50 was expected" in \
+                entry.explanation
+        assert await trio.to_thread.run_sync(_depth_of, qm1.port, "QM1", "QM2") == 1  # still on the xmitq
+        await trio.to_thread.run_sync(_command, qm1.port, "QM1", "MQCMD_RESET_CHANNEL",
+                                      {CMQCFC.MQCACH_CHANNEL_NAME: CHANNEL, CMQCFC.MQIACH_MSG_SEQUENCE_NUMBER: 50})
+        await trio.to_thread.run_sync(_start, qm1.port)
+        assert await trio.to_thread.run_sync(_get, qm2.port, 1) == [(b"kept", CMQC.MQPER_PERSISTENT)]
+        nursery.cancel_scope.cancel()
     for served in (qm1, qm2):
         assert served.stop() == 0, served.stderr_tail()
+    # The refusal on the wire, as Wireshark's MQ dissector reads it: message 1, STATUS MSG_SEQUENCE_ERROR
+    refused = wire.dissect(proxy.captures[0], ["mq.msh.seqnum", "mq.status.code"])
+    assert refused.malformed == [] and refused.expert == []
+    assert refused.values("mq.msh.seqnum") == ["1"]
+    # the RESYNC's answer, then the refusal of message 1 (the sender's close follows)
+    assert refused.values("mq.status.code")[:2] == ["0", str(fap.MSG_SEQUENCE_ERROR)]
+    delivered = wire.dissect(proxy.captures[1], ["mq.msh.seqnum"])
+    assert delivered.values("mq.msh.seqnum") == ["50"] and delivered.malformed == []
 
 
 @pytest.mark.parametrize("definition", ["CHLTYPE(SVRCONN)", "CHLTYPE(SDR) CONNAME('127.0.0.1(1)') XMITQ(X)"],
@@ -256,13 +268,14 @@ async def test_a_sender_against_the_wrong_channel_type_stops_and_keeps_its_messa
         assert served.stop() == 0, served.stderr_tail()
 
 
-async def test_a_batch_cut_off_inside_a_message_is_backed_out_and_sent_again_after_resync(tmp_path):
-    """The connection drops after the first segment of a message spanning four (100,000 bytes over 32 KiB
-    segments): the receiver backs the batch out, the sender retries, resynchronises and sends it again."""
+async def test_a_batch_cut_off_mid_segment_is_backed_out_and_sent_again_after_resync(tmp_path):
+    """The connection drops inside the second segment of a message spanning four (100,000 bytes over 32 KiB
+    segments), that segment cut short: the receiver backs the batch out, the sender retries,
+    resynchronises and sends it again."""
     bodies = [(b"small", True), (b"L" * 100_000, True), (b"last", True)]
     qm2 = await _serve(tmp_path, "QM2", RECEIVING)
     async with trio.open_nursery() as nursery:
-        proxy = Proxy(qm2.port, (True, fap.MESSAGE_DATA, 3), lambda: None)  # the long one's second segment
+        proxy = Proxy(qm2.port, (True, fap.MESSAGE_DATA, 3), lambda: None, cut=True)  # the long one's 2nd
         await proxy.start(nursery)
         qm1 = await _serve_qm1(tmp_path, _sending_mqsc(proxy.port, "SHORTRTY(10) SHORTTMR(1)"))
         await trio.to_thread.run_sync(_put, qm1.port, bodies)
@@ -273,6 +286,8 @@ async def test_a_batch_cut_off_inside_a_message_is_backed_out_and_sent_again_aft
         nursery.cancel_scope.cancel()
     for served in (qm1, qm2):
         assert served.stop() == 0, served.stderr_tail()
+    again = wire.dissect(proxy.captures[1], ["mq.msh.seqnum"])  # numbered again from the last committed
+    assert again.values("mq.msh.seqnum") == ["1", "2", "3"] and again.malformed == [] and again.expert == []
 
 
 # ---- request/reply across queue managers -----------------------------------------------------------

@@ -14,7 +14,7 @@ from qmlite.pcf import pcf as P
 from qmlite.registry.mqsc import run_mqsc
 from qmlite.server.listener import running
 from tests.server.mca.test_mqport import ADMIN, CHANNEL, RECEIVING, Proxy, _cfg, _get, _mqsc, _put, _serve_qm2
-from tests.server.mca.test_run import _depth, two_queue_managers
+from tests.server.mca.test_run import _depth, admitting, two_queue_managers
 from tests.server.mca.test_run import _put as _put_in_test_run
 from tests.registry.monitoring.test_events import values
 from tests.support import amqerr, wire
@@ -228,7 +228,7 @@ async def test_a_sequence_number_mismatch_is_amq9526_at_both_ends_and_stops_the_
         stopped = await trio.to_thread.run_sync(_channel_stopped, qm1.port)
         # Not retried (SHORTRTY(3) left alone): no retry helps until RESET CHANNEL (decision MCA10)
         assert (stopped[CMQCFC.MQIACF_REASON_QUALIFIER], stopped[CMQCFC.MQIACF_ERROR_IDENTIFIER]) == (
-            CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR, 9526)
+            CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED, 9526)
         (received,) = _entries(qm2, "AMQ9526E")
         (sent,) = _entries(qm1, "AMQ9526E")
         for entry in (received, sent):
@@ -261,7 +261,7 @@ async def test_a_sender_against_the_wrong_channel_type_stops_and_keeps_its_messa
     await trio.to_thread.run_sync(_put, qm1.port, [(b"kept", True)])
     await trio.to_thread.run_sync(_start, qm1.port)
     stopped = await trio.to_thread.run_sync(_channel_stopped, qm1.port)
-    assert stopped[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_CHANNEL_STOPPED_ERROR
+    assert stopped[CMQCFC.MQIACF_REASON_QUALIFIER] == CMQCFC.MQRQ_CHANNEL_STOPPED_DISABLED
     assert f"STATUS {fap.CHANNEL_WRONG_TYPE}" in stopped[CMQCFC.MQCACF_AUX_ERROR_DATA_STR_1]
     assert await trio.to_thread.run_sync(_depth_of, qm1.port, "QM1", "QM2") == 1  # nothing lost
     for served in (qm1, qm2):
@@ -293,11 +293,13 @@ async def test_a_batch_cut_off_mid_segment_is_backed_out_and_sent_again_after_re
 # ---- request/reply across queue managers -----------------------------------------------------------
 def _request_reply_mqsc(port: int, here: str, there: str) -> str:
     """One side of the pair: a transmission queue named for the other queue manager (IBM's default route
-    for a reply naming it), its sender channel, the receiver of the other's."""
+    for a reply naming it), its sender channel, the receiver of the other's and the CHLAUTH records that
+    admit it."""
     return f"""
         DEFINE QLOCAL({there}) USAGE(XMITQ)
         DEFINE CHANNEL({here}.TO.{there}) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ({there}) DISCINT(0)
-        DEFINE CHANNEL({there}.TO.{here}) CHLTYPE(RCVR)"""
+        DEFINE CHANNEL({there}.TO.{here}) CHLTYPE(RCVR)
+        """ + admitting(f"{there}.TO.{here}", there)
 
 
 def _requester(port: int) -> tuple[bytes, ibmmq.MD, bytes]:

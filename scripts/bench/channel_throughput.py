@@ -50,8 +50,12 @@ ALTER QLOCAL(DEV.QUEUE.1) MAXDEPTH(999999999)
 """
 
 
+# The CHLAUTH records that admit QM1's channel past the developer defaults' back-stop (docs/channels.md
+# "Security"): a QMGRMAP, and a BLOCKUSER of the channel's own in place of ``*MQADMIN`` (it runs as mqm).
 RECEIVING = f"""DEFINE QLOCAL(TARGET) MAXDEPTH(999999999)
 DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) BATCHSZ(999)
+SET CHLAUTH('{CHANNEL}') TYPE(QMGRMAP) QMNAME('QM1') USERSRC(CHANNEL)
+SET CHLAUTH('{CHANNEL}') TYPE(BLOCKUSER) USERLIST('nobody')
 """
 
 

@@ -58,8 +58,11 @@ class QueueManagerServer:
         # the writer thread syncs: the start-up's own writes (the monitoring metadata) must not hold up the
         # first connection (issue 24).  With several, the syncs go to the sync helper process, started
         # then (not at start-up, where its interpreter would compete for the CPU; decision JN2).
-        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) == 1,
-                                        sync_helper=True, crowded=lambda: len(self.connections) > 1)
+        # A channel agent START CHANNEL runs (server/mca/agents.py) waits on the committer as a connection
+        # does: counted with them, so its fsyncs never run on the loop while a client waits (decision MCD2).
+        self.agents = 0
+        self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) + self.agents == 1,
+                                        sync_helper=True, crowded=lambda: len(self.connections) + self.agents > 1)
         self.mqi = MQI(self)
         self.port = 0
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set

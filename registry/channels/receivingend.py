@@ -147,4 +147,4 @@ class SequenceError(ChannelFailure):
     def __init__(self, expected: int, got: int) -> None:
         super().__init__(fap.MSG_SEQUENCE_ERROR,
                          f"AMQ9526: message sequence number {got} received, {expected} expected")
-        self.expected = expected
+        self.expected, self.got = expected, got

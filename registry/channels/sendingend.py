@@ -12,7 +12,10 @@ A batch's life, and what a SIGKILL at each point leaves (docs/channels.md "Assur
    (LUWID, first and last sequence number, the MsgIds) and commits it; the driver sends the end only
    once that is on disk.  Killed after this: at restart the batch is in doubt.
 3. The partner commits its side and confirms.  ``confirmed`` commits the gets, removes the ``indoubt``
-   record and writes the new ``sender`` record in one unit of work.
+   record and writes the new ``sender`` record in one unit of work.  The driver does not wait for that
+   commit to reach the disk (decision MCD1): the next batch's ``harden`` fsync carries it, so a batch
+   costs one fsync here.  Killed before it is on disk: the batch is in doubt at restart (step 4), and the
+   partner's answer commits it.
 4. In doubt at restart (``resolve``): the partner says which LUWID it committed last (RESYNC_DATA's
    answer); the same LUWID means the batch arrived: its messages are taken off the transmission queue
    (by MsgId), otherwise they stay and go again with the same sequence numbers.  RESOLVE CHANNEL
@@ -39,12 +42,13 @@ _XQH = 428  # MQXQH with its version-1 MQMD (pcf/mqi.py MQXQH_LENGTH_1)
 
 class ChannelFailure(Exception):
     """The channel cannot go on; ``code`` is the FAP STATUS code to send (0: none), ``reason`` the MQRC
-    or AMQ text for the log."""
+    or AMQ text for the log; ``value`` the STATUS's value (MSG_SEQUENCE_ERROR: the number expected)."""
 
-    def __init__(self, code: int, why: str) -> None:
+    def __init__(self, code: int, why: str, value: int | None = None) -> None:
         super().__init__(why)
         self.code = code
         self.why = why
+        self.value = value
 
 
 @dataclass(slots=True)

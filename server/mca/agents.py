@@ -20,9 +20,11 @@ def register(qm_server, nursery: trio.Nursery, *, host: Host | None = None,
     host = host or host_of(qm_server)
 
     async def agent(run, channel) -> None:
+        qm_server.agents += 1  # counted beside the connections by its committer (decision MCD2)
         try:
             await run(host, channel)
         finally:
+            qm_server.agents -= 1
             if on_end is not None:
                 on_end(channel)
 

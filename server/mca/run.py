@@ -189,6 +189,8 @@ async def run_sender(host: Host, channel, *, connect=trio.open_tcp_stream) -> No
                     logger.warning("channel_failed", why=why)
                     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
                         # Retrying cannot help until RESET CHANNEL (AMQ9526): stopped (decision MCA10).
+                        _sequence_error(qm, channel, sent=status.last_seq + 1, expected=exc.value,
+                                        partner=status.conn_name)
                         status.status = C.MQCHS_STOPPED
                         _stopped_event(qm, channel, status, E.MQRQ_CHANNEL_STOPPED_DISABLED, why)
                         return
@@ -218,6 +220,13 @@ def _why(exc: Exception) -> str:
     if getattr(exc, "code", 0) == fap.MSG_SEQUENCE_ERROR:
         return f"AMQ9526: message sequence number error: {why}"
     return why
+
+
+def _sequence_error(qm, channel, *, sent: int, expected: int | None, partner: str) -> None:
+    """AMQ9526E in the error log, at either end (IBM writes it at both: decision MCD4).  The sending end
+    names the first number of the batch refused and the number the partner's STATUS said it expected."""
+    qm.diagnostics.write("AMQ9526E", remote_host=partner.split("(")[0], a1=sent, a2=expected or 0,
+                         c1=channel.name, c2=partner)  # RemoteHost: the address alone, as IBM's entries show it
 
 
 def _stopped_event(qm, channel, status, qualifier: int, why: str = "") -> None:
@@ -294,7 +303,8 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
         asked = qm.now()
         answer = await _confirmation(link)
         MON.round_trip(status.measures, qm.now() - asked)  # NETTIME: the resync's round trip
-        await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
+        if end.in_doubt is not None:  # else nothing changed: no fsync of its own (decision MCD1)
+            await host.durable(end.resolve_with_partner(answer.seq, answer.luw))
         status.status = C.MQCHS_RUNNING
         _agreed_instance(instance, agreed, where)
         qm.events.channel_started(channel, where)  # CHLEV: established, resynchronised, messages can flow
@@ -302,6 +312,7 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
         await _send_batches(host, channel, end, link, status, instance)
         proto.close()
         await link.flush()
+        await host.durable(qm.position)  # a normal end leaves the last batch's commit on disk
     finally:
         status.bytes_sent, status.bytes_received = proto.bytes_sent, proto.bytes_received
         end.close()  # a batch not confirmed backs out; one in doubt stays in doubt (its record)
@@ -346,8 +357,17 @@ async def _confirmation(link: Link) -> Confirmed:
         # it went, so the batch stays in doubt for the next start's resync (code 0: not a refusal).
         raise ChannelFailure(0, "AMQ9208: the connection to the partner ended before its confirmation")
     if not isinstance(event, Confirmed):
-        raise ChannelFailure(event.code, partner_ended(event.code))
+        raise _refusal(event)
     return event
+
+
+def _refusal(event: Closed) -> ChannelFailure:
+    """The partner's STATUS as a failure; MSG_SEQUENCE_ERROR's value (the number it expected) kept."""
+    if event.code == fap.MSG_SEQUENCE_ERROR:
+        why = f"AMQ9526: message sequence number error: the partner expected {event.value}"
+    else:
+        why = partner_ended(event.code)
+    return ChannelFailure(event.code, why, event.value)
 
 
 # The sending end's error-log message for a partner's refusal by its STATUS code, where IBM's names one.
@@ -402,7 +422,9 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
                 if exc.code:  # the receiver refused the batch (its STATUS): it backed it out, nothing in doubt
                     await host.durable(end.refused())
                 raise
-            await host.durable(end.confirmed(answer.seq, answer.luw))
+            # Not waited for (decision MCD1): the next batch's in-doubt record reaches the disk after it,
+            # in the same fsync; lost in a crash, the batch is in doubt at restart and RESYNC commits it.
+            end.confirmed(answer.seq, answer.luw)
             MON.round_trip(status.measures, qm.now() - asked)  # NETTIME: the batch's end and confirmation
             MON.batch_ended(status.measures, count, full)
             _counted(instance, status, proto)
@@ -449,7 +471,7 @@ async def _idle(host: Host, link: Link, queue: str, timeout: float, status=None)
         nursery.cancel_scope.cancel()
     await link.flush()
     if closed:
-        raise ChannelFailure(closed[0].code, f"the partner ended the channel: STATUS {closed[0].code}")
+        raise _refusal(closed[0])
 
 
 # ---- the receiving end -----------------------------------------------------------------------------
@@ -536,6 +558,7 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         MON.message_moved(end.status.measures, len(event.data))
                     except SequenceError as exc:
                         logger.warning("channel_sequence_error", why=exc.why)
+                        _sequence_error(qm, channel, sent=exc.got, expected=exc.expected, partner=peer)
                         end.backout()
                         proto.refuse_sequence(exc.expected)
                     except ChannelFailure as exc:

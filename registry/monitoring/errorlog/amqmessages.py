@@ -270,6 +270,18 @@ _MESSAGES = [
             program="amqpcsea", probe="amqpcsea.c : 2000",
             evidence="IBM's AMQ8xxx page; the inserts' wording as log parsers match it ('failed with reason "
                      "code ... The MQDLH reason code was ...')"),
+    # ---- message channels -----------------------------------------------------------------------------
+    Message("AMQ9526E", "Message sequence number error for channel '{c1}'.",
+            "The local and remote queue managers do not agree on the next message sequence number. A message "
+            "with sequence number {a1} has been sent when sequence number {a2} was expected. The remote host "
+            "is '{c2}'.",
+            "Determine the cause of the inconsistency. It could be that the synchronization information has "
+            "become damaged, or has been backed out to a previous version. If the situation cannot be "
+            "resolved, the sequence number can be manually reset at the sending end of the channel using the "
+            "RESET CHANNEL command.", probe="amqrmrca.c : 1300",
+            evidence="IBM's AMQ9xxx page; the text and EXPLANATION's first sentences as a published "
+                     "AMQERR01.LOG entry shows them (a receiver's: 'A message with sequence number 15 has been "
+                     "sent when sequence number 13 was expected.')"),
     Message("AMQ9519E", "Channel '{c1}' not found.",
             "The requested operation failed because the program could not find a definition of channel '{c1}'.",
             "Check that the name is specified correctly and the channel definition is available.",

@@ -82,6 +82,8 @@ class Pair:
         if stop_at == "received":
             return
         self.sender.confirmed(*self.receiver.resync())
+        if stop_at == "confirmed":  # the driver does not wait for this commit (decision MCD1)
+            return
         self.qm1.flush()
 
     def crash_and_restart(self):
@@ -123,7 +125,8 @@ def test_batches_of_batchsz_move_the_messages_and_number_them(pair):
     assert pair.sender.in_doubt is None
 
 
-@pytest.mark.parametrize("stop_at, arrived", [("sent", False), ("hardened", False), ("received", True)])
+@pytest.mark.parametrize("stop_at, arrived", [("sent", False), ("hardened", False), ("received", True),
+                                              ("confirmed", True)])
 def test_a_crash_at_any_point_of_a_batch_loses_and_doubles_nothing(pair, stop_at, arrived):
     pair.put(b"a", b"b", b"c")
     pair.send_batch(stop_at=stop_at)
@@ -136,6 +139,22 @@ def test_a_crash_at_any_point_of_a_batch_loses_and_doubles_nothing(pair, stop_at
         pair.send_batch()  # sent again, numbered again from the last committed number
         assert pair.got() == [b"a", b"b", b"c"]
     assert pair.sender.records.get(SR.SENDER)["seq"] == 3 == pair.receiver.last_seq
+
+
+def test_the_next_batchs_in_doubt_record_carries_the_commit_not_waited_for(pair):
+    # Decision MCD1: the commit after batch 1's confirmation is never flushed on its own; batch 2's
+    # hardening flush takes it to disk, so a crash then leaves only batch 2 in doubt.
+    pair.put(b"a", b"b", b"c", b"d", b"e", b"f")
+    pair.send_batch(stop_at="confirmed")
+    pair.send_batch(stop_at="hardened")
+    for qm in (pair.qm1, pair.qm2):
+        abandon(qm.registry.store)
+    pair.qm1 = QueueManager.open(pair.dirs[0], "QM1", synchronous="NORMAL")
+    pair.qm2 = QueueManager.open(pair.dirs[1], "QM2", synchronous="NORMAL")
+    pair.ends()
+    assert pair.sender.records.get(SR.SENDER)["seq"] == 3  # batch 1 committed
+    assert (pair.sender.in_doubt["first"], pair.sender.in_doubt["last"]) == (4, 6)
+    assert pair.depth(pair.qm1, "QM2") == 3
 
 
 def test_resolve_channel_commit_and_backout_by_hand(pair):

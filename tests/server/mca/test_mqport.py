@@ -37,12 +37,13 @@ class Proxy:
     connection's flows go into a capture of its own (the sender is tshark's "client").  ``trip``
     (from_sender, segment type, n): when the n-th segment of that type in that direction (counted over
     every connection) is about to cross, ``on_trip()`` is called, the read that brought it is not
-    forwarded and the connection ends."""
+    forwarded (with ``cut``: all but its last 100 bytes, so a segment arrives cut short) and the
+    connection ends."""
 
     def __init__(self, target_port: int, trip: tuple[bool, int, int] | None = None,
-                 on_trip: Callable[[], None] | None = None) -> None:
+                 on_trip: Callable[[], None] | None = None, *, cut: bool = False) -> None:
         self.target_port = target_port
-        self.trip, self.on_trip = trip, on_trip
+        self.trip, self.on_trip, self.cut = trip, on_trip, cut
         self.captures: list[wire.PcapWriter] = []
         self.counts: dict[tuple[bool, int], int] = {}
         self.port = 0
@@ -84,6 +85,8 @@ class Proxy:
                     whole += length
                 if self._tripped(pending[:whole], from_sender):
                     self.on_trip()
+                    if self.cut:
+                        await sink.send_all(data[:-100])
                     scope.cancel()
                     return
                 pending = pending[whole:]

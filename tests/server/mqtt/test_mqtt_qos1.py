@@ -45,11 +45,9 @@ async def _nothing_before_pong(peer: RawMQTT) -> None:
 
 def _burst(count: int) -> list[MP.Publish]:
     """QoS 1 publications to three topics, a QoS 0 one every seventh, a retained one every eleventh."""
-    out = []
-    for i in range(count):
-        qos = 0 if i % 7 == 3 else 1
-        out.append(MP.Publish(f"dev/eq/{i % 3}", b"q%d" % i, qos, i % 11 == 5, False, i + 1 if qos else None))
-    return out
+    qos = [0 if i % 7 == 3 else 1 for i in range(count)]
+    return [MP.Publish(f"dev/eq/{i % 3}", b"q%d" % i, qos[i], i % 11 == 5, False, i + 1 if qos[i] else None)
+            for i in range(count)]
 
 
 async def _scenario(tmp_path, early: bool):

@@ -390,7 +390,12 @@ class Store:
         # docs/decisions.md JN1); everything else to SQLite as before.  SQLite is the base the journal
         # is folded into: at start (below), as segments fill (``checkpoint_if_large``) and at close.
         self._journal = J.Journal(path.parent, fsync=self.fsync_commits)
-        self._msg_ops: list[tuple] = []
+        self._msg_ops: list[tuple | None] = []
+        # Puts among _msg_ops not yet taken for writing, by sequence number: a delete of one cancels it
+        # there (its slot becomes None), so a message put and got within one group commit -- an MQTT
+        # QoS 1 copy acknowledged while its put waited for the journal -- is written not at all (TR4).
+        self._unwritten: dict[int, int] = {}
+        self._cancelled = 0
         self._wal_dirty = False
         self._fold_lock = threading.Lock()  # one fold at a time, whichever thread starts it
         self._recover()
@@ -477,6 +482,7 @@ class Store:
         # A message that holds its descriptor only as the bytes this store keeps (a restored snapshot's,
         # registry/storage/savepoints.py) is written as those bytes: no unpack and pack again.
         raw = msg.md_raw if msg._md is None and msg.md_raw is not None else msg.md.pack("<")
+        self._unwritten[msg.seq] = len(self._msg_ops)
         self._msg_ops.append((J.PUT, msg.seq, queue, msg.priority, msg.msg_id, msg.correl_id, msg.put_time,
                               msg.expires_at, raw, msg.data, props_record(msg.props)))
         self.appended += 1
@@ -502,7 +508,12 @@ class Store:
         return load_retained(self._db)
 
     def delete_message(self, seq: int) -> None:
-        self._msg_ops.append((J.DELETE, seq))
+        index = self._unwritten.pop(seq, None)
+        if index is not None:  # its put is still pending: neither goes to the journal (TR4)
+            self._msg_ops[index] = None
+            self._cancelled += 1
+        else:
+            self._msg_ops.append((J.DELETE, seq))
         self.appended += 1
 
     def delete_queue_messages(self, queue: str) -> None:
@@ -520,7 +531,7 @@ class Store:
 
     @property
     def dirty(self) -> bool:
-        return bool(self._pending or self._msg_ops)
+        return bool(self._pending) or len(self._msg_ops) > self._cancelled
 
     def commit(self) -> None:
         """Write every pending change in one transaction and fsync; nothing is written on failure.
@@ -600,11 +611,20 @@ class Store:
     def take(self) -> tuple[tuple, int]:
         """The pending writes (SQL statements, journal operations; empty when there are none) and the
         journal position they reach; called on the thread that appends."""
-        if not self._pending and not self._msg_ops:
+        ops = self._msg_ops
+        if self._cancelled:
+            ops = [op for op in ops if op is not None]
+        self._forget_msg_ops()
+        if not self._pending and not ops:
             return (), self.appended
-        pending = (self._pending, self._msg_ops)
-        self._pending, self._msg_ops = [], []
+        pending = (self._pending, ops)
+        self._pending = []
         return pending, self.appended
+
+    def _forget_msg_ops(self) -> None:
+        self._msg_ops = []
+        self._unwritten = {}
+        self._cancelled = 0
 
     def write(self, pending: tuple) -> None:
         """Write ``pending`` (what ``take`` gave), not yet synced: the SQL statements in one transaction
@@ -641,7 +661,7 @@ class Store:
 
     def discard(self) -> None:
         self._pending.clear()
-        self._msg_ops.clear()
+        self._forget_msg_ops()
 
     # ---- the journal's fold into SQLite ------------------------------------------------------------
     _FOLD_ROWS = 4096  # rows per fold transaction: the longest the event loop may wait for a write
@@ -705,7 +725,7 @@ class Store:
 
     def close(self) -> None:
         self._pending.clear()
-        self._msg_ops.clear()
+        self._forget_msg_ops()
         if self._db is None:
             return  # closed already
         # Everything the journal holds goes into SQLite: a data directory closed cleanly has no journal.

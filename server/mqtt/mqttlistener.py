@@ -43,6 +43,7 @@ class MQTTListener:
         self.outbound_limit = OUTBOUND  # packets queued for a client before deliveries wait for room
         self.slow_client_seconds = SLOW_CLIENT_SECONDS  # how long a delivery waits for room before the close
         self.handover = True  # QoS 0 copies handed to connected clients as published (TQ1); tests turn it off
+        self.early_qos1 = True  # QoS 1 copies sent before their put is on disk (TR2); tests turn it off
         self.log = qlog.get(component="mqtt", channel=self.channel)
         self._scope = trio.CancelScope()
         self._done = trio.Event()

@@ -390,3 +390,25 @@ def test_a_second_writer_of_the_same_directory_is_refused(tmp_path):
     finally:
         store.close()
     SQ.Store.open(tmp_path).close()  # closed, the directory is free again
+
+
+def test_a_message_put_and_deleted_within_one_group_is_not_written(tmp_path):
+    """TR4: a delete whose put is still pending cancels it; the hypothesis test above checks the result
+    equals applying every operation in order."""
+    store = SQ.Store.open(tmp_path, synchronous="NORMAL")
+    try:
+        before = store.appended
+        store.put_message("Q0", message(1, 0, b"gone at once"))
+        store.put_message("Q0", message(2, 0, b"stays"))
+        store.delete_message(1)
+        assert store.appended == before + 3  # positions count every write, cancelled or not
+        pending, upto = store.take()
+        assert [op[:2] for op in pending[1]] == [(J.PUT, 2)] and upto == before + 3
+        store.write(pending)
+        store.put_message("Q0", message(3, 0, b"also gone"))
+        store.delete_message(3)
+        assert not store.dirty and store.take() == ((), before + 5)  # nothing at all to write
+        store.delete_message(2)  # its put was taken for writing: the delete is written
+        assert store.take()[0][1] == [(J.DELETE, 2)]
+    finally:
+        store.close()

@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from qmlite.pcf.mqtt import packets as MP
-from qmlite.server.mqtt.client import MQTTClient
+from qmlite.server.mqtt.client import INFLIGHT, MQTTClient
 
 from .mqttpeers import WAIT, RawMQTT, mqtt_server
 
@@ -39,7 +39,8 @@ def _client(outbound_limit: int) -> tuple[MQTTClient, _Recording]:
     qmgr = types.SimpleNamespace(max_msg_length=4 * 1024 * 1024)
     server = types.SimpleNamespace(qm=types.SimpleNamespace(registry=types.SimpleNamespace(qmgr=qmgr)))
     log = types.SimpleNamespace(bind=lambda **_: None)
-    listener = types.SimpleNamespace(server=server, log=log, outbound_limit=outbound_limit, slow_client_seconds=WAIT)
+    listener = types.SimpleNamespace(server=server, log=log, outbound_limit=outbound_limit, slow_client_seconds=WAIT,
+                                     early_qos1=True)
     stream = _Recording()
     return MQTTClient(listener, stream, "127.0.0.1"), stream
 
@@ -88,7 +89,7 @@ async def test_a_burst_reaches_a_subscriber_whole_and_in_order(tmp_path, outboun
         await publisher.aclose()
 
 
-async def test_a_backlog_goes_out_ten_in_flight_at_a_time_in_order(tmp_path):
+async def test_a_backlog_goes_out_a_window_in_flight_at_a_time_in_order(tmp_path):
     async with mqtt_server(tmp_path) as (server, listener):
         sub = await RawMQTT.connect(listener.port)
         await sub.send(MP.Connect("backlog", clean_session=False))
@@ -106,16 +107,16 @@ async def test_a_backlog_goes_out_ten_in_flight_at_a_time_in_order(tmp_path):
         sub = await RawMQTT.connect(listener.port)  # 25 waiting when its deliverer first looks
         await sub.send(MP.Connect("backlog", clean_session=False))
         assert await sub.packet() == MP.ConnAck(0, True)
-        got = [await sub.packet() for _ in range(10)]  # the in-flight window (TT8)
+        got = [await sub.packet() for _ in range(INFLIGHT)]  # the in-flight window (TR3)
         await sub.send(MP.PingReq())
         assert await sub.packet() == MP.PingResp()  # nothing beyond the window was sent
-        assert server.qm.telemetry.sessions.get("backlog").pending_out == 15
+        assert server.qm.telemetry.sessions.get("backlog").pending_out == 25 - INFLIGHT
         while len(got) < 25:
-            await sub.send(MP.PubAck(got[len(got) - 10].packet_id))  # each acknowledgement lets one more go
+            await sub.send(MP.PubAck(got[len(got) - INFLIGHT].packet_id))  # each acknowledgement lets one more go
             got.append(await sub.packet())
         assert [p.payload for p in got] == [b"%d" % i for i in range(25)]
-        assert not any(p.dup for p in got) and len({p.packet_id for p in got[-10:]}) == 10
-        for p in got[-10:]:
+        assert not any(p.dup for p in got) and len({p.packet_id for p in got[-INFLIGHT:]}) == INFLIGHT
+        for p in got[-INFLIGHT:]:
             await sub.send(MP.PubAck(p.packet_id))
         await sub.send(MP.PingReq())
         assert await sub.packet() == MP.PingResp()

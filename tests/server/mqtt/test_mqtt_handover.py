@@ -15,6 +15,7 @@ from qmlite.pcf import constants as C
 from qmlite.pcf import mqi as S
 from qmlite.pcf.mqtt import packets as MP
 from qmlite.registry.telemetry import mapping
+from qmlite.server.mqtt.client import INFLIGHT
 from tests.support.pcfkit import command, i, st
 
 from .mqttpeers import RawMQTT, mqtt_server
@@ -182,10 +183,10 @@ async def test_a_copy_waits_behind_what_is_waiting_for_its_client(tmp_path):
     async with mqtt_server(tmp_path) as (server, listener):
         sub = await _subscribed(listener.port, "behind", "dev/behind", 1)
         publisher = await _connected(listener.port, "behindpub")
-        for i in range(12):  # two more than the in-flight window
+        for i in range(INFLIGHT + 2):  # two more than the in-flight window
             await publisher.send(MP.Publish("dev/behind", b"p%d" % i, 1, packet_id=i + 1))
             assert await publisher.packet() == MP.PubAck(i + 1)
-        first = [await sub.packet() for _ in range(10)]
+        first = [await sub.packet() for _ in range(INFLIGHT)]
         transmissions = _spy_transmissions(server)
         await publisher.send(MP.Publish("dev/behind", b"zero", 0))
         await publisher.send(MP.PingReq())
@@ -194,7 +195,7 @@ async def test_a_copy_waits_behind_what_is_waiting_for_its_client(tmp_path):
         for p in first:
             await sub.send(MP.PubAck(p.packet_id))
         rest = await _receive(sub, 3)
-        assert [p.payload for p in first + rest] == [b"p%d" % i for i in range(12)] + [b"zero"]
+        assert [p.payload for p in first + rest] == [b"p%d" % i for i in range(INFLIGHT + 2)] + [b"zero"]
         with trio.fail_after(5):
             await sub.aclose()
             await publisher.aclose()

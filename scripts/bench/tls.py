@@ -52,7 +52,17 @@ def _timed(fn, n: int) -> float:
     return time.perf_counter() - t0
 
 
-def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int) -> dict:
+def _connect_batch(ibmmq, port: int, made, tls: bool, n: int, server_pid: int, cpu: dict) -> float:
+    """``n`` new connections (MQCONNX + MQDISC); the CPU the server and this client spent on them is
+    added to ``cpu`` (seconds): on a loaded machine CPU per connection moves far less than the rate."""
+    s0, c0 = B.cpu_seconds(server_pid), B.cpu_seconds(os.getpid())
+    took = _timed(lambda k: [_connect(ibmmq, port, made, tls).disconnect() for _ in range(k)], n)
+    cpu["server"].append(B.cpu_seconds(server_pid) - s0)
+    cpu["client"].append(B.cpu_seconds(os.getpid()) - c0)
+    return took
+
+
+def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int, server_pid: int) -> dict:
     """Plain and TLS in alternating batches on two open connections (and alternating batches of new
     connections): on a machine whose load swings, each TLS batch is compared with the plain batch run
     just before it, and the figures are the medians of those pairs."""
@@ -63,6 +73,7 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int) -> 
     per = max(1, calls // batches)
     per_conn = max(1, connects // batches)
     times: dict = {op: {"plain": [], "tls": []} for op in ("put", "get", "connect")}
+    cpu: dict = {mode: {"server": [], "client": []} for mode in ("plain", "tls")}
     try:
         for q in queues.values():  # warm both ends
             for _ in range(50):
@@ -73,8 +84,8 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int) -> 
                 q = queues[mode]
                 times["put"][mode].append(_timed(lambda n: [q.put(BODY) for _ in range(n)], per))
                 times["get"][mode].append(_timed(lambda n: [q.get() for _ in range(n)], per))
-                times["connect"][mode].append(_timed(
-                    lambda n: [_connect(ibmmq, port, made, mode == "tls").disconnect() for _ in range(n)], per_conn))
+                times["connect"][mode].append(_connect_batch(ibmmq, port, made, mode == "tls", per_conn, server_pid,
+                                                             cpu[mode]))
     finally:
         for mode in conns:
             queues[mode].close()
@@ -92,6 +103,13 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int) -> 
             "tls_over_plain": {"median_of_pairs": round(statistics.median(pairs), 3),
                                "of_best": round(min(by_mode["plain"]) / min(by_mode["tls"]), 3)},
         }
+    # CPU per new connection over all batches, µs (/proc counts in ticks: the total is the precise
+    # figure): a connection is a ping-pong between the two processes, so on a quiet machine its time is
+    # about their CPU added up, plus the wake-ups.
+    per_us = {mode: {side: round(sum(v) / (per_conn * batches) * 1e6, 1) for side, v in sides.items()}
+              for mode, sides in cpu.items()}
+    out["connect"]["cpu_us_per_connection"] = per_us
+    out["connect"]["cpu_plain_over_tls"] = round(sum(per_us["plain"].values()) / sum(per_us["tls"].values()), 3)
     return out
 
 
@@ -123,7 +141,7 @@ def main(argv=None) -> int:
                           ibmmq.CMQCFC.MQCACF_ESCAPE_TEXT:
                               f"SET CHLAUTH({TLS_CHANNEL}) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)".encode()})
         admin.disconnect()
-        result = measure(ibmmq, server.port, made, args.calls, args.connects, args.batches)
+        result = measure(ibmmq, server.port, made, args.calls, args.connects, args.batches, server.pid)
     finally:
         server.stop()
     targets = {"put": 0.8, "get": 0.8, "connect": 0.5}

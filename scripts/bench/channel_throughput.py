@@ -17,8 +17,8 @@ batches and a queue's depth.  For persistent and non-persistent 1 KiB messages, 
   CHANNEL; the time until QM2's TARGET holds them all, and each end's commits over the batches it took
   (no application is connected: every commit is the channel's).  Goal: at most one per batch at each end.
 
-Goal: ``channel`` >= 50% of ``local``, compared within each round (the machine's load moves both).  The messages are got and counted by the getter; a message lost or
-doubled ends the run.
+Goal: ``channel`` >= 50% of ``local``, compared within each round (the machine's load moves both).  The
+messages are got and counted by the getter; a message lost or doubled ends the run.
 
     python scripts/bench/channel_throughput.py
     python scripts/bench/channel_throughput.py --count 2000 --rounds 1 --json

@@ -174,7 +174,9 @@ class Connection:
         """The read loop of a plain TCP connection, on the socket itself (issue 24, decision HP1).
 
         A read is tried before any wait: a request already there costs no trip through trio's
-        scheduler, and a waiting one costs exactly one (``wait_readable``).  trio's SocketStream
+        scheduler, and a waiting one costs exactly one (``wait_readable``) -- except for a client whose
+        next request is never there yet when its reply has gone (a ping-pong client): its loop waits
+        first and probes now and then (decision SP1).  trio's SocketStream
         pays two more per call (the checkpoint after each receive and after each send), which on a
         ping-pong connection were a third of the server's time.  The idle watchdog is the same as
         the stream loop's: it only moves before a wait, by at least a second at a time, so a silent

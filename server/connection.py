@@ -37,6 +37,8 @@ from .tls import check as tls_check
 
 _RECEIVE = 65536
 _FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
+_PROBE_MISSES = 2  # reads right after a reply that found nothing, in a row, before the loop waits first
+_PROBE_EVERY = 16  # ... and then one such read in this many calls, to notice a client that pipelines
 _POSIX = os.name == "posix"
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
 _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError)
@@ -172,7 +174,9 @@ class Connection:
         """The read loop of a plain TCP connection, on the socket itself (issue 24, decision HP1).
 
         A read is tried before any wait: a request already there costs no trip through trio's
-        scheduler, and a waiting one costs exactly one (``wait_readable``).  trio's SocketStream
+        scheduler, and a waiting one costs exactly one (``wait_readable``) -- except for a client whose
+        next request is never there yet when its reply has gone (a ping-pong client): its loop waits
+        first and probes now and then (decision SP1).  trio's SocketStream
         pays two more per call (the checkpoint after each receive and after each send), which on a
         ping-pong connection were a third of the server's time.  The idle watchdog is the same as
         the stream loop's: it only moves before a wait, by at least a second at a time, so a silent
@@ -184,21 +188,34 @@ class Connection:
         with trio.CancelScope(deadline=trio.current_time() + self._idle_limit()) as watchdog:
             self._watchdog = watchdog
             run = 0
+            wait_first = False  # wait before reading (the read would find nothing: a wait, or a doomed probe)
+            probe = False  # the next read is the one tried right after serving a request
+            misses = 0  # such reads in a row that found nothing (decision SP1)
+            skipped = 0
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
+                if wait_first:
+                    wait_first = False
+                    if self._held:  # read while the last call was held: served before any wait
+                        continue
+                    limit = trio.current_time() + self._idle_limit()
+                    if watchdog.deadline < limit:
+                        watchdog.deadline = limit + 1.0
+                    run = 0
+                    await trio.lowlevel.wait_readable(fd)
+                    continue
                 try:
                     if self._held:  # read while a call was held (hold): served first, in order
                         data, self._held = bytes(self._held), bytearray()
                     else:
                         data = read(fd, _RECEIVE)
                 except BlockingIOError:
-                    limit = trio.current_time() + self._idle_limit()
-                    if watchdog.deadline < limit:
-                        watchdog.deadline = limit + 1.0
-                    run = 0
-                    await trio.lowlevel.wait_readable(fd)
+                    if probe:
+                        probe = False
+                        misses += 1
+                    wait_first = True
                     continue
                 except OSError as exc:
                     if isinstance(exc, ConnectionError):
@@ -206,6 +223,9 @@ class Connection:
                     raise trio.BrokenResourceError(str(exc)) from exc
                 if not data:
                     return
+                if probe:  # a request was already there when the last one was served: keep probing
+                    probe = False
+                    misses = 0
                 run += 1
                 if run >= _FAIR_RUN:
                     run = 0
@@ -221,6 +241,20 @@ class Connection:
                     self._wakes_seen = activity.wakes
                     await trio.lowlevel.cancel_shielded_checkpoint()
                     await trio.lowlevel.cancel_shielded_checkpoint()
+                # A ping-pong client sends its next request only after it has read this reply: a read
+                # tried now finds nothing (a failed system call and an exception per call).  Once
+                # _PROBE_MISSES such reads in a row found nothing, wait first -- trio's epoll reports a
+                # request already there at once -- and probe again one call in _PROBE_EVERY, so a
+                # client that starts to pipeline is read eagerly again (decision SP1).
+                if misses < _PROBE_MISSES:
+                    probe = True
+                else:
+                    skipped += 1
+                    if skipped >= _PROBE_EVERY:
+                        skipped = 0
+                        probe = True
+                    else:
+                        wait_first = True
         if watchdog.cancelled_caught:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
                           message=self._timed_out())

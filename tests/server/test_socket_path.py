@@ -161,3 +161,55 @@ async def test_a_memory_stream_keeps_the_streams_own_methods(tmp_path):
         framer = Framer()
         (seg,) = framer.feed(await client_end.receive_some(1024))
         assert seg.header.SegmentType == fap.STATUS_DATA
+
+
+class _CountingOs:
+    """``os`` as server/connection.py sees it, counting the reads that found nothing (decision SP1)."""
+
+    def __init__(self) -> None:
+        self.empty_reads = 0
+
+    def read(self, fd: int, n: int) -> bytes:
+        import os
+        try:
+            return os.read(fd, n)
+        except BlockingIOError:
+            self.empty_reads += 1
+            raise
+
+    def __getattr__(self, name: str):
+        import os
+        return getattr(os, name)
+
+
+async def test_a_ping_pong_client_is_waited_for_not_probed_each_call(tmp_path, monkeypatch):
+    """A client that sends each request once it has its reply: after two reads tried right after a reply
+    found nothing, the loop waits first, probing again one call in 16 -- not a failed read per call --
+    and every call is answered; a client that then pipelines is still answered in full, in order."""
+    from qmlite.server import connection
+
+    counting = _CountingOs()
+    monkeypatch.setattr(connection, "os", counting)
+    inq = calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE)
+    calls_made = 160
+    async with running_server(tmp_path) as server:
+        peer, hobj = await _opened(server)
+        before = counting.empty_reads
+        for _ in range(calls_made):
+            api, _ = await _call(peer, fap.MQINQ, inq, hobj)
+            assert api.CompCode == 0
+        empty = counting.empty_reads - before
+        # one read per call found nothing before (the client sends only after it read the reply)
+        assert empty <= connection._PROBE_MISSES + calls_made // connection._PROBE_EVERY + 2, empty
+        # now pipelined, one request per write without waiting for replies: all answered, in order
+        count = 100
+        for i in range(count):
+            md = mqi.MQMD(Version=2, MsgId=b"SP%06d" % i + bytes(16))
+            await peer.send(_request(peer, fap.MQPUT, calls.MQPutRequest(
+                md, mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), b"m%d" % i).pack(fap.LITTLE), hobj))
+        for i in range(count):
+            seg = await peer.receive()
+            call = fap.decode_body(seg, first=True)
+            assert (seg.header.SegmentType, call.ApiHeader.CompCode) == (fap.MQPUT_REPLY, 0)
+            assert calls.MQPutReply.unpack(call.Data, 0, fap.LITTLE)[0].MsgDesc.MsgId.startswith(b"SP%06d" % i)
+        await peer.aclose()

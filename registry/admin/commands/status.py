@@ -385,7 +385,9 @@ CONN_TABLE = AttrTable([
     attr(C.MQBACF_CONNECTION_ID, BYTES, lambda v: v.session.connection_id, always=True),
     attr(C.MQCACF_APPL_DESC, STR, lambda v: "", pad=C.MQ_APPL_DESC_LENGTH),
     attr(C.MQCACF_APPL_TAG, STR, lambda v: v.session.appl_name, pad=_APPL_TAG),
-    attr(C.MQIA_APPL_TYPE, INT, lambda v: C.MQAT_USER),  # as for Queue Status handles
+    # USER as for Queue Status handles, whatever ApplType a client's MQCONN sent; the queue manager's own
+    # processes (channel agents, the cluster repository manager: they connect as MQAT_QMGR) as QMGR
+    attr(C.MQIA_APPL_TYPE, INT, lambda v: C.MQAT_QMGR if v.session.appl_type == C.MQAT_QMGR else C.MQAT_USER),
     attr(C.MQIACF_ASYNC_STATE, INT, lambda v: MQAS_NONE),
     attr(C.MQCACH_CHANNEL_NAME, STR, lambda v: v.session.channel, pad=C.MQ_CHANNEL_NAME_LENGTH),
     attr(C.MQCACH_CONNECTION_NAME, STR, lambda v: v.session.conname, pad=C.MQ_CONN_NAME_LENGTH),

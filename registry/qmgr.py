@@ -564,7 +564,8 @@ class QueueManager:
         if getattr(reg, "cluster_repository", None) is not None:  # a clustered topic's other members (registry/cluster)
             from qmlite.registry.cluster import pubs as cluster_pubs
 
-            forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body)
+            forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body, pub.props,
+                                              bool(options & C.MQPMO_RETAIN))
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
             retained = (topic, pub.md.copy(), pub.props, pub.body)
             if uow is None:

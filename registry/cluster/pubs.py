@@ -79,6 +79,24 @@ def _covering(reg, repo: Repository, topic: str) -> tuple[str, int, set[str]] | 
     return root, found[root][0], found[root][1]
 
 
+def learnt_topic(reg, topic: str) -> tuple[str, int] | None:
+    """(cluster, CLROUTE) of the clustered topic object nearest above ``topic`` among those other members
+    define (DISPLAY TPSTATUS on a member that does not define it)."""
+    repo: Repository | None = getattr(reg, "cluster_repository", None)
+    best: tuple[str, str, int] | None = None
+    for snap in repo.snapshots.values() if repo is not None else ():
+        for t in snap.get("topics", ()):
+            if _under(topic, t["topicstr"]) and (best is None or len(t["topicstr"]) > len(best[0])):
+                best = (t["topicstr"], snap["cluster"], t.get("clroute", C.MQCLROUTE_DIRECT))
+    return None if best is None else best[1:]
+
+
+def learnt_topic_strings(reg) -> set[str]:
+    repo: Repository | None = getattr(reg, "cluster_repository", None)
+    return {t["topicstr"] for snap in (repo.snapshots.values() if repo is not None else ()) for t in
+            snap.get("topics", ())}
+
+
 def _host(reg, repo: Repository, hosts: set[str]) -> dict | None:
     """The host a non-host sends to: the first by name whose cluster-sender is not stopped, else the first
     (IBM balances hosts with the workload algorithm; CLV4)."""

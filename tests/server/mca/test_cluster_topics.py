@@ -98,6 +98,9 @@ async def test_topichost_routes_through_the_host_and_the_publications_properties
         direct = [m for m in (waiting or ()) if m.correl_id == correl_id("TO.QM2")
                   and m.data[4 + 4:4 + 4 + 48].rstrip() == b"SYSTEM.INTER.QMGR.PUBS"]  # MQXQH's RemoteQName
         assert direct == []  # nothing went direct (what waits for TO.QM2 is QM3's snapshot)
+        # QM3 does not define PRICES: DISPLAY TPSTATUS there shows the cluster and route QM1 told of
+        (shown,) = run_mqsc(qm3.qm, "DISPLAY TPSTATUS('prices') CLUSTER CLROUTE")
+        assert [(o["CLUSTER"], o["CLROUTE"]) for o in shown.objects] == [("DEMO", "TOPICHOST")], shown.text
         _stop(servers)
 
 

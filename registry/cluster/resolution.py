@@ -71,9 +71,12 @@ class Binding:
                 in_group and md.GroupId == self.group and self.chosen)):
             self.group = md.GroupId if in_group else b""
             bind(registry, handle, self)
-        sent = registry.cluster_repository.sent
+        repo = registry.cluster_repository
         key = (self.queue, self.chosen)
-        sent[key] = sent.get(key, 0) + 1
+        repo.sent[key] = repo.sent.get(key, 0) + 1
+        if self.chosen != registry.qmgr.name:  # its channel is the most recently used (CLWLMRUC)
+            repo.clock += 1
+            repo.used[self.chosen] = repo.clock
 
 
 def instances(registry, repo: Repository, queue: str) -> list[tuple[workload.Instance, dict | None]]:
@@ -97,7 +100,8 @@ def instances(registry, repo: Repository, queue: str) -> list[tuple[workload.Ins
             queue_rank=q.get("clwl_rank", 0), channel_priority=ch.get("clwl_priority", 0),
             queue_priority=q.get("clwl_priority", 0), weight=ch.get("clwl_weight", 50),
             network_priority=ch.get("network_priority", 0), channel_status=channel_status(registry, ch["name"]),
-            suspended=bool(snap.get("suspended")), sent=repo.sent.get((queue, snap["qmgr"]), 0)), snap))
+            suspended=bool(snap.get("suspended")), sent=repo.sent.get((queue, snap["qmgr"]), 0),
+            last_used=repo.used.get(snap["qmgr"], 0)), snap))
     return out
 
 
@@ -106,7 +110,8 @@ def bind(registry, handle, binding: Binding) -> None:
     when every instance is put-inhibited, IBM's 2268); the message is counted when it is put."""
     repo = registry.cluster_repository
     found = instances(registry, repo, binding.queue)
-    chosen = workload.choose([i for i, _ in found], local_only=binding.local_only)
+    chosen = workload.choose([i for i, _ in found], local_only=binding.local_only,
+                             mru=registry.qmgr.clwl_mru_channels)
     if chosen is None:
         raise MQIError(C.MQRC_CLUSTER_PUT_INHIBITED)
     snap = next(s for i, s in found if i is chosen)

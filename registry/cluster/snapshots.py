@@ -158,6 +158,8 @@ class Repository:
     # REFRESH CLUSTER and RESET CLUSTER, for the cluster agent to carry out (it holds the session):
     # ("refresh", cluster pattern, REPOS(YES)) and ("reset", cluster, qmgr name, qmid, QUEUES(YES))
     requests: list[tuple] = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=dict)  # queue manager -> when its channel was last chosen
+    clock: int = 0  # the counter ``used`` is stamped from
 
     def held(self, key: tuple[str, str]) -> dict | None:
         """The newest record held for (cluster, qmgr): its snapshot or its removal."""

@@ -292,6 +292,10 @@ class QueueManager:
     def _open_queue(self, session: Session, od: S.MQOD, options: int, service: bool = False) -> Handle:
         reg = self.registry
         name = od.ObjectName
+        alias = reg.queues.get(od.ObjectQMgrName) if od.ObjectQMgrName not in ("", reg.qmgr.name) else None
+        if alias is not None and alias.qtype == C.MQQT_REMOTE and not alias.remote_q_name and not alias.xmit_q_name:
+            # a queue-manager alias (QREMOTE with a blank RNAME): its RQMNAME in place of the name (CLV8)
+            od = dataclasses.replace(od, ObjectQMgrName=alias.remote_qmgr_name)
         if getattr(reg, "cluster_repository", None) is not None:  # a queue or member of the cluster (registry/cluster/)
             from qmlite.registry.cluster import resolution as cluster_resolution
 

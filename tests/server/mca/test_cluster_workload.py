@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import trio
 
-from tests.server.mca.test_cluster import ADMIN, _cluster, _spread, _stop
+from qmlite.registry.cluster.snapshots import repository_of
+from tests.server.mca.test_cluster import ADMIN, _cluster, _mqsc, _spread, _stop, _until
 
 ibmmq = pytest.importorskip("ibmmq")
 from ibmmq import CMQC  # noqa: E402
@@ -32,4 +33,42 @@ async def test_clwlmruc_one_keeps_every_put_on_the_channel_used_last(tmp_path):
         # CLWLMRUC(2): both channels again, the least used (QM2) catching up first
         await trio.to_thread.run_sync(_alter_qmgr, port, "QM3", {CMQC.MQIA_CLWL_MRU_CHANNELS: 2})
         await _spread(servers, 10, {"QM1": 0, "QM2": 10})
+        _stop(servers)
+
+
+def _put_to(port: int, queue: str, qmgr_name: str = "", body: bytes = b"routed") -> None:
+    qm = ibmmq.connect("QM3", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    try:
+        qm.put1(ibmmq.OD(ObjectName=queue.encode(), ObjectQMgrName=qmgr_name.encode()), body, ibmmq.MD())
+    finally:
+        qm.disconnect()
+
+
+def _get_from(port: int, qmgr: str, queue: str) -> bytes:
+    qm = ibmmq.connect(qmgr, "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
+    try:
+        gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, WaitInterval=60_000)
+        return ibmmq.Queue(qm, queue).get(None, ibmmq.MD(), gmo)
+    finally:
+        qm.disconnect()
+
+
+async def test_a_clustered_alias_a_gateway_qremote_and_a_clustered_queue_manager_alias_are_routes(tmp_path):
+    async with _cluster(tmp_path) as servers:
+        port = servers["QM1"].port
+        _mqsc(servers["QM1"].qm, """DEFINE QLOCAL(REAL.Q)
+            DEFINE QALIAS(ALIAS.Q) TARGET(REAL.Q) CLUSTER(DEMO)
+            DEFINE QREMOTE(GATEWAY.Q) RNAME(FINAL.Q) RQMNAME(QM2) CLUSTER(DEMO)
+            DEFINE QREMOTE(SHOP) RNAME(' ') RQMNAME(QM1) CLUSTER(DEMO)""")
+        _mqsc(servers["QM2"].qm, "DEFINE QLOCAL(FINAL.Q)")
+        qm3 = servers["QM3"]
+        with trio.fail_after(60):
+            await _until([qm3], lambda: {"ALIAS.Q", "GATEWAY.Q", "SHOP"} <= {
+                q["name"] for s in repository_of(qm3.qm.registry).snapshots.values() for q in s.get("queues", ())})
+        await trio.to_thread.run_sync(_put_to, port, "ALIAS.Q", "", b"by the alias")
+        assert await trio.to_thread.run_sync(_get_from, port, "QM1", "REAL.Q") == b"by the alias"
+        await trio.to_thread.run_sync(_put_to, port, "GATEWAY.Q", "", b"through the gateway")
+        assert await trio.to_thread.run_sync(_get_from, port, "QM2", "FINAL.Q") == b"through the gateway"
+        await trio.to_thread.run_sync(_put_to, port, "REAL.Q", "SHOP", b"to the shop")
+        assert await trio.to_thread.run_sync(_get_from, port, "QM1", "REAL.Q") == b"to the shop"
         _stop(servers)

@@ -202,11 +202,12 @@ class QueueManager:
         """A message channel's current status (registry/channels/mcastatus.py), None before it ever ran."""
         return self.registry.running.message_channels.get(channel.name)
 
-    def channel_saved_status(self, channel):
-        """A message channel's SAVED status, from its synchronisation records (kept across a restart)."""
+    def channel_saved_status(self, channel, partner: str = ""):
+        """A message channel's SAVED status, from its synchronisation records (kept across a restart);
+        ``partner``: a cluster-receiver's sending queue manager."""
         from qmlite.registry.channels import mcastatus  # loaded at the first saved-status inquiry
 
-        return mcastatus.saved_of(self, channel)
+        return mcastatus.saved_of(self, channel, partner)
 
     def message_channel_views(self) -> list:
         """Every message channel defined here with its status, for the topology (registry/channels/channelgraph.py)."""

@@ -1,4 +1,6 @@
-"""Cluster workload, second round (issue 34 item 4): CLWLMRUC.  The three members of
+"""Cluster workload and status, second round (issue 34 item 4): CLWLMRUC, clustered aliases, gateways
+and queue-manager aliases as routes, SAVED status per cluster-receiver partner, XQMSGSA per
+cluster-sender.  The three members of
 tests/server/mca/test_cluster.py's harness, hosted by one server, driven through ibmmq."""
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ import pytest
 import trio
 
 from qmlite.registry.cluster.snapshots import repository_of
+from qmlite.registry.mqsc import run_mqsc
 from tests.server.mca.test_cluster import ADMIN, _cluster, _mqsc, _spread, _stop, _until
 
 ibmmq = pytest.importorskip("ibmmq")
@@ -71,4 +74,24 @@ async def test_a_clustered_alias_a_gateway_qremote_and_a_clustered_queue_manager
         assert await trio.to_thread.run_sync(_get_from, port, "QM2", "FINAL.Q") == b"through the gateway"
         await trio.to_thread.run_sync(_put_to, port, "REAL.Q", "SHOP", b"to the shop")
         assert await trio.to_thread.run_sync(_get_from, port, "QM1", "REAL.Q") == b"to the shop"
+        _stop(servers)
+
+
+async def test_saved_status_per_cluster_receiver_partner_and_xqmsgsa_per_cluster_sender(tmp_path):
+    async with _cluster(tmp_path) as servers:
+        port = servers["QM1"].port
+        await _spread(servers, 4, {"QM1": 2, "QM2": 2})
+        # QM1's cluster-receiver has had batches from QM2 and QM3: a SAVED status for each
+        (shown,) = run_mqsc(servers["QM1"].qm, "DISPLAY CHSTATUS(TO.QM1) SAVED RQMNAME")
+        assert sorted(o["RQMNAME"] for o in shown.objects) == ["QM2", "QM3"], shown.text
+        # three messages for QM2 wait behind QM3's stopped TO.QM2; TO.QM1's share of SCTQ is none of them
+        _mqsc(servers["QM3"].qm, "STOP CHANNEL(TO.QM2)")
+        for i in range(3):
+            await trio.to_thread.run_sync(_put_to, port, "ORDERS", "QM2", b"held %d" % i)
+        (shown,) = run_mqsc(servers["QM3"].qm, "DISPLAY CHSTATUS(TO.*) XQMSGSA")
+        assert {o["CHANNEL"]: o["XQMSGSA"] for o in shown.objects if o["CHLTYPE"] == "CLUSSDR"} == {
+            "TO.QM1": "0", "TO.QM2": "3"}, shown.text
+        _mqsc(servers["QM3"].qm, "START CHANNEL(TO.QM2)")
+        for i in range(3):
+            assert await trio.to_thread.run_sync(_get_from, port, "QM2", "ORDERS") == b"held %d" % i
         _stop(servers)

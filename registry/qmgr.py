@@ -202,11 +202,12 @@ class QueueManager:
         """A message channel's current status (registry/channels/mcastatus.py), None before it ever ran."""
         return self.registry.running.message_channels.get(channel.name)
 
-    def channel_saved_status(self, channel):
-        """A message channel's SAVED status, from its synchronisation records (kept across a restart)."""
+    def channel_saved_status(self, channel, partner: str = ""):
+        """A message channel's SAVED status, from its synchronisation records (kept across a restart);
+        ``partner``: a cluster-receiver's sending queue manager."""
         from qmlite.registry.channels import mcastatus  # loaded at the first saved-status inquiry
 
-        return mcastatus.saved_of(self, channel)
+        return mcastatus.saved_of(self, channel, partner)
 
     def message_channel_views(self) -> list:
         """Every message channel defined here with its status, for the topology (registry/channels/channelgraph.py)."""
@@ -292,6 +293,10 @@ class QueueManager:
     def _open_queue(self, session: Session, od: S.MQOD, options: int, service: bool = False) -> Handle:
         reg = self.registry
         name = od.ObjectName
+        alias = reg.queues.get(od.ObjectQMgrName) if od.ObjectQMgrName not in ("", reg.qmgr.name) else None
+        if alias is not None and alias.qtype == C.MQQT_REMOTE and not alias.remote_q_name and not alias.xmit_q_name:
+            # a queue-manager alias (QREMOTE with a blank RNAME): its RQMNAME in place of the name (CLV8)
+            od = dataclasses.replace(od, ObjectQMgrName=alias.remote_qmgr_name)
         if getattr(reg, "cluster_repository", None) is not None:  # a queue or member of the cluster (registry/cluster/)
             from qmlite.registry.cluster import resolution as cluster_resolution
 
@@ -564,7 +569,8 @@ class QueueManager:
         if getattr(reg, "cluster_repository", None) is not None:  # a clustered topic's other members (registry/cluster)
             from qmlite.registry.cluster import pubs as cluster_pubs
 
-            forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body)
+            forwarded = cluster_pubs.forward(self, topic, pub.md, pub.body, pub.props,
+                                              bool(options & C.MQPMO_RETAIN))
         if options & C.MQPMO_RETAIN:  # only a publication that went out is retained
             retained = (topic, pub.md.copy(), pub.props, pub.body)
             if uow is None:

@@ -75,11 +75,12 @@ def status_of(registry, channel) -> MessageChannelStatus:
     return status
 
 
-def saved_of(qm, channel) -> MessageChannelStatus | None:
+def saved_of(qm, channel, partner: str = "") -> MessageChannelStatus | None:
     """SAVED status (CHLINSTYPE SAVED): what the channel's synchronisation records on SYSTEM.CHANNEL.SYNCQ
     hold.  Both ends write them at each batch's end (the sender also before asking for its confirmation,
     the in-doubt record), as IBM saves status, so they are kept across a restart.  None before the first
-    batch (IBM: saved status applies once a batch was sent) or for a channel that is not a message one."""
+    batch (IBM: saved status applies once a batch was sent) or for a channel that is not a message one.
+    ``partner``: a cluster-receiver's sending queue manager, whose records are its own (CLU6, CLV9)."""
     if channel.channel_type not in M.MESSAGE:
         return None
     try:
@@ -88,12 +89,14 @@ def saved_of(qm, channel) -> MessageChannelStatus | None:
     except MQIError:  # quiescing, or a fault rule on MQCONN: nothing saved can be read
         return None
     try:
-        records = SR.SyncRecords(qm, session, channel.name)
+        records = SR.SyncRecords(qm, session, SR.cluster_record_key(channel.name, partner) if partner
+                                 else channel.name)
     except MQIError:  # SYSTEM.CHANNEL.SYNCQ deleted or get-inhibited: nothing saved can be read
         return None
     finally:
         qm.disconnect(session, commit=False)
-    sending = channel.channel_type in M.SENDING
+    # a CLUSRCVR is in SENDING as its cluster-senders' template; its own records are a receiver's
+    sending = channel.channel_type in M.SENDING and channel.channel_type != M.CLUSRCVR
     committed = records.get(SR.SENDER if sending else SR.RECEIVER)
     doubt = records.get(SR.INDOUBT) if sending else None
     if committed is None and doubt is None:
@@ -103,6 +106,8 @@ def saved_of(qm, channel) -> MessageChannelStatus | None:
                                  status=known.status if known is not None else C.MQCHS_INACTIVE)
     if known is not None:
         saved.conn_name, saved.remote_qmgr = known.conn_name, known.remote_qmgr
+    if partner:
+        saved.remote_qmgr = partner
     committed = committed or {}
     saved.last_seq = saved.current_seq = committed.get("seq", 0)
     saved.last_luwid = saved.current_luwid = bytes.fromhex(committed.get("luw", ZERO_LUW.hex()))

@@ -9,8 +9,6 @@ backs it out.  Killed after: the record names this batch, and the sender's resyn
 
 from __future__ import annotations
 
-import hashlib
-
 from qmlite.pcf import constants as C
 from qmlite.pcf import errors, fap
 from qmlite.pcf import mqi as S
@@ -18,6 +16,7 @@ from qmlite.pcf.msgchannel import next_seq
 
 from qmlite.registry.channels import access
 from qmlite.registry.channels import syncrecords as SR
+from qmlite.registry.channels.syncrecords import cluster_record_key
 from qmlite.registry.channels.mcastatus import ZERO_LUW, status_of
 from qmlite.registry.channels.sendingend import MCA_USER, ChannelFailure
 from qmlite.registry.errors import MQIError
@@ -134,11 +133,6 @@ class ReceivingEnd:
 
     def close(self) -> None:
         self.qm.disconnect(self.session, commit=False)
-
-
-def cluster_record_key(channel: str, partner: str) -> str:
-    """The synchronisation records' key of a cluster-receiver's partner: 24 characters (a CorrelId)."""
-    return "C" + hashlib.blake2b(f"{channel}\0{partner}".encode(), digest_size=12).hexdigest()[:23]
 
 
 class SequenceError(ChannelFailure):

@@ -14,6 +14,7 @@ hex}), and ``indoubt`` (the sender's batch whose confirmation it is waiting for:
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from qmlite.pcf import constants as C
@@ -27,6 +28,11 @@ _BIG = 1 << 20
 
 def correl_id(channel: str) -> bytes:
     return channel.encode("latin-1").ljust(24, b" ")[:24]
+
+
+def cluster_record_key(channel: str, partner: str) -> str:
+    """The synchronisation records' key of a cluster-receiver's partner: 24 characters (a CorrelId)."""
+    return "C" + hashlib.blake2b(f"{channel}\0{partner}".encode(), digest_size=12).hexdigest()[:23]
 
 
 class SyncRecords:

@@ -35,7 +35,9 @@ def learnt_members(registry, repo: Repository) -> list[CL.ClusterQMgr]:
 
 
 def learnt_queues(registry, repo: Repository, matches: Callable[[str], bool]) -> Iterator[CL.ClusterQueue]:
-    for (cluster, qmgr), snap in sorted(repo.snapshots.items()):
+    """Each member's cluster queues, and those of a queue manager RESET CLUSTER QUEUES(NO) removed (shown,
+    never chosen: docs/decisions.md CLV2)."""
+    for (cluster, qmgr), snap in sorted([*repo.snapshots.items(), *repo.removed.items()]):
         if qmgr == registry.qmgr.name:
             continue
         for q in snap.get("queues", ()):

@@ -19,6 +19,7 @@ from qmlite.registry.cluster import workload
 from qmlite.registry.cluster.snapshots import SCTQ, Repository
 from qmlite.registry.errors import MQIError
 from qmlite.registry.objects import channels as M
+from qmlite.registry.objects import clusters as CL
 from qmlite.registry.security import authority
 
 _INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE
@@ -71,9 +72,12 @@ class Binding:
                 in_group and md.GroupId == self.group and self.chosen)):
             self.group = md.GroupId if in_group else b""
             bind(registry, handle, self)
-        sent = registry.cluster_repository.sent
+        repo = registry.cluster_repository
         key = (self.queue, self.chosen)
-        sent[key] = sent.get(key, 0) + 1
+        repo.sent[key] = repo.sent.get(key, 0) + 1
+        if self.chosen != registry.qmgr.name:  # its channel is the most recently used (CLWLMRUC)
+            repo.clock += 1
+            repo.used[self.chosen] = repo.clock
 
 
 def instances(registry, repo: Repository, queue: str) -> list[tuple[workload.Instance, dict | None]]:
@@ -97,7 +101,8 @@ def instances(registry, repo: Repository, queue: str) -> list[tuple[workload.Ins
             queue_rank=q.get("clwl_rank", 0), channel_priority=ch.get("clwl_priority", 0),
             queue_priority=q.get("clwl_priority", 0), weight=ch.get("clwl_weight", 50),
             network_priority=ch.get("network_priority", 0), channel_status=channel_status(registry, ch["name"]),
-            suspended=bool(snap.get("suspended")), sent=repo.sent.get((queue, snap["qmgr"]), 0)), snap))
+            suspended=bool(snap.get("suspended")), sent=repo.sent.get((queue, snap["qmgr"]), 0),
+            last_used=repo.used.get(snap["qmgr"], 0)), snap))
     return out
 
 
@@ -106,7 +111,8 @@ def bind(registry, handle, binding: Binding) -> None:
     when every instance is put-inhibited, IBM's 2268); the message is counted when it is put."""
     repo = registry.cluster_repository
     found = instances(registry, repo, binding.queue)
-    chosen = workload.choose([i for i, _ in found], local_only=binding.local_only)
+    chosen = workload.choose([i for i, _ in found], local_only=binding.local_only,
+                             mru=registry.qmgr.clwl_mru_channels)
     if chosen is None:
         raise MQIError(C.MQRC_CLUSTER_PUT_INHIBITED)
     snap = next(s for i, s in found if i is chosen)
@@ -130,6 +136,12 @@ def open_handle(qm, session, od, options: int, handle_type):
     if od.ObjectQMgrName not in ("", reg.qmgr.name):
         return _open_on_member(qm, session, od, options, handle_type, repo)
     local = reg.queues.get(name)
+    if (local is not None and local.qtype == C.MQQT_REMOTE and not local.xmit_q_name and options & C.MQOO_OUTPUT
+            and local.remote_qmgr_name not in ("", reg.qmgr.name)):
+        # a remote definition naming a member with no XMITQ (a gateway's clustered QREMOTE): through the
+        # cluster-sender to it, unless a transmission queue of that name is defined here (CLV8)
+        via = dataclasses.replace(od, ObjectName=local.remote_q_name or name, ObjectQMgrName=local.remote_qmgr_name)
+        return _open_on_member(qm, session, via, options, handle_type, repo)
     local_only = local is None or workload.uses_local(local.clwl_use_q, reg.qmgr.clwl_use_q)
     if local is not None:
         if options & _INPUT or not options & C.MQOO_OUTPUT or local.qtype != C.MQQT_LOCAL:
@@ -171,13 +183,14 @@ def _open_on_member(qm, session, od, options: int, handle_type, repo: Repository
     here (which IBM's name resolution takes first).  None: the cluster does not know that queue manager."""
     reg = qm.registry
     qmgr = od.ObjectQMgrName
-    snaps = repo.qmgr(qmgr)
+    snaps = repo.qmgr(qmgr) or [snap for snap, q in repo.instances(qmgr)  # a clustered queue-manager alias
+                                if q.get("qtype") == CL.MQCQT_Q_MGR_ALIAS and snap["qmgr"] != reg.qmgr.name]
     if not snaps or qmgr in reg.queues:
         return None
     if options & _INPUT:
         raise MQIError(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
     _check_sctq(reg, session, od, options)
-    binding = Binding(od.ObjectName, C.MQBND_BIND_ON_OPEN, local_only=True, chosen=qmgr,
+    binding = Binding(od.ObjectName, C.MQBND_BIND_ON_OPEN, local_only=True, chosen=snaps[0]["qmgr"],
                       correl=correl_id(snaps[0]["channel"]["name"]))
     handle = handle_type(0, "queue", SCTQ, options, queue_name=od.ObjectName, object_name=od.ObjectName,
                          remote=(od.ObjectName, qmgr))

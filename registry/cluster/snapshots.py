@@ -17,6 +17,13 @@ Snapshots travel inside a command message on SYSTEM.CLUSTER.COMMAND.QUEUE (``{"q
 "from": ..., "snapshots": [...]}``) and are kept, one persistent message each, on
 SYSTEM.CLUSTER.REPOSITORY.QUEUE (CorrelId: a digest of the key), so a member restarted knows its
 cluster before any channel runs again.
+
+A queue manager that leaves (its cluster-receiver no longer in the cluster) or that a full repository
+removes (RESET CLUSTER ACTION(FORCEREMOVE)) is told by a *removal*: ``{"cluster", "qmgr", "qmid",
+"stamp", "channel": {"name"}, "removed": true, "queues": [...]}``, newer than its last snapshot.  It
+replaces that snapshot (held apart, in ``Repository.removed``, so no reader of ``snapshots`` sees the
+member), travels and is kept as a snapshot is, and is itself replaced by a newer snapshot (the queue
+manager rejoining).  Its ``queues`` are those RESET CLUSTER QUEUES(NO) leaves in DISPLAY QCLUSTER.
 """
 
 from __future__ import annotations
@@ -89,9 +96,20 @@ def same_content(a: dict | None, b: dict | None) -> bool:
     return {k: v for k, v in a.items() if k != "stamp"} == {k: v for k, v in b.items() if k != "stamp"}
 
 
-def encode_command(sender: str, snapshots: list[dict]) -> bytes:
-    return json.dumps({FORMAT_KEY: FORMAT_VERSION, "from": sender, "snapshots": snapshots},
-                      sort_keys=True).encode()
+def removal(snap: dict, stamp: float, keep_queues: bool = False) -> dict:
+    """The record telling that ``snap``'s queue manager left its cluster (or was removed from it)."""
+    return {"cluster": snap["cluster"], "qmgr": snap["qmgr"], "qmid": snap.get("qmid", ""), "stamp": stamp,
+            "channel": {"name": snap["channel"]["name"]}, "removed": True,
+            "queues": list(snap.get("queues", ())) if keep_queues else []}
+
+
+def encode_command(sender: str, snapshots: list[dict], refresh: list[str] | None = None) -> bytes:
+    """``refresh``: the clusters the sender was refreshed in (REFRESH CLUSTER), for which a full repository
+    sends it everything it holds."""
+    body: dict = {FORMAT_KEY: FORMAT_VERSION, "from": sender, "snapshots": snapshots}
+    if refresh:
+        body["refresh"] = sorted(refresh)
+    return json.dumps(body, sort_keys=True).encode()
 
 
 def _well_formed(snap) -> bool:
@@ -106,11 +124,19 @@ def _well_formed(snap) -> bool:
 
 def decode_command(data: bytes) -> tuple[str, list[dict]] | None:
     """A command message's sender and its well-formed snapshots; None for anything not in our format."""
+    decoded = decode_request(data)
+    return None if decoded is None else decoded[:2]
+
+
+def decode_request(data: bytes) -> tuple[str, list[dict], list[str]] | None:
+    """decode_command's answer and the clusters the sender asks to be told everything of (``refresh``)."""
     try:
         body = json.loads(data)
         if not isinstance(body, dict) or body.get(FORMAT_KEY) != FORMAT_VERSION:
             return None
-        return str(body["from"]), [s for s in body["snapshots"] if _well_formed(s)]
+        refresh = body.get("refresh", [])
+        return (str(body["from"]), [s for s in body["snapshots"] if _well_formed(s)],
+                [c for c in refresh if isinstance(c, str)] if isinstance(refresh, list) else [])
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -128,17 +154,40 @@ class Repository:
     sent: dict[tuple[str, str], int] = field(default_factory=dict)
     loaded: bool = False
     watchers: list = field(default_factory=list)  # called after each snapshot kept (a test's wait)
+    removed: dict[tuple[str, str], dict] = field(default_factory=dict)  # removals (module docstring)
+    # REFRESH CLUSTER and RESET CLUSTER, for the cluster agent to carry out (it holds the session):
+    # ("refresh", cluster pattern, REPOS(YES)) and ("reset", cluster, qmgr name, qmid, QUEUES(YES))
+    requests: list[tuple] = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=dict)  # queue manager -> when its channel was last chosen
+    clock: int = 0  # the counter ``used`` is stamped from
+
+    def held(self, key: tuple[str, str]) -> dict | None:
+        """The newest record held for (cluster, qmgr): its snapshot or its removal."""
+        return self.snapshots.get(key) or self.removed.get(key)
 
     def offer(self, snap: dict) -> bool:
-        """Keep ``snap`` if it is newer than what is held for its key; True when it was kept."""
+        """Keep ``snap`` (a snapshot or a removal) if it is newer than what is held for its key; True when
+        it was kept."""
         key = (snap["cluster"], snap["qmgr"])
-        old = self.snapshots.get(key)
+        old = self.held(key)
         if old is not None and old.get("stamp", 0) >= snap.get("stamp", 0):
             return False
-        self.snapshots[key] = snap
+        if snap.get("removed"):
+            self.snapshots.pop(key, None)
+            self.removed[key] = snap
+        else:
+            self.removed.pop(key, None)
+            self.snapshots[key] = snap
         for watcher in self.watchers:
             watcher()
         return True
+
+    def forget(self, key: tuple[str, str]) -> None:
+        """Drop what is held for (cluster, qmgr), snapshot and removal (REFRESH CLUSTER)."""
+        self.snapshots.pop(key, None)
+        self.removed.pop(key, None)
+        for watcher in self.watchers:
+            watcher()
 
     def members(self, cluster: str) -> list[dict]:
         return [s for (c, _), s in sorted(self.snapshots.items()) if c == cluster]
@@ -195,12 +244,24 @@ def load(qm, session, repo: Repository) -> None:
 def keep(qm, session, snap: dict) -> None:
     """Replace the snapshot's message on the repository queue, the old one's removal and the new one's
     put in one unit of work (the caller commits)."""
-    handle, _ = qm.open_object(session, S.MQOD(ObjectName=REPOSITORY_Q), _OPEN)
+    handle = _drop(qm, session, snap["cluster"], snap["qmgr"])
     correl = record_correl(snap["cluster"], snap["qmgr"])
-    gmo = S.MQGMO(Version=2, Options=C.MQGMO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-    while qm.get(session, handle, S.MQMD(CorrelId=correl), gmo, _BIG) is not None:
-        pass
     md = S.MQMD(CorrelId=correl, Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
     pmo = S.MQPMO(Options=C.MQPMO_SYNCPOINT | C.MQPMO_NEW_MSG_ID)
     qm.put(session, handle.hobj, md, pmo, json.dumps(snap, sort_keys=True).encode())
     qm.close_object(session, handle.hobj, 0)
+
+
+def discard(qm, session, cluster: str, qmgr: str) -> None:
+    """Remove (cluster, qmgr)'s record from the repository queue (the caller commits)."""
+    handle = _drop(qm, session, cluster, qmgr)
+    qm.close_object(session, handle.hobj, 0)
+
+
+def _drop(qm, session, cluster: str, qmgr: str):
+    handle, _ = qm.open_object(session, S.MQOD(ObjectName=REPOSITORY_Q), _OPEN)
+    correl = record_correl(cluster, qmgr)
+    gmo = S.MQGMO(Version=2, Options=C.MQGMO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+    while qm.get(session, handle, S.MQMD(CorrelId=correl), gmo, _BIG) is not None:
+        pass
+    return handle

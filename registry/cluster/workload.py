@@ -11,7 +11,10 @@ The steps, in IBM's order (docs/decisions.md CLU4):
 5. Channel status: INACTIVE or RUNNING first; else BINDING, INITIALIZING, STARTING, STOPPING; else
    RETRYING; STOPPED (or PAUSED) only when nothing else is left.  The highest NETPRTY among those kept.
 6. The highest CLWLPRTY of the channel, then of the queue.
-7. The least used, weighted by CLWLWGHT: the instance with the fewest messages sent per unit of weight
+7. CLWLMRUC: when more remote instances are left than the queue manager's CLWLMRUC and at least that
+   many have been used, only the CLWLMRUC most recently used stay (so at most that many outbound
+   cluster channels are in use; CLV7).
+8. The least used, weighted by CLWLWGHT: the instance with the fewest messages sent per unit of weight
    (``sent / weight``), ties to the earlier name -- so equal weights alternate and weights 1 and 3
    split 1 : 3, deterministically (IBM's "least recently used" with weighting; CLU5).
 """
@@ -45,6 +48,7 @@ class Instance:
     channel_status: int = C.MQCHS_INACTIVE  # the cluster-sender's to it (a local instance: INACTIVE)
     suspended: bool = False
     sent: int = 0  # messages this queue manager has sent it so far
+    last_used: int = 0  # when its channel was last chosen (a counter; 0: never), for CLWLMRUC
 
 
 def uses_local(queue_use: int, qmgr_use: int) -> bool:
@@ -86,11 +90,22 @@ def eligible(instances: Sequence[Instance], *, local_only: bool) -> list[Instanc
     return _highest(left, lambda i: i.queue_priority)
 
 
-def choose(instances: Sequence[Instance], *, local_only: bool = True) -> Instance | None:
+def most_recently_used(left: list[Instance], mru: int) -> list[Instance]:
+    """Step 7: the local instance and the ``mru`` most recently used remote ones, when more are left."""
+    remote = [i for i in left if not i.local]
+    used = sorted((i for i in remote if i.last_used), key=lambda i: i.last_used, reverse=True)
+    if len(remote) <= mru or len(used) < mru:
+        return left
+    kept = {id(i) for i in used[:mru]}
+    return [i for i in left if i.local or id(i) in kept]
+
+
+def choose(instances: Sequence[Instance], *, local_only: bool = True, mru: int = 999_999_999) -> Instance | None:
     """The instance the next message goes to, or None when every instance is put-inhibited."""
     left = eligible(instances, local_only=local_only)
     if not left:
         return None
+    left = most_recently_used(left, mru)
     best = left[0]
     for i in left[1:]:
         # i.sent / i.weight < best.sent / best.weight, without fractions; ties keep the earlier name.

@@ -13,6 +13,11 @@ What is exchanged (registry/cluster/snapshots.py, docs/decisions.md CLU1-CLU2):
   it knows; to a member heard from for the first time it sends every snapshot of the cluster it holds.
   So every member learns every other (IBM's partial repositories learn only what they use: CLU1).
 * A partial repository keeps what it is sent.
+* A queue manager whose cluster-receiver leaves a cluster sends a removal (snapshots.py) where it sent
+  its snapshots; RESET CLUSTER ACTION(FORCEREMOVE) on a full repository makes one for another member and
+  sends it to every member.  REFRESH CLUSTER discards what was learnt (a partial repository keeps the
+  full repositories' records unless REPOS(YES)) and sends this queue manager's snapshot again, asking
+  the full repositories to send everything they hold (docs/decisions.md CLV1-CLV3).
 
 The agent wakes when a message arrives on either queue, when an administrative command ran (the
 registry's ``cluster_nudge``), and never on a timer.
@@ -64,6 +69,7 @@ class Agent:
         # Cluster-senders started here whose agent has not made its instance yet (it does at its first step,
         # in the server's nursery): not started twice meanwhile.
         self.launched: dict[str, float | None] = {}  # name -> its status's start time when launched
+        self.refreshing: set[str] = set()  # clusters REFRESH CLUSTER ran for, until this one is told again
 
     # ---- the task -------------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -132,6 +138,7 @@ class Agent:
                 SN.load(self.qm, self.session, repo)
         self.receive()
         self.republish()
+        self.carry_out()
         self.publish()
         self.start_senders()
         await self.server.committer.wait(self.qm.position)
@@ -157,39 +164,47 @@ class Agent:
                 got = qm.get(session, handle, S.MQMD(), S.MQGMO(Version=2, Options=C.MQGMO_SYNCPOINT), _BIG)
                 if got is None:
                     break
-                decoded = SN.decode_command(got.data)
+                decoded = SN.decode_request(got.data)
                 if decoded is None:
                     log.warning("cluster_command_ignored", qmgr=me, size=len(got.data))
                     continue
-                sender, snaps = decoded
-                for snap in snaps:
-                    self._offered(repo, sender, snap)
+                sender, snaps, refreshed = decoded
+                told_all = {snap["cluster"] for snap in snaps if self._offered(repo, sender, snap)}
+                for cluster in refreshed:  # REFRESH CLUSTER there: everything held, unless just sent
+                    target = repo.snapshots.get((cluster, sender))
+                    if cluster not in told_all and target is not None and cluster in CL.repositories(self.registry):
+                        self._send(target, [s for s in repo.members(cluster) if s["qmgr"] != sender]
+                                   + ([self.own[cluster]] if cluster in self.own else []))
             qm.commit(session, explicit=False)
         finally:
             qm.close_object(session, handle.hobj, 0)
 
-    def _offered(self, repo: SN.Repository, sender: str, snap: dict) -> None:
+    def _offered(self, repo: SN.Repository, sender: str, snap: dict) -> bool:
+        """Keep a snapshot or removal another member sent; True when it told a newcomer everything."""
         me = self.registry.qmgr.name
         cluster, origin = snap["cluster"], snap["qmgr"]
         if origin == me:
-            return
-        first = (cluster, origin) not in repo.snapshots
+            return False  # (a removal of this queue manager: it stays until REFRESH CLUSTER, as IBM's does)
+        first = (cluster, origin) not in repo.snapshots and not snap.get("removed")
         if not repo.offer(snap):
-            return
+            return False
         SN.keep(self.qm, self.session, snap)
         log.info("cluster_record", qmgr=me, cluster=cluster, member=origin, sender=sender,
-                 queues=len(snap.get("queues", ())))
+                 queues=len(snap.get("queues", ())), removed=bool(snap.get("removed")))
         if cluster not in CL.repositories(self.registry):
-            return
+            return False
         for other in repo.members(cluster):  # a full repository forwards what it learns
             if other["qmgr"] not in (origin, sender):
                 self._send(other, [snap])
-        if first:  # and tells a newcomer everything it holds
-            everything = [s for s in repo.members(cluster) if s["qmgr"] != origin]
-            own = self.own.get(cluster)
-            self._send(snap, everything + ([own] if own is not None else []))
-            if own is not None:
-                self.told[(cluster, origin)] = own["stamp"]
+        if not first:
+            return False
+        # and tells a newcomer everything it holds
+        everything = [s for s in repo.members(cluster) if s["qmgr"] != origin]
+        own = self.own.get(cluster)
+        self._send(snap, everything + ([own] if own is not None else []))
+        if own is not None:
+            self.told[(cluster, origin)] = own["stamp"]
+        return True
 
     def republish(self) -> None:
         """Publications other members forwarded here (clustered topics), published to this one's subscribers."""
@@ -205,15 +220,73 @@ class Agent:
         finally:
             qm.close_object(session, handle.hobj, 0)
 
+    # ---- REFRESH CLUSTER and RESET CLUSTER ------------------------------------------------------------
+    def carry_out(self) -> None:
+        """The REFRESH CLUSTER and RESET CLUSTER commands run since the last pass, in their order."""
+        repo = SN.repository_of(self.registry)
+        while repo.requests:
+            request = repo.requests.pop(0)
+            if request[0] == "refresh":
+                self._refresh(repo, request[1], request[2])
+            else:
+                self._reset(repo, *request[1:])
+        self.qm.commit(self.session, explicit=False)
+
+    def _refresh(self, repo: SN.Repository, pattern: str, repos_too: bool) -> None:
+        """IBM's REFRESH CLUSTER: a partial repository discards every other member's record but the full
+        repositories' (theirs too with REPOS(YES), found again through the hand-defined cluster-senders);
+        a full repository keeps everything (REPOS(YES) refused: IBM's AMQ9406E).  Either tells the
+        cluster again (publish)."""
+        reg = self.registry
+        full = set(CL.repositories(reg))
+        known = set(self.own) | repo.clusters() | {c for c, _ in repo.removed}
+        for cluster in sorted(c for c in known if c == pattern or pattern.endswith("*")
+                              and c.startswith(pattern[:-1])):
+            if cluster in full and repos_too:
+                log.warning("cluster_refresh_refused", qmgr=reg.qmgr.name, cluster=cluster, message="AMQ9406E")
+                continue
+            if cluster not in full:
+                for key, record in [*repo.snapshots.items(), *repo.removed.items()]:
+                    if key[0] == cluster and (repos_too or not record.get("repos")):
+                        repo.forget(key)
+                        SN.discard(self.qm, self.session, *key)
+            self.told = {k: v for k, v in self.told.items() if k[0] != cluster}
+            self.refreshing.add(cluster)
+            log.info("cluster_refreshed", qmgr=reg.qmgr.name, cluster=cluster, repos=repos_too)
+
+    def _reset(self, repo: SN.Repository, cluster: str, qmname: str, qmid: str, queues: bool) -> None:
+        """RESET CLUSTER ACTION(FORCEREMOVE) on a full repository: a removal of the member (its queues
+        kept in DISPLAY QCLUSTER with QUEUES(NO)), kept and sent to every member; QUEUES(YES) on a member
+        removed before drops its queues too."""
+        reg = self.registry
+        me = reg.qmgr.name
+        if cluster not in CL.repositories(reg) or qmname == me or (qmid and qmid == reg.qmgr.identifier):
+            log.warning("cluster_reset_ignored", qmgr=me, cluster=cluster, member=qmname or qmid)
+            return
+        for (c, name), record in sorted([*repo.snapshots.items(), *repo.removed.items()]):
+            if c != cluster or (name != qmname if qmname else record.get("qmid") != qmid):
+                continue
+            if record.get("removed") and not (queues and record.get("queues")):
+                continue
+            gone = SN.removal(record, max(reg.now(), record["stamp"] + 0.001), keep_queues=not queues)
+            repo.offer(gone)
+            SN.keep(self.qm, self.session, gone)
+            log.info("cluster_member_removed", qmgr=me, cluster=cluster, member=name, queues=queues)
+            for other in repo.members(cluster):
+                self._send(other, [gone])
+
     # ---- what this queue manager tells ---------------------------------------------------------------
     def publish(self) -> None:
         reg = self.registry
         repo = SN.repository_of(reg)
         me = reg.qmgr.name
         repos = set(CL.repositories(reg))
-        for cluster, snap in SN.own_snapshots(reg, VERSION).items():
+        current = SN.own_snapshots(reg, VERSION)
+        for cluster in sorted(set(self.own) - set(current)):
+            self._leave(repo, cluster)
+        for cluster, snap in current.items():
             prev = self.own.get(cluster)
-            if prev is None or not SN.same_content(prev, snap):
+            if prev is None or not SN.same_content(prev, snap) or cluster in self.refreshing:
                 snap["stamp"] = max(reg.now(), prev["stamp"] + 0.001 if prev is not None else 0.0)
                 self.own[cluster] = snap
             snap = self.own[cluster]
@@ -226,20 +299,36 @@ class Agent:
             for key, target, manual in targets:
                 if self.told.get((cluster, key)) == snap["stamp"]:
                     continue
+                refresh = [cluster] if cluster in self.refreshing and cluster not in repos else None
                 if target is not None:
-                    self._send(target, [snap])
+                    self._send(target, [snap], refresh)
                 else:
-                    self._send_by(manual, "", [snap])
+                    self._send_by(manual, "", [snap], refresh)
                 self.told[(cluster, key)] = snap["stamp"]
+        self.refreshing.clear()  # a cluster this queue manager no longer tells of: nothing to ask
 
-    def _send(self, target: dict, snaps: list[dict]) -> None:
-        self._send_by(resolution.sender_channel(self.registry, target), target["qmgr"], snaps)
+    def _leave(self, repo: SN.Repository, cluster: str) -> None:
+        """This queue manager's cluster-receiver left ``cluster``: a removal to whom its snapshots went."""
+        prev = self.own[cluster]
+        if prev.get("removed"):
+            return
+        gone = self.own[cluster] = SN.removal(prev, max(self.registry.now(), prev["stamp"] + 0.001))
+        me = self.registry.qmgr.name
+        targets = repo.members(cluster) if prev.get("repos") else repo.full_repositories(cluster)
+        for target in targets:
+            if target["qmgr"] != me:
+                self._send(target, [gone])
+        self.told = {k: v for k, v in self.told.items() if k[0] != cluster}
+        log.info("cluster_left", qmgr=me, cluster=cluster)
 
-    def _send_by(self, channel, qmgr: str, snaps: list[dict]) -> None:
+    def _send(self, target: dict, snaps: list[dict], refresh: list[str] | None = None) -> None:
+        self._send_by(resolution.sender_channel(self.registry, target), target["qmgr"], snaps, refresh)
+
+    def _send_by(self, channel, qmgr: str, snaps: list[dict], refresh: list[str] | None = None) -> None:
         """A command message to ``qmgr``'s SYSTEM.CLUSTER.COMMAND.QUEUE through cluster-sender ``channel``
         (``qmgr`` blank: whichever queue manager the channel reaches, a full repository not heard from)."""
         qm, session = self.qm, self.session
-        body = SN.encode_command(self.registry.qmgr.name, snaps)
+        body = SN.encode_command(self.registry.qmgr.name, snaps, refresh)
         md = S.MQMD(Persistence=C.MQPER_PERSISTENT, Format=C.MQFMT_STRING)
         outer, data = qm.puts.for_transmission(md, body, SN.COMMAND_Q, qmgr)
         outer.CorrelId = correl_id(channel.name)

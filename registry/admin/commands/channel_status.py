@@ -34,6 +34,8 @@ from qmlite.registry.objects.definitions import mq_date, mq_time
 from qmlite.registry.admin.params import (INT, INT_LIST, STR, CommandError, filter_matches, p_int, p_int_list, p_str,
                                           parse)
 from qmlite.registry.objects.instances import ChannelInstance
+from qmlite.registry.channels.syncrecords import correl_id
+from qmlite.registry.cluster.snapshots import repository_of
 from qmlite.registry.admin.commands.channels import NAME_LENGTH
 from qmlite.registry.admin.commands.definitions import matching, object_name
 from qmlite.registry.admin.commands import telemetry
@@ -264,6 +266,18 @@ _INQUIRE = (p_str(C.MQCACH_CHANNEL_NAME, NAME_LENGTH), p_int(C.MQIACH_CHANNEL_IN
             p_str(C.MQCACH_XMIT_Q_NAME, C.MQ_Q_NAME_LENGTH))
 
 
+def _xmitq_depth(reg, channel: M.Channel) -> int:
+    """XQMSGSA: the messages waiting for a sending channel; a cluster-sender counts only its own on the
+    shared SYSTEM.CLUSTER.TRANSMIT.QUEUE (those whose CorrelId names it: docs/decisions.md CLU3, CLV9)."""
+    if channel.channel_type not in M.SENDING:
+        return 0
+    if channel.channel_type != M.CLUSSDR:
+        return reg.messages.depth(channel.xmit_q_name)
+    contents = reg.messages.peek(channel.xmit_q_name)
+    wanted = correl_id(channel.name)
+    return sum(1 for m in contents if m.correl_id == wanted) if contents is not None else 0
+
+
 def _rows(ctx, channel: M.Channel, instance_type: int) -> list[Row]:
     reg = ctx.registry
     running = reg.running
@@ -275,10 +289,16 @@ def _rows(ctx, channel: M.Channel, instance_type: int) -> list[Row]:
         if not rows and channel.name in running.stopped:
             rows.append(Row(channel, None, instance_type, level))
         return rows
-    depth = reg.messages.depth(channel.xmit_q_name) if channel.channel_type in M.SENDING else 0
+    depth = _xmitq_depth(reg, channel)
     if instance_type == C.MQOT_SAVED_CHANNEL:
-        saved = ctx.qm.channel_saved_status(channel) if ctx.qm is not None else None
-        return [] if saved is None else [Row(channel, None, instance_type, level, saved, depth)]
+        if ctx.qm is None:
+            return []
+        if channel.channel_type == M.CLUSRCVR:  # one saved status per member sending to it (CLU6, CLV9)
+            partners = [q for q in sorted({q for _, q in repository_of(reg).snapshots}) if q != reg.qmgr.name]
+        else:
+            partners = [""]
+        saved_rows = [(p, ctx.qm.channel_saved_status(channel, p)) for p in partners]
+        return [Row(channel, None, instance_type, level, saved, depth) for _, saved in saved_rows if saved is not None]
     mca = running.message_channels.get(channel.name)
     rows = [Row(channel, i, instance_type, level, mca, depth) for i in running.instances_of(channel.name)]
     # An agent that ended: STOPPED (stopped, out of retries) stays shown until START CHANNEL; one that

@@ -12,8 +12,9 @@ what the other members told it):
   it was told of; Inquire Queue Names
   with QType MQQT_CLUSTER their names.  Both wrap queues.py's handlers, which answer everything else.
 * Suspend/Resume Queue Manager Cluster: recorded (DISPLAY CLUSQMGR SUSPEND); Refresh Cluster and
-  Reset Cluster: checked and accepted; they do not act on what the other members told this one yet
-  (docs/decisions.md L5; docs/channels.md "Clusters").
+  Reset Cluster: checked, accepted, and handed to the cluster agent, which discards and asks again for
+  what the other members told this one, or removes a member (server/mca/clusteragent.py; docs/decisions.md
+  CLV1-CLV3; docs/channels.md "Clusters").
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from qmlite.registry.admin.commands import channels as channelcmds
 from qmlite.registry.admin.commands import qmgr as QM
 from qmlite.registry.admin.commands.queues import check_name, required
 from qmlite.registry.admin.params import INT, STR, CommandError, filter_matches, p_int, p_int_list, p_str, parse, pick
+from qmlite.registry.cluster.snapshots import repository_of
 from qmlite.registry.objects import clusters as CL
 from qmlite.registry.objects.definitions import mq_date, mq_time
 
@@ -274,11 +276,17 @@ _REFRESH = (_P_CLUSTER, p_int(C.MQIACF_REFRESH_REPOSITORY, C.MQCFO_REFRESH_REPOS
 
 
 def refresh_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
-    """Nothing held here was learnt from another queue manager, so there is nothing to discard."""
+    """Accepted, then carried out by the cluster agent (IBM's repository manager does it after the reply)."""
     values = parse(request, _REFRESH).values
     cluster = required(values, C.MQCA_CLUSTER_NAME)
     check_name(cluster, C.MQCA_CLUSTER_NAME, generic=True)  # type: ignore[arg-type]
+    repos = values.get(C.MQIACF_REFRESH_REPOSITORY) == C.MQCFO_REFRESH_REPOSITORY_YES
+    _ask_agent(ctx, ("refresh", cluster, repos))
     return R.ok(ctx.command)
+
+
+def _ask_agent(ctx, request: tuple) -> None:
+    repository_of(ctx.registry).requests.append(request)  # the engine nudges the agent after the command
 
 
 _RESET = (_P_CLUSTER, p_str(C.MQCA_Q_MGR_NAME, _QMGR), p_str(C.MQCA_Q_MGR_IDENTIFIER, C.MQ_Q_MGR_IDENTIFIER_LENGTH),
@@ -287,8 +295,8 @@ _RESET = (_P_CLUSTER, p_str(C.MQCA_Q_MGR_NAME, _QMGR), p_str(C.MQCA_Q_MGR_IDENTI
 
 
 def reset_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
-    """RESET CLUSTER ACTION(FORCEREMOVE): a full repository forgets another queue manager; there is
-    none to forget here, and the local queue manager cannot be removed this way."""
+    """RESET CLUSTER ACTION(FORCEREMOVE): a full repository removes another queue manager from the
+    cluster, telling every member (the cluster agent does it after the reply)."""
     values = parse(request, _RESET).values
     cluster = required(values, C.MQCA_CLUSTER_NAME)
     check_name(cluster, C.MQCA_CLUSTER_NAME)  # type: ignore[arg-type]
@@ -300,6 +308,8 @@ def reset_cluster(ctx, request: P.PCFMessage) -> list[P.PCFMessage]:
         raise CommandError(C.MQRCCF_PARM_CONFLICT, parameter=C.MQCA_Q_MGR_IDENTIFIER)
     if not qmname and not qmid:
         raise CommandError(C.MQRCCF_PARM_MISSING, parameter=C.MQCA_Q_MGR_NAME)
+    queues = values.get(C.MQIACF_REMOVE_QUEUES) == C.MQCFO_REMOVE_QUEUES_YES
+    _ask_agent(ctx, ("reset", cluster, qmname, qmid, queues))
     return R.ok(ctx.command)
 
 

@@ -23,6 +23,7 @@ from qmlite.registry.objects import layouts
 from qmlite.registry.admin.params import (BYTES, INT, STR, CommandError, filter_matches, p_int, p_int_list,
                       p_str, parse, pick)
 from qmlite.registry.admin.commands.queues import check_name, required
+from qmlite.registry.cluster import pubs as cluster_pubs
 
 NAME_LENGTH = C.MQ_TOPIC_NAME_LENGTH  # 48
 DESC_LENGTH = C.MQ_TOPIC_DESC_LENGTH  # 64
@@ -303,17 +304,26 @@ def _resolved(field: str):
 
 
 def _cluster_route(node: _Node) -> int:
-    """CLROUTE as it applies: that of the topic object that puts the node in its cluster."""
+    """CLROUTE as it applies: that of the topic object that puts the node in its cluster (defined here, or
+    told of by another member: registry/cluster/pubs.py)."""
     for obj in node.registry.topic_nodes(node.string):  # type: ignore[attr-defined]
         if obj.cluster_name:
             return obj.cluster_pub_route
-    return C.MQCLROUTE_DIRECT
+    learnt = cluster_pubs.learnt_topic(node.registry, node.string)
+    return learnt[1] if learnt is not None else C.MQCLROUTE_DIRECT
+
+
+def _cluster_name(node: _Node) -> object:
+    """CLUSTER as it applies: this member's topic objects', else a clustered topic another member defines."""
+    own = node.resolved("cluster_name")
+    learnt = None if own else cluster_pubs.learnt_topic(node.registry, node.string)
+    return learnt[0] if learnt is not None else own
 
 
 STATUS_TABLE = AttrTable([
     attr(TOPIC_STRING, STR, lambda n: n.string, always=True),
     attr(C.MQCA_ADMIN_TOPIC_NAME, STR, lambda n: n.admin_topic, pad=NAME_LENGTH),
-    attr(C.MQCA_CLUSTER_NAME, STR, _resolved("cluster_name"), pad=C.MQ_CLUSTER_NAME_LENGTH),
+    attr(C.MQCA_CLUSTER_NAME, STR, _cluster_name, pad=C.MQ_CLUSTER_NAME_LENGTH),
     attr(C.MQIA_CLUSTER_PUB_ROUTE, INT, lambda n: _cluster_route(n)),
     attr(C.MQCA_COMM_INFO_NAME, STR, _resolved("comm_info"), pad=C.MQ_COMM_INFO_NAME_LENGTH),
     attr(C.MQIA_DEF_PRIORITY, INT, _resolved("def_priority")),
@@ -404,6 +414,8 @@ def topic_tree(registry) -> tuple[set[str], dict[str, list[Subscription]]]:
     for string in registry.topics_by_string:
         _with_ancestors(string, nodes)
     for string in registry.retained:  # a retained publication keeps its node in the tree
+        _with_ancestors(string, nodes)
+    for string in cluster_pubs.learnt_topic_strings(registry):  # clustered topics other members define
         _with_ancestors(string, nodes)
     for sub in registry.subs.values():
         node = _sub_node(sub)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from qmlite.registry.cluster.snapshots import Repository, decode_command, encode_command, same_content
+from qmlite.registry.cluster.snapshots import (Repository, decode_command, decode_request, encode_command, removal,
+                                              same_content)
 
 
 def _snap(qmgr: str, stamp: float, queues=("ORDERS",)) -> dict:
@@ -30,3 +31,25 @@ def test_a_newer_snapshot_replaces_the_whole_an_older_one_is_ignored():
     assert repo.offer(_snap("QM1", 3.0, queues=()))  # the queue deleted there: gone here
     assert repo.instances("ORDERS") == []
     assert same_content(_snap("QM1", 1.0), _snap("QM1", 9.0)) and not same_content(_snap("QM1", 1.0), None)
+
+
+def test_a_removal_hides_the_member_keeps_queues_only_when_asked_and_a_newer_snapshot_brings_it_back():
+    repo = Repository()
+    repo.offer(_snap("QM3", 1.0))
+    assert not repo.offer(removal(_snap("QM3", 1.0), 0.5))  # older than the snapshot: ignored
+    assert repo.offer(removal(_snap("QM3", 1.0), 2.0, keep_queues=True))
+    assert repo.snapshots == {} and repo.instances("ORDERS") == []  # no member, no workload choice
+    assert [q["name"] for q in repo.removed[("DEMO", "QM3")]["queues"]] == ["ORDERS"]  # QUEUES(NO)
+    assert not repo.offer(_snap("QM3", 1.5))  # a snapshot from before the removal stays removed
+    assert repo.offer(_snap("QM3", 3.0))  # the member rejoining
+    assert repo.removed == {} and [s["qmgr"] for s, _ in repo.instances("ORDERS")] == ["QM3"]
+
+
+def test_a_refresh_request_travels_with_the_command_and_bad_ones_are_dropped():
+    good = _snap("QM3", 1.0)
+    assert decode_request(encode_command("QM3", [good], ["DEMO"])) == ("QM3", [good], ["DEMO"])
+    assert decode_request(encode_command("QM3", [good])) == ("QM3", [good], [])
+    body = json.dumps({"qmlite-cluster": 1, "from": "QM3", "snapshots": [], "refresh": ["A", 5]}).encode()
+    assert decode_request(body) == ("QM3", [], ["A"])
+    body = json.dumps({"qmlite-cluster": 1, "from": "QM3", "snapshots": [], "refresh": "A"}).encode()
+    assert decode_request(body) == ("QM3", [], [])

@@ -70,3 +70,14 @@ def test_clwluseq_local_takes_the_local_instance_any_lets_it_compete():
 def test_network_priority_decides_among_usable_channels():
     left = eligible([Instance("QM1", network_priority=1), Instance("QM2")], local_only=True)
     assert [i.qmgr for i in left] == ["QM1"]
+
+
+def test_clwlmruc_keeps_to_the_most_recently_used_channels_once_that_many_were_used():
+    fresh = [Instance("QM1"), Instance("QM2"), Instance("QM3")]
+    assert choose(fresh, mru=1).qmgr == "QM1"  # nothing used yet: every instance competes
+    used = [Instance("QM1", sent=5, last_used=3), Instance("QM2", sent=1, last_used=4), Instance("QM3")]
+    assert choose(used, mru=1).qmgr == "QM2"  # only the most recently used is left
+    assert choose(used, mru=2).qmgr == "QM2"  # the two most recent; QM2 the less used of them
+    assert choose(used).qmgr == "QM3"  # the default (999,999,999): the least used of all
+    with_local = [Instance("QM0", local=True, sent=9), *used]
+    assert choose(with_local, local_only=False, mru=1).qmgr == "QM2"  # the local one is no channel: it competes

@@ -250,10 +250,10 @@ async def test_a_member_in_a_separate_qmlite_serve_gets_its_share_over_flows_tsh
         _mqsc(qm1.qm, _member(proxy.port, "QM1", full=True))
         _mqsc(qm2.qm, _member(proxy.port, "QM2", full=True, queue=f"DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)"))
         await trio.to_thread.run_sync(_escape, qm3.port, "QM3", f"""
+            {_admitting("QM3")}
             DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('127.0.0.1({qm3.port})') CLUSTER(DEMO)
             DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('127.0.0.1({proxy.port})') CLUSTER(DEMO)
-            DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)
-            {_admitting("QM3")}""")
+            DEFINE QLOCAL({QUEUE}) CLUSTER(DEMO)""")
         with trio.fail_after(60):
             await _until([qm1], lambda: _knows(qm1, {"QM2", "QM3"}, {"QM2", "QM3"}))
 

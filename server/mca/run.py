@@ -270,9 +270,16 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
         await sending_session(host, channel, Link(stream, proto), where, logger, instance)
 
 
-async def sending_session(host: Host, channel, link: Link, where: str, logger, instance) -> None:
+class Blocked(ChannelFailure):
+    """CHLAUTH refused the partner at the ID exchange (Channel Blocked raised, STATUS sent)."""
+
+
+async def sending_session(host: Host, channel, link: Link, where: str, logger, instance, *,
+                          admit: Callable[[MCF.Agreed], bool] | None = None) -> None:
     """The sending end once its ID is out (it connected) or its answer is due (a requester reached it,
-    server/mca/requester.py): the agreement, the resync, the batches, the close."""
+    server/mca/requester.py): the agreement, the resync, the batches, the close.  ``admit``: the
+    responder's CHLAUTH check once the ID names the partner (a requester reached this end); refused, the
+    partner gets STATUS CHANNEL_UNAVAILABLE and Blocked is raised."""
     qm = host.qm
     status = status_of(qm.registry, channel)
     proto = link.proto
@@ -282,6 +289,10 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
         if not isinstance(event, Started):
             raise ChannelFailure(event.code, partner_ended(event.code))
         agreed = event.agreed
+        if admit is not None and not admit(agreed):
+            proto.fail(fap.CHANNEL_UNAVAILABLE)  # the requester's AMQ9558E, as a blocked sender's
+            await link.flush()
+            raise Blocked(fap.CHANNEL_UNAVAILABLE, f"the partner {agreed.partner_qmgr} is blocked by CHLAUTH")
         link.idle = math.inf  # agreed: the opening deadline of an accepted connection is over
         end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
         status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
@@ -579,8 +590,9 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
 
 
 def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger, tls=None) -> str | None:
-    """CHLAUTH for the receiving end, once the ID names the sending queue manager: the MCA user the
-    channel runs as, or None when a record blocks it (registry/channels/access.py, decision MCX1)."""
+    """CHLAUTH for the responding end, once the ID names the partner queue manager: the MCA user the
+    channel runs as, or None when a record blocks it (registry/channels/access.py, decisions MCX1, MCG2).
+    The receiving end asks it of a sender; a SVR or SDR that a requester reached asks it too."""
     verdict = access.admit(qm.registry, qm.events, channel, address=peer, partner_qmgr=agreed.partner_qmgr,
                            ssl_peer=tls.subject if tls else None, ssl_issuer=tls.issuer if tls else None)
     if verdict.allowed:

@@ -121,12 +121,15 @@ def offer_of(qm, channel, *, batch_size: int | None = None, requester: bool = Fa
 
 class Link:
     """A protocol object on a stream: sends what it has, reads until an event comes.  ``idle``: seconds a
-    read may wait; past them the partner is taken as gone (as at the end of its stream)."""
+    read may wait; past them the partner is taken as gone (as at the end of its stream).  ``clock_sleep``:
+    when set (a queue manager on a virtual clock: ``Host.sleep``), ``idle`` passes on that clock, not in
+    real time (decision MCG4)."""
 
     def __init__(self, stream, proto, idle: float = math.inf) -> None:
         self.stream = stream
         self.proto = proto
         self.idle = idle
+        self.clock_sleep: Callable[[float], Awaitable[None]] | None = None
 
     async def flush(self) -> None:
         data = self.proto.data_to_send()
@@ -138,14 +141,33 @@ class Link:
         while (event := self.proto.next_event()) is None:
             await self.flush()
             data = b""
-            with trio.move_on_after(self.idle):
-                try:
-                    data = await self.stream.receive_some(_READ)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    pass
+            if self.clock_sleep is not None and self.idle != math.inf:
+                data = await self._receive_on_clock()
+            else:
+                with trio.move_on_after(self.idle):
+                    data = await self._receive()
             self.proto.receive_data(data)
         await self.flush()
         return event
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self.stream.receive_some(_READ)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return b""
+
+    async def _receive_on_clock(self) -> bytes:
+        """The next bytes, or b"" once ``idle`` passes first on the queue manager's (virtual) clock."""
+        got: list[bytes] = []
+        async with trio.open_nursery() as nursery:
+            async def read() -> None:
+                got.append(await self._receive())
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(read)
+            await self.clock_sleep(self.idle)
+            nursery.cancel_scope.cancel()
+        return got[0] if got else b""
 
 
 class Stopped(Exception):
@@ -402,6 +424,7 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
         if end.batch_should_end(qm.now()):
             if boundary.heartbeat_due(channel, proto, qm.now()):
                 await boundary.batch_heartbeat(link)  # BATCHHB: no answer backs the batch out, not in doubt
+                heartbeats_timed(proto, status)
             full, count = end.batch_full(), end.batch.count
             luw, last, position = end.harden()
             await host.durable(position)  # the in-doubt record before the batch's end
@@ -431,6 +454,14 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
             wait = max(0.0, min(ends, due if due is not None else math.inf) - qm.now())
         if not end.waiting() and not status.reset_seq:
             await _idle(host, link, xmitq, min(wait, 3600.0), status)
+        heartbeats_timed(proto, status)
+
+
+def heartbeats_timed(proto: SenderProtocol, status) -> None:
+    """NETTIME's samples from the heartbeats answered (decision MCG5), as from the resync and each batch's
+    confirmation: a round trip that waited for the partner."""
+    for seconds in proto.take_heartbeat_times():
+        MON.round_trip(status.measures, seconds)
 
 
 async def _idle(host: Host, link: Link, queue: str, timeout: float, status=None) -> None:
@@ -533,6 +564,8 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         proto.fail(fap.CHANNEL_UNAVAILABLE)  # blocked: the sender's AMQ9558E, it retries
                         break
                     link.idle = receive_timeout(event.agreed.heartbeat_interval)
+                    if qm.clock_control.virtual is not None:  # the silence limit on the test's clock (MCG4)
+                        link.clock_sleep = host.sleep
                     end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer,
                                        user=user)
                     instance.mca_user = user

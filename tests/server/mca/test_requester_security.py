@@ -43,7 +43,7 @@ async def _pair(tmp_path, *, kind: str = "SVR", svr: str = "", rqstr: str = "", 
         agents.register(qm1, nursery, on_end=ended.set)
         agents.register(qm2, nursery, on_end=ended.set)
         _mqsc(qm1.qm, "ALTER QMGR CHLEV(ENABLED)" + _sending_side(kind, f"127.0.0.1({qm2.port})" if kind == "SDR"
-                                                                    else ""))
+                                                                    else "", admit=False))
         if svr:
             _mqsc(qm1.qm, f"ALTER CHANNEL({CHANNEL}) CHLTYPE({kind}) {svr}")
         _mqsc(qm2.qm, f"ALTER QMGR CHLEV(ENABLED)\nDEFINE QLOCAL(TARGET)\n"

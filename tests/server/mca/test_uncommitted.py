@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import queue
 import threading
+import types
 
 import pytest
 
+from tests.client.test_ecosystem import _depth
 from tests.server.mca.test_cluster import _escape
 from tests.server.mca.test_mqport import ADMIN, CHANNEL, RECEIVING, _get
 from tests.support.served import Served
@@ -49,14 +51,8 @@ def served(tmp_path):
 
 
 def _inquire_depth(port: int, name: str) -> int:
-    qm = ibmmq.connect("QM1", "DEV.ADMIN.SVRCONN", f"127.0.0.1({port})", *ADMIN)
-    try:
-        q = ibmmq.Queue(qm, name, CMQC.MQOO_INQUIRE)
-        depth = q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-        q.close()
-        return depth
-    finally:
-        qm.disconnect()
+    """QM1's CURDEPTH of ``name`` through ibmmq's MQINQ (test_ecosystem.py's, given the port's CONNAME)."""
+    return _depth(types.SimpleNamespace(conn_name=f"127.0.0.1({port})"), name)
 
 
 def test_an_uncommitted_put_to_the_xmitq_leaves_the_server_answering_and_goes_at_its_commit(served):

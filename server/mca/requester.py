@@ -3,15 +3,17 @@ requester-server, requester-sender callback).  Roles swap: the end that connects
 one that sends (docs/channels.md "Requester and server channels", decisions MCS1-MCS5).
 
 * ``run_requester(host, channel)``: START CHANNEL of a RQSTR: connect to CONNAME (each address in
-  turn), send the ID naming the channel with CapFlags1 REQUEST_INITIATION, then receive as a receiver
-  does (run.py ``serve_message_channel`` on the socket it opened).  A requester has no retry
+  turn; TLS first with SSLCIPH, decision MCG3), send the ID naming the channel with CapFlags1
+  REQUEST_INITIATION, then receive as a receiver does (run.py ``serve_message_channel`` on the
+  socket it opened).  A requester has no retry
   attributes: a failure stops it (STOPPED), a normal end (the server's DISCINT, a callback) leaves it
   INACTIVE.
 * ``serve_requester(stream, first, qm_server, channel)``: the MQ port got a requester's ID naming a
   SVR or SDR here.  A SVR answers the ID and sends from its XMITQ over that socket (run.py
   ``sending_session``) until DISCINT or a failure; it does not retry (its partner started it).  A SDR
   answers the ID, ends the connection normally and starts itself to its own CONNAME: the callback;
-  the requester then receives as a RCVR does.
+  the requester then receives as a RCVR does.  Either checks the requester first, as a receiver checks
+  its sender: TLS at the listener, CHLAUTH once the ID names its queue manager (decision MCG2).
 """
 
 from __future__ import annotations
@@ -114,7 +116,8 @@ async def serve_requester(stream, first_segment_bytes: bytes, qm_server, channel
         proto.fail(fap.CHANNEL_UNAVAILABLE)
         await link.flush()
         return
-    def admit(agreed) -> bool:
+
+    def admit(agreed) -> bool:  # CHLAUTH, the responder's check (MCG2)
         return _admitted(qm, channel, agreed, peer, logger, tls) is not None
 
     if channel.channel_type == M.SDR:

@@ -563,7 +563,7 @@ class Connection:
             from .mca.requester import serve_requester
 
             await serve_requester(self.stream, offer.data, self.server, definition, peer=self.peer_address,
-                                  opening_timeout=opening)
+                                  opening_timeout=opening, tls=self.tls)
             return
         await mca.serve_message_channel(self.stream, offer.data, self.server, definition, peer=self.peer_address,
                                         opening_timeout=opening, tls=self.tls)

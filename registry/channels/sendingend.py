@@ -107,8 +107,11 @@ class SendingEnd:
         return S.MQMD(), None
 
     def waiting(self) -> bool:
-        """Whether the transmission queue has a message to send now."""
-        return self.qm.registry.messages.depth(self.channel.xmit_q_name) > 0
+        """Whether the transmission queue has a message to send now: a committed one, which a get can take.
+        Not the depth: an application's uncommitted put counts in it, and the driver, finding something
+        waiting that no get returns, would go round its loop without waiting (decision MCG1)."""
+        contents = self.qm.registry.messages.peek(self.channel.xmit_q_name)
+        return contents is not None and len(contents) > 0
 
     @property
     def in_doubt(self) -> dict | None:

@@ -121,12 +121,15 @@ def offer_of(qm, channel, *, batch_size: int | None = None, requester: bool = Fa
 
 class Link:
     """A protocol object on a stream: sends what it has, reads until an event comes.  ``idle``: seconds a
-    read may wait; past them the partner is taken as gone (as at the end of its stream)."""
+    read may wait; past them the partner is taken as gone (as at the end of its stream).  ``clock_sleep``:
+    when set (a queue manager on a virtual clock: ``Host.sleep``), ``idle`` passes on that clock, not in
+    real time (decision MCG4)."""
 
     def __init__(self, stream, proto, idle: float = math.inf) -> None:
         self.stream = stream
         self.proto = proto
         self.idle = idle
+        self.clock_sleep: Callable[[float], Awaitable[None]] | None = None
 
     async def flush(self) -> None:
         data = self.proto.data_to_send()
@@ -138,14 +141,33 @@ class Link:
         while (event := self.proto.next_event()) is None:
             await self.flush()
             data = b""
-            with trio.move_on_after(self.idle):
-                try:
-                    data = await self.stream.receive_some(_READ)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    pass
+            if self.clock_sleep is not None and self.idle != math.inf:
+                data = await self._receive_on_clock()
+            else:
+                with trio.move_on_after(self.idle):
+                    data = await self._receive()
             self.proto.receive_data(data)
         await self.flush()
         return event
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self.stream.receive_some(_READ)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return b""
+
+    async def _receive_on_clock(self) -> bytes:
+        """The next bytes, or b"" once ``idle`` passes first on the queue manager's (virtual) clock."""
+        got: list[bytes] = []
+        async with trio.open_nursery() as nursery:
+            async def read() -> None:
+                got.append(await self._receive())
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(read)
+            await self.clock_sleep(self.idle)
+            nursery.cancel_scope.cancel()
+        return got[0] if got else b""
 
 
 class Stopped(Exception):
@@ -279,9 +301,16 @@ async def _sender_connection(host: Host, channel, connect, logger, instance) -> 
         await sending_session(host, channel, Link(stream, proto), where, logger, instance)
 
 
-async def sending_session(host: Host, channel, link: Link, where: str, logger, instance) -> None:
+class Blocked(ChannelFailure):
+    """CHLAUTH refused the partner at the ID exchange (Channel Blocked raised, STATUS sent)."""
+
+
+async def sending_session(host: Host, channel, link: Link, where: str, logger, instance, *,
+                          admit: Callable[[MCF.Agreed], bool] | None = None) -> None:
     """The sending end once its ID is out (it connected) or its answer is due (a requester reached it,
-    server/mca/requester.py): the agreement, the resync, the batches, the close."""
+    server/mca/requester.py): the agreement, the resync, the batches, the close.  ``admit``: the
+    responder's CHLAUTH check once the ID names the partner (a requester reached this end); refused, the
+    partner gets STATUS CHANNEL_UNAVAILABLE and Blocked is raised."""
     qm = host.qm
     status = status_of(qm.registry, channel)
     proto = link.proto
@@ -291,6 +320,10 @@ async def sending_session(host: Host, channel, link: Link, where: str, logger, i
         if not isinstance(event, Started):
             raise ChannelFailure(event.code, partner_ended(event.code))
         agreed = event.agreed
+        if admit is not None and not admit(agreed):
+            proto.fail(fap.CHANNEL_UNAVAILABLE)  # the requester's AMQ9558E, as a blocked sender's
+            await link.flush()
+            raise Blocked(fap.CHANNEL_UNAVAILABLE, f"the partner {agreed.partner_qmgr} is blocked by CHLAUTH")
         link.idle = math.inf  # agreed: the opening deadline of an accepted connection is over
         end.batch_size, end.max_msg_length = agreed.batch_size, agreed.max_msg_length
         status.remote_qmgr, status.batch_size = agreed.partner_qmgr, agreed.batch_size
@@ -411,6 +444,7 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
         if end.batch_should_end(qm.now()):
             if boundary.heartbeat_due(channel, proto, qm.now()):
                 await boundary.batch_heartbeat(link)  # BATCHHB: no answer backs the batch out, not in doubt
+                heartbeats_timed(proto, status)
             full, count = end.batch_full(), end.batch.count
             luw, last, position = end.harden()
             await host.durable(position)  # the in-doubt record before the batch's end
@@ -442,6 +476,14 @@ async def _send_batches(host: Host, channel, end: SendingEnd, link: Link, status
             wait = max(0.0, min(ends, due if due is not None else math.inf) - qm.now())
         if not end.waiting() and not status.reset_seq:
             await _idle(host, link, xmitq, min(wait, 3600.0), status)
+        heartbeats_timed(proto, status)
+
+
+def heartbeats_timed(proto: SenderProtocol, status) -> None:
+    """NETTIME's samples from the heartbeats answered (decision MCG5), as from the resync and each batch's
+    confirmation: a round trip that waited for the partner."""
+    for seconds in proto.take_heartbeat_times():
+        MON.round_trip(status.measures, seconds)
 
 
 async def _idle(host: Host, link: Link, queue: str, timeout: float, status=None) -> None:
@@ -544,6 +586,8 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
                         proto.fail(fap.CHANNEL_UNAVAILABLE)  # blocked: the sender's AMQ9558E, it retries
                         break
                     link.idle = receive_timeout(event.agreed.heartbeat_interval)
+                    if qm.clock_control.virtual is not None:  # the silence limit on the test's clock (MCG4)
+                        link.clock_sleep = host.sleep
                     end = ReceivingEnd(qm, channel, partner_qmgr=event.agreed.partner_qmgr, conn_name=peer,
                                        user=user)
                     instance.mca_user = user
@@ -602,8 +646,9 @@ async def serve_message_channel(stream, first_segment_bytes: bytes, qm_server, c
 
 
 def _admitted(qm, channel, agreed: MCF.Agreed, peer: str, logger, tls=None) -> str | None:
-    """CHLAUTH for the receiving end, once the ID names the sending queue manager: the MCA user the
-    channel runs as, or None when a record blocks it (registry/channels/access.py, decision MCX1)."""
+    """CHLAUTH for the responding end, once the ID names the partner queue manager: the MCA user the
+    channel runs as, or None when a record blocks it (registry/channels/access.py, decisions MCX1, MCG2).
+    The receiving end asks it of a sender; a SVR or SDR that a requester reached asks it too."""
     verdict = access.admit(qm.registry, qm.events, channel, address=peer, partner_qmgr=agreed.partner_qmgr,
                            ssl_peer=tls.subject if tls else None, ssl_issuer=tls.issuer if tls else None)
     if verdict.allowed:

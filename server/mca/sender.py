@@ -20,6 +20,8 @@ class SenderProtocol(Flows):
         self.awaiting_confirm = False
         self.awaiting_heartbeat = False
         self.pings: list[bytes] = []  # PING CHANNEL answers received
+        self._heartbeat_asked = 0.0
+        self.heartbeat_times: list[float] = []  # seconds from each heartbeat request to its answer (NETTIME)
 
     def _cut(self) -> bool:
         return self.awaiting_confirm
@@ -39,6 +41,9 @@ class SenderProtocol(Flows):
         elif t == fap.PING_DATA:
             self.pings.append(MCF.PingData.unpack(segment.body, 0, segment.order)[0].Data)
         elif t == fap.HEARTBEAT:
+            level = self.agreed.fap_level if self.agreed else MCF.MESSAGE_CHANNEL_FAP
+            if self.awaiting_heartbeat and not fap.is_heartbeat_request(segment.header.ControlFlags1, level):
+                self.heartbeat_times.append(self.clock() - self._heartbeat_asked)  # our request's answer
             self.awaiting_heartbeat = False
             self._heartbeat(segment)
         else:
@@ -103,6 +108,12 @@ class SenderProtocol(Flows):
         self._running()
         self._send(fap.heartbeat(struct_id=fap.TSH, fap_level=self.agreed.fap_level))
         self.awaiting_heartbeat = True
+        self._heartbeat_asked = self.last_sent
+
+    def take_heartbeat_times(self) -> list[float]:
+        """The round trips of the heartbeats answered since the last call (the driver's NETTIME samples)."""
+        times, self.heartbeat_times = self.heartbeat_times, []
+        return times
 
 
 __all__ = ["SenderProtocol", "CLOSED", "RUNNING"]

@@ -111,6 +111,19 @@ def test_ping_is_echoed_and_heartbeats_flow_on_the_injected_clock(clock):
     assert not sender.awaiting_heartbeat  # the receiver answered
 
 
+def test_a_heartbeat_answered_is_timed_from_its_request_for_nettime(clock):
+    sender, receiver, _ = started(clock)
+    sender.heartbeat_request()
+    clock.now += 0.125
+    receiver.receive_data(sender.data_to_send())  # answered at once; the answer takes 0.125 s more to arrive
+    clock.now += 0.125
+    sender.receive_data(receiver.data_to_send())
+    assert sender.take_heartbeat_times() == [0.25] and sender.take_heartbeat_times() == []
+    receiver.receive_data(fap.heartbeat(struct_id=fap.TSH, fap_level=sender.agreed.fap_level))  # not asked for
+    sender.receive_data(receiver.data_to_send())
+    assert sender.take_heartbeat_times() == []  # only an answer to this end's own request is a sample
+
+
 def test_a_different_seqwrap_ends_the_channel_with_wrap_value_error(clock):
     sender, receiver, (es, er) = started(clock, seq_wrap=1000)
     assert es == [Closed(fap.WRAP_VALUE_ERROR, by_peer=False)]

@@ -55,14 +55,16 @@ def _status(port: int, qmgr: str) -> tuple[int, int] | int:
     return one[CMQCFC.MQIACH_CHANNEL_TYPE], one[CMQCFC.MQIACH_CHANNEL_STATUS]
 
 
-def _sending_side(kind: str, conname: str = "") -> str:
-    """QM1's MQSC: the transmission queue, the remote queue and its SVR or SDR."""
+def _sending_side(kind: str, conname: str = "", *, admit: bool = True) -> str:
+    """QM1's MQSC: the transmission queue, the remote queue and its SVR or SDR; with ``admit``, the CHLAUTH
+    records that let QM2's requester in past the back-stop (the responder checks every inbound channel)."""
     conn = f"CONNAME('{conname}')" if conname else ""
     return f"""
         DEFINE QLOCAL(QM2) USAGE(XMITQ)
         DEFINE QREMOTE(TO.QM2) RNAME(TARGET) RQMNAME(QM2) XMITQ(QM2)
         DEFINE CHANNEL({CHANNEL}) CHLTYPE({kind}) {conn} XMITQ(QM2) BATCHSZ(2) DISCINT(0) +
-               SHORTRTY(0) LONGRTY(0)"""
+               SHORTRTY(0) LONGRTY(0)
+        """ + (admitting(CHANNEL, "QM2") if admit else "")
 
 
 def _receiving_side(conname: str, kind: str = "RQSTR") -> str:

@@ -54,7 +54,8 @@ def in_cluster(registry) -> bool:
     """A full repository (REPOS/REPOSNL), or a queue manager with a cluster channel."""
     if CL.repositories(registry):
         return True
-    return any(ch.channel_type in (M.CLUSRCVR, M.CLUSSDR) for ch in registry.objects(M.KIND).values())
+    return any(ch.channel_type in (M.CLUSRCVR, M.CLUSSDR) and (ch.cluster_name.strip() or ch.cluster_namelist.strip())
+               for ch in registry.objects(M.KIND).values())
 
 
 class Agent:

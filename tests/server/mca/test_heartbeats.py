@@ -65,6 +65,9 @@ async def test_an_answered_heartbeat_is_a_nettime_sample(tmp_path):
         assert before == 2
         qm1.qm.clock_control.advance(HBINT)  # the heartbeat goes; the receiver answers it
         await _waiting_past(qm1, qm1.qm.now() + HBINT - 1)  # idle again, the next heartbeat due
+        # The sender parks for its next heartbeat as soon as the request is out; the answer is read by its
+        # idle watch after that: wait until every task here (both queue managers are hosted) is blocked again.
+        await trio.testing.wait_all_tasks_blocked(cushion=0.05)
         assert measures.interval.net_count == before + 1
         assert _status(qm1)["NETTIME"] != "", _status(qm1)  # measured (0 µs: the virtual clock stood still)
         _mqsc(qm1.qm, f"STOP CHANNEL({CHANNEL})")

@@ -144,14 +144,15 @@ _QUEUE_ROWS: tuple[tuple[Row, str], ...] = (
     (name(C.MQCA_REMOTE_Q_NAME, "SWEEP.REMOTE.Q"), "R"),
     (name(C.MQCA_REMOTE_Q_MGR_NAME, "QM2"), "R"),
     (name(C.MQCA_XMIT_Q_NAME, "SWEEP.XMITQ"), "R"),
-    # Cluster attributes (their behaviour is the cluster work's; here they are only swept as stored)
-    # DEFBIND: IBM's table has it for L, A, R; qmlite takes it on model queues too (the cluster work's to settle)
-    (number(C.MQIA_DEF_BIND, C.MQBND_BIND_NOT_FIXED, 9), "LMA"),
+    # Cluster attributes (what they do: tests/server/mca/test_cluster*.py; here they are swept as stored).
+    # DEFBIND, CLUSTER, CLUSNL, CLWLPRTY, CLWLRANK: IBM's table has them for L, A, R (a clustered QREMOTE is a
+    # gateway's route, decision CLV8); qmlite takes DEFBIND on model queues too.
+    (number(C.MQIA_DEF_BIND, C.MQBND_BIND_NOT_FIXED, 9), "LMAR"),
     # CLUSTER and CLUSNL exclude each other (MQRCCF_CLUSTER_NAME_CONFLICT): CLUSNL is swept, then undone
-    (name(C.MQCA_CLUSTER_NAMELIST, "SWEEP.CLNL", reset=""), "LA"),
-    (name(C.MQCA_CLUSTER_NAME, "SWEEPCL"), "LA"),
-    (number(C.MQIA_CLWL_Q_PRIORITY, 4, 10), "LA"),
-    (number(C.MQIA_CLWL_Q_RANK, 4, 10), "LA"),
+    (name(C.MQCA_CLUSTER_NAMELIST, "SWEEP.CLNL", reset=""), "LAR"),
+    (name(C.MQCA_CLUSTER_NAME, "SWEEPCL"), "LAR"),
+    (number(C.MQIA_CLWL_Q_PRIORITY, 4, 10), "LAR"),
+    (number(C.MQIA_CLWL_Q_RANK, 4, 10), "LAR"),
     (number(C.MQIA_CLWL_USEQ, C.MQCLWL_USEQ_ANY, 7), "L"),
 )
 _QTYPES = {"L": (C.MQQT_LOCAL, "QLOCAL"), "M": (C.MQQT_MODEL, "QMODEL"), "A": (C.MQQT_ALIAS, "QALIAS"),

@@ -9,7 +9,7 @@ name on the target, starts every sender and returns once each is RUNNING.  The w
 queue managers' channel events (CHLEV is switched on), never a sleep.
 
 The :class:`Topology` it yields has each queue manager's connection details (a
-:class:`~qmlite.client.pytest_plugin.QmliteServer` each) and helpers: ``ibmmq(qmgr)`` (a connection through
+:class:`~qmlite.client.testserver.QmliteServer` each) and helpers: ``ibmmq(qmgr)`` (a connection through
 IBM's ibmmq package), ``put(source, target, queue, body)`` (a message for a queue on another queue
 manager, resolved as IBM resolves ObjectQMgrName: the transmission queue named as it), ``get``,
 ``status(channel)`` and ``wait_for_status(channel, "STOPPED")``, ``start_channel`` / ``stop_channel``.
@@ -399,7 +399,7 @@ def running_topology(path: pathlib.Path, qmgrs: Iterable[str] = ("QM1", "QM2"), 
 
 
 def _hosted_in_one(stack: contextlib.ExitStack, path: pathlib.Path, qmgrs: list[str], options: dict) -> dict:
-    from .pytest_plugin import running_qmlite
+    from .testserver import running_qmlite
 
     first = stack.enter_context(running_qmlite(path, qmgr_name=qmgrs[0], qmgrs=tuple(qmgrs[1:]), **options))
     return {name: first.on_qmgr(name) for name in qmgrs}
@@ -416,7 +416,7 @@ def serve_process(data_dir: pathlib.Path, qmgr: str, options: dict | None = None
     ready line is read, SIGTERMs it (SIGKILL if it will not end) after the block."""
     from qmlite.server import config
 
-    from .pytest_plugin import QmliteServer
+    from .testserver import QmliteServer
 
     process = _Process(pathlib.Path(data_dir), qmgr, options or {})
     try:

@@ -183,6 +183,15 @@ def test_the_server_has_no_circle_even_through_type_only_imports():
     assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]  # the check sees a circle where there is one
 
 
+def test_the_client_has_no_circle_even_through_imports_in_functions():
+    """The plugin's topology fixture runs client/topology.py, which starts queue managers through
+    client/testserver.py: neither the plugin nor the topology imports the other's caller."""
+    every = import_graph(every=True)
+    client = {m: {t for t in targets if t.startswith("qmlite.client.")}
+              for m, targets in every.items() if m.startswith("qmlite.client.")}
+    assert cycles(client) == []
+
+
 @pytest.mark.parametrize("layer, forbidden", [
     ("qmlite.registry", ("qmlite.server", "qmlite.client", "ibmmqc", "pymqe", "trio")),
     ("qmlite.pcf", ("qmlite.registry", "qmlite.server", "qmlite.client", "qmlite.pipeline", "qmlite.cli",
@@ -235,9 +244,9 @@ CLIENT = ("qmlite.client", "ibmmqc", "pymqe")  # client/, with the two transport
 # What a client module may import when it is imported: itself, the wire vocabulary and the key leaf (and
 # ``qmlite``, the namespace, which ibmmqc's and pymqe's ``from qmlite.pcf import ...`` runs first).
 CLIENT_AT_IMPORT = (*CLIENT, "qmlite.pcf", "qmlite.keys")
-# Where the client may import the server, and only in a function: the plugin starts in-process servers, and
-# so does client/topology.py, the plugin's topologies of several queue managers.
-CLIENT_STARTS_SERVERS = {"qmlite.client.pytest_plugin", "qmlite.client.topology"}
+# Where the client may import the server, and only in a function: client/testserver.py starts in-process
+# servers for the plugin, and the plugin and client/topology.py (its topologies) configure them.
+CLIENT_STARTS_SERVERS = {"qmlite.client.pytest_plugin", "qmlite.client.testserver", "qmlite.client.topology"}
 
 
 def client_violations(module: str, source: str) -> list[str]:
@@ -258,8 +267,8 @@ def test_the_sets_the_rules_name_are_what_the_checkout_holds():
     assert CLI == {"qmlite.__main__", "qmlite.cli", "qmlite.control", "qmlite.trace", "qmlite.ibmcli"}
     assert {"qmlite.keys.paths", "qmlite.keys.repository", "qmlite.keys.testpki"} <= set(MODULES)
     assert "qmlite.client.mqsc" in GRAPH["qmlite.control"]  # the command line imports what it shares from client/
-    assert "qmlite.server.listener" in _every_import("qmlite.client.pytest_plugin",
-                                                     MODULES["qmlite.client.pytest_plugin"].read_text())
+    assert "qmlite.server.listener" in _every_import("qmlite.client.testserver",
+                                                     MODULES["qmlite.client.testserver"].read_text())
 
 
 @pytest.mark.parametrize("source, broken", [

@@ -10,7 +10,7 @@ import pathlib
 from collections.abc import Iterator
 
 from qmlite.client._thread import TrioThread
-from qmlite.client.pytest_plugin import _Runner
+from qmlite.client.testserver import _Runner
 
 
 @contextlib.contextmanager

@@ -46,6 +46,7 @@ QUEUE = "DEV.QUEUE.1"
 MSG_SIZE = 1024
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TARGET = 2.0  # issue 24 target 2: this tree's put+get throughput >= 2x the baseline's
+BOUND = "bound: bare trio"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -106,8 +107,85 @@ class Conn:
         return self.step == 0
 
 
-def worker(port: int, first: int, count: int, start: float, end: float, out, persistent: bool = False) -> None:
-    conns = [Conn(port, first + i, persistent) for i in range(count)]
+_TRIO_ECHO = r"""
+import struct, trio
+async def handle(stream):  # one task per connection, as qmlite's server has: read, answer, read again
+    buf = bytearray()
+    async with stream:
+        while True:
+            data = await stream.receive_some(65536)
+            if not data:
+                return
+            buf += data
+            while len(buf) >= 8:
+                size, reply = struct.unpack_from(">II", buf)
+                if len(buf) < size:
+                    break
+                del buf[:size]
+                await stream.send_all(b"ECHO" + struct.pack(">I", reply) + bytes(reply - 8))
+async def main():
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    print(listeners[0].socket.getsockname()[1], flush=True)
+    await trio.serve_listeners(handle, listeners)
+trio.run(main)
+"""
+
+
+class TrioEcho:
+    """The bound (issue 35): a bare trio server, one task per connection, answering each request with
+    a reply of the size qmlite's would have -- no MQ at all.  What trio and the kernel cost a call here."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO], stdout=subprocess.PIPE)
+        self.pid = self.proc.pid
+        self.port = int(self.proc.stdout.readline())
+
+    def stop(self) -> None:
+        self.proc.stdout.close()
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+class EchoConn(Conn):
+    """A connection to :class:`TrioEcho` sending put's and get's sizes in turn (``sizes``: request and
+    reply bytes of each, read from qmlite's server)."""
+
+    def __init__(self, port: int, sizes: tuple[tuple[int, int], tuple[int, int]]) -> None:
+        self.requests = tuple(struct.pack(">II", req, rep) + bytes(req - 8) for req, rep in sizes)
+        self.hl = 8  # the echo's reply has zeros where a CompCode would be
+        self.sock = socket.create_connection((B.HOST, port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.setblocking(False)
+        self.buf = bytearray()
+        self.step = 0
+
+    class _Closed:
+        def abort(self) -> None:
+            pass
+    qm = _Closed()
+
+
+def call_sizes(port: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The put's and the get's (request, reply) bytes on one of this bench's connections."""
+    c = Conn(port, 999)
+    c.sock.setblocking(True)
+    sizes = []
+    for step in (0, 1):
+        c.sock.sendall(c.requests[step])
+        data = b""
+        while len(data) < 8 or len(data) < int.from_bytes(data[4:8], "big"):
+            data += c.sock.recv(65536)
+        sizes.append((len(c.requests[step]), len(data)))
+    c.qm.abort()
+    return tuple(sizes)
+
+
+def worker(port: int, first: int, count: int, start: float, end: float, out, persistent: bool = False,
+           echo_sizes=None) -> None:
+    if echo_sizes is None:
+        conns = [Conn(port, first + i, persistent) for i in range(count)]
+    else:
+        conns = [EchoConn(port, echo_sizes) for _ in range(count)]
     sel = selectors.DefaultSelector()
     for c in conns:
         sel.register(c.sock, selectors.EVENT_READ, c)
@@ -142,7 +220,8 @@ def user_system(pid: int) -> tuple[float, float]:
     return int(fields[11]) / B.TICKS, int(fields[12]) / B.TICKS
 
 
-def measure(server: B.ServerProcess, connections: int, procs: int, seconds: float, persistent: bool = False) -> dict:
+def measure(server: B.ServerProcess | TrioEcho, connections: int, procs: int, seconds: float, persistent: bool = False,
+            echo_sizes=None) -> dict:
     ctx = multiprocessing.get_context("fork")
     shares = [connections // procs + (1 if i < connections % procs else 0) for i in range(procs)]
     start = time.time() + 2.0 + 0.1 * connections
@@ -150,7 +229,7 @@ def measure(server: B.ServerProcess, connections: int, procs: int, seconds: floa
     workers, pipes, first = [], [], 0
     for share in shares:
         rx, tx = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=worker, args=(server.port, first, share, start, end, tx, persistent))
+        p = ctx.Process(target=worker, args=(server.port, first, share, start, end, tx, persistent, echo_sizes))
         p.start()
         workers.append(p)
         pipes.append(rx)
@@ -227,6 +306,8 @@ def main() -> int:
     ap.add_argument("--persistent", action="store_true",
                     help="issue 24 target 4 instead: persistent against non-persistent messages on this tree, "
                          "taking turns on one server (>= 60%%)")
+    ap.add_argument("--trio-bound", action="store_true",
+                    help="also measure, in the same rounds, a bare trio server answering the same sizes (issue 35)")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
     if args.persistent:
@@ -236,11 +317,16 @@ def main() -> int:
         if args.baseline:
             trees = {f"baseline {args.baseline}": baseline_tree(args.baseline, pathlib.Path(tmp)), **trees}
         servers = {name: Served(path) for name, path in trees.items()}
+        sizes = None
+        if args.trio_bound:
+            sizes = call_sizes(servers["this tree"].port)
+            servers[BOUND] = TrioEcho()
         runs: dict[str, list[dict]] = {name: [] for name in servers}
         try:
             for round_no in range(args.rounds):
                 for name, server in servers.items():
-                    r = measure(server, args.connections, args.procs, args.seconds)
+                    r = measure(server, args.connections, args.procs, args.seconds,
+                                echo_sizes=sizes if name == BOUND else None)
                     runs[name].append(r)
                     print(f"round {round_no + 1} {name:20} {r['put+get/s']:8.0f} put+get/s  server "
                           f"{r['server_cpu_us_per_call']:5.1f} us CPU per call "
@@ -265,6 +351,15 @@ def main() -> int:
                   f"{base['server_cpu_us_per_call']:.1f} -> {this['server_cpu_us_per_call']:.1f} us " \
                   f"({per_cpu:.2f}x the calls per server CPU-second: the throughput ratio of a server that " \
                   f"has a core to itself)"
+        if BOUND in summary:
+            # Halving the baseline's CPU per call is what 2x asks of a server with a core to itself; the
+            # bare trio server's own CPU per call is what no code in qmlite's server can take away.
+            need, floor = base["server_cpu_us_per_call"] / TARGET, summary[BOUND]["server_cpu_us_per_call"]
+            verdict += (f"\n  the bound: a bare trio server answering the same sizes ({sizes[0][0]} -> {sizes[0][1]}, "
+                        f"{sizes[1][0]} -> {sizes[1][1]} bytes) takes {floor:.1f} us CPU per call; {TARGET:.0f}x "
+                        f"needs {need:.1f} us per call, " +
+                        (f"leaving {need - floor:.1f} us for the MQ work" if need > floor else
+                         "below what trio and the kernel alone take: OUT OF REACH with trio"))
         print(verdict)
         out["verdict"] = verdict
     if args.json:

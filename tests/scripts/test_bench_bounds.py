@@ -176,6 +176,53 @@ def test_the_bench_names_its_ibmmq_alone_slower_than_ibmmq():
                                "'ibmmq: PCFExecute Ping Q Mgr' at 500/s, the figure it bounds"]
 
 
+def test_the_ceiling_round_trips_each_call_s_sizes_to_the_echo():
+    echo = mqi_bench.Echo()
+    try:
+        trips = mqi_bench.EchoTrips(echo.port, SIZES)
+        try:
+            trips.trip("put")  # returns only once the echo's 596 bytes are read
+            answer = trips.answering("ping", 2, ("recorded",))
+            assert answer(b"hconn", b"any") == ("recorded",)
+            # the stand-in for PCF's MQGET made the third call's round trip: 500 bytes out, 496 back
+            assert trips.steps["ping"][2][1] == 496 and len(trips.steps["ping"][2][0]) == 500
+            assert [len(req) for req, _ in trips.steps["create"]] == [252, 720, 500, 56]
+        finally:
+            trips.close()
+    finally:
+        echo.close()
+
+
+def _with_ceiling(results: dict, put: float, ping: float) -> dict:
+    results["ibmmq over echo"] = {"Queue.put 100 B": {"per_s": put}, "Queue.get 100 B": {"per_s": 9_000.0},
+                                  "PCFExecute Ping Q Mgr": {"per_s": ping},
+                                  "PCFExecute Create Subscription": {"per_s": 1_500.0}}
+    return results
+
+
+def test_the_ceiling_is_checked_between_ibmmq_and_ibmmq_alone():
+    assert _check(_with_ceiling(_results(), 9_000.0, 1_000.0)) == []
+    assert _check(_with_ceiling(_results(), 2_000.0, 1_000.0)) == [
+        "bound 'ibmmq over echo: Queue.put 100 B': 2,000/s is slower than 'ibmmq: Queue.put 100 B' at 3,000/s, "
+        "the figure it bounds"]
+    assert _check(_with_ceiling(_results(), 25_000.0, 1_000.0)) == [
+        "bound 'ibmmq alone: Queue.put 100 B': 20,000/s is slower than 'ibmmq over echo: Queue.put 100 B' at "
+        "25,000/s, the figure it bounds"]
+
+
+def test_a_target_above_its_ceiling_is_printed_out_of_reach():
+    results = _with_ceiling(_results(), 9_000.0, 700.0)
+    results["echo"]["MQOPEN+MQCLOSE"] = {"per_s": 10_000.0}
+    results["replay"]["MQOPEN+MQCLOSE"] = {"per_s": 6_000.0}
+    lines = mqi_bench.verdicts(results)
+    put = next(line for line in lines if "Queue.put" in line)
+    ping = next(line for line in lines if "Ping" in line)
+    # put: 3,000 / 20,000 = 15%, its ceiling 9,000 / 20,000 = 45%: missed, but not out of reach
+    assert "15%  MISSED; ceiling 45%; ibmmq/over echo 33%" in put and "OUT OF REACH" not in put
+    # ping: 500 / 2,000 = 25%, its ceiling 700 / 2,000 = 35% < 40%
+    assert "25%  MISSED; ceiling 35% (OUT OF REACH this run); ibmmq/over echo 71%" in ping
+
+
 # ------------------------------------------------------------------------------------------------
 # pymqi_vs_ibmmq.py: its raw-socket bound
 # ------------------------------------------------------------------------------------------------
@@ -203,3 +250,28 @@ def test_pymqi_bench_names_its_bound_slower_than_a_client_or_without_a_reply():
     found = pymqi_bench.bound_problems(_pymqi_best(5_000.0, 14_000.0, get_reply=0))
     assert found == ["bound 'bound: get': round trip 1 has a reply of 0 bytes (452 -> 0), "
                      "but the call it stands for has one"]
+
+
+# ------------------------------------------------------------------------------------------------
+# many_putget.py: its bare trio bound
+# ------------------------------------------------------------------------------------------------
+
+def test_the_bare_trio_bound_answers_each_request_with_its_reply_size():
+    many = _load("many_putget")
+    echo = many.TrioEcho()
+    try:
+        conn = many.EchoConn(echo.port, ((1596, 572), (500, 1524)))
+        conn.sock.setblocking(True)
+        conn.sock.sendall(conn.requests[0])
+
+        def whole_reply():
+            while (done := conn.reply()) is None:  # a reply may come in pieces
+                pass
+            return done
+        assert whole_reply() is False  # the put's reply: whole, its "CompCode" zero; the get went out
+        assert whole_reply() is True  # the get's reply: a put+get done, the next put out
+        assert whole_reply() is False
+        conn.sock.close()
+    finally:
+        echo.stop()
+    assert echo.proc.returncode is not None

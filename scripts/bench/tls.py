@@ -8,6 +8,11 @@ second (MQCONNX + MQDISC) over TLS as a share of plain.
 
     python scripts/bench/tls.py [--calls 3000] [--connects 200] [--batches 20] [--json FILE]
 
+``connect_ceiling`` (issue 35): the handshake alone -- qmlite's server context and ibmmqc's client context
+handshaking in one process over memory BIOs, resumed as the client resumes -- and what it leaves possible:
+plain's connection time over plain's plus the handshake's CPU (``ceiling``; ``out_of_reach`` when that is
+below the 0.5 target: no transport can then meet it with these handshakes on this machine).
+
 The server runs as ``qmlite serve`` in its own process (log level warning) with the test PKI mounted as
 IBM's container mounts /etc/mqm/pki (QMLITE_PKI_DIR).  Plain and TLS take turns in ``--batches``
 batches (calls/batches puts, then gets, then connects/batches new connections, each way); a ratio is
@@ -20,10 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import ssl
 import statistics
 import sys
 import tempfile
 import time
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -113,6 +120,63 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int, ser
     return out
 
 
+def _pump(src: ssl.MemoryBIO, dst: ssl.MemoryBIO) -> None:
+    data = src.read()
+    if data:
+        dst.write(data)
+
+
+def handshake_cpu(made, rounds: int) -> dict:
+    """The TLS part of a new connection alone (issue 35): qmlite's server context for the bench's channel
+    and ibmmqc's client context, handshaking in this process over memory BIOs -- no sockets, no MQ --
+    first a full handshake, then ``rounds`` resumed ones, each offering the session the one before left
+    (as the client does).  CPU µs per handshake, both ends together (one process: CPU is its time)."""
+    from qmlite.client.tls import client_tls
+    from qmlite.server.tls import ServerTLS
+
+    qmgr = types.SimpleNamespace(ssl_key_repository="", ssl_key_repo_password="", cert_label="")
+    log = types.SimpleNamespace(error=lambda *a, **k: None, info=lambda *a, **k: None,
+                                warning=lambda *a, **k: None)
+    server = ServerTLS(types.SimpleNamespace(pki_dir=str(made.pki_dir)),
+                       types.SimpleNamespace(qmgr=qmgr, diagnostics=None), log)
+    if server.reload():
+        raise SystemExit(f"the bench's PKI did not load: {server.problem}")
+    sctx = server.context(types.SimpleNamespace(cert_label="", ssl_cipher_spec=CIPHER, name=TLS_CHANNEL))
+    client = client_tls(channel=TLS_CHANNEL, cipher_spec=CIPHER, key_repository=made.client_stem,
+                        cert_label=made.client_label)
+    hostname = client.server_hostname(B.HOST)
+
+    def one(session):
+        c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
+        c = client.context.wrap_bio(c_in, c_out, server_hostname=hostname, session=session)
+        s = sctx.wrap_bio(s_in, s_out, server_side=True)
+        done = [False, False]
+        while not all(done):
+            for k, (obj, out, peer_in) in enumerate(((c, c_out, s_in), (s, s_out, c_in))):
+                if not done[k]:
+                    try:
+                        obj.do_handshake()
+                        done[k] = True
+                    except ssl.SSLWantReadError:
+                        pass
+                _pump(out, peer_in)
+        try:  # TLS 1.3: the server's ticket arrives after the handshake; the client reads it
+            c.read(1)
+        except ssl.SSLWantReadError:
+            pass
+        return c.session, c.session_reused, c.version()
+
+    session, _, version = one(None)
+    t0 = time.process_time()
+    reused = 0
+    for _ in range(rounds):
+        session, was_reused, _ = one(session)
+        reused += was_reused
+    took = time.process_time() - t0
+    return {"version": version, "rounds": rounds, "resumed": reused,
+            "cpu_us_per_resumed_handshake": round(took / rounds * 1e6, 1)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=3000)
@@ -145,9 +209,17 @@ def main(argv=None) -> int:
     finally:
         server.stop()
     targets = {"put": 0.8, "get": 0.8, "connect": 0.5}
+    # The ceiling of new connections (issue 35): a TLS connection is a plain one plus its handshake, whose
+    # two ends compute in turn, so TLS / plain can be at most plain's time over plain's time plus the
+    # handshake's CPU alone.
+    alone = handshake_cpu(made, max(50, args.connects))
+    plain_us = 1e6 / result["connect"]["plain_per_s"]["median"]
+    ceiling = plain_us / (plain_us + alone["cpu_us_per_resumed_handshake"])
+    alone.update(plain_connection_us=round(plain_us, 1), ceiling=round(ceiling, 3),
+                 out_of_reach=ceiling < targets["connect"])
     report = {"cipher_spec": args.cipher, "results": result, "targets": targets,
               "met": {op: result[op]["tls_over_plain"]["median_of_pairs"] >= t for op, t in targets.items()},
-              "load_average": os.getloadavg()}
+              "connect_ceiling": alone, "load_average": os.getloadavg()}
     print(json.dumps(report, indent=2))
     if args.json:
         with open(args.json, "w") as fh:

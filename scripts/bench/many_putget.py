@@ -112,17 +112,20 @@ import struct, trio
 async def handle(stream):  # one task per connection, as qmlite's server has: read, answer, read again
     buf = bytearray()
     async with stream:
-        while True:
-            data = await stream.receive_some(65536)
-            if not data:
-                return
-            buf += data
-            while len(buf) >= 8:
-                size, reply = struct.unpack_from(">II", buf)
-                if len(buf) < size:
-                    break
-                del buf[:size]
-                await stream.send_all(b"ECHO" + struct.pack(">I", reply) + bytes(reply - 8))
+        try:
+            while True:
+                data = await stream.receive_some(65536)
+                if not data:
+                    return
+                buf += data
+                while len(buf) >= 8:
+                    size, reply = struct.unpack_from(">II", buf)
+                    if len(buf) < size:
+                        break
+                    del buf[:size]
+                    await stream.send_all(b"ECHO" + struct.pack(">I", reply) + bytes(reply - 8))
+        except trio.BrokenResourceError:  # a load process ended with a reply in flight: the next round goes on
+            return
 async def main():
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     print(listeners[0].socket.getsockname()[1], flush=True)

@@ -271,7 +271,14 @@ def test_the_bare_trio_bound_answers_each_request_with_its_reply_size():
         assert whole_reply() is False  # the put's reply: whole, its "CompCode" zero; the get went out
         assert whole_reply() is True  # the get's reply: a put+get done, the next put out
         assert whole_reply() is False
-        conn.sock.close()
+        conn.sock.close()  # a get in flight, its reply unread: the echo sees a reset
+        again = many.EchoConn(echo.port, ((1596, 572), (500, 1524)))  # ... and still serves the next round
+        again.sock.setblocking(True)
+        again.sock.sendall(again.requests[0])
+        while (done := again.reply()) is None:
+            pass
+        assert done is False and echo.proc.poll() is None
+        again.sock.close()
     finally:
         echo.stop()
     assert echo.proc.returncode is not None

@@ -83,7 +83,7 @@ def _fixed(buf, offset: int, order: str, sizes: dict[int, int]) -> int:
     return md + opts
 
 
-# An MQPUT's MQMD+MQPMO and an MQGET's MQMD+MQGMO decoded as one, by their bytes (issue 35, HP10): an
+# An MQPUT's MQMD+MQPMO and an MQGET's MQMD+MQGMO decoded as one, by their bytes (issue 35, HP6): an
 # application sends the same structures call after call, and each decoding is a pure function of the bytes,
 # the byte order and the codec (HP2), so one look-up answers both structures; each call still gets
 # structures of its own (the domain fills them in place).  A key's bytes include both StrucIds and Versions:

@@ -1517,7 +1517,7 @@ def api_reply_head(request: SegmentHeader, body_length: int, *, comp_code: int =
                    hobj: int = 0, segment_type: Optional[int] = None, byte_order: int = 2,
                    encoding: int = 0x222, ccsid: int = 819) -> bytes:
     """The segment header and API header of :func:`api_reply` for a body of ``body_length`` bytes: what
-    comes before the body, so a caller holding the body in pieces joins them once (issue 35, HP8)."""
+    comes before the body, so a caller holding the body in pieces joins them once (issue 35, HP4)."""
     if segment_type is None:
         t = request.SegmentType
         segment_type = t | REPLY if t >= 0x80 else t  # is_mqi_type(t), inline
@@ -1530,7 +1530,7 @@ def api_reply_head(request: SegmentHeader, body_length: int, *, comp_code: int =
         total = TSH_LENGTH + API_HEADER_LENGTH + body_length
         head = _BE_U32.pack(total)
         sid = _STRUCT_ID_BYTES[request.StructId]
-    # The header's fixed part (ByteOrder to Reserved): the same for every reply of a type, packed once (HP8)
+    # The header's fixed part (ByteOrder to Reserved): the same for every reply of a type, packed once (HP4)
     key = (segment_type, byte_order, encoding, ccsid)
     fixed = _REPLY_FIXED.get(key)
     if fixed is None:

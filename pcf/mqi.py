@@ -330,7 +330,7 @@ class MQMD:
             raise CodecError(C.MQRC_MD_ERROR, family=_MQRC, detail=f"MQMD: unknown Version {self.Version}")
         e = _ENCODED.get(codec) or _encoders(codec)
         c8, c48 = e[8], e[48]
-        # _bin24 and _bin, inline for the usual case (bytes of the right length): a reply packs two (HP10)
+        # _bin24 and _bin, inline for the usual case (bytes of the right length): a reply packs two (HP6)
         msg_id, correl_id, token = self.MsgId, self.CorrelId, self.AccountingToken
         if type(msg_id) is not bytes or len(msg_id) != 24:
             msg_id = _bin(msg_id, 24, "MsgId")
@@ -630,7 +630,7 @@ _GMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQGMO)))
 _GMO_SEEN = _Decoded()
 
 # Sizes by Version, and every field's value in declaration order (``MQMD(*md_values(md))`` is a copy):
-# what pcf/calls.py's MQPUT and MQGET requests need to decode an MQMD and its options as one (HP10).
+# what pcf/calls.py's MQPUT and MQGET requests need to decode an MQMD and its options as one (HP6).
 MD_SIZES = {v: s.size for v, s in _MD_S_LE.items()}
 PMO_SIZES = {v: s.size for v, s in _PMO_S["<"].items()}
 GMO_SIZES = {v: s.size for v, s in _GMO_S["<"].items()}

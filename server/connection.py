@@ -69,7 +69,7 @@ def segment_count(data: bytes) -> int:
     carries its segment's length, big-endian, after the 4-byte eye-catcher."""
     end = len(data)
     if end >= 8 and int.from_bytes(data[4:8], "big") == end:
-        return 1  # one segment (every MQI reply that fits MaxTransmissionSize): no loop (issue 35, HP9)
+        return 1  # one segment (every MQI reply that fits MaxTransmissionSize): no loop (issue 35, HP5)
     count = offset = 0
     while offset + 8 <= end:
         length = int.from_bytes(data[offset + 4:offset + 8], "big")

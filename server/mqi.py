@@ -101,7 +101,7 @@ class MQI:
             instance.msgs += 1
             instance.last_msg = qm.now()
         # The journal's positions read from the store itself: qm.position and qm.durable_position are
-        # these attributes behind a property each, three calls a request (issue 35, HP9).
+        # these attributes behind a property each, three calls a request (issue 35, HP5).
         before = qm.registry.store.appended
         depends_on = 0
         try:
@@ -212,7 +212,7 @@ class MQI:
     def _reply_of(self, conn: Connection, seg: fap.Segment, parts: tuple[bytes, ...], *, comp: int = 0,
                   reason: int = 0, hobj: int = 0) -> list[bytes]:
         """``reply`` for a body in pieces (an MQPUT's or MQGET's structures, its length, its data): when
-        one segment holds it, its headers and pieces are joined once, not the body first (HP8)."""
+        one segment holds it, its headers and pieces are joined once, not the body first (HP4)."""
         length = sum(map(len, parts))
         if length + _LONGEST_HEADERS <= conn.agreement.max_transmission_size:
             return [b"".join((fap.api_reply_head(seg.header, length, comp_code=comp, reason=reason, hobj=hobj),
@@ -319,7 +319,7 @@ class MQI:
         req, _ = calls.MQPutRequest.unpack(call.Data, 0, seg.header.order)
         hobj = call.ApiHeader.Hobj
         md, pmo, reason = self.qm.put(conv.session, hobj, req.MsgDesc, req.PutMsgOpts, req.Data)
-        # calls.MQPutReply(md, pmo, len(req.Data)).pack(_LE), in pieces (HP8)
+        # calls.MQPutReply(md, pmo, len(req.Data)).pack(_LE), in pieces (HP4)
         return self._reply_of(conn, seg, (md.pack(_LE), pmo.pack(_LE), _I32.pack(len(req.Data))),
                               comp=C.MQCC_WARNING if reason else 0, reason=reason, hobj=hobj), 0
 
@@ -339,7 +339,7 @@ class MQI:
         if req.BufferLength < 0:
             raise MQIError(C.MQRC_BUFFER_LENGTH_ERROR)
         # The message there now (nearly every MQGET of a busy queue): answered without building the
-        # waiting machinery below (HP8); the wait's first look is this one.
+        # waiting machinery below (HP4); the wait's first look is this one.
         got = self.qm.get(session, handle, req.MsgDesc, gmo, req.BufferLength)
         if got is not None:
             return self._got(conn, seg, handle, got)
@@ -359,7 +359,7 @@ class MQI:
 
     def _got(self, conn: Connection, seg: fap.Segment, handle: Handle, got: Got) -> Replies:
         """The reply to an MQGET that found its message: calls.MQGetReply(got.md, got.gmo, got.data,
-        got.full_length).pack(_LE), in pieces (HP8); it leaves once the message's journal position is durable."""
+        got.full_length).pack(_LE), in pieces (HP4); it leaves once the message's journal position is durable."""
         parts = (got.md.pack(_LE), got.gmo.pack(_LE), _I32.pack(got.full_length), got.data)
         return self._reply_of(conn, seg, parts, comp=got.comp, reason=got.reason, hobj=handle.hobj), got.durable_after
 

@@ -1,4 +1,4 @@
-"""``fap.api_reply_head`` (decision HP8): an MQI reply's segment and API headers, their fixed part packed
+"""``fap.api_reply_head`` (decision HP4): an MQI reply's segment and API headers, their fixed part packed
 once per (type, byte order, encoding, CCSID), against the same segment built field by field through
 ``SegmentHeader`` and ``ApiHeader`` -- every field chosen by hypothesis, calls of different shapes
 interleaved so a remembered fixed part is never another shape's."""

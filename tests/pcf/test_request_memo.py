@@ -1,5 +1,5 @@
 """An MQPUT's MQMD+MQPMO and an MQGET's MQMD+MQGMO decoded as one by their bytes (pcf/calls.py, decision
-HP10): field for field the general path's, which decodes each structure on its own.
+HP6): field for field the general path's, which decodes each structure on its own.
 
 hypothesis chooses every field of the MQMD and the options (each Version of both), the byte order, the codec
 and the data; the request is decoded with every memo empty (the general path), then again (from the memo),

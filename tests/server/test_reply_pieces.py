@@ -1,5 +1,5 @@
 """An MQPUT's and MQGET's reply joined from its pieces (server/mqi.py ``_reply_of`` and ``_got``, decision
-HP8) and a one-segment send counted without the loop (server/connection.py ``segment_count``, HP9): byte for
+HP4) and a one-segment send counted without the loop (server/connection.py ``segment_count``, HP5): byte for
 byte what the general path builds -- ``calls.MQPutReply``/``calls.MQGetReply`` packed, then ``MQI.reply``
 (split into segments when MaxTransmissionSize is exceeded) -- with hypothesis choosing the structures,
 the data, the truncation, the reason and the channel's MaxTransmissionSize."""

@@ -99,7 +99,7 @@ class MQI:
         instance = conn.instance
         if instance is not None:  # channel status: MQI calls served, and when the last one was
             instance.msgs += 1
-            instance.last_msg = qm.now()
+            instance.last_msg = qm.registry.clock()  # qm.now(), without its frame (HP5)
         # The journal's positions read from the store itself: qm.position and qm.durable_position are
         # these attributes behind a property each, three calls a request (issue 35, HP5).
         before = qm.registry.store.appended

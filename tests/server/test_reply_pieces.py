@@ -41,18 +41,22 @@ requests = st.builds(_request, st.sampled_from([fap.TSHM, fap.TSH]), st.just(0),
 max_trs = st.sampled_from([600, 1000, 4096, 32768, 1 << 20])
 reasons = st.sampled_from([(0, 0), (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED),
                            (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED), (C.MQCC_WARNING, C.MQRC_NO_SUBS_MATCHED)])
+def _case(data, segment_type: int, options_shape):
+    """A request of ``segment_type``, its reply's MQMD and options, (CompCode, Reason) and a connection."""
+    seg = data.draw(requests)
+    seg.header.SegmentType = segment_type
+    md, options = data.draw(structures(MD)), data.draw(structures(options_shape))
+    return seg, md, options, data.draw(reasons), _conn(data.draw(max_trs))
+
+
 settings_ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @settings_
 @given(st.data())
 def test_an_mqput_reply_from_its_pieces_is_the_general_reply(data):
-    seg = data.draw(requests)
-    seg.header.SegmentType = fap.MQPUT
-    md, pmo = data.draw(structures(MD)), data.draw(structures(PMO))
-    length = data.draw(st.integers(0, 2**31 - 1))
-    (comp, reason), hobj, max_tr = data.draw(reasons), data.draw(st.integers(0, 2**31 - 1)), data.draw(max_trs)
-    mqi, conn = _mqi(), _conn(max_tr)
+    seg, md, pmo, (comp, reason), conn = _case(data, fap.MQPUT, PMO)
+    length, hobj, mqi = data.draw(st.integers(0, 2**31 - 1)), data.draw(st.integers(0, 2**31 - 1)), _mqi()
     general = mqi.reply(conn, seg, calls.MQPutReply(md, pmo, length).pack(LE), comp=comp, reason=reason, hobj=hobj)
     pieces = (md.pack(LE), pmo.pack(LE), length.to_bytes(4, "little", signed=True))
     assert mqi._reply_of(conn, seg, pieces, comp=comp, reason=reason, hobj=hobj) == general
@@ -61,15 +65,12 @@ def test_an_mqput_reply_from_its_pieces_is_the_general_reply(data):
 @settings_
 @given(st.data())
 def test_an_mqget_reply_from_its_pieces_is_the_general_reply(data):
-    seg = data.draw(requests)
-    seg.header.SegmentType = fap.MQGET
-    md, gmo = data.draw(structures(MD)), data.draw(structures(GMO))
+    seg, md, gmo, (comp, reason), conn = _case(data, fap.MQGET, GMO)
     message = data.draw(st.binary(max_size=3000))
     kept = data.draw(st.integers(0, len(message)))  # a truncated message keeps its first bytes
-    (comp, reason), max_tr = data.draw(reasons), data.draw(max_trs)
     got = Got(md, gmo, message[:kept], len(message), comp, reason, data.draw(st.integers(0, 99)), "Q")
     handle = types.SimpleNamespace(hobj=data.draw(st.integers(0, 2**31 - 1)))
-    mqi, conn = _mqi(), _conn(max_tr)
+    mqi, max_tr = _mqi(), conn.agreement.max_transmission_size
     body = calls.MQGetReply(got.md, got.gmo, got.data, got.full_length).pack(LE)
     general = mqi.reply(conn, seg, body, comp=comp, reason=reason, hobj=handle.hobj)
     assert mqi._got(conn, seg, handle, got) == (general, got.durable_after)

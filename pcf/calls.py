@@ -70,17 +70,15 @@ def _fixed(buf, offset: int, order: str, sizes: dict[int, int]) -> int:
     """Bytes of the MQMD at ``offset`` and of the options structure after it (``sizes`` by Version: MQPMO's
     or MQGMO's), read from their Version fields; 0 when a Version is unknown or the bytes are not all
     there (the structures' own decoding then says why)."""
+    if offset < 0:
+        return 0
     unpack = _I[order].unpack_from
-    have = len(buf) - offset
-    if offset < 0 or have < 8:
+    try:
+        md = MD_SIZES[unpack(buf, offset + 4)[0]]
+        fixed = md + sizes[unpack(buf, offset + md + 4)[0]]
+    except (KeyError, struct.error):  # a Version unknown, or its bytes not there
         return 0
-    md = MD_SIZES.get(unpack(buf, offset + 4)[0])
-    if md is None or have < md + 8:
-        return 0
-    opts = sizes.get(unpack(buf, offset + md + 4)[0])
-    if opts is None or have < md + opts:
-        return 0
-    return md + opts
+    return fixed if len(buf) - offset >= fixed else 0
 
 
 # An MQPUT's MQMD+MQPMO and an MQGET's MQMD+MQGMO decoded as one, by their bytes (issue 35, HP6): an

@@ -16,7 +16,9 @@ first one had.
 Prints the CPU time (``time.process_time``) per MQI call, the best and the median of ``--rounds``
 (a put+get pair is two calls); ``--profile N`` runs one more round under cProfile and prints its N
 most expensive functions by their own time.  It measures whichever qmlite the interpreter imports:
-run it from each tree in turn to compare two trees.
+run it from each tree in turn to compare two trees.  CPU time moves with the machine's load; instructions
+do not: callgrind's totals of two runs that differ only in ``--pairs`` give the instructions per call
+(docs/benchmarks.md "Issue 35: 16 connections, the server's work per call" has the command).
 """
 
 from __future__ import annotations

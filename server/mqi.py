@@ -358,8 +358,8 @@ class MQI:
         return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired, looked=True)
 
     def _got(self, conn: Connection, seg: fap.Segment, handle: Handle, got: Got) -> Replies:
-        """The reply to an MQGET that found its message: calls.MQGetReply(got.md, got.gmo, got.data,
-        got.full_length).pack(_LE), in pieces (HP4); it leaves once the message's journal position is durable."""
+        """The reply to an MQGET that found its message: ``calls.MQGetReply`` of its descriptor, options, data
+        and full length packed, in pieces (HP4); it leaves once the message's journal position is durable."""
         parts = (got.md.pack(_LE), got.gmo.pack(_LE), _I32.pack(got.full_length), got.data)
         return self._reply_of(conn, seg, parts, comp=got.comp, reason=got.reason, hobj=handle.hobj), got.durable_after
 

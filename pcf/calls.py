@@ -26,7 +26,8 @@ from . import constants as C
 from . import errors
 from .encoding import decode_text, encode_text
 from .errors import CodecError
-from .mqi import FOPA, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO
+from .mqi import (FOPA, GMO_SIZES, MD_SIZES, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, PMO_SIZES, Decoded, gmo_values,
+                  md_values, pmo_values)
 
 __all__ = [
     "EmptyBody", "MQOpenRequest", "MQOpenReply", "MQCloseRequest", "MQPutRequest", "MQPutReply",
@@ -63,6 +64,30 @@ def _ints(buf, pos: int, count: int, order: str) -> list[int]:
     if count == 0:
         return []
     return list(struct.unpack_from(f"{order}{count}i", buf, pos))
+
+
+def _fixed(buf, offset: int, order: str, sizes: dict[int, int]) -> int:
+    """Bytes of the MQMD at ``offset`` and of the options structure after it (``sizes`` by Version: MQPMO's
+    or MQGMO's), read from their Version fields; 0 when a Version is unknown or the bytes are not all
+    there (the structures' own decoding then says why)."""
+    if offset < 0:
+        return 0
+    unpack = _I[order].unpack_from
+    try:
+        md = MD_SIZES[unpack(buf, offset + 4)[0]]
+        fixed = md + sizes[unpack(buf, offset + md + 4)[0]]
+    except (KeyError, struct.error):  # a Version unknown, or its bytes not there
+        return 0
+    return fixed if len(buf) - offset >= fixed else 0
+
+
+# An MQPUT's MQMD+MQPMO and an MQGET's MQMD+MQGMO decoded as one, by their bytes (issue 35, HP6): an
+# application sends the same structures call after call, and each decoding is a pure function of the bytes,
+# the byte order and the codec (HP2), so one look-up answers both structures; each call still gets
+# structures of its own (the domain fills them in place).  A key's bytes include both StrucIds and Versions:
+# only bytes the structures' own decoding accepted are ever remembered.
+_PUTS = Decoded()
+_GETS = Decoded()
 
 
 def _pack_ints(values, order: str) -> bytes:
@@ -167,8 +192,16 @@ class MQPutRequest:
 
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
+        fixed = _fixed(buf, offset, order, PMO_SIZES)
+        if fixed:
+            key, seen = _PUTS.seen(buf, offset, fixed, order, codec)
+            if seen is not None:
+                _n, data, pos = _data(buf, offset + fixed, order)
+                return cls(MQMD(*seen[0]), MQPMO(*seen[1]), data), pos
         md, pos = MQMD.unpack(buf, offset, order, codec)
         pmo, pos = MQPMO.unpack(buf, pos, order, codec)
+        if fixed:
+            _PUTS.remember(key, (md_values(md), pmo_values(pmo)))
         _n, data, pos = _data(buf, pos, order)
         return cls(md, pmo, data), pos
 
@@ -284,8 +317,18 @@ class MQGetRequest:
 
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
-        md, pos = MQMD.unpack(buf, offset, order, codec)
-        gmo, pos = MQGMO.unpack(buf, pos, order, codec)
+        fixed = _fixed(buf, offset, order, GMO_SIZES)
+        if fixed:
+            key, seen = _GETS.seen(buf, offset, fixed, order, codec)
+            if seen is not None:
+                md, gmo, pos = MQMD(*seen[0]), MQGMO(*seen[1]), offset + fixed
+            else:
+                md, pos = MQMD.unpack(buf, offset, order, codec)
+                gmo, pos = MQGMO.unpack(buf, pos, order, codec)
+                _GETS.remember(key, (md_values(md), gmo_values(gmo)))
+        else:
+            md, pos = MQMD.unpack(buf, offset, order, codec)
+            gmo, pos = MQGMO.unpack(buf, pos, order, codec)
         n = _int(buf, pos, order, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
         if n < 0:
             raise CodecError(C.MQRC_BUFFER_LENGTH_ERROR, family=_MQRC, offset=pos, detail=f"BufferLength {n}")

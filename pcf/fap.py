@@ -1509,21 +1509,39 @@ def api_reply(request: SegmentHeader, body: bytes = b"", *, comp_code: int = 0, 
     RequestId, type | REPLY, API header with CallLength = SegmentLength - 8 (10, what the real
     server writes) followed by ``body``.  Replies longer than MaxTransmissionSize must be built
     with :func:`api_reply_segments` instead.  Packed directly: every MQI reply passes here."""
+    return api_reply_head(request, len(body), comp_code=comp_code, reason=reason, hobj=hobj,
+                          segment_type=segment_type, byte_order=byte_order, encoding=encoding, ccsid=ccsid) + body
+
+
+def api_reply_head(request: SegmentHeader, body_length: int, *, comp_code: int = 0, reason: int = 0,
+                   hobj: int = 0, segment_type: Optional[int] = None, byte_order: int = 2,
+                   encoding: int = 0x222, ccsid: int = 819) -> bytes:
+    """The segment header and API header of :func:`api_reply` for a body of ``body_length`` bytes: what
+    comes before the body, so a caller holding the body in pieces joins them once (issue 35, HP4)."""
     if segment_type is None:
         t = request.SegmentType
-        segment_type = t | REPLY if is_mqi_type(t) else t
+        segment_type = t | REPLY if t >= 0x80 else t  # is_mqi_type(t), inline
     order = BIG if byte_order == 1 else LITTLE
     if request.StructId == TSHM:
-        total = TSHM_LENGTH + API_HEADER_LENGTH + len(body)
+        total = TSHM_LENGTH + API_HEADER_LENGTH + body_length
         head = _LEN_CONV_REQ.pack(total, request.ConversationId, request.RequestId)
         sid = b"TSHM"
     else:
-        total = TSH_LENGTH + API_HEADER_LENGTH + len(body)
+        total = TSH_LENGTH + API_HEADER_LENGTH + body_length
         head = _BE_U32.pack(total)
         sid = _STRUCT_ID_BYTES[request.StructId]
-    return b"".join((sid, head, _TAIL[order].pack(byte_order, segment_type, CF1_FIRST | CF1_LAST, 0, _ZERO_LUW,
-                                                  encoding, ccsid, 0),
-                     _BE_U32.pack(total - 8), _API_TAIL[order].pack(comp_code, reason, hobj), body))
+    # The header's fixed part (ByteOrder to Reserved): the same for every reply of a type, packed once (HP4)
+    key = (segment_type, byte_order, encoding, ccsid)
+    fixed = _REPLY_FIXED.get(key)
+    if fixed is None:
+        fixed = _TAIL[order].pack(byte_order, segment_type, CF1_FIRST | CF1_LAST, 0, _ZERO_LUW, encoding, ccsid, 0)
+        if len(_REPLY_FIXED) >= 1024:  # bounded: callers' encodings are few, but any int is accepted
+            _REPLY_FIXED.clear()
+        _REPLY_FIXED[key] = fixed
+    return b"".join((sid, head, fixed, _BE_U32.pack(total - 8), _API_TAIL[order].pack(comp_code, reason, hobj)))
+
+
+_REPLY_FIXED: dict[tuple[int, int, int, int], bytes] = {}
 
 
 def split_call(header: SegmentHeader, body: bytes, max_transmission_size: int) -> list[bytes]:

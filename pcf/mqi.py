@@ -330,17 +330,25 @@ class MQMD:
             raise CodecError(C.MQRC_MD_ERROR, family=_MQRC, detail=f"MQMD: unknown Version {self.Version}")
         e = _ENCODED.get(codec) or _encoders(codec)
         c8, c48 = e[8], e[48]
+        # _bin24 and _bin, inline for the usual case (bytes of the right length): a reply packs two (HP6)
+        msg_id, correl_id, token = self.MsgId, self.CorrelId, self.AccountingToken
+        if type(msg_id) is not bytes or len(msg_id) != 24:
+            msg_id = _bin(msg_id, 24, "MsgId")
+        if type(correl_id) is not bytes or len(correl_id) != 24:
+            correl_id = _bin(correl_id, 24, "CorrelId")
+        if type(token) is not bytes or len(token) != 32:
+            token = _bin(token, 32, "AccountingToken")
         head = (_MD_ID, self.Version, self.Report, self.MsgType, self.Expiry, self.Feedback, self.Encoding,
-                self.CodedCharSetId, c8[self.Format], self.Priority, self.Persistence,
-                _bin24(self.MsgId, "MsgId"), _bin24(self.CorrelId, "CorrelId"), self.BackoutCount,
-                c48[self.ReplyToQ], c48[self.ReplyToQMgr], e[12][self.UserIdentifier],
-                _bin(self.AccountingToken, 32, "AccountingToken"), e[32][self.ApplIdentityData],
-                self.PutApplType, e[28][self.PutApplName], c8[self.PutDate], c8[self.PutTime],
-                e[4][self.ApplOriginData])
+                self.CodedCharSetId, c8[self.Format], self.Priority, self.Persistence, msg_id, correl_id,
+                self.BackoutCount, c48[self.ReplyToQ], c48[self.ReplyToQMgr], e[12][self.UserIdentifier], token,
+                e[32][self.ApplIdentityData], self.PutApplType, e[28][self.PutApplName], c8[self.PutDate],
+                c8[self.PutTime], e[4][self.ApplOriginData])
         if self.Version == 1:
             return s.pack(*head)
-        return s.pack(*head, _bin24(self.GroupId, "GroupId"), self.MsgSeqNumber, self.Offset,
-                      self.MsgFlags, self.OriginalLength)
+        group_id = self.GroupId
+        if type(group_id) is not bytes or len(group_id) != 24:
+            group_id = _bin(group_id, 24, "GroupId")
+        return s.pack(*head, group_id, self.MsgSeqNumber, self.Offset, self.MsgFlags, self.OriginalLength)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -620,6 +628,14 @@ class MQGMO:
 
 _GMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQGMO)))
 _GMO_SEEN = _Decoded()
+
+# Sizes by Version, and every field's value in declaration order (``MQMD(*md_values(md))`` is a copy):
+# what pcf/calls.py's MQPUT and MQGET requests need to decode an MQMD and its options as one (HP6).
+MD_SIZES = {v: s.size for v, s in _MD_S_LE.items()}
+PMO_SIZES = {v: s.size for v, s in _PMO_S["<"].items()}
+GMO_SIZES = {v: s.size for v, s in _GMO_S["<"].items()}
+md_values, pmo_values, gmo_values = _MD_VALUES, _PMO_VALUES, _GMO_VALUES
+Decoded = _Decoded
 
 
 # --------------------------------------------------------------------------------------------------

@@ -67,8 +67,10 @@ def _write(sock, data) -> int:
 def segment_count(data: bytes) -> int:
     """How many TSH segments ``data`` holds (``send`` is given whole segments only): each header
     carries its segment's length, big-endian, after the 4-byte eye-catcher."""
-    count = offset = 0
     end = len(data)
+    if end >= 8 and int.from_bytes(data[4:8], "big") == end:
+        return 1  # one segment (every MQI reply that fits MaxTransmissionSize): no loop (issue 35, HP5)
+    count = offset = 0
     while offset + 8 <= end:
         length = int.from_bytes(data[offset + 4:offset + 8], "big")
         if length <= 0:

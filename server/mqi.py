@@ -11,6 +11,7 @@ domain's ``on_available`` hook when its queue gains a message.
 from __future__ import annotations
 
 import dataclasses
+import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 ZERO24 = bytes(24)
 _LONGEST_HEADERS = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH  # a reply's headers, at most
 _LE = fap.LITTLE
+_I32 = struct.Struct("<i")  # an MQPUT or MQGET reply's DataLength, little-endian as the rest (calls.py)
 Replies = tuple[list[bytes], int]  # reply segments, and the journal position they depend on
 
 
@@ -97,8 +99,10 @@ class MQI:
         instance = conn.instance
         if instance is not None:  # channel status: MQI calls served, and when the last one was
             instance.msgs += 1
-            instance.last_msg = qm.now()
-        before = qm.position
+            instance.last_msg = qm.registry.clock()  # qm.now(), without its frame (HP5)
+        # The journal's positions read from the store itself: qm.position and qm.durable_position are
+        # these attributes behind a property each, three calls a request (issue 35, HP5).
+        before = qm.registry.store.appended
         depends_on = 0
         try:
             if verb is None:
@@ -129,9 +133,10 @@ class MQI:
         if conn.server is not self.server:  # this MQCONN created its queue manager: its tasks first
             await conn.server.ready.wait()
         # _answer, inline (HP3): the reply leaves once what it depends on is durable
-        after = qm.position
+        store = qm.registry.store
+        after = store.appended
         position = depends_on if after <= before or depends_on > after else after
-        if position > qm.durable_position:
+        if position > store.durable:
             await self.server.committer.wait(position)
         for piece in replies:
             await conn.send(piece)
@@ -203,6 +208,16 @@ class MQI:
             return [fap.api_reply(seg.header, body, comp_code=comp, reason=reason, hobj=hobj)]
         return fap.api_reply_segments(seg.header, body, conn.agreement.max_transmission_size,
                                       comp_code=comp, reason=reason, hobj=hobj)
+
+    def _reply_of(self, conn: Connection, seg: fap.Segment, parts: tuple[bytes, ...], *, comp: int = 0,
+                  reason: int = 0, hobj: int = 0) -> list[bytes]:
+        """``reply`` for a body in pieces (an MQPUT's or MQGET's structures, its length, its data): when
+        one segment holds it, its headers and pieces are joined once, not the body first (HP4)."""
+        length = sum(map(len, parts))
+        if length + _LONGEST_HEADERS <= conn.agreement.max_transmission_size:
+            return [b"".join((fap.api_reply_head(seg.header, length, comp_code=comp, reason=reason, hobj=hobj),
+                              *parts))]
+        return self.reply(conn, seg, b"".join(parts), comp=comp, reason=reason, hobj=hobj)
 
     async def disconnect(self, conn: Connection, conv: Conversation, *, commit: bool = False) -> None:
         """End a conversation: MQDISC commits its unit of work, a lost connection backs it out."""
@@ -304,9 +319,9 @@ class MQI:
         req, _ = calls.MQPutRequest.unpack(call.Data, 0, seg.header.order)
         hobj = call.ApiHeader.Hobj
         md, pmo, reason = self.qm.put(conv.session, hobj, req.MsgDesc, req.PutMsgOpts, req.Data)
-        reply = calls.MQPutReply(md, pmo, len(req.Data))
-        return self.reply(conn, seg, reply.pack(_LE), comp=C.MQCC_WARNING if reason else 0, reason=reason,
-                          hobj=hobj), 0
+        # calls.MQPutReply(md, pmo, len(req.Data)).pack(_LE), in pieces (HP4)
+        return self._reply_of(conn, seg, (md.pack(_LE), pmo.pack(_LE), _I32.pack(len(req.Data))),
+                              comp=C.MQCC_WARNING if reason else 0, reason=reason, hobj=hobj), 0
 
     def _put1(self, conn: Connection, conv: Conversation, seg: fap.Segment, call: fap.MqiCall) -> Replies:
         req, _ = calls.MQPut1Request.unpack(call.Data, 0, seg.header.order)
@@ -323,27 +338,40 @@ class MQI:
         handle = self.qm.input_handle(session, call.ApiHeader.Hobj, gmo.Options)
         if req.BufferLength < 0:
             raise MQIError(C.MQRC_BUFFER_LENGTH_ERROR)
+        # The message there now (nearly every MQGET of a busy queue): answered without building the
+        # waiting machinery below (HP4); the wait's first look is this one.
+        got = self.qm.get(session, handle, req.MsgDesc, gmo, req.BufferLength)
+        if got is not None:
+            return self._got(conn, seg, handle, got)
 
         def attempt() -> Replies | None:
             got = self.qm.get(session, handle, req.MsgDesc, gmo, req.BufferLength)
             if got is None:
                 return None
-            body = calls.MQGetReply(got.md, got.gmo, got.data, got.full_length).pack(_LE)
-            return self.reply(conn, seg, body, comp=got.comp, reason=got.reason, hobj=handle.hobj), got.durable_after
+            return self._got(conn, seg, handle, got)
 
         def expired() -> list[bytes]:
             reason = C.MQRC_CONNECTION_BROKEN if session.stopped else C.MQRC_NO_MSG_AVAILABLE
             self.qm.get_ended(session, handle, gmo, reason)  # counted and traced (registry/monitoring/activity.py)
             return self.reply(conn, seg, comp=C.MQCC_FAILED, reason=reason, hobj=handle.hobj)
 
-        return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired)
+        return self._get_or_wait(conn, conv, handle, gmo.Options, gmo.WaitInterval, attempt, expired, looked=True)
+
+    def _got(self, conn: Connection, seg: fap.Segment, handle: Handle, got: Got) -> Replies:
+        """The reply to an MQGET that found its message: ``calls.MQGetReply`` of its descriptor, options, data
+        and full length packed, in pieces (HP4); it leaves once the message's journal position is durable."""
+        parts = (got.md.pack(_LE), got.gmo.pack(_LE), _I32.pack(got.full_length), got.data)
+        return self._reply_of(conn, seg, parts, comp=got.comp, reason=got.reason, hobj=handle.hobj), got.durable_after
 
     def _get_or_wait(self, conn: Connection, conv: Conversation, handle: Handle, options: int, wait: int,
-                     attempt: Callable[[], Replies | None], expired: Callable[[], list[bytes]]) -> Replies:
-        """Answer now, or park a background task that answers when a message arrives or the wait ends."""
-        found = attempt()
-        if found is not None:
-            return found
+                     attempt: Callable[[], Replies | None], expired: Callable[[], list[bytes]], *,
+                     looked: bool = False) -> Replies:
+        """Answer now, or park a background task that answers when a message arrives or the wait ends.
+        ``looked``: the caller has just tried ``attempt``'s look and found nothing."""
+        if not looked:
+            found = attempt()
+            if found is not None:
+                return found
         wait = wait if options & C.MQGMO_WAIT else 0
         if wait == 0:
             return expired(), 0

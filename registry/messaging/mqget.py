@@ -138,12 +138,14 @@ class GetPath:
         """The base queue, and an alias the handle was opened through, must both allow gets."""
         reg = self.registry
         base = reg.queues.get(handle.name)
-        alias = reg.queues.get(handle.queue_name) if handle.queue_name != handle.name else None
-        for queue in (base, alias if alias is not None and alias.qtype == C.MQQT_ALIAS else None):
-            if queue is not None and queue.inhibit_get == C.MQQA_GET_INHIBITED:
-                self.get_failed(handle, options)
-                self.events.get_inhibited(session, handle.queue_name or handle.name)
-                raise MQIError(C.MQRC_GET_INHIBITED)
+        inhibited = base is not None and base.inhibit_get == C.MQQA_GET_INHIBITED
+        if not inhibited and handle.queue_name != handle.name:  # opened through an alias: it must allow gets too
+            alias = reg.queues.get(handle.queue_name)
+            inhibited = alias is not None and alias.qtype == C.MQQT_ALIAS and alias.inhibit_get == C.MQQA_GET_INHIBITED
+        if inhibited:
+            self.get_failed(handle, options)
+            self.events.get_inhibited(session, handle.queue_name or handle.name)
+            raise MQIError(C.MQRC_GET_INHIBITED)
 
     def _find(self, handle: Handle, contents: QueueContents, md: S.MQMD, gmo: S.MQGMO,
               options: int) -> Message | None:

@@ -99,10 +99,8 @@ class MQI:
         instance = conn.instance
         if instance is not None:  # channel status: MQI calls served, and when the last one was
             instance.msgs += 1
-            instance.last_msg = qm.registry.clock()  # qm.now(), without its frame (HP5)
-        # The journal's positions read from the store itself: qm.position and qm.durable_position are
-        # these attributes behind a property each, three calls a request (issue 35, HP5).
-        before = qm.registry.store.appended
+            instance.last_msg = qm.now()
+        before = qm.position
         depends_on = 0
         try:
             if verb is None:
@@ -133,10 +131,9 @@ class MQI:
         if conn.server is not self.server:  # this MQCONN created its queue manager: its tasks first
             await conn.server.ready.wait()
         # _answer, inline (HP3): the reply leaves once what it depends on is durable
-        store = qm.registry.store
-        after = store.appended
+        after = qm.position
         position = depends_on if after <= before or depends_on > after else after
-        if position > store.durable:
+        if position > qm.durable_position:
             await self.server.committer.wait(position)
         for piece in replies:
             await conn.send(piece)

@@ -213,8 +213,8 @@ def main() -> int:
     if args.rounds > 1:
         print(f"Best of {args.rounds} rounds by rate (every round is on stderr):")
         print()
-    print("| mode | connections | rate/s | p50 ms | p99 ms | server CPU per round trip | sync helper CPU per round trip "
-          "| group commits per round trip | CPU in the window |")
+    print("| mode | connections | rate/s | p50 ms | p99 ms | server CPU per round trip "
+          "| sync helper CPU per round trip | group commits per round trip | CPU in the window |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in table:
         print(f"| {r['mode']} | {r['connections']} | {r['rate']:,.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} "

@@ -23,11 +23,11 @@ Segments are preallocated (docs/decisions.md JN6): a spare file (``SPARE``: ``MA
 the segment size, synced) is made on the server's writer thread, off the event loop, and renamed to
 the next segment's name when one starts.  Records then overwrite zeros inside the file instead of
 growing it, so an ``fdatasync`` writes the data alone, not the file's new size as well (the
-filesystem's own journal commit): on this project's machine 0.13-0.19 ms against 0.29-0.39 ms a sync
-after writing 16 KiB (docs/benchmarks.md, issue 35; scripts/bench/journal_sync.py).  Until a spare is ready a segment grows as it is
-written; once one is, that segment is closed early and the spare taken.  A spare left by an earlier
-run is deleted, never used: a rename that did not reach the disk before a crash may have left
-records in it.
+filesystem's own journal commit): on this project's machine 0.13-0.19 ms against 0.29-0.39 ms a
+sync after writing 16 KiB (docs/benchmarks.md, issue 35; scripts/bench/journal_sync.py).  Until a
+spare is ready a segment grows as it is written; once one is, that segment is closed early and the
+spare taken.  A spare left by an earlier run is deleted, never used: a rename that did not reach the
+disk before a crash may have left records in it.
 
 Operations: ``(PUT, seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data,
 props)``, ``(DELETE, seq)``, ``(CLEAR, queue)``.  Each segment keeps in memory the net effect of

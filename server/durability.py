@@ -250,10 +250,7 @@ class GroupCommitter:
         store = self.store
         while (upto := self._jobs.get()) is not None:
             if upto == 0:  # maintenance only (the helper synced)
-                try:
-                    store.checkpoint_if_large()
-                except Exception as exc:  # a failed fold or checkpoint loses nothing; the next one retries
-                    log.warning("checkpoint_failed", reason=str(exc))
+                self._maintenance()
                 try:
                     self._token.run_sync_soon(self._maintained)
                 except trio.RunFinishedError:
@@ -269,10 +266,15 @@ class GroupCommitter:
             except trio.RunFinishedError:
                 return
             if error is None:
-                try:
-                    store.checkpoint_if_large()
-                except Exception as exc:  # a failed checkpoint loses nothing; the next one retries
-                    log.warning("checkpoint_failed", reason=str(exc))
+                self._maintenance()
+
+    def _maintenance(self) -> None:
+        """The writer thread's share besides syncs: fold, checkpoint, the journal's next segment."""
+        try:
+            self.store.checkpoint_if_large()
+        except Exception as exc:  # a failed fold or checkpoint loses nothing; the next one retries
+            log.warning("checkpoint_failed", reason=str(exc))
+        self.store.prepare_journal()  # its own failure is logged and leaves segments growing as before
 
     def _maintained(self) -> None:
         self._maintaining = False

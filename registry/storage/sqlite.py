@@ -583,8 +583,14 @@ class Store:
         return self._rows_since_checkpoint >= self.CHECKPOINT_ROWS
 
     def maintenance_due(self) -> bool:
-        """Whether ``checkpoint_if_large`` has work: journal segments to fold, or a large WAL."""
-        return self._journal.has_closed or self.checkpoint_due()
+        """Whether ``checkpoint_if_large`` or ``prepare_journal`` has work: journal segments to fold,
+        a large WAL, the journal's next segment to preallocate."""
+        return self._journal.has_closed or self.checkpoint_due() or self._journal.spare_wanted
+
+    def prepare_journal(self) -> None:
+        """Preallocate the journal's next segment (registry/storage/journal.py, docs/decisions.md JN6),
+        if it wants one: for the server's writer thread, never the event loop (16 MiB of writes)."""
+        self._journal.prepare_spare()
 
     def checkpoint_if_large(self, db: sqlite3.Connection | None = None) -> None:
         """Fold the journal's closed segments into SQLite, and move the WAL's pages into the database

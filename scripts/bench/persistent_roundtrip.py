@@ -17,7 +17,11 @@ complete in the next ``--seconds`` seconds.  ``--rounds`` > 1 repeats each measu
 which mode goes first, and the table keeps each one's best round (other people's load on the shared
 2 cores only ever slows a round down; every round is printed on stderr).  The table gives rate, p50
 and p99 per mode and connection count, the CPU the server and the client used in the window and what
-other processes used, then the ratio persistent / non-persistent (target at 16 connections: >= 50%).
+other processes used, then the ratio persistent / non-persistent (target at 16 connections: >= 60%).
+The server's sync helper process (registry/storage/fsync.py, started once several connections are
+open) is sampled apart: its CPU, and its answers, one per group commit (its write system calls, from
+/proc/<pid>/io), so a result gives the group commits (``fdatasync``s) per round trip and the CPU of
+server and helper together per round trip -- figures the neighbours' load moves little.
 
     python scripts/bench/persistent_roundtrip.py --seconds 8 --warmup 2
     python scripts/bench/persistent_roundtrip.py --seconds 1 --warmup 0.5 --connections 1,4 --json /tmp/prt.json
@@ -72,21 +76,45 @@ async def _round_trips(qm, conn_no: int, persistent: bool, ws: float, we: float,
         await qm.close(hobj)
 
 
+def _sync_helper(server_pid: int) -> int | None:
+    """The server's sync helper process (a child running registry/storage/fsync.py), if it runs."""
+    for task in pathlib.Path(f"/proc/{server_pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            if "fsync.py" in pathlib.Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace"):
+                return int(child)
+    return None
+
+
+def _writes(pid: int | None) -> int:
+    """A process's write system calls so far (the helper writes one answer per sync plan)."""
+    if pid is None:
+        return 0
+    for line in pathlib.Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("syscw:"):
+            return int(line.split()[1])
+    return 0
+
+
 async def _measure(port: int, server_pid: int, persistent: bool, connections: int, args) -> dict:
     import trio
 
     conns = [await B.connect(port) for _ in range(connections)]
     lat: list[float] = []
-    cpu = B.CpuWindow({"server": server_pid, "client": os.getpid()})
     ws = trio.current_time() + args.warmup
     we = ws + args.seconds
     sampled: dict = {}
 
     async def sampler() -> None:
         await trio.sleep_until(ws)
+        helper = _sync_helper(server_pid)  # started, if at all, by the warm-up's commits
+        pids = {"server": server_pid, "client": os.getpid()} | ({"helper": helper} if helper else {})
+        cpu = B.CpuWindow(pids)
+        syncs = _writes(helper)
         cpu.start()
         await trio.sleep_until(we)
         sampled.update(cpu.stop())
+        sampled["helper_syncs"] = _writes(helper) - syncs if helper else None  # None: synced on the loop
+        sampled.setdefault("helper_cpu", 0.0)
 
     try:
         async with trio.open_nursery() as nursery:
@@ -101,7 +129,14 @@ async def _measure(port: int, server_pid: int, persistent: bool, connections: in
     # The server's CPU per round trip: what persistence costs the server, whatever the disk's latency
     # and the neighbours' load (the window's CPU seconds over the round trips that completed in it).
     out["server_us"] = sampled["server_cpu"] / 100 * args.seconds / max(1, len(lat)) * 1e6
+    out["helper_us"] = sampled["helper_cpu"] / 100 * args.seconds / max(1, len(lat)) * 1e6
+    syncs = sampled["helper_syncs"]
+    out["syncs_per_rt"] = syncs / max(1, len(lat)) if syncs is not None else None
     return out
+
+
+def _syncs(r: dict) -> str:
+    return "-" if r["syncs_per_rt"] is None else f"{r['syncs_per_rt']:.2f}"
 
 
 async def _run(port: int, server_pid: int, conn_counts: list[int], args) -> list[dict]:
@@ -114,7 +149,8 @@ async def _run(port: int, server_pid: int, conn_counts: list[int], args) -> list
                 results.append(r)
                 print(f"# round {k + 1}: {r['mode']:>14} x{n:<3} {r['rate']:>9,.0f}/s p50={r['p50_ms']:.2f}ms "
                       f"p99={r['p99_ms']:.2f}ms server {r['server_us']:.0f} µs/round trip "
-                      f"({r['count']} in {args.seconds:g}s; CPU: {B.cpu_note(r)})",
+                      f"+ sync helper {r['helper_us']:.0f} µs, {_syncs(r)} syncs/round trip "
+                      f"({r['count']} in {args.seconds:g}s; CPU: {B.cpu_note(r)}, helper {r['helper_cpu']:.0f}%)",
                       file=sys.stderr, flush=True)
     qm = await B.connect(port)
     try:
@@ -177,11 +213,13 @@ def main() -> int:
     if args.rounds > 1:
         print(f"Best of {args.rounds} rounds by rate (every round is on stderr):")
         print()
-    print("| mode | connections | rate/s | p50 ms | p99 ms | server CPU per round trip | CPU in the window |")
-    print("|---|---|---|---|---|---|---|")
+    print("| mode | connections | rate/s | p50 ms | p99 ms | server CPU per round trip "
+          "| sync helper CPU per round trip | group commits per round trip | CPU in the window |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in table:
         print(f"| {r['mode']} | {r['connections']} | {r['rate']:,.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} "
-              f"| {r['server_us']:.0f} µs | {B.cpu_note(r)} |")
+              f"| {r['server_us']:.0f} µs | {r['helper_us']:.0f} µs | {_syncs(r)} "
+              f"| {B.cpu_note(r)}, helper {r['helper_cpu']:.0f}% |")
     print()
     ratios = {}
     for n in conn_counts:

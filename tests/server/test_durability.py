@@ -55,6 +55,9 @@ class FakeStore:
     def checkpoint_if_large(self, db=None) -> None:
         pass
 
+    def prepare_journal(self) -> None:
+        pass
+
 
 async def test_waiters_share_a_commit_and_are_answered_only_after_the_sync():
     store = FakeStore()

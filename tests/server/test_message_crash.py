@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import pathlib
 import random
 import sqlite3
 import threading
@@ -670,5 +671,66 @@ def test_expiry_survives_a_restart_and_an_expired_message_is_not_delivered(tmp_p
     reg = Registry.open(data_dir, QMGR, clock=Clock(expires - 100))  # even an earlier clock finds it gone
     try:
         assert [m.data for m in reg.messages.contents(queue_name(1))] == [b"never", b"later"]
+    finally:
+        reg.close()
+
+
+def test_sigkill_inside_a_preallocated_journal_segment_keeps_exactly_the_acknowledged_messages(tmp_path, monkeypatch):
+    """Journal segments preallocated (registry/storage/journal.py, decision JN6): the server is killed
+    while it writes into a spare it took, so the newest segment is records, then zeros to its
+    preallocated size.  The zeros are its clean end (read back without a torn tail, nothing logged
+    at recovery), and the restarted queue holds exactly the acknowledged messages, in order."""
+    import structlog
+
+    segment_bytes = 64 << 10
+    monkeypatch.setenv("QMLITE_JOURNAL_SEGMENT_BYTES", str(segment_bytes))
+    data_dir = tmp_path / "data"
+    served = Served(data_dir)
+    model: list[bytes] = []  # the acknowledged queue, in order
+
+    def newest() -> pathlib.Path | None:
+        paths = sorted(data_dir.glob(f"{J.PREFIX}*"))
+        return paths[-1] if paths else None
+
+    qm = served.connect()
+    try:
+        hq, _ = qm.open(MQOD(ObjectName="DEV.QUEUE.1"), C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+        gmo = MQGMO(Version=C.MQGMO_VERSION_2, Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_NO_WAIT)
+        after_taken = None  # acknowledged operations since a preallocated segment was taken
+        for i in range(2000):  # bounds a server that never takes a spare
+            body = b"m%05d" % i + bytes(1000)
+            qm.put(hq, MQMD(Persistence=PER), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), body)
+            model.append(body)
+            if i % 3 == 2:  # deletes in the journal too
+                assert qm.get(hq, MQMD(), gmo, 2048)[2] == model.pop(0)
+            path = newest()
+            if after_taken is None and path is not None and path.name != f"{J.PREFIX}{1:010d}" \
+                    and path.stat().st_size == segment_bytes:
+                after_taken = 0
+            elif after_taken is not None:
+                after_taken += 1
+                if after_taken == 10:  # a few groups into the segment, far from its end
+                    break
+        assert after_taken == 10, "the server never wrote into a preallocated segment"
+        served.kill()  # connected, mid-stream
+    finally:
+        try:
+            qm.disc()
+        except MQIError:  # the server is gone: the connection is broken
+            pass
+        Served.reap_all()
+
+    path = newest()
+    data = path.read_bytes()
+    assert len(data) == segment_bytes  # written in place: the file never grew
+    records = list(J.read_records(data))
+    assert records and all(lsn is not None for lsn, _ in records)  # no torn tail
+    assert len(data.rstrip(b"\0")) < segment_bytes // 2  # records, then the preallocated zeros
+
+    with structlog.testing.capture_logs() as logs:
+        reg = Registry.open(data_dir, QMGR)
+    try:
+        assert not [e for e in logs if e["event"] == "journal_torn_tail"]
+        assert [m.data for m in reg.messages.contents("DEV.QUEUE.1")] == model
     finally:
         reg.close()

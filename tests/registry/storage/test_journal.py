@@ -3,6 +3,9 @@ journal + fold against the general path (every operation applied to the messages
 
 * A segment cut anywhere, or with any byte changed, reads back as exactly the records before the
   damage; a length read back is never trusted (no allocation from it).
+* A preallocated segment: zeros after the last record are its clean end (no torn tail); a record cut
+  short or damaged before them still stops replay there.  Its records are written in place (the file
+  never grows), and a spare left by an earlier run is deleted, never used.
 * Any sequence of puts, deletes and queue clears, in any grouping, with segments closing and folds
   running at any point, and the store abandoned (a crash) and reopened at any point, leaves the
   messages table holding exactly what applying each operation in order gives.
@@ -125,6 +128,90 @@ def test_records_must_count_up_and_have_the_right_shape():
         assert read(J.MAGIC + J.encode(1, bad)) == ([], len(J.MAGIC)), bad
     import marshal
     assert not J.valid_op(marshal.loads(marshal.dumps((J.DELETE,))))
+
+
+@given(batches, st.integers(0, 2**32), st.integers(0, 4096))
+def test_zeros_after_a_cut_are_a_clean_end_only_where_a_record_ended(records, where, pad):
+    """A preallocated segment cut anywhere (the rest still zeros): the records before the cut, and a
+    torn tail exactly when bytes of a record cut short reached the file."""
+    blob, ends = segment(records)
+    cut = len(J.MAGIC) + where % (len(blob) - len(J.MAGIC) + 1)
+    data = blob[:cut] + bytes(pad)
+    # A record is whole when its bytes are there: those cut off may be zeros the padding gives back.
+    whole = sum(1 for end in ends if data[:end] == blob[:end])
+    got, torn = read(data)
+    assert got == records[:whole]
+    last_end = ([len(J.MAGIC)] + ends)[whole]
+    assert torn == (last_end if any(data[last_end:]) else None)
+
+
+@given(batches, st.integers(0, 2**32), st.integers(1, 255), st.integers(0, 4096))
+def test_a_changed_byte_before_a_zeroed_tail_still_stops_replay(records, where, delta, pad):
+    blob, ends = segment(records)
+    at = len(J.MAGIC) + where % (len(blob) - len(J.MAGIC))
+    damaged = bytearray(blob)
+    damaged[at] ^= delta
+    got, torn = read(bytes(damaged) + bytes(pad))
+    hit = next(i for i, end in enumerate(ends) if at < end)
+    assert got == records[:hit]
+    assert torn == ([len(J.MAGIC)] + ends)[hit]
+
+
+def test_a_preallocated_segment_is_written_in_place_and_recovers_without_a_torn_tail(tmp_path):
+    import structlog
+
+    journal = J.Journal(tmp_path, fsync=True, segment_bytes=64 << 10)
+    journal.append([(J.DELETE, 1)])  # no spare yet: the first segment grows as it is written
+    first = tmp_path / f"{J.PREFIX}{1:010d}"
+    assert first.stat().st_size < 64 << 10 and journal.spare_wanted
+    journal.prepare_spare()
+    assert (tmp_path / J.SPARE).stat().st_size == 64 << 10 and not journal.spare_wanted
+    journal.append([(J.DELETE, 2)])  # the spare is ready: the growing segment closes, the spare is taken
+    journal.append([(J.CLEAR, "Q.A")])
+    second = tmp_path / f"{J.PREFIX}{2:010d}"
+    assert not (tmp_path / J.SPARE).exists()
+    assert second.stat().st_size == 64 << 10  # written in place: the file did not grow
+    assert journal.sync_plan() == ["f" + str(second), "d" + str(tmp_path)]
+    journal.prepare_spare()  # the next one, made while the second segment is written
+    assert (tmp_path / J.SPARE).exists()
+    os.close(journal._fd)  # a crash: nothing closed, nothing folded
+
+    again = J.Journal(tmp_path, fsync=True, segment_bytes=64 << 10)
+    with structlog.testing.capture_logs() as logs:
+        effect, last, paths = again.recover(0)
+    assert [e["event"] for e in logs] == []  # zeros after the last record: no torn tail
+    assert last == 3 and paths == [first, second]
+    assert effect.deletes == {1, 2} and effect.clears == {"Q.A"}
+    assert not (tmp_path / J.SPARE).exists()  # a spare from before the crash is never used
+
+
+def test_a_torn_record_inside_a_preallocated_segment_stops_replay(tmp_path):
+    import structlog
+
+    journal = J.Journal(tmp_path, fsync=True, segment_bytes=64 << 10)
+    journal.append([(J.DELETE, 1)])
+    journal.prepare_spare()
+    for seq in (2, 3, 4):
+        journal.append([(J.DELETE, seq)])
+    os.close(journal._fd)
+    path = tmp_path / f"{J.PREFIX}{2:010d}"
+    data = bytearray(path.read_bytes())
+    second = len(J.MAGIC) + len(J.encode(2, [(J.DELETE, 2)]))
+    data[second + J.HEADER.size] ^= 0xFF  # record 3's payload: record 4 and the zeros follow
+    path.write_bytes(bytes(data))
+
+    with structlog.testing.capture_logs() as logs:
+        effect, last, _ = J.Journal(tmp_path, fsync=True).recover(0)
+    assert effect.deletes == {1, 2} and last == 2
+    assert [(e["event"], e["offset"]) for e in logs] == [("journal_torn_tail", second)]
+
+
+def test_without_fsync_no_spare_is_made(tmp_path):
+    journal = J.Journal(tmp_path, fsync=False, segment_bytes=64 << 10)
+    journal.append([(J.DELETE, 1)])
+    journal.prepare_spare()
+    assert not journal.spare_wanted and not (tmp_path / J.SPARE).exists()
+    journal.close()
 
 
 # ---- the store: journal + fold against the general path -------------------------------------------

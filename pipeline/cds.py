@@ -86,7 +86,7 @@ class Archive:
     def __init__(self, options: str) -> None:
         self.path: pathlib.Path | None = None  # the archive this JVM maps
         self.part: pathlib.Path | None = None  # the archive this JVM writes at its exit
-        self.final: pathlib.Path | None = None  # where that archive goes once complete
+        self.final: pathlib.Path | None = None  # this installation's archive, there or not
         self.flags: list[str] = []
         if not enabled():
             return
@@ -95,7 +95,7 @@ class Archive:
             return
         where = cache_dir()
         name = key(home, java, options)
-        final = where / (name + SUFFIX)
+        self.final = final = where / (name + SUFFIX)
         if '"' in str(where) or "\\" in str(where):
             return  # not expressible in spark.driver.extraJavaOptions: no archive rather than a broken JVM
         try:
@@ -110,7 +110,6 @@ class Archive:
         except OSError:
             self.part = None  # a cache directory we cannot write: no archive, the job runs as before
             return
-        self.final = final
         self.flags = [_quoted(f"-XX:ArchiveClassesAtExit={self.part}"), *_QUIET]
 
     def java_options(self) -> str:

@@ -455,8 +455,11 @@ def from_capture(publications: str, reg, out: pathlib.Path) -> str:
 
 # Columns with a value per publication get no dictionary: Parquet builds one per column chunk and
 # then throws it away when it overflows (10M deliveries: 20.6-30.0 s -> 17.8-19.9 s, docs/benchmarks.md).
-_WRITE_OPTIONS = {"parquet.enable.dictionary#publication_id": "false",
-                  "parquet.enable.dictionary#timestamp": "false"}
+# Nor do the subscription's strings and the topic (a value per subscription): their dictionaries fit,
+# but looking up every value in them cost more CPU than writing the values plainly (10M deliveries:
+# 111-113 -> 92-93 CPU s for the whole cold job; the files twice the size, docs/decisions.md SK3).
+_WRITE_OPTIONS = {f"parquet.enable.dictionary#{column}": "false"
+                  for column in ("publication_id", "timestamp", "sub_id", "correl_id", "sub_name", "topic")}
 
 
 def route(spark, publications: str, registry: str, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:

@@ -31,13 +31,23 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
     return path
 
 
+# The throughput collector: a route job is one batch, and G1's pauses-first work cost 7-10% of a
+# 10M-publication run here (docs/benchmarks.md, issue 10).
+JVM_OPTIONS = "-XX:+UseParallelGC"
+
+
 def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8,
             driver_memory: str = "2g"):
     # The executors' Python must be this one: it is the one that has qmlite installed.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    from . import cds
+
+    archive = cds.Archive(JVM_OPTIONS)  # the driver's classes mapped from an archive (issue 35, pipeline/cds.py)
+    launched = SparkContext._gateway is None  # this session starts the JVM (a test's second session does not)
     spark = (SparkSession.builder.master(master).appName(app)
              .config("spark.ui.enabled", "false")
              .config("spark.driver.memory", driver_memory)  # local mode: the executors live in the driver
@@ -48,11 +58,11 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              .config("spark.sql.session.timeZone", "UTC")  # timestamps without a zone are UTC, as put_stamp's
              .config("spark.ui.showConsoleProgress", "false")  # pipeline/progress.py draws ours
              .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-             # The throughput collector: a route job is one batch, and G1's pauses-first work cost
-             # 7-10% of a 10M-publication run here (docs/benchmarks.md, issue 10).
-             .config("spark.driver.extraJavaOptions", "-XX:+UseParallelGC")
-             .config("spark.executor.extraJavaOptions", "-XX:+UseParallelGC")
+             .config("spark.driver.extraJavaOptions", " ".join([JVM_OPTIONS, archive.java_options()]).strip())
+             .config("spark.executor.extraJavaOptions", JVM_OPTIONS)
              .getOrCreate())
+    if launched:
+        archive.finish_at_exit(SparkContext._gateway)
     if not master.startswith("local"):
         # A cluster's executors run the job's routing from this zip: the same rules, shipped with it.
         import tempfile

@@ -18,6 +18,10 @@ in the whole process tree (the JVM, its Python workers, the driver): a figure th
 work changes little.  Then the scaling local[2] over local[1] and the verdict on the targets
 (>= 250,000 publications/s on local[2] cold, >= 1.7x local[1] cold).
 
+The driver JVM maps the installation's class-data-sharing archive (pipeline/cds.py); the first run that
+finds none writes it as its JVM exits, so that run alone starts without it.  ``QMLITE_SPARK_CDS=0`` in
+the environment measures without an archive.
+
 ``--bound`` adds, in the same rounds, a fresh process that only reads the publications and writes
 each once as Parquet partitioned by one of 10 queue names (no routing, join or summary): what input
 and output alone cost, cold, on this machine now.

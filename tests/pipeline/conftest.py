@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# The tests' JVMs (this session's, and those of the `qmlite pipeline` processes they start) neither map nor
+# write a class-data-sharing archive in the user's cache (pipeline/cds.py): tests/pipeline/test_cds.py
+# turns it on, in a directory of its own, where it is what is tested.
+os.environ["QMLITE_SPARK_CDS"] = "0"
 
 
 @pytest.fixture(scope="session")

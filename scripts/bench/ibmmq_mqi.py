@@ -582,7 +582,7 @@ def verdicts(results: dict) -> list[str]:
         verdict = "met" if ratio >= TARGET_IBMMQ else "MISSED"
         if name in over:
             ceiling = over[name]["per_s"] / alone[name]["per_s"]
-            verdict += f"; ceiling {ceiling:.0%}"
+            verdict += f"; ceiling {ceiling:.1%}"
             if ceiling < TARGET_IBMMQ and ratio < TARGET_IBMMQ:
                 verdict += " (OUT OF REACH this run)"
             verdict += f"; ibmmq/over echo {ibmmq[name]['per_s'] / over[name]['per_s']:.0%}"

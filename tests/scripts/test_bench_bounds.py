@@ -218,9 +218,9 @@ def test_a_target_above_its_ceiling_is_printed_out_of_reach():
     put = next(line for line in lines if "Queue.put" in line)
     ping = next(line for line in lines if "Ping" in line)
     # put: 3,000 / 20,000 = 15%, its ceiling 9,000 / 20,000 = 45%: missed, but not out of reach
-    assert "15%  MISSED; ceiling 45%; ibmmq/over echo 33%" in put and "OUT OF REACH" not in put
+    assert "15%  MISSED; ceiling 45.0%; ibmmq/over echo 33%" in put and "OUT OF REACH" not in put
     # ping: 500 / 2,000 = 25%, its ceiling 700 / 2,000 = 35% < 40%
-    assert "25%  MISSED; ceiling 35% (OUT OF REACH this run); ibmmq/over echo 71%" in ping
+    assert "25%  MISSED; ceiling 35.0% (OUT OF REACH this run); ibmmq/over echo 71%" in ping
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1520,7 +1520,7 @@ def api_reply_head(request: SegmentHeader, body_length: int, *, comp_code: int =
     comes before the body, so a caller holding the body in pieces joins them once (issue 35, HP4)."""
     if segment_type is None:
         t = request.SegmentType
-        segment_type = t | REPLY if t >= 0x80 else t  # is_mqi_type(t), inline
+        segment_type = t | REPLY if is_mqi_type(t) else t
     order = BIG if byte_order == 1 else LITTLE
     if request.StructId == TSHM:
         total = TSHM_LENGTH + API_HEADER_LENGTH + body_length

@@ -189,6 +189,8 @@ def drain(qm1: QueueManagerProcess, qm2: QueueManagerProcess, count: int, persis
     s1, s2 = qm1.stats(), qm2.stats()
     t0 = time.perf_counter()
     qm1.mqsc(f"START CHANNEL({CHANNEL})")
+    # Polled, not waited on: a waiting MQGET would be an application on QM2, which this figure has none
+    # of. The poll's 5 ms is about 4% of the shortest drain measured (1,500 messages in 118 ms).
     while (a2 := qm2.stats())["depth"] < s2["depth"] + count:
         time.sleep(0.005)
     elapsed = time.perf_counter() - t0

@@ -527,27 +527,19 @@ class Echo:
     def run(self, sizes: dict, calls: int) -> dict:
         """Echo rates of the replayed calls, each a sequence of (request, reply) sizes, over ``calls``
         counts of one loop; each figure carries its ``steps`` (the sizes it echoed)."""
-        sock = socket.create_connection((B.HOST, self.port))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        kinds = [[(struct.pack(">II", max(8, req), rep) + bytes(max(8, req) - 8), rep) for req, rep in sizes[key]]
-                 for key, _ in ECHOED]
+        trips = EchoTrips(self.port, sizes)  # the same round trips "ibmmq over echo" makes
+        kinds = [(key, range(len(trips.steps[key]))) for key, _ in ECHOED]
         spent = [0.0] * len(kinds)
-        clock = time.perf_counter
+        clock, trip = time.perf_counter, trips.trip
         try:
             for _ in range(calls):
-                for k, steps in enumerate(kinds):
+                for k, (key, steps) in enumerate(kinds):
                     t0 = clock()
-                    for req, reply_len in steps:
-                        sock.sendall(req)
-                        got = 0
-                        while got < reply_len:
-                            chunk = sock.recv(65536)
-                            if not chunk:
-                                raise ConnectionError("the echo server closed the connection")
-                            got += len(chunk)
+                    for step in steps:
+                        trip(key, step)
                     spent[k] += clock() - t0
         finally:
-            sock.close()
+            trips.close()
         return {label: {"count": calls, "seconds": round(secs, 4), "per_s": round(calls / secs, 1),
                         "steps": [list(step) for step in sizes[key]]}
                 for (key, label), secs in zip(ECHOED, spent)}

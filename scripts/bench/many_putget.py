@@ -84,6 +84,9 @@ class Conn:
         self.buf = bytearray()
         self.step = 0  # 0: the put is out, 1: the get is out
 
+    def close(self) -> None:
+        self.qm.abort()
+
     def reply(self) -> bool | None:
         """Read what arrived; True when a whole put+get ended, False for a put, None for nothing yet."""
         try:
@@ -162,10 +165,8 @@ class EchoConn(Conn):
         self.buf = bytearray()
         self.step = 0
 
-    class _Closed:
-        def abort(self) -> None:
-            pass
-    qm = _Closed()
+    def close(self) -> None:
+        self.sock.close()
 
 
 def call_sizes(port: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -179,7 +180,7 @@ def call_sizes(port: int) -> tuple[tuple[int, int], tuple[int, int]]:
         while len(data) < 8 or len(data) < int.from_bytes(data[4:8], "big"):
             data += c.sock.recv(65536)
         sizes.append((len(c.requests[step]), len(data)))
-    c.qm.abort()
+    c.close()
     return tuple(sizes)
 
 
@@ -211,7 +212,7 @@ def worker(port: int, first: int, count: int, start: float, end: float, out, per
         while c.reply() is None:
             pass
         try:
-            c.qm.abort()
+            c.close()
         except OSError:
             pass
 

@@ -210,7 +210,6 @@ class Registry:
         self.running = instances.Running()  # channel instances, listeners: what runs now, never stored
         self.routes = topics.TopicIndex()  # subscription id -> resolved topic pattern
         self._topic_attrs: dict[tuple[str, str], object] = {}  # topic_attr's answers, until a topic changes
-        self._topic_depths: frozenset[int] | None = None  # the level counts of the administered topic strings
         self.topic_generation = 0  # how often a topic object changed: what remembers answers from them keys on it
         self.retained: dict[str, Retained] = {}  # topic string -> its retained publication
         # Told of each administered subscription Create/Copy Subscription makes (the queue manager
@@ -303,7 +302,6 @@ class Registry:
             self.topics[topic.name] = topic
             self.topics_by_string[topic.topic_string] = topic
         self._topic_attrs.clear()
-        self._topic_depths = None
         self.topic_generation += 1
         for topic, md_raw, props, data, put_time in self.store.load_retained():
             self.retained[topic] = Retained(MQMD.unpack(md_raw, 0, "<")[0], props, data, put_time)
@@ -436,7 +434,6 @@ class Registry:
         self.topics_by_string[topic.topic_string] = topic
         self.store.put(topic)
         self._topic_attrs.clear()
-        self._topic_depths = None
         self.topic_generation += 1
 
     def remove_topic(self, topic: Topic) -> None:
@@ -445,7 +442,6 @@ class Registry:
             del self.topics_by_string[topic.topic_string]
         self.store.delete(Topic, topic.name)
         self._topic_attrs.clear()
-        self._topic_depths = None
         self.topic_generation += 1
 
     # ---- retained publications -------------------------------------------------------------------
@@ -527,18 +523,11 @@ class Registry:
     # ---- topic tree ------------------------------------------------------------------------------
     def topic_nodes(self, topic_string: str) -> Iterator[Topic]:
         """Administered topic objects from ``topic_string`` up to SYSTEM.BASE.TOPIC, nearest first."""
-        depths = self._topic_depths
-        if depths is None:
-            # Only the depths some administered topic string has are looked up: a tree of a few
-            # objects answers a five-level topic with one join, not five (the pipeline asks this for
-            # every distinct topic of its traffic).
-            depths = self._topic_depths = frozenset(len(s.split(topics.SEPARATOR)) for s in self.topics_by_string)
         levels = topic_string.split(topics.SEPARATOR) if topic_string else []
         for depth in range(len(levels), 0, -1):
-            if depth in depths:
-                node = self.topics_by_string.get(topics.SEPARATOR.join(levels[:depth]))
-                if node is not None:
-                    yield node
+            node = self.topics_by_string.get(topics.SEPARATOR.join(levels[:depth]))
+            if node is not None:
+                yield node
         base = self.topics_by_string.get("")
         if base is not None:
             yield base

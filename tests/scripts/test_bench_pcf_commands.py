@@ -26,5 +26,5 @@ def test_a_short_run_reports_both_commands(tmp_path, capsys):
         assert figures["server_cpu_us"]["median"] >= figures["server_cpu_us"]["best"] >= 0
     assert "create  server CPU" in capsys.readouterr().out
     work = report["event_loop_per_ping"]
-    assert work["tasks_spawned"] == 0  # no task per command (docs/decisions.md CLU11)
+    assert work["tasks_spawned"] == 0  # no task per command (docs/decisions.md CLU15)
     assert 0 < work["io_waits"] <= work["task_steps"]

@@ -13,6 +13,7 @@ or figure registry is touched, so it works headless and in a process that alread
 from __future__ import annotations
 
 import datetime as _dt
+import heapq
 import html
 import math
 from pathlib import Path
@@ -125,8 +126,9 @@ def _hourly(mapping) -> dict[str, list[tuple[float, int]]]:
 
 
 def _ranked(counts: dict[str, tuple[int, int]], n: int) -> list[tuple[str, int, int]]:
-    # Ties broken by name so the same summary always draws the same chart.
-    return [(name, m, b) for name, (m, b) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))[:n]]
+    # Ties broken by name so the same summary always draws the same chart.  The n first of 100k
+    # topics without sorting them all.
+    return [(name, m, b) for name, (m, b) in heapq.nsmallest(n, counts.items(), key=lambda kv: (-kv[1][0], kv[0]))]
 
 
 # -- HTML ---------------------------------------------------------------------------------------
@@ -238,14 +240,17 @@ class _Charts:
     def fanout(self, per_sub, per_topic) -> str | None:
         if not per_sub and not per_topic:
             return None
+        import numpy  # matplotlib's own dependency
         from matplotlib.ticker import MaxNLocator
 
         fig = self._figure(11, 4)
         left, right = fig.subplots(1, 2)
         for ax, counts, what in ((left, per_sub, "subscription"), (right, per_topic, "topic")):
-            values = [m for m, _ in counts.values()]
-            if values:
-                ax.hist(values, bins=min(50, max(1, len(set(values)))), color="#4472c4", edgecolor="white")
+            # An array, not a list: matplotlib converts a list of 100k numbers one by one (0.5 s).
+            values = numpy.fromiter((m for m, _ in counts.values()), dtype=numpy.int64, count=len(counts))
+            if values.size:
+                ax.hist(values, bins=min(50, max(1, len(numpy.unique(values)))), color="#4472c4",
+                        edgecolor="white")
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of subscriptions or topics
             ax.set_xlabel(f"messages per {what}")
             ax.set_ylabel(f"{what}s")

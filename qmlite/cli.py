@@ -87,7 +87,7 @@ def _pipeline_route(args: argparse.Namespace) -> int:
     from qmlite.registry.storage.sqlite import StoreError
 
     try:  # what can be wrong before a JVM is started is reported before one is
-        route_job.load_registry(args.registry)
+        registry = route_job.load_registry(args.registry)  # the job routes with this one: loaded once
         if not pathlib.Path(args.publications).exists():
             raise OSError(f"{args.publications} does not exist")
     except (SnapshotError, StoreError, OSError) as exc:
@@ -98,7 +98,7 @@ def _pipeline_route(args: argparse.Namespace) -> int:
     session = spark.session(args.master, driver_memory=args.driver_memory)
     try:
         with progress.Progress(session.sparkContext, label="route"):
-            summary = route_job.route(session, args.publications, args.registry, args.out)
+            summary = route_job.route(session, args.publications, registry, args.out)
         page = report.write_report(summary, pathlib.Path(args.out))
         done = load.run(args, args.out)
     except (PublicationError, SnapshotError, StoreError, OSError, ValueError) as exc:

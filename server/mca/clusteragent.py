@@ -25,6 +25,8 @@ registry's ``cluster_nudge``), and never on a timer.
 
 from __future__ import annotations
 
+import threading
+
 import structlog
 import trio
 
@@ -75,7 +77,14 @@ class Agent:
     # ---- the task -------------------------------------------------------------------------------------
     async def run(self) -> None:
         token = trio.lowlevel.current_trio_token()
-        self.registry.cluster_nudge = lambda: token.run_sync_soon(self.wake.set)
+        loop_thread = threading.get_ident()
+
+        def nudge() -> None:
+            if threading.get_ident() == loop_thread:
+                self.wake.set()  # a command run on the event loop (PCF, MQSC, REST): no hop through trio's entry queue
+            else:
+                token.run_sync_soon(self.wake.set)
+        self.registry.cluster_nudge = nudge
         await self.server.ready.wait()
         lots = self.server.mqi.activity
         try:
@@ -99,6 +108,11 @@ class Agent:
                         except MQIError as exc:  # the backout's own failure: the unit of work ends with the session
                             log.warning("cluster_agent_backout_failed", qmgr=self.registry.qmgr.name,
                                         reason=C.describe("MQRC", exc.reason))
+                if not joined:
+                    # In no cluster only a command can change that: wait for the next one, with no
+                    # nursery to open and close for every command the queue manager runs.
+                    await self.wake.wait()
+                    continue
                 async with trio.open_nursery() as nursery:
                     async def woken(wait) -> None:
                         await wait()
@@ -111,10 +125,10 @@ class Agent:
                         nursery.cancel_scope.cancel()
 
                     nursery.start_soon(woken, self.wake.wait)
-                    if joined:  # after a failure: only the next arrival (what failed is still there)
-                        nursery.start_soon(arrival, SN.COMMAND_Q, self._has_messages)
-                        nursery.start_soon(arrival, pubs.INTER_QMGR_PUBS, self._has_messages)
-                        nursery.start_soon(arrival, SN.SCTQ, self._sender_wanted)
+                    # after a failure: only the next arrival (what failed is still there)
+                    nursery.start_soon(arrival, SN.COMMAND_Q, self._has_messages)
+                    nursery.start_soon(arrival, pubs.INTER_QMGR_PUBS, self._has_messages)
+                    nursery.start_soon(arrival, SN.SCTQ, self._sender_wanted)
         finally:
             self.registry.cluster_nudge = None  # commands after the server ended have no agent to wake
             if self.session is not None:

@@ -10,6 +10,7 @@ import tempfile
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies
 
 from qmlite.pcf import constants as C
 from qmlite.pipeline import route_job, routes
@@ -289,3 +290,40 @@ def test_every_routing_rule_gives_the_same_rows_on_the_driver_and_the_executors(
     assert {"PIPE.SUB.2", "PIPE.SUB.6", "EXPIRES", "PIPE.SUB.3"} <= names  # selectors, expiry and SubLevel delivered
     assert len(names & {"PIPE.SUB.4", "PIPE.SUB.5"}) == 1  # the group gets one copy
     assert driver[1]["publications_without_topic"] == 1
+
+
+NAMES = strategies.text(strategies.sampled_from('a}{", \\/é\n1'), max_size=6)  # braces, quotes, commas: a split's traps
+COUNTS = strategies.dictionaries(strategies.sampled_from(["messages", "bytes", "hit_rate"]),
+                                 strategies.integers(-5, 10**12) | strategies.floats(0, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(strategies.dictionaries(NAMES, COUNTS, max_size=8),
+       strategies.dictionaries(NAMES, strategies.dictionaries(NAMES, strategies.integers()), max_size=3))
+def test_summary_json_is_the_summary_with_an_entry_a_line(table, nested):
+    """summary.json reads back as the summary, however the names look; each entry of a per-name table
+    has a line of its own, and a value of any other shape is indented as json.dumps does it."""
+    summary = {"publications": 7, "per_topic": table, "per_queue_per_hour": nested, "selector_hit_rates": {}}
+    text = route_job.summary_text(summary)
+    assert json.loads(text) == summary
+    lines = text.split("\n")
+    if table:
+        start = lines.index('  "per_topic": {')
+        assert lines[start + len(table) + 1] in ("  }", "  },")  # one line per entry, then the table closes
+    assert all(line.startswith("  ") for line in lines[1:-1])
+
+
+def test_a_registry_already_loaded_routes_as_its_directory_does(spark, tmp_path, clock):
+    qm = QueueManager.open(tmp_path / "qm", clock=clock, synchronous="NORMAL")
+    try:
+        _admin_sub(qm, "S", "t/+", "DEV.QUEUE.3")
+        qm.flush()
+    finally:
+        qm.shutdown()
+    pubs = tmp_path / "pubs.jsonl"
+    pubs.write_text("".join(json.dumps({"id": str(n), "topic": t, "size": n}) + "\n"
+                            for n, t in enumerate(["t/1", "t/2", "u/1"])))
+    by_path = route_job.route(spark, str(pubs), str(tmp_path / "qm"), str(tmp_path / "a"))
+    loaded = route_job.route(spark, str(pubs), route_job.load_registry(str(tmp_path / "qm")), str(tmp_path / "b"))
+    assert by_path == loaded
+    assert (loaded["deliveries"], loaded["publications_not_received"]) == (2, 1)

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""What one PCF command costs the server, through IBM's ``ibmmq`` (issue 35, the PCFExecute rows): Ping
+Q Mgr and Create Subscription (managed destination) one after the other on one connection, as
+``ibmmq_mqi.py`` sends them, with the server's CPU per command read from /proc beside the rate.
+
+The server's CPU moves far less with the machine's load than the rate does, so it is what this prints
+first; compare trees by running the script in each checkout in turn (``--rounds`` alternates Ping and
+Create inside one run; each figure is the median of the rounds, the best beside it).
+
+``--steps`` then counts what the event loop does per Ping (task steps, tasks spawned, waits for I/O)
+with the server in this process: figures no neighbour's load changes.
+
+    python scripts/bench/pcf_commands.py [--commands 2000] [--rounds 3] [--steps 300] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _common as B  # noqa: E402
+
+
+def measure(port: int, server_pid: int, commands: int, rounds: int) -> dict:
+    import ibmmq
+    from ibmmq import CMQC, CMQCFC
+
+    qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
+    pcf = ibmmq.PCFExecute(qm)
+    names = iter(range(10**9))
+
+    def ping() -> None:
+        pcf.MQCMD_PING_Q_MGR()
+
+    def create() -> None:
+        pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCF.BENCH.%d" % next(names),
+                                       CMQC.MQCA_TOPIC_STRING: b"bench/topic",
+                                       CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED})
+
+    runs: dict[str, list[dict]] = {"ping": [], "create": []}
+    try:
+        for _ in range(50):  # warm-up: both paths, the managed queues' model included
+            ping(), create()
+        for _ in range(rounds):
+            for name, command in (("ping", ping), ("create", create)):
+                cpu0, client0, t0 = B.cpu_seconds(server_pid), time.process_time(), time.perf_counter()
+                for _ in range(commands):
+                    command()
+                took = time.perf_counter() - t0
+                runs[name].append({"per_s": commands / took,
+                                   "server_cpu_us": (B.cpu_seconds(server_pid) - cpu0) / commands * 1e6,
+                                   "client_cpu_us": (time.process_time() - client0) / commands * 1e6})
+    finally:
+        pcf.disconnect()
+        qm.disconnect()
+    out = {}
+    for name, done in runs.items():
+        out[name] = {key: {"median": round(statistics.median(r[key] for r in done), 1),
+                           "best": round((max if key == "per_s" else min)(r[key] for r in done), 1)}
+                     for key in ("per_s", "server_cpu_us", "client_cpu_us")}
+    return out
+
+
+def scheduler_work(commands: int) -> dict:
+    """The event loop's work per Ping, counted rather than timed (the same on any machine): a server in
+    this process under a trio instrument, ibmmq in a worker thread.  Task steps, tasks spawned and
+    waits for I/O (each an ``epoll_wait``) per command."""
+    import collections
+    import tempfile
+
+    import trio
+
+    from qmlite.server import config
+    from qmlite.server.listener import running
+
+    class Counting(trio.abc.Instrument):
+        def __init__(self) -> None:
+            self.steps: collections.Counter = collections.Counter()
+            self.spawned = self.waits = 0
+
+        def before_task_step(self, task) -> None:
+            self.steps[task.name] += 1
+
+        def task_spawned(self, task) -> None:
+            self.spawned += 1
+
+        def before_io_wait(self, timeout) -> None:
+            self.waits += 1
+
+    counting = Counting()
+
+    def pings(port: int) -> None:
+        import ibmmq
+
+        qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
+        pcf = ibmmq.PCFExecute(qm)
+        for _ in range(20):
+            pcf.MQCMD_PING_Q_MGR()
+        trio.from_thread.run_sync(trio.lowlevel.add_instrument, counting)  # the commands alone, not the connection
+        try:
+            for _ in range(commands):
+                pcf.MQCMD_PING_Q_MGR()
+        finally:
+            trio.from_thread.run_sync(trio.lowlevel.remove_instrument, counting)
+        pcf.disconnect()
+        qm.disconnect()
+
+    async def run() -> dict:
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = config.load(environ={}, overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
+            async with running(cfg, synchronous="NORMAL") as server:
+                await trio.to_thread.run_sync(pings, server.port)
+        return {"task_steps": round(sum(counting.steps.values()) / commands, 2),
+                "tasks_spawned": round(counting.spawned / commands, 2), "io_waits": round(counting.waits / commands, 2),
+                "steps_by_task": {k: round(v / commands, 2) for k, v in counting.steps.most_common(8)}}
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
+    return trio.run(run)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--commands", type=int, default=2000, help="commands of each kind per round")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=300, help="Pings counted for the event loop's work (0: none)")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    with B.ServerProcess(log_level="warning") as server:
+        result = measure(server.port, server.pid, args.commands, args.rounds)
+    report = {"commands": args.commands, "rounds": args.rounds, "results": result, "load_average": os.getloadavg()}
+    if args.steps:
+        report["event_loop_per_ping"] = work = scheduler_work(args.steps)
+        print(f"per Ping: {work['task_steps']} task steps, {work['tasks_spawned']} tasks spawned, "
+              f"{work['io_waits']} waits for I/O")
+    for name, figures in result.items():
+        print(f"{name:7} server CPU {figures['server_cpu_us']['median']:7.1f} µs a command (best "
+              f"{figures['server_cpu_us']['best']:.1f}), {figures['per_s']['median']:7.1f} /s (best "
+              f"{figures['per_s']['best']:.1f}), client CPU {figures['client_cpu_us']['median']:.1f} µs")
+    print(json.dumps(report))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

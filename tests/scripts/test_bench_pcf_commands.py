@@ -1,0 +1,30 @@
+"""scripts/bench/pcf_commands.py: a short run through ibmmq against a real ``qmlite serve``.  No timing is
+asserted: that both commands ran (a refused one raises in ibmmq) and the server's CPU was read."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pathlib
+import sys
+
+import pytest
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench"
+pytest.importorskip("ibmmq")
+
+
+def test_a_short_run_reports_both_commands(tmp_path, capsys):
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    bench = importlib.import_module("pcf_commands")
+    assert bench.main(["--commands", "5", "--rounds", "2", "--steps", "20", "--json", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    for name in ("ping", "create"):
+        figures = report["results"][name]
+        assert figures["per_s"]["best"] >= figures["per_s"]["median"] > 0
+        assert figures["server_cpu_us"]["median"] >= figures["server_cpu_us"]["best"] >= 0
+    assert "create  server CPU" in capsys.readouterr().out
+    work = report["event_loop_per_ping"]
+    assert work["tasks_spawned"] == 0  # no task per command (docs/decisions.md CLU15)
+    assert 0 < work["io_waits"] <= work["task_steps"]

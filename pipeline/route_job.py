@@ -553,14 +553,27 @@ def summarize(traffic, routed, each, deliveries, publications: int) -> dict:
     per figure."""
     from pyspark.sql import functions as F
 
+    hours = deliveries.groupBy("destination_queue", F.floor(F.col("timestamp") / 3600).alias("hour")) \
+        .agg(F.count("*").alias("messages"), F.sum("bytes").alias("bytes"))
+    sc = deliveries.sparkSession.sparkContext
+    group = f"qmlite-hours-{uuid.uuid4().hex}"
+
+    def collect_hours():
+        sc.setJobGroup(group, "route: messages per queue per hour", interruptOnCancel=True)  # this thread's jobs
+        return hours.collect()
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as background:
         # The one Spark job over every delivery runs while the driver sums the small tables in Arrow.
-        hourly = background.submit(
-            deliveries.groupBy("destination_queue", F.floor(F.col("timestamp") / 3600).alias("hour"))
-            .agg(F.count("*").alias("messages"), F.sum("bytes").alias("bytes")).collect)
-        summary = _summary_of_keys(traffic, routed, each, publications)
+        hourly = background.submit(collect_hours)
+        try:
+            summary = _summary_of_keys(traffic, routed, each, publications)
+            rows = hourly.result()
+        except BaseException:
+            # Not left running: leaving the block waits for the thread, and so for its job.
+            sc.cancelJobGroup(group)
+            raise
         per_hour: dict[str, dict[str, dict]] = {}
-        for r in hourly.result():
+        for r in rows:
             hour = "unknown" if r["hour"] is None else str(int(r["hour"]) * 3600)
             per_hour.setdefault(r["destination_queue"], {})[hour] = {"messages": r["messages"], "bytes": r["bytes"]}
     summary["per_queue_per_hour"] = per_hour

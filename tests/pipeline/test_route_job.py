@@ -327,3 +327,18 @@ def test_a_registry_already_loaded_routes_as_its_directory_does(spark, tmp_path,
     loaded = route_job.route(spark, str(pubs), route_job.load_registry(str(tmp_path / "qm")), str(tmp_path / "b"))
     assert by_path == loaded
     assert (loaded["deliveries"], loaded["publications_not_received"]) == (2, 1)
+
+
+def test_a_summary_that_fails_cancels_its_hourly_job(spark, monkeypatch):
+    """The hours are counted in a thread while the driver sums the tables: when the sums fail, that job is
+    cancelled rather than waited for (leaving the thread pool waits for its thread)."""
+    deliveries = spark.createDataFrame([("Q", 3600.0, 10)], "destination_queue string, timestamp double, bytes long")
+    cancelled = []
+    monkeypatch.setattr(spark.sparkContext, "cancelJobGroup", cancelled.append)
+
+    def broken(*args):
+        raise RuntimeError("the sums failed")
+    monkeypatch.setattr(route_job, "_summary_of_keys", broken)
+    with pytest.raises(RuntimeError, match="the sums failed"):
+        route_job.summarize(None, None, None, deliveries, 1)
+    assert len(cancelled) == 1 and cancelled[0].startswith("qmlite-hours-")

@@ -17,6 +17,9 @@ client per call.  Every reply's CompCode is checked (a failed call stops the run
     python scripts/bench/many_putget.py [--baseline 1269ee7] [--connections 16] [--procs 4]
                                         [--seconds 5] [--rounds 3] [--json FILE]
 
+``--steps CALLS`` counts instead what the event loop does per call (task steps, tasks spawned, waits for
+I/O), the server in this process: figures that no neighbour's load moves.
+
 ``--baseline REV``: that revision's tree (``git archive``, into a temporary directory) is served by the
 same interpreter, alternating with this tree's; without it only this tree is measured.  Each figure
 is its median round; the server's CPU (utime + stime from /proc) is per MQI call (a put+get is two).
@@ -87,8 +90,9 @@ class Conn:
     def close(self) -> None:
         self.qm.abort()
 
-    def reply(self) -> bool | None:
-        """Read what arrived; True when a whole put+get ended, False for a put, None for nothing yet."""
+    def reply(self, more: bool = True) -> bool | None:
+        """Read what arrived; True when a whole put+get ended, False for a put, None for nothing yet.
+        The next call goes out at once, except a put after the get when ``more`` is false."""
         try:
             data = self.sock.recv(65536)
         except BlockingIOError:
@@ -106,7 +110,8 @@ class Conn:
                              f"Reason {int.from_bytes(buf[self.hl + 8:self.hl + 12], 'little')}")
         del buf[:n]
         self.step ^= 1
-        self.sock.sendall(self.requests[self.step])  # small: the socket takes it at once
+        if more or self.step == 1:
+            self.sock.sendall(self.requests[self.step])  # small: the socket takes it at once
         return self.step == 0
 
 
@@ -300,6 +305,80 @@ class Served(B.ServerProcess):
             raise SystemExit(f"the baseline tree is not what Python imports there: {probe}")
 
 
+def scheduler_work(calls: int, connections: int, persistent: bool) -> dict:
+    """The event loop's work per MQI call, counted rather than timed (issue 35): a server in this process
+    (``synchronous`` FULL when persistent) under a trio instrument, the connections driven from a worker
+    thread by one ``selectors`` loop as the load processes drive them.  Task steps (by task), tasks
+    spawned and waits for I/O (each an ``epoll_wait``) per call, over ``calls`` calls after as many
+    unmeasured."""
+    import collections
+
+    import structlog
+    import trio
+
+    from qmlite.server import config
+    from qmlite.server.listener import running
+
+    class Counting(trio.abc.Instrument):
+        def __init__(self) -> None:
+            self.steps: collections.Counter = collections.Counter()
+            self.spawned = self.waits = 0
+
+        def before_task_step(self, task) -> None:
+            self.steps[task.name] += 1
+
+        def task_spawned(self, task) -> None:
+            self.spawned += 1
+
+        def before_io_wait(self, timeout) -> None:
+            self.waits += 1
+
+    counting = Counting()
+    answered = [0]  # the calls answered while counting (a few more than asked: each connection ends on a get)
+
+    def drive(port: int) -> None:
+        conns = [Conn(port, n, persistent) for n in range(connections)]
+        sel = selectors.DefaultSelector()
+        for conn in conns:
+            sel.register(conn.sock, selectors.EVENT_READ, conn)
+        try:
+            for measured in (False, True):
+                if measured:
+                    trio.from_thread.run_sync(trio.lowlevel.add_instrument, counting)
+                for conn in conns:  # each connection puts, gets, puts ... until ``calls`` have been answered
+                    conn.step = 0
+                    conn.sock.sendall(conn.requests[0])
+                active, done = set(conns), 0
+                while active:
+                    for key, _ in sel.select():
+                        conn = key.data
+                        ended = conn.reply(more=done < calls)
+                        if ended is not None:
+                            done += 1
+                            if ended and done > calls:
+                                active.discard(conn)  # its put+get answered and no next put sent
+                if measured:
+                    trio.from_thread.run_sync(trio.lowlevel.remove_instrument, counting)
+                    answered[0] = done
+        finally:
+            for conn in conns:
+                conn.close()
+
+    async def run() -> None:
+        with tempfile.TemporaryDirectory(prefix="qmlite-steps-") as tmp:
+            cfg = config.load(environ={}, overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
+            async with running(cfg, synchronous="FULL" if persistent else "NORMAL") as server:
+                await trio.to_thread.run_sync(drive, server.port)
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
+    trio.run(run)
+    n = max(answered[0], 1)
+    return {"calls": answered[0], "connections": connections, "persistent": persistent,
+            "task_steps": round(sum(counting.steps.values()) / n, 3), "tasks_spawned": round(counting.spawned / n, 3),
+            "io_waits": round(counting.waits / n, 3),
+            "steps_by_task": {k: round(v / n, 3) for k, v in counting.steps.most_common(6)}}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--baseline", metavar="REV", help="git revision to compare with (e.g. 1269ee7)")
@@ -312,8 +391,15 @@ def main() -> int:
                          "taking turns on one server (>= 60%%)")
     ap.add_argument("--trio-bound", action="store_true",
                     help="also measure, in the same rounds, a bare trio server answering the same sizes (issue 35)")
+    ap.add_argument("--steps", type=int, metavar="CALLS",
+                    help="instead: count the event loop's work per call over CALLS calls, the server in-process "
+                         "(with --persistent: persistent messages)")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
+    if args.steps:
+        work = scheduler_work(args.steps, args.connections, args.persistent)
+        print(json.dumps(work))
+        return 0
     if args.persistent:
         return persistent_main(args)
     with tempfile.TemporaryDirectory(prefix="qmlite-baseline-") as tmp:

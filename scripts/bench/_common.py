@@ -267,3 +267,34 @@ def ibmmq_put_get(port: int, queue: str, body: bytes, calls: int) -> dict:
         q.close()
         qm.disconnect()
     return {"put/s": calls / (t1 - t0), "get/s": calls / (t2 - t1)}
+
+
+def loop_work():
+    """A trio instrument counting the event loop's work rather than timing it (issue 35): task steps by
+    task, tasks spawned, waits for I/O (each an ``epoll_wait``); ``per(n)`` gives them per unit of work."""
+    import collections
+
+    import trio
+
+    class LoopWork(trio.abc.Instrument):
+        def __init__(self) -> None:
+            self.steps: collections.Counter = collections.Counter()
+            self.spawned = self.waits = 0
+
+        def before_task_step(self, task) -> None:
+            self.steps[task.name] += 1
+
+        def task_spawned(self, task) -> None:
+            self.spawned += 1
+
+        def before_io_wait(self, timeout) -> None:
+            self.waits += 1
+
+        def per(self, n: int, digits: int = 2) -> dict:
+            n = max(n, 1)
+            return {"task_steps": round(sum(self.steps.values()) / n, digits),
+                    "tasks_spawned": round(self.spawned / n, digits), "io_waits": round(self.waits / n, digits),
+                    "steps_by_task": {k: round(v / n, digits) for k, v in self.steps.most_common(6)}}
+
+    return LoopWork()
+

@@ -311,29 +311,13 @@ def scheduler_work(calls: int, connections: int, persistent: bool) -> dict:
     thread by one ``selectors`` loop as the load processes drive them.  Task steps (by task), tasks
     spawned and waits for I/O (each an ``epoll_wait``) per call, over ``calls`` calls after as many
     unmeasured."""
-    import collections
-
     import structlog
     import trio
 
     from qmlite.server import config
     from qmlite.server.listener import running
 
-    class Counting(trio.abc.Instrument):
-        def __init__(self) -> None:
-            self.steps: collections.Counter = collections.Counter()
-            self.spawned = self.waits = 0
-
-        def before_task_step(self, task) -> None:
-            self.steps[task.name] += 1
-
-        def task_spawned(self, task) -> None:
-            self.spawned += 1
-
-        def before_io_wait(self, timeout) -> None:
-            self.waits += 1
-
-    counting = Counting()
+    counting = B.loop_work()
     answered = [0]  # the calls answered while counting (a few more than asked: each connection ends on a get)
 
     def drive(port: int) -> None:
@@ -372,11 +356,8 @@ def scheduler_work(calls: int, connections: int, persistent: bool) -> dict:
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
     trio.run(run)
-    n = max(answered[0], 1)
     return {"calls": answered[0], "connections": connections, "persistent": persistent,
-            "task_steps": round(sum(counting.steps.values()) / n, 3), "tasks_spawned": round(counting.spawned / n, 3),
-            "io_waits": round(counting.waits / n, 3),
-            "steps_by_task": {k: round(v / n, 3) for k, v in counting.steps.most_common(6)}}
+            **counting.per(answered[0], 3)}
 
 
 def main() -> int:

@@ -71,7 +71,6 @@ def scheduler_work(commands: int) -> dict:
     """The event loop's work per Ping, counted rather than timed (the same on any machine): a server in
     this process under a trio instrument, ibmmq in a worker thread.  Task steps, tasks spawned and
     waits for I/O (each an ``epoll_wait``) per command."""
-    import collections
     import tempfile
 
     import trio
@@ -79,21 +78,7 @@ def scheduler_work(commands: int) -> dict:
     from qmlite.server import config
     from qmlite.server.listener import running
 
-    class Counting(trio.abc.Instrument):
-        def __init__(self) -> None:
-            self.steps: collections.Counter = collections.Counter()
-            self.spawned = self.waits = 0
-
-        def before_task_step(self, task) -> None:
-            self.steps[task.name] += 1
-
-        def task_spawned(self, task) -> None:
-            self.spawned += 1
-
-        def before_io_wait(self, timeout) -> None:
-            self.waits += 1
-
-    counting = Counting()
+    counting = B.loop_work()
 
     def pings(port: int) -> None:
         import ibmmq
@@ -116,9 +101,7 @@ def scheduler_work(commands: int) -> dict:
             cfg = config.load(environ={}, overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
             async with running(cfg, synchronous="NORMAL") as server:
                 await trio.to_thread.run_sync(pings, server.port)
-        return {"task_steps": round(sum(counting.steps.values()) / commands, 2),
-                "tasks_spawned": round(counting.spawned / commands, 2), "io_waits": round(counting.waits / commands, 2),
-                "steps_by_task": {k: round(v / commands, 2) for k, v in counting.steps.most_common(8)}}
+        return counting.per(commands)
 
     import structlog
 

@@ -530,8 +530,9 @@ def summary_text(summary: dict) -> str:
     lines = []
     for key in sorted(summary):
         value = summary[key]
-        if isinstance(value, dict) and value and all(
-                isinstance(v, dict) and all(type(n) in (int, float) and k.isidentifier() for k, n in v.items())
+        if isinstance(value, dict) and value and all(isinstance(name, str) for name in value) and all(
+                isinstance(v, dict) and all(isinstance(k, str) and k.isidentifier() and type(n) in (int, float)
+                                            for k, n in v.items())
                 for v in value.values()):
             names = sorted(value)
             quoted = encode(names)[2:-2].split('", "')

@@ -26,8 +26,8 @@ from . import constants as C
 from . import errors
 from .encoding import decode_text, encode_text
 from .errors import CodecError
-from .mqi import (FOPA, GMO_SIZES, MD_SIZES, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, PMO_SIZES, Decoded, gmo_values,
-                  md_values, pmo_values)
+from .mqi import (FOPA, GMO_SIZES, GMO_VALUES, MD_SIZES, MD_VALUES, MQGMO, MQMD, MQOD, MQPMO, MQSD, MQSRO, PMO_SIZES,
+                  PMO_VALUES, Decoded)
 
 __all__ = [
     "EmptyBody", "MQOpenRequest", "MQOpenReply", "MQCloseRequest", "MQPutRequest", "MQPutReply",
@@ -201,7 +201,7 @@ class MQPutRequest:
         md, pos = MQMD.unpack(buf, offset, order, codec)
         pmo, pos = MQPMO.unpack(buf, pos, order, codec)
         if fixed:
-            _PUTS.remember(key, (md_values(md), pmo_values(pmo)))
+            _PUTS.remember(key, (MD_VALUES(md), PMO_VALUES(pmo)))
         _n, data, pos = _data(buf, pos, order)
         return cls(md, pmo, data), pos
 
@@ -318,17 +318,14 @@ class MQGetRequest:
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
         fixed = _fixed(buf, offset, order, GMO_SIZES)
-        if fixed:
-            key, seen = _GETS.seen(buf, offset, fixed, order, codec)
-            if seen is not None:
-                md, gmo, pos = MQMD(*seen[0]), MQGMO(*seen[1]), offset + fixed
-            else:
-                md, pos = MQMD.unpack(buf, offset, order, codec)
-                gmo, pos = MQGMO.unpack(buf, pos, order, codec)
-                _GETS.remember(key, (md_values(md), gmo_values(gmo)))
+        key, seen = _GETS.seen(buf, offset, fixed, order, codec) if fixed else (None, None)
+        if seen is not None:
+            md, gmo, pos = MQMD(*seen[0]), MQGMO(*seen[1]), offset + fixed
         else:
             md, pos = MQMD.unpack(buf, offset, order, codec)
             gmo, pos = MQGMO.unpack(buf, pos, order, codec)
+            if fixed:
+                _GETS.remember(key, (MD_VALUES(md), GMO_VALUES(gmo)))
         n = _int(buf, pos, order, C.MQRC_BUFFER_LENGTH_ERROR, "BufferLength")
         if n < 0:
             raise CodecError(C.MQRC_BUFFER_LENGTH_ERROR, family=_MQRC, offset=pos, detail=f"BufferLength {n}")

@@ -104,7 +104,7 @@ def _bin(value, length: int, name: str) -> bytes:
     return bytes(value)
 
 
-class _Decoded(dict):
+class Decoded(dict):
     """Field values of fixed-layout structures already decoded, by their bytes (issue 24, decision HP2).
 
     An application sends the same MQMD/MQPMO/MQGMO bytes call after call; decoding is a pure function
@@ -301,7 +301,7 @@ class MQMD:
 
     def copy(self) -> MQMD:
         """A shallow copy (every field is immutable), much faster than ``dataclasses.replace``."""
-        return MQMD(*_MD_VALUES(self))
+        return MQMD(*MD_VALUES(self))
 
     @classmethod
     def unpack(cls, buf, offset: int = 0, order: str = "<", codec: str = "latin-1"):
@@ -321,7 +321,7 @@ class MQMD:
                      v[12], v[13], dc(v[14], codec), dc(v[15], codec), dc(v[16], codec), v[17],
                      dc(v[18], codec), v[19], dc(v[20], codec), dc(v[21], codec), dc(v[22], codec),
                      dc(v[23], codec), v[24], v[25], v[26], v[27], v[28])
-        _MD_SEEN.remember(key, _MD_VALUES(md))
+        _MD_SEEN.remember(key, MD_VALUES(md))
         return md, offset + size
 
     def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
@@ -369,10 +369,10 @@ _OD_MQRR = 8  # CompCode + Reason
 
 
 
-# Field by field in declaration order: ``MQMD(*_MD_VALUES(md))`` copies one five times faster than
+# Field by field in declaration order: ``MQMD(*MD_VALUES(md))`` copies one five times faster than
 # ``dataclasses.replace`` (a publication's copies each start from its descriptor).
-_MD_VALUES = operator.attrgetter(*(f.name for f in fields(MQMD)))
-_MD_SEEN = _Decoded()
+MD_VALUES = operator.attrgetter(*(f.name for f in fields(MQMD)))
+_MD_SEEN = Decoded()
 
 
 @dataclass(slots=True)
@@ -535,7 +535,7 @@ class MQPMO:
         else:
             pmo = cls(version, v[2], v[3], v[4], v[5], v[6], v[7], decode_char(v[8], codec),
                       decode_char(v[9], codec), *v[10:])
-        _PMO_SEEN.remember(key, _PMO_VALUES(pmo))
+        _PMO_SEEN.remember(key, PMO_VALUES(pmo))
         return pmo, offset + size
 
     def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
@@ -554,8 +554,8 @@ class MQPMO:
         return s.pack(*vals)
 
 
-_PMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQPMO)))
-_PMO_SEEN = _Decoded()
+PMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQPMO)))
+_PMO_SEEN = Decoded()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -606,7 +606,7 @@ class MQGMO:
             return cls(*values), offset + size
         v = s.unpack_from(buf, offset)
         gmo = cls(version, v[2], v[3], v[4], v[5], decode_char(v[6], codec), *v[7:])
-        _GMO_SEEN.remember(key, _GMO_VALUES(gmo))
+        _GMO_SEEN.remember(key, GMO_VALUES(gmo))
         return gmo, offset + size
 
     def pack(self, order: str = "<", codec: str = "latin-1") -> bytes:
@@ -626,16 +626,14 @@ class MQGMO:
         return s.pack(*vals)
 
 
-_GMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQGMO)))
-_GMO_SEEN = _Decoded()
+GMO_VALUES = operator.attrgetter(*(f.name for f in fields(MQGMO)))
+_GMO_SEEN = Decoded()
 
-# Sizes by Version, and every field's value in declaration order (``MQMD(*md_values(md))`` is a copy):
-# what pcf/calls.py's MQPUT and MQGET requests need to decode an MQMD and its options as one (HP6).
+# Sizes by Version (with ``Decoded`` and the ``*_VALUES`` getters above): what pcf/calls.py's MQPUT and
+# MQGET requests need to decode an MQMD and its options as one (HP6).
 MD_SIZES = {v: s.size for v, s in _MD_S_LE.items()}
 PMO_SIZES = {v: s.size for v, s in _PMO_S["<"].items()}
 GMO_SIZES = {v: s.size for v, s in _GMO_S["<"].items()}
-md_values, pmo_values, gmo_values = _MD_VALUES, _PMO_VALUES, _GMO_VALUES
-Decoded = _Decoded
 
 
 # --------------------------------------------------------------------------------------------------

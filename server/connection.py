@@ -168,6 +168,8 @@ class Connection:
                     if not data:
                         return
                 await self._received(data)
+                if self.server.mqi.activity.wakes != self._wakes_seen:
+                    await self._let_woken_run()  # as below: a TLS stream reads its socket directly too (HP7)
         if watchdog.cancelled_caught:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
                           message=self._timed_out())
@@ -233,16 +235,8 @@ class Connection:
                     run = 0
                     await trio.lowlevel.checkpoint()
                 await self._received(data)
-                activity = self.server.mqi.activity
-                if activity.wakes != self._wakes_seen:
-                    # The call (or another connection's) woke the command server or a waiting GET:
-                    # they act before this connection's next request, as they did behind trio's
-                    # stream, which passed a checkpoint after each send and after each receive.  Two
-                    # here for the same reason: whatever order trio runs the next batch in, a task
-                    # woken now runs before this one reads again.
-                    self._wakes_seen = activity.wakes
-                    await trio.lowlevel.cancel_shielded_checkpoint()
-                    await trio.lowlevel.cancel_shielded_checkpoint()
+                if self.server.mqi.activity.wakes != self._wakes_seen:
+                    await self._let_woken_run()
                 # A ping-pong client sends its next request only after it has read this reply: a read
                 # tried now finds nothing (a failed system call and an exception per call).  Once
                 # _PROBE_MISSES such reads in a row found nothing, wait first -- trio's epoll reports a
@@ -260,6 +254,15 @@ class Connection:
         if watchdog.cancelled_caught:
             self.log.info("channel_timeout", seconds=self._idle_limit(), channel=self._channel_name(),
                           message=self._timed_out())
+
+    async def _let_woken_run(self) -> None:
+        """The call (or another connection's) woke the command server or a waiting GET: they act before
+        this connection's next request, as they did behind trio's stream, which passed a checkpoint after
+        each send and after each receive.  Two here for the same reason: whatever order trio runs the
+        next batch in, a task woken now runs before this one reads again."""
+        self._wakes_seen = self.server.mqi.activity.wakes
+        await trio.lowlevel.cancel_shielded_checkpoint()
+        await trio.lowlevel.cancel_shielded_checkpoint()
 
     async def _received(self, data: bytes) -> None:
         """Hand what the socket read to the channel and act on its events, in order."""

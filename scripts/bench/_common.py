@@ -298,3 +298,85 @@ def loop_work():
 
     return LoopWork()
 
+
+
+# ---- how this machine's idle CPUs wait (issue 35) ---------------------------------------------------
+# A ping-pong between two processes pays for every wake-up of a CPU that went idle in between.  What one
+# costs depends on the machine: on a VM whose idle vCPUs halt at once (guest halt polling off, as on the
+# Firecracker VMs these figures were taken on) each wake-up is a trip through the host.  The benches print
+# the policy beside their figures, and ``--awake`` measures the same run with the CPUs kept busy, so the
+# wake-ups' share of a figure is measured rather than guessed (docs/decisions.md BD9).
+
+_HALT_POLL_ARG = re.compile(r"(?:^|\s)(haltpoll\.guest_halt_poll_ns|cpuidle_haltpoll\.force)=(\S+)")
+
+
+def _read(path: pathlib.Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def idle_policy(root: str | os.PathLike = "/") -> dict:
+    """How an idle CPU waits here: the cpuidle driver and governor, guest halt polling (the haltpoll
+    driver's ``guest_halt_poll_ns``: 0 means an idle vCPU halts at once) and what the kernel's command
+    line set of it.  Missing files give None (a container may hide /sys)."""
+    root = pathlib.Path(root)
+    cpuidle = root / "sys/devices/system/cpu/cpuidle"
+    governor = _read(cpuidle / "current_governor_ro") or _read(cpuidle / "current_governor")
+    poll = _read(root / "sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    cmdline = _read(root / "proc/cmdline") or ""
+    return {"cpuidle_driver": _read(cpuidle / "current_driver"), "cpuidle_governor": governor,
+            "guest_halt_poll_ns": int(poll) if poll is not None and poll.isdigit() else None,
+            "kernel_args": dict(_HALT_POLL_ARG.findall(cmdline))}
+
+
+def idle_note(policy: dict, awake: bool = False) -> str:
+    """One line for a bench's header: the policy, and whether ``--awake`` kept the CPUs busy."""
+    poll = policy["guest_halt_poll_ns"]
+    halts = " (an idle vCPU halts at once)" if poll == 0 else ""
+    return (f"idle CPUs: cpuidle {policy['cpuidle_driver'] or 'unknown'}/{policy['cpuidle_governor'] or 'unknown'}, "
+            f"guest halt polling {'unknown' if poll is None else f'{poll} ns'}{halts}"
+            + ("; --awake: every CPU kept busy (a diagnostic)" if awake else ""))
+
+
+_SPIN = "while True:\n    pass\n"
+
+
+class Awake:
+    """``--awake``: one busy process per CPU at nice 19 for as long as the block runs, so no CPU goes idle
+    and no wake-up waits for one.  A diagnostic, not a condition for a target's figure: the spinners take
+    what the scheduler leaves them (about 1.5% of a CPU each against a nice-0 process under CFS, more of an
+    idle one), which CpuWindow shows as "others"."""
+
+    def __init__(self, enabled: bool = True, count: int | None = None) -> None:
+        self.enabled = enabled
+        self.count = count if count is not None else (os.cpu_count() or 1)
+        self.procs: list[subprocess.Popen] = []
+
+    def __enter__(self) -> "Awake":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        if self.enabled:
+            for _ in range(self.count):
+                # niced in the child before it runs Python, so it is at 19 once Popen returns
+                self.procs.append(subprocess.Popen([sys.executable, "-I", "-S", "-c", _SPIN],
+                                                   preexec_fn=lambda: os.nice(19), stdin=subprocess.DEVNULL))
+
+    def stop(self) -> None:
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+        self.procs.clear()
+
+
+def add_awake_option(ap) -> None:
+    ap.add_argument("--awake", action="store_true",
+                    help="keep every CPU busy with a nice-19 spinner while measuring: what the idle CPUs' "
+                         "wake-ups cost the figures (a diagnostic; targets are judged without it)")

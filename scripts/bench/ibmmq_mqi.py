@@ -623,8 +623,11 @@ def main() -> int:
     ap.add_argument("--pcf", type=int, default=1000, help="PCF commands per timed run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", metavar="FILE")
+    B.add_awake_option(ap)
     args = ap.parse_args()
-    results: dict = {"calls": args.calls, "pcf": args.pcf, "repeat": args.repeat}
+    results: dict = {"calls": args.calls, "pcf": args.pcf, "repeat": args.repeat, "idle": B.idle_policy(),
+                     "awake": args.awake}
+    print(B.idle_note(results["idle"], args.awake))
     # The four measurements take turns, round after round, and each keeps its best round: on a shared
     # machine conditions drift over minutes, and measuring one after the other would compare
     # different minutes.
@@ -632,7 +635,7 @@ def main() -> int:
     echo_server = Echo()
     rounds = results["rounds"] = []  # every round's rates: the spread beside each best figure
     try:
-        with B.ServerProcess(log_level="warning") as server:
+        with B.Awake(args.awake), B.ServerProcess(log_level="warning") as server:
             for round_no in range(args.repeat):
                 runs = {"ibmmq": run_ibmmq(server.port, args.calls, args.pcf, 1, round_no)}
                 runs["replay"], sizes = run_replay(server.port, args.calls, args.pcf, 1, round_no)
@@ -685,6 +688,9 @@ def main() -> int:
         spread = [rnd[BOUND_KINDS[kind]][name] for rnd in rounds]
         print(f"{b.name:58} {b.per_s:9.0f} {min(spread):8.0f}-{max(spread):<8.0f}  {sizes_text(b.steps)}")
     results["verdicts"] = verdicts(results)
+    if args.awake:
+        results["verdicts"].append("  (--awake: measured with every CPU kept busy -- what idle wake-ups cost, not "
+                                   "the targets' figures)")
     print("\n" + "\n".join(results["verdicts"]))
     results["implausible"] = problems(found, bounded, echoes)
     if args.json:

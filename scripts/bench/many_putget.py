@@ -376,14 +376,18 @@ def main() -> int:
                     help="instead: count the event loop's work per call over CALLS calls, the server in-process "
                          "(with --persistent: persistent messages)")
     ap.add_argument("--json", metavar="FILE")
+    B.add_awake_option(ap)
     args = ap.parse_args()
     if args.steps:
         work = scheduler_work(args.steps, args.connections, args.persistent)
         print(json.dumps(work))
         return 0
+    print(B.idle_note(B.idle_policy(), args.awake),
+          flush=True)
     if args.persistent:
-        return persistent_main(args)
-    with tempfile.TemporaryDirectory(prefix="qmlite-baseline-") as tmp:
+        with B.Awake(args.awake):
+            return persistent_main(args)
+    with tempfile.TemporaryDirectory(prefix="qmlite-baseline-") as tmp, B.Awake(args.awake):
         trees = {"this tree": None}
         if args.baseline:
             trees = {f"baseline {args.baseline}": baseline_tree(args.baseline, pathlib.Path(tmp)), **trees}
@@ -412,7 +416,7 @@ def main() -> int:
     for name, s in summary.items():
         print(f"  {name:20} {s['put+get/s']:8.0f} put+get/s   server {s['server_cpu_us_per_call']:5.1f} us CPU per "
               f"MQI call")
-    out = {"args": vars(args), "runs": runs, "summary": summary}
+    out = {"args": vars(args), "runs": runs, "summary": summary, "idle": B.idle_policy()}
     if args.baseline:
         base, this = summary[f"baseline {args.baseline}"], summary["this tree"]
         ratio = this["put+get/s"] / base["put+get/s"]

@@ -115,10 +115,14 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=300, help="Pings counted for the event loop's work (0: none)")
     ap.add_argument("--json", help="write the results here")
+    B.add_awake_option(ap)
     args = ap.parse_args(argv)
-    with B.ServerProcess(log_level="warning") as server:
+    print(B.idle_note(B.idle_policy(), args.awake),
+          flush=True)
+    with B.Awake(args.awake), B.ServerProcess(log_level="warning") as server:
         result = measure(server.port, server.pid, args.commands, args.rounds)
-    report = {"commands": args.commands, "rounds": args.rounds, "results": result, "load_average": os.getloadavg()}
+    report = {"commands": args.commands, "rounds": args.rounds, "results": result, "load_average": os.getloadavg(),
+              "idle": B.idle_policy(), "awake": args.awake}
     if args.steps:
         report["event_loop_per_ping"] = work = scheduler_work(args.steps)
         print(f"per Ping: {work['task_steps']} task steps, {work['tasks_spawned']} tasks spawned, "

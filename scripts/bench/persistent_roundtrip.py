@@ -176,6 +176,7 @@ def main() -> int:
                     help="make the server's fresh data directory under DIR (default: under /tmp).  "
                          "--data-parent /dev/shm takes the disk's fsync latency out (tmpfs): what is left is "
                          "the server's own work for persistence, for development on a machine whose disk is shared")
+    B.add_awake_option(ap)
     args = ap.parse_args()
     conn_counts = [int(x) for x in args.connections.split(",") if x.strip()]
     if not conn_counts or min(conn_counts) < 1:
@@ -191,11 +192,13 @@ def main() -> int:
     print(f"# persistent_roundtrip {time.strftime('%Y-%m-%d %H:%M:%S %Z')} | {os.cpu_count()} CPUs | "
           f"Python {sys.version.split()[0]} | window {args.seconds:g}s after {args.warmup:g}s warm-up | "
           f"{MSG_SIZE} B on {QUEUE}, matched by MsgId", flush=True)
+    print("# " + B.idle_note(B.idle_policy(), args.awake),
+          flush=True)
     data_dir = None
     if args.data_parent is not None:
         data_dir = pathlib.Path(tempfile.mkdtemp(prefix="qmlite-bench-", dir=args.data_parent)) / "data"
     try:
-        with B.ServerProcess(data_dir, log_level=args.log_level) as server:
+        with B.Awake(args.awake), B.ServerProcess(data_dir, log_level=args.log_level) as server:
             print(f"# server pid {server.pid}, log level {args.log_level}, fresh data dir {server.data_dir}",
                   flush=True)
             results = trio.run(_run, server.port, server.pid, conn_counts, args)
@@ -240,7 +243,8 @@ def main() -> int:
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"results": results, "best": table, "ratios": ratios,
                                                        "seconds": args.seconds, "warmup": args.warmup,
-                                                       "message_size": MSG_SIZE, "queue": QUEUE}, indent=1))
+                                                       "message_size": MSG_SIZE, "queue": QUEUE,
+                                                       "idle": B.idle_policy(), "awake": args.awake}, indent=1))
     return 0
 
 

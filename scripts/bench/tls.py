@@ -6,7 +6,11 @@ second (MQCONNX + MQDISC) over TLS as a share of plain.
 * TLS: the same queue manager and port, channel BENCH.TLS.SVRCONN with SSLCIPH(ANY_TLS12_OR_HIGHER),
   the client's MQSCO naming the test PKI's client key repository (``qmlite tls init``).
 
-    python scripts/bench/tls.py [--calls 3000] [--connects 200] [--batches 20] [--json FILE]
+    python scripts/bench/tls.py [--calls 3000] [--connects 200] [--batches 20] [--steps 100] [--awake] [--json FILE]
+
+``event_loop_per_connection`` (issue 35, ``--steps``): the event loop's work per new connection, plain and
+TLS, counted with the server in this process -- task steps, tasks spawned, waits for I/O.  ``--awake``
+keeps every CPU busy while measuring (decision BD9: what idle wake-ups cost, a diagnostic).
 
 ``connect_ceiling`` (issue 35): the handshake alone -- qmlite's server context and ibmmqc's client context
 handshaking in one process over memory BIOs, resumed as the client resumes -- and what it leaves possible:
@@ -177,6 +181,61 @@ def handshake_cpu(made, rounds: int) -> dict:
             "cpu_us_per_resumed_handshake": round(took / rounds * 1e6, 1)}
 
 
+def _define_tls_channel(ibmmq, port: int) -> None:
+    """The bench's TLS channel and its CHLAUTH rule, defined through PCF as an administrator would."""
+    admin = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
+    pcf = ibmmq.PCFExecute(admin)
+    for command in (f"DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) SSLCIPH({CIPHER}) "
+                    "SSLCAUTH(OPTIONAL) MCAUSER('app') REPLACE",
+                    f"SET CHLAUTH({TLS_CHANNEL}) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)"):
+        pcf.MQCMD_ESCAPE({ibmmq.CMQCFC.MQIACF_ESCAPE_TYPE: ibmmq.CMQCFC.MQET_MQSC,
+                          ibmmq.CMQCFC.MQCACF_ESCAPE_TEXT: command.encode()})
+    admin.disconnect()
+
+
+def scheduler_work(made, connections: int) -> dict:
+    """The event loop's work per new connection, plain and TLS (issue 35, decision HP7): the server in
+    this process under a trio instrument, ibmmq connecting and disconnecting from a worker thread.  Task
+    steps, tasks spawned and waits for I/O (each an ``epoll_wait``) per connection: counts no neighbour's
+    load changes, where the rates and CPU above move with it."""
+    import tempfile
+
+    import structlog
+    import trio
+
+    from qmlite.server import config
+    from qmlite.server.listener import running
+
+    out: dict = {}
+
+    def drive(port: int) -> None:
+        import ibmmq
+
+        _define_tls_channel(ibmmq, port)
+        for mode in ("plain", "tls"):
+            for _ in range(10):  # warm: the first TLS connection's full handshake, the first of each kind
+                _connect(ibmmq, port, made, mode == "tls").disconnect()
+            counting = B.loop_work()
+            trio.from_thread.run_sync(trio.lowlevel.add_instrument, counting)
+            try:
+                for _ in range(connections):
+                    _connect(ibmmq, port, made, mode == "tls").disconnect()
+            finally:
+                trio.from_thread.run_sync(trio.lowlevel.remove_instrument, counting)
+            out[mode] = counting.per(connections)
+
+    async def run() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = config.load(environ={"QMLITE_PKI_DIR": str(made.pki_dir)},
+                              overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
+            async with running(cfg, synchronous="NORMAL") as server:
+                await trio.to_thread.run_sync(drive, server.port)
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
+    trio.run(run)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=3000)
@@ -184,6 +243,9 @@ def main(argv=None) -> int:
     ap.add_argument("--batches", type=int, default=20, help="alternating plain/TLS batches (default 20)")
     ap.add_argument("--cipher", default=CIPHER, help="the CipherSpec of the channel and the client")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--steps", type=int, default=100, metavar="N",
+                    help="new connections of each kind counted for the event loop's work (0: none)")
+    B.add_awake_option(ap)
     args = ap.parse_args(argv)
     globals()["CIPHER"] = args.cipher
 
@@ -193,21 +255,15 @@ def main(argv=None) -> int:
 
     made = pki.init(tempfile.mkdtemp(prefix="qmlite-bench-pki-"))
     os.environ["QMLITE_PKI_DIR"] = str(made.pki_dir)
+    awake = B.Awake(args.awake)  # stopped in the finally below, with the server
+    awake.start()
     server = B.ServerProcess(log_level="warning")
     try:
-        admin = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({server.port})", B.USER, B.PASSWORD)
-        pcf = ibmmq.PCFExecute(admin)
-        pcf.MQCMD_ESCAPE({ibmmq.CMQCFC.MQIACF_ESCAPE_TYPE: ibmmq.CMQCFC.MQET_MQSC,
-                          ibmmq.CMQCFC.MQCACF_ESCAPE_TEXT:
-                              f"DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) SSLCIPH({CIPHER}) "
-                              "SSLCAUTH(OPTIONAL) MCAUSER('app') REPLACE".encode()})
-        pcf.MQCMD_ESCAPE({ibmmq.CMQCFC.MQIACF_ESCAPE_TYPE: ibmmq.CMQCFC.MQET_MQSC,
-                          ibmmq.CMQCFC.MQCACF_ESCAPE_TEXT:
-                              f"SET CHLAUTH({TLS_CHANNEL}) TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL)".encode()})
-        admin.disconnect()
+        _define_tls_channel(ibmmq, server.port)
         result = measure(ibmmq, server.port, made, args.calls, args.connects, args.batches, server.pid)
     finally:
         server.stop()
+        awake.stop()
     targets = {"put": 0.8, "get": 0.8, "connect": 0.5}
     # The ceiling of new connections (issue 35): a TLS connection is a plain one plus its handshake, whose
     # two ends compute in turn, so TLS / plain can be at most plain's time over plain's time plus the
@@ -219,7 +275,10 @@ def main(argv=None) -> int:
                  out_of_reach=ceiling < targets["connect"])
     report = {"cipher_spec": args.cipher, "results": result, "targets": targets,
               "met": {op: result[op]["tls_over_plain"]["median_of_pairs"] >= t for op, t in targets.items()},
-              "connect_ceiling": alone, "load_average": os.getloadavg()}
+              "connect_ceiling": alone, "load_average": os.getloadavg(), "idle": B.idle_policy(),
+              "awake": args.awake}
+    if args.steps:
+        report["event_loop_per_connection"] = scheduler_work(made, args.steps)
     print(json.dumps(report, indent=2))
     if args.json:
         with open(args.json, "w") as fh:

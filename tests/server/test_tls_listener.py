@@ -104,3 +104,50 @@ def test_a_thousand_bad_handshakes_block_no_one(tls_server):
             s.close()
     result = server.mqsc("DISPLAY QMGR QMNAME")[0]  # the server is alive and well
     assert result.completion_code == 0 and "QMNAME(QM1)" in " ".join(result.text)
+
+
+def test_a_tls_message_larger_than_the_socket_takes_at_once_goes_whole_both_ways(tls_server):
+    """The TLS stream writes its records on the socket itself (decision HP7): what the socket does not
+    take at once waits for room, in order, and a reply of megabytes arrives byte for byte."""
+    from qmlite.pcf import constants as C
+    from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
+
+    assert tls_server.server.mqsc("DEFINE QLOCAL(DEV.TLS.BIG) REPLACE")[0].completion_code == 0  # app may use DEV.**
+    body = os.urandom(1 << 20) * 3 + b"end"  # 3 MiB: more than loopback's socket buffers take in one write
+    qm = tls_server.connect()
+    try:
+        hobj, _ = qm.open(MQOD(ObjectName="DEV.TLS.BIG"), C.MQOO_OUTPUT | C.MQOO_INPUT_EXCLUSIVE)
+        for _ in range(2):
+            qm.put(hobj, MQMD(), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), body)
+        for _ in range(2):
+            _md, _gmo, got = qm.get(hobj, MQMD(), MQGMO(Options=C.MQGMO_NO_SYNCPOINT), len(body))
+            assert got == body
+        qm.close(hobj)
+    finally:
+        qm.disc()
+
+
+def test_a_tls_client_that_resets_mid_conversation_ends_its_connection_alone(tls_server):
+    """A reset under a TLS connection (the client killed: an RST, no close_notify) ends that connection
+    as an end of stream; the server goes on serving TLS and plain clients."""
+    import struct
+
+    server = tls_server.server
+    before = server.mqsc("DISPLAY CHSTATUS(QMLITE.TLS.SVRCONN)")
+    victim = tls_server.connect()
+    assert victim.connected
+    raw = victim._sock
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close sends RST
+    raw.close()
+    again = tls_server.connect()  # served on its own connection while the reset one ends
+    assert again.connected
+    again.disc()
+    plain = server.connect()
+    assert plain.connected
+    plain.close()
+    # the reset connection is gone from the channel status: the status the test started with comes back
+    for _ in range(200):
+        after = server.mqsc("DISPLAY CHSTATUS(QMLITE.TLS.SVRCONN)")
+        if [r.completion_code for r in after] == [r.completion_code for r in before]:
+            break
+    assert [r.completion_code for r in after] == [r.completion_code for r in before]

@@ -1,8 +1,9 @@
 """The plain-socket path of a connection (server/connection.py, decision HP1): requests read and replies
 written on the socket itself.  What trio's stream did for it must still hold: requests that arrive
 together are all answered, in order; a reply larger than the socket takes at once is finished when
-the client reads, byte for byte; other connections are served meanwhile; a TLS or memory stream keeps
-the stream's own methods."""
+the client reads, byte for byte; other connections are served meanwhile; a memory stream keeps the
+stream's own methods.  (A TLS stream moves its records on the socket in the same way, decision HP7:
+tests/server/test_tls_listener.py.)"""
 
 from __future__ import annotations
 

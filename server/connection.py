@@ -179,8 +179,10 @@ class Connection:
 
         A read is tried before any wait: a request already there costs no trip through trio's
         scheduler, and a waiting one costs exactly one (``wait_readable``) -- except for a client whose
-        next request is never there yet when its reply has gone (a ping-pong client): its loop waits
-        first and probes now and then (decision SP1).  trio's SocketStream
+        next request is never there yet when its reply has gone (a ping-pong client): its loop tries the
+        read once more after one pass through the scheduler, when the other connections' calls have given
+        the client time to send (a late probe: no ``epoll_ctl`` re-registration of the socket, decision
+        SP3), and when that finds nothing too, waits first and probes now and then (decision SP1).  trio's SocketStream
         pays two more per call (the checkpoint after each receive and after each send), which on a
         ping-pong connection were a third of the server's time.  The idle watchdog is the same as
         the stream loop's: it only moves before a wait, by at least a second at a time, so a silent
@@ -196,11 +198,21 @@ class Connection:
             probe = False  # the next read is the one tried right after serving a request
             misses = 0  # such reads in a row that found nothing (decision SP1)
             skipped = 0
+            late = False  # the next read is tried after one pass through the scheduler (a late probe)
+            late_probe = False  # the read being tried is that late probe
+            late_misses = 0  # late probes in a row that found nothing
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
-                if wait_first:
+                if late:
+                    late = False
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+                    late_probe = True
+                    fd = sock.fileno()
+                    if fd < 0:
+                        raise trio.ClosedResourceError("the socket was closed")
+                elif wait_first:
                     wait_first = False
                     if self._held:  # read while the last call was held: served before any wait
                         continue
@@ -219,6 +231,9 @@ class Connection:
                     if probe:
                         probe = False
                         misses += 1
+                    if late_probe:
+                        late_probe = False
+                        late_misses += 1
                     wait_first = True
                     continue
                 except OSError as exc:
@@ -230,25 +245,39 @@ class Connection:
                 if probe:  # a request was already there when the last one was served: keep probing
                     probe = False
                     misses = 0
+                if late_probe:
+                    late_probe = False
+                    late_misses = 0
                 run += 1
                 if run >= _FAIR_RUN:
                     run = 0
+                    # a client served without a wait for a long while is not idle: its watchdog moves here too
+                    limit = trio.current_time() + self._idle_limit()
+                    if watchdog.deadline < limit:
+                        watchdog.deadline = limit + 1.0
                     await trio.lowlevel.checkpoint()
                 await self._received(data)
                 if self.server.mqi.activity.wakes != self._wakes_seen:
                     await self._let_woken_run()
                 # A ping-pong client sends its next request only after it has read this reply: a read
                 # tried now finds nothing (a failed system call and an exception per call).  Once
-                # _PROBE_MISSES such reads in a row found nothing, wait first -- trio's epoll reports a
-                # request already there at once -- and probe again one call in _PROBE_EVERY, so a
-                # client that starts to pipeline is read eagerly again (decision SP1).
+                # _PROBE_MISSES such reads in a row found nothing, try it late: after one pass through
+                # the scheduler, when the connections served meanwhile gave the client time to answer
+                # -- a wait costs trio an epoll_ctl to re-register the socket (EPOLLONESHOT), a late
+                # read that finds the request costs none (decision SP3).  Once late reads miss too (a
+                # lone ping-pong client), wait first -- trio's epoll reports a request already there at
+                # once -- and try both again one call in _PROBE_EVERY, so a client that starts to
+                # pipeline, or a server that gets busy, is read eagerly again (decision SP1).
                 if misses < _PROBE_MISSES:
                     probe = True
+                elif late_misses < _PROBE_MISSES and len(self.server.connections) > 1:
+                    late = True  # (alone, nobody's calls give the client the time: no late probes)
                 else:
                     skipped += 1
                     if skipped >= _PROBE_EVERY:
                         skipped = 0
                         probe = True
+                        late_misses = _PROBE_MISSES - 1
                     else:
                         wait_first = True
         if watchdog.cancelled_caught:

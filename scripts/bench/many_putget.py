@@ -229,8 +229,37 @@ def user_system(pid: int) -> tuple[float, float]:
     return int(fields[11]) / B.TICKS, int(fields[12]) / B.TICKS
 
 
+SYSCALLS = ("read", "write", "recvfrom", "sendto", "epoll_wait", "epoll_ctl")
+
+
+def _perf_start(pid: int) -> subprocess.Popen | None:
+    """``perf stat`` counting the server's system calls from now (None without perf, or when it may not
+    trace: the figures are then left out)."""
+    import shutil
+
+    if shutil.which("perf") is None:
+        return None
+    events = ",".join(f"syscalls:sys_enter_{name}" for name in SYSCALLS)
+    return subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-p", str(pid)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _perf_stop(proc: subprocess.Popen, calls: int) -> dict | None:
+    """The system calls counted since ``_perf_start``, per MQI call."""
+    import signal
+
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    counts = {}
+    for line in err.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[0].strip().isdigit():
+            counts[fields[2].rsplit("sys_enter_", 1)[-1]] = round(int(fields[0]) / calls, 3)
+    return counts or None
+
+
 def measure(server: B.ServerProcess | TrioEcho, connections: int, procs: int, seconds: float, persistent: bool = False,
-            echo_sizes=None) -> dict:
+            echo_sizes=None, syscalls: bool = False) -> dict:
     ctx = multiprocessing.get_context("fork")
     shares = [connections // procs + (1 if i < connections % procs else 0) for i in range(procs)]
     start = time.time() + 2.0 + 0.1 * connections
@@ -245,6 +274,7 @@ def measure(server: B.ServerProcess | TrioEcho, connections: int, procs: int, se
         first += share
     while time.time() < start:
         time.sleep(0.005)
+    perf = _perf_start(server.pid) if syscalls else None
     (u0, s0), t0 = user_system(server.pid), time.perf_counter()
     while time.time() < end:
         time.sleep(0.005)
@@ -255,9 +285,13 @@ def measure(server: B.ServerProcess | TrioEcho, connections: int, procs: int, se
         p.join(60)
     pairs = done / (t1 - t0)
     calls = max(1, 2 * done)
-    return {"put+get/s": pairs, "server_cpu_us_per_call": (cpu1 - cpu0) / calls * 1e6,
-            "server_user_us_per_call": (u1 - u0) / calls * 1e6, "server_system_us_per_call": (s1 - s0) / calls * 1e6,
-            "server_cpu_pct": (cpu1 - cpu0) / (t1 - t0) * 100}
+    out = {"put+get/s": pairs, "server_cpu_us_per_call": (cpu1 - cpu0) / calls * 1e6,
+           "server_user_us_per_call": (u1 - u0) / calls * 1e6, "server_system_us_per_call": (s1 - s0) / calls * 1e6,
+           "server_cpu_pct": (cpu1 - cpu0) / (t1 - t0) * 100}
+    if perf is not None:
+        # counted until the workers have reported (a little past the window): per call of the window
+        out["syscalls_per_call"] = _perf_stop(perf, calls)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -375,6 +409,9 @@ def main() -> int:
     ap.add_argument("--steps", type=int, metavar="CALLS",
                     help="instead: count the event loop's work per call over CALLS calls, the server in-process "
                          "(with --persistent: persistent messages)")
+    ap.add_argument("--syscalls", action="store_true",
+                    help="also count the server's system calls per MQI call with perf (read, write, epoll_wait, "
+                         "epoll_ctl ...), when perf is installed and may trace")
     ap.add_argument("--json", metavar="FILE")
     B.add_awake_option(ap)
     args = ap.parse_args()
@@ -397,17 +434,23 @@ def main() -> int:
             sizes = call_sizes(servers["this tree"].port)
             servers[BOUND] = TrioEcho()
         runs: dict[str, list[dict]] = {name: [] for name in servers}
+        syscalls: dict[str, list[dict]] = {}
         try:
             for round_no in range(args.rounds):
                 for name, server in servers.items():
                     r = measure(server, args.connections, args.procs, args.seconds,
-                                echo_sizes=sizes if name == BOUND else None)
+                                echo_sizes=sizes if name == BOUND else None, syscalls=args.syscalls)
+                    counted = r.pop("syscalls_per_call", None)
                     runs[name].append(r)
                     print(f"round {round_no + 1} {name:20} {r['put+get/s']:8.0f} put+get/s  server "
                           f"{r['server_cpu_us_per_call']:5.1f} us CPU per call "
                           f"(user {r['server_user_us_per_call']:.1f}, system "
                           f"{r['server_system_us_per_call']:.1f}; {r['server_cpu_pct']:.0f}% of a core)",
                           flush=True)
+                    if counted:
+                        syscalls.setdefault(name, []).append(counted)
+                        print("  system calls per MQI call: " +
+                              ", ".join(f"{k} {v:.3f}" for k, v in counted.items() if v), flush=True)
         finally:
             for server in servers.values():
                 server.stop()
@@ -416,7 +459,7 @@ def main() -> int:
     for name, s in summary.items():
         print(f"  {name:20} {s['put+get/s']:8.0f} put+get/s   server {s['server_cpu_us_per_call']:5.1f} us CPU per "
               f"MQI call")
-    out = {"args": vars(args), "runs": runs, "summary": summary, "idle": B.idle_policy()}
+    out = {"args": vars(args), "runs": runs, "summary": summary, "idle": B.idle_policy(), "syscalls": syscalls}
     if args.baseline:
         base, this = summary[f"baseline {args.baseline}"], summary["this tree"]
         ratio = this["put+get/s"] / base["put+get/s"]

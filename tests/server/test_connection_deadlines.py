@@ -166,6 +166,35 @@ async def test_a_silent_peer_meets_the_idle_watchdog_on_either_read_path(plain, 
     assert "phase" not in fields and fields["seconds"] == 150  # twice 60 s before any agreement, plus 30
 
 
+async def test_a_client_served_without_a_wait_for_longer_than_the_idle_limit_is_not_idle(autojump_clock):
+    """The socket path's watchdog moves before a wait; a client whose next request is always there when
+    the loop reads (pipelining, or a late probe that finds it: SP3) may never make it wait, so the
+    watchdog moves where the loop passes its fairness checkpoint too: 100 requests, 10 s apart on the
+    virtual clock, all read with no wait -- 1,000 s against an idle limit of 150 -- and no timeout."""
+    a, b = socket.socketpair()
+    ours = trio.SocketStream(trio.socket.from_stdlib_socket(a))
+    log = _Log()
+    conn = Connection(_bare_server(), ours, 1, log)
+    assert conn._sock is not None
+    served = []
+
+    async def received(data: bytes) -> None:  # the channel's work stood in: 10 s of it, then the next request is in
+        served.append(data)
+        autojump_clock.jump(10)
+        if len(served) < 100:
+            b.send(b"x")
+        else:
+            b.close()  # the client ends: the loop reads the end and returns
+
+    conn._received = received
+    b.send(b"x")
+    with trio.fail_after(100_000):
+        await conn._socket_read_loop(conn._sock)
+    assert len(served) == 100
+    assert [e for e, _ in log.events if e == "channel_timeout"] == []
+    a.close()
+
+
 async def test_the_opening_deadline_comes_first_and_an_mqconn_lifts_it(autojump_clock):
     ours, theirs = await _pair(True)
     log = _Log()

@@ -522,10 +522,10 @@ def summary_text(summary: dict) -> str:
 
     ``json.dumps(indent=2)`` encodes in Python, not C: 1.6 s for 100k topics in the job.  A table whose
     entries are all objects of numbers under plain names is encoded here with two calls of the C
-    encoder, its names as one list and its entries as another, each split where its items meet: in a
-    list of strings '", "' occurs only between items (a quote inside a string is escaped, so the third
-    character could not be one), and in a list of such objects '}, {' likewise (no brace in a plain
-    name or a number).  Any other value is indented as ``json.dumps`` would."""
+    encoder: its names each by the C encoder's own string function (a split of their list on '", "'
+    would cut a name ending in an escaped quote), its entries as one list, split where its items meet --
+    '}, {' occurs only there (no brace in a plain name or a number).  Any other value is indented as
+    ``json.dumps`` would."""
     encode = json.JSONEncoder(sort_keys=True).encode
     lines = []
     for key in sorted(summary):
@@ -535,9 +535,9 @@ def summary_text(summary: dict) -> str:
                                             for k, n in v.items())
                 for v in value.values()):
             names = sorted(value)
-            quoted = encode(names)[2:-2].split('", "')
+            quoted = map(json.encoder.encode_basestring_ascii, names)  # as the encoder writes them
             entries = encode([value[n] for n in names])[2:-2].split("}, {")
-            body = ",\n    ".join(f'"{n}": {{{e}}}' for n, e in zip(quoted, entries))
+            body = ",\n    ".join(f"{n}: {{{e}}}" for n, e in zip(quoted, entries))
             lines.append(f"  {encode(key)}: {{\n    {body}\n  }}")
         else:
             inner = json.dumps(value, indent=2, sort_keys=True).replace("\n", "\n  ")

@@ -28,7 +28,7 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 
-from . import authentication, negotiation, svrconn
+from . import authentication, negotiation, sockio, svrconn
 from .channel import (NEED_DATA, Call, ConversationEnded, ConversationRefused, ConversationStarted, Conversation,
                       IdOffered, Ignored, MessageChannelOffered, PeerClosed, ProtocolError, RequestMsgs, ServerChannel)
 from .config import ChannelConfig
@@ -36,32 +36,14 @@ from .roles import Host
 from .tls import check as tls_check
 
 _RECEIVE = 65536
-_FAIR_RUN = 32  # reads served in a row without a wait before the loop yields to other connections
 _PROBE_MISSES = 2  # reads right after a reply that found nothing, in a row, before the loop waits first
 _PROBE_EVERY = 16  # ... and then one such read in this many calls, to notice a client that pipelines
-_POSIX = os.name == "posix"
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
 _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError)
 
 
 class Closed(Exception):
     """The connection is over (peer closed, STATUS sent, or shut down)."""
-
-
-def _write(sock, data) -> int:
-    """Bytes of ``data`` the non-blocking plain socket ``sock`` took now (0 when it has no room);
-    a closed or broken socket raises what trio's stream would (decision HP1)."""
-    fd = sock.fileno()
-    if fd < 0:
-        raise trio.ClosedResourceError("the socket was closed")
-    try:
-        return os.write(fd, data)
-    except BlockingIOError:
-        return 0
-    except ConnectionError:
-        raise
-    except OSError as exc:
-        raise trio.BrokenResourceError(str(exc)) from exc
 
 
 def segment_count(data: bytes) -> int:
@@ -111,7 +93,7 @@ class Connection:
         # The plain TCP socket under the stream, read and written directly (decision HP1); None for a
         # TLS stream or anything else (tests' memory streams), which keep the stream's own methods.
         # (POSIX only: elsewhere a socket is not a file descriptor os.read and os.write accept.)
-        self._sock = stream.socket if type(stream) is trio.SocketStream and tls is None and _POSIX else None
+        self._sock = stream.socket if type(stream) is trio.SocketStream and tls is None and sockio.POSIX else None
 
     # ---- life cycle ------------------------------------------------------------------------------
     async def run(self, first: bytes = b"") -> None:
@@ -187,7 +169,7 @@ class Connection:
         ping-pong connection were a third of the server's time.  The idle watchdog is the same as
         the stream loop's: it only moves before a wait, by at least a second at a time, so a silent
         peer ends between the limit and a second past it.  Every wait is a checkpoint, and a run of
-        requests that never waits passes one every ``_FAIR_RUN`` reads: the loop stays cancellable,
+        requests that never waits passes one every ``sockio.FAIR_RUN`` reads: the loop stays cancellable,
         and one busy client cannot hold the loop."""
         read = os.read
         # Armed from the start: a peer that stops part-way through its first header is closed too.
@@ -205,14 +187,12 @@ class Connection:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
-                if late:
+                if late:  # a pass through the scheduler, then the read from the top (the socket checked again)
                     late = False
-                    await trio.lowlevel.cancel_shielded_checkpoint()
                     late_probe = True
-                    fd = sock.fileno()
-                    if fd < 0:
-                        raise trio.ClosedResourceError("the socket was closed")
-                elif wait_first:
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+                    continue
+                if wait_first:
                     wait_first = False
                     if self._held:  # read while the last call was held: served before any wait
                         continue
@@ -249,7 +229,7 @@ class Connection:
                     late_probe = False
                     late_misses = 0
                 run += 1
-                if run >= _FAIR_RUN:
+                if run >= sockio.FAIR_RUN:
                     run = 0
                     # a client served without a wait for a long while is not idle: its watchdog moves here too
                     limit = trio.current_time() + self._idle_limit()
@@ -463,7 +443,7 @@ class Connection:
             # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs
             # one system call and no trip through the scheduler -- and, with no await, nobody else's
             # bytes can come between.  What it does not take waits for room below, in turn.
-            sent = _write(sock, data)
+            sent = sockio.write(sock, data)
             if sent == len(data):
                 return
             data = memoryview(data)[sent:]
@@ -472,9 +452,7 @@ class Connection:
             if sock is None:
                 await self.stream.send_all(data)
             else:
-                while data:
-                    await trio.lowlevel.wait_writable(sock)
-                    data = data[_write(sock, data):]
+                await sockio.send_rest(sock, data)
         finally:
             self._sending = False
             if self._send_turn:

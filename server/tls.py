@@ -32,6 +32,8 @@ from qmlite.pcf import fap
 from qmlite.registry.objects import channels as M
 from qmlite.registry.objects import values as V
 
+from . import sockio
+
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
 TLS_RECORD_HANDSHAKE = 0x16
 
@@ -324,8 +326,6 @@ def handshake_message(cause: BaseException) -> str:
     return next((number for key, number in _HANDSHAKE_MESSAGES if key in text), "AMQ9665E")
 
 
-_POSIX = os.name == "posix"  # a socket is a file descriptor os.read and os.write take
-_FAIR_RUN = 32  # as the plain read loop's (server/connection.py)
 _MAX_RECORD = 16384 + 2048  # a TLS record's largest length (RFC 8446 section 5.2)
 
 
@@ -396,8 +396,8 @@ class TLSStream(trio.abc.Stream):
         # (decisions HP1, HP7): trio's stream passes through the scheduler before and after every
         # receive and send, a dozen times in a TLS connection's opening alone.  Anything else (a test's
         # memory stream) keeps the transport's own methods.
-        self._sock = transport.socket if type(transport) is trio.SocketStream and _POSIX else None
-        self._run = 0  # reads in a row that found bytes without waiting (a checkpoint every _FAIR_RUN)
+        self._sock = transport.socket if type(transport) is trio.SocketStream and sockio.POSIX else None
+        self._run = 0  # reads in a row that found bytes without waiting (a checkpoint every sockio.FAIR_RUN)
 
     @property
     def socket(self):
@@ -438,7 +438,7 @@ class TLSStream(trio.abc.Stream):
             except OSError as exc:  # a reset: the client is gone, as the stream would say
                 raise trio.BrokenResourceError(str(exc)) from exc
             self._run += 1
-            if self._run >= _FAIR_RUN:  # a client whose bytes are always there does not hold the loop
+            if self._run >= sockio.FAIR_RUN:  # a client whose bytes are always there does not hold the loop
                 self._run = 0
                 await trio.lowlevel.checkpoint()
             return data
@@ -449,20 +449,9 @@ class TLSStream(trio.abc.Stream):
         if sock is None:
             await self.transport.send_all(data)
             return
-        view = memoryview(data)
-        while True:
-            fd = sock.fileno()
-            if fd < 0:
-                raise trio.ClosedResourceError("the socket was closed")
-            try:
-                view = view[os.write(fd, view):]
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise trio.BrokenResourceError(str(exc)) from exc
-            if not view:
-                return
-            await trio.lowlevel.wait_writable(sock)
+        sent = sockio.write(sock, data)
+        if sent < len(data):
+            await sockio.send_rest(sock, memoryview(data)[sent:])
 
     async def _flush(self) -> None:
         if self._out.pending and not self._sending:

@@ -8,6 +8,7 @@ caller's choice (kept or thrown away), queue definitions through PCF, and a fast
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
@@ -380,3 +381,35 @@ def add_awake_option(ap) -> None:
     ap.add_argument("--awake", action="store_true",
                     help="keep every CPU busy with a nice-19 spinner while measuring: what the idle CPUs' "
                          "wake-ups cost the figures (a diagnostic; targets are judged without it)")
+
+
+def in_process(drive, *, environ: dict | None = None, synchronous: str = "NORMAL") -> None:
+    """A server in this process (a fresh data directory, its info lines off) while ``drive(port)`` runs its
+    client in a worker thread: the set-up of the benches that count the event loop's work (``--steps``)."""
+    import structlog
+    import trio
+
+    from qmlite.server import config
+    from qmlite.server.listener import running
+
+    async def run() -> None:
+        with tempfile.TemporaryDirectory(prefix="qmlite-steps-") as tmp:
+            cfg = config.load(environ=environ or {}, overrides={"host": HOST, "port": 0, "data_dir": f"{tmp}/{QMGR}"})
+            async with running(cfg, synchronous=synchronous) as server:
+                await trio.to_thread.run_sync(drive, server.port)
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))
+    trio.run(run)
+
+
+@contextlib.contextmanager
+def counting(work):
+    """From ``in_process``'s worker thread: the block's event-loop work counted by ``work`` (``loop_work``'s
+    instrument, added and removed on the loop's own thread)."""
+    import trio
+
+    trio.from_thread.run_sync(trio.lowlevel.add_instrument, work)
+    try:
+        yield work
+    finally:
+        trio.from_thread.run_sync(trio.lowlevel.remove_instrument, work)

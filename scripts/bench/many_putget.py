@@ -28,6 +28,7 @@ is its median round; the server's CPU (utime + stime from /proc) is per MQI call
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -345,13 +346,7 @@ def scheduler_work(calls: int, connections: int, persistent: bool) -> dict:
     thread by one ``selectors`` loop as the load processes drive them.  Task steps (by task), tasks
     spawned and waits for I/O (each an ``epoll_wait``) per call, over ``calls`` calls after as many
     unmeasured."""
-    import structlog
-    import trio
-
-    from qmlite.server import config
-    from qmlite.server.listener import running
-
-    counting = B.loop_work()
+    work = B.loop_work()
     answered = [0]  # the calls answered while counting (a few more than asked: each connection ends on a get)
 
     def drive(port: int) -> None:
@@ -361,37 +356,27 @@ def scheduler_work(calls: int, connections: int, persistent: bool) -> dict:
             sel.register(conn.sock, selectors.EVENT_READ, conn)
         try:
             for measured in (False, True):
-                if measured:
-                    trio.from_thread.run_sync(trio.lowlevel.add_instrument, counting)
-                for conn in conns:  # each connection puts, gets, puts ... until ``calls`` have been answered
-                    conn.step = 0
-                    conn.sock.sendall(conn.requests[0])
-                active, done = set(conns), 0
-                while active:
-                    for key, _ in sel.select():
-                        conn = key.data
-                        ended = conn.reply(more=done < calls)
-                        if ended is not None:
-                            done += 1
-                            if ended and done > calls:
-                                active.discard(conn)  # its put+get answered and no next put sent
-                if measured:
-                    trio.from_thread.run_sync(trio.lowlevel.remove_instrument, counting)
-                    answered[0] = done
+                with B.counting(work) if measured else contextlib.nullcontext():
+                    for conn in conns:  # each connection puts, gets, puts ... until ``calls`` have been answered
+                        conn.step = 0
+                        conn.sock.sendall(conn.requests[0])
+                    active, done = set(conns), 0
+                    while active:
+                        for key, _ in sel.select():
+                            conn = key.data
+                            ended = conn.reply(more=done < calls)
+                            if ended is not None:
+                                done += 1
+                                if ended and done > calls:
+                                    active.discard(conn)  # its put+get answered and no next put sent
+                answered[0] = done
         finally:
             for conn in conns:
                 conn.close()
 
-    async def run() -> None:
-        with tempfile.TemporaryDirectory(prefix="qmlite-steps-") as tmp:
-            cfg = config.load(environ={}, overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
-            async with running(cfg, synchronous="FULL" if persistent else "NORMAL") as server:
-                await trio.to_thread.run_sync(drive, server.port)
-
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
-    trio.run(run)
+    B.in_process(drive, synchronous="FULL" if persistent else "NORMAL")
     return {"calls": answered[0], "connections": connections, "persistent": persistent,
-            **counting.per(answered[0], 3)}
+            **work.per(answered[0], 3)}
 
 
 def main() -> int:

@@ -46,6 +46,7 @@ from qmlite.registry.qmgr import QueueManager
 from qmlite.server import channel as server_channel
 from qmlite.server import connection
 from qmlite.server import log as qlog
+from qmlite.server import sockio
 from qmlite.server.mqi import MQI
 
 QUEUE = "DEV.QUEUE.1"
@@ -93,7 +94,7 @@ def setup(data_dir: pathlib.Path) -> tuple[connection.Connection, bytes, bytes, 
     conn = connection.Connection(host, types.SimpleNamespace(), 1, qlog.get(component="bench"))
     replies = _Replies()
     conn._sock = object()  # a plain socket's send path, its write the stand-in's (below)
-    connection._write = replies.write
+    sockio.write = replies.write
     ch = conn.ch
     ch.agreement = Agreement(12, MAX_TR, 4 * 1024 * 1024, 300, 10, 1208)
     ch.state = server_channel.State.RUNNING

@@ -71,14 +71,7 @@ def scheduler_work(commands: int) -> dict:
     """The event loop's work per Ping, counted rather than timed (the same on any machine): a server in
     this process under a trio instrument, ibmmq in a worker thread.  Task steps, tasks spawned and
     waits for I/O (each an ``epoll_wait``) per command."""
-    import tempfile
-
-    import trio
-
-    from qmlite.server import config
-    from qmlite.server.listener import running
-
-    counting = B.loop_work()
+    work = B.loop_work()
 
     def pings(port: int) -> None:
         import ibmmq
@@ -87,26 +80,14 @@ def scheduler_work(commands: int) -> dict:
         pcf = ibmmq.PCFExecute(qm)
         for _ in range(20):
             pcf.MQCMD_PING_Q_MGR()
-        trio.from_thread.run_sync(trio.lowlevel.add_instrument, counting)  # the commands alone, not the connection
-        try:
+        with B.counting(work):  # the commands alone, not the connection
             for _ in range(commands):
                 pcf.MQCMD_PING_Q_MGR()
-        finally:
-            trio.from_thread.run_sync(trio.lowlevel.remove_instrument, counting)
         pcf.disconnect()
         qm.disconnect()
 
-    async def run() -> dict:
-        with tempfile.TemporaryDirectory() as tmp:
-            cfg = config.load(environ={}, overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
-            async with running(cfg, synchronous="NORMAL") as server:
-                await trio.to_thread.run_sync(pings, server.port)
-        return counting.per(commands)
-
-    import structlog
-
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
-    return trio.run(run)
+    B.in_process(pings)
+    return work.per(commands)
 
 
 def main(argv=None) -> int:

@@ -198,14 +198,6 @@ def scheduler_work(made, connections: int) -> dict:
     this process under a trio instrument, ibmmq connecting and disconnecting from a worker thread.  Task
     steps, tasks spawned and waits for I/O (each an ``epoll_wait``) per connection: counts no neighbour's
     load changes, where the rates and CPU above move with it."""
-    import tempfile
-
-    import structlog
-    import trio
-
-    from qmlite.server import config
-    from qmlite.server.listener import running
-
     out: dict = {}
 
     def drive(port: int) -> None:
@@ -215,24 +207,12 @@ def scheduler_work(made, connections: int) -> dict:
         for mode in ("plain", "tls"):
             for _ in range(10):  # warm: the first TLS connection's full handshake, the first of each kind
                 _connect(ibmmq, port, made, mode == "tls").disconnect()
-            counting = B.loop_work()
-            trio.from_thread.run_sync(trio.lowlevel.add_instrument, counting)
-            try:
+            with B.counting(B.loop_work()) as work:
                 for _ in range(connections):
                     _connect(ibmmq, port, made, mode == "tls").disconnect()
-            finally:
-                trio.from_thread.run_sync(trio.lowlevel.remove_instrument, counting)
-            out[mode] = counting.per(connections)
+            out[mode] = work.per(connections)
 
-    async def run() -> None:
-        with tempfile.TemporaryDirectory() as tmp:
-            cfg = config.load(environ={"QMLITE_PKI_DIR": str(made.pki_dir)},
-                              overrides={"host": B.HOST, "port": 0, "data_dir": f"{tmp}/{B.QMGR}"})
-            async with running(cfg, synchronous="NORMAL") as server:
-                await trio.to_thread.run_sync(drive, server.port)
-
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # the server's info lines off
-    trio.run(run)
+    B.in_process(drive, environ={"QMLITE_PKI_DIR": str(made.pki_dir)})
     return out
 
 

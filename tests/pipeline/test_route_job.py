@@ -9,7 +9,7 @@ import tempfile
 
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies
 
 from qmlite.pcf import constants as C
@@ -300,6 +300,7 @@ COUNTS = strategies.dictionaries(strategies.sampled_from(["messages", "bytes", "
 @settings(max_examples=60, deadline=None)
 @given(strategies.dictionaries(NAMES, COUNTS, max_size=8),
        strategies.dictionaries(NAMES, strategies.dictionaries(NAMES, strategies.integers()), max_size=3))
+@example({}, {'", ': {}, "1": {}})  # an escaped quote ending a name, then the next: '\", "1' read as a split
 def test_summary_json_is_the_summary_with_an_entry_a_line(table, nested):
     """summary.json reads back as the summary, however the names look; each entry of a per-name table
     has a line of its own, and a value of any other shape is indented as json.dumps does it."""

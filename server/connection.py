@@ -276,6 +276,18 @@ class Connection:
     async def _received(self, data: bytes) -> None:
         """Hand what the socket read to the channel and act on its events, in order."""
         ch = self.ch
+        whole = None if self._closed else ch.whole_call(data)
+        if whole is not None:  # one whole call, nothing before it (nearly every read): no event loop (HP8)
+            conv, seg = whole
+            try:
+                await self.server.mqi.call(self, conv, seg, fap.decode_call(seg))
+            except CodecError as exc:
+                if exc.family != STATUS:
+                    raise
+                await self.fail(exc.reason, conv_id=seg.header.ConversationId, detail=exc.detail)
+            if ch.outgoing and not self._closed:  # what the loop below sends before its NEED_DATA
+                await self.send(ch.data_to_send())
+            return
         ch.receive_data(data)
         while not self._closed:
             event = ch.next_event()

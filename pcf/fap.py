@@ -1432,6 +1432,23 @@ def decode_call(segment: Segment) -> Any:
     return MqiCall(api, None, body[API_HEADER_LENGTH:])
 
 
+_TSHM_IDS = struct.Struct(">4sIII")  # a TSHM's StructId, SegmentLength, ConversationId, RequestId (big-endian in any order)
+
+
+def decode_whole_call(data: bytes) -> tuple[SegmentHeader, MqiCall] | None:
+    """``data`` as one whole little-endian TSHM segment of an MQI call whose body holds at least the API
+    header: its header and call, equal to ``decode_header(data)`` and ``decode_call`` of its segment (issue 35,
+    decision HP8), read with four unpacks; None when the StructId is not TSHM or the SegmentLength is not
+    ``len(data)``.  The caller has checked the rest: ByteOrder 2 (``data[16]``), at least 52 bytes, and
+    what the segment's type and flags must be for it."""
+    sid, length, conv, req = _TSHM_IDS.unpack_from(data)
+    if sid != b"TSHM" or length != len(data):
+        return None
+    header = SegmentHeader(TSHM, length, conv, req, *_TAIL[LITTLE].unpack_from(data, 16))
+    api = ApiHeader(_BE_U32.unpack_from(data, TSHM_LENGTH)[0], *_API_LE_TAIL.unpack_from(data, TSHM_LENGTH + 4))
+    return header, MqiCall(api, None, data[TSHM_LENGTH + API_HEADER_LENGTH:])
+
+
 def encode_body(obj: Any, order: str) -> bytes:
     """Inverse of :func:`decode_body`."""
     if obj is None:

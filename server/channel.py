@@ -273,35 +273,41 @@ class ServerChannel:
         self.outgoing.clear()
         return out
 
-    def whole_call(self, data) -> tuple[Conversation, fap.Segment] | None:
+    def whole_call(self, data) -> tuple[Conversation, fap.Segment, fap.MqiCall] | None:
         """The usual read of an agreed, shared-conversation channel, in one step (issue 35, decision HP8):
         ``data`` exactly one whole TSHM segment, little-endian, holding a one-segment MQI request (not MQCONN)
-        for a conversation that exists, with nothing framed, buffered or queued before it.  Its conversation
-        and segment, the channel left exactly as ``receive_data(data)`` and two ``next_event()`` calls
-        (a :class:`Call`, then :data:`NEED_DATA`) leave it.  None for anything else, the channel untouched:
-        the transport then hands ``data`` to :meth:`receive_data` as usual, and every rule (framing limits,
-        reassembly, the table, the codec's errors) is the general path's."""
-        framer = self.framer
+        for a conversation that exists, with nothing framed, buffered or queued before it.  Its conversation,
+        segment and call (``fap.decode_call`` of the segment), the channel left exactly as ``receive_data(data)``
+        and two ``next_event()`` calls (a :class:`Call`, then :data:`NEED_DATA`) leave it.  None for anything
+        else, the channel untouched: the transport then hands ``data`` to :meth:`receive_data` as usual, and
+        every rule (framing limits, reassembly, the table, the codec's errors) is the general path's."""
         n = len(data)
-        if (n < _SHORTEST_CALL or type(data) is not bytes or self._segments or self.outgoing or framer._buf
-                or not self.multiplexed or self._opening is not None or framer._error is not None
-                or n > framer.max_segment_length or data[:4] != b"TSHM" or int.from_bytes(data[4:8], "big") != n
-                or data[16] != 2 or data[18] & _WHOLE != _WHOLE):
+        # the segment's own bytes first (ByteOrder, ControlFlags1, SegmentType), then the channel's state
+        if n < _SHORTEST_CALL or type(data) is not bytes or data[16] != 2 or data[18] & _WHOLE != _WHOLE:
             return None
         t = data[17]
-        if t & _MQI_REQUEST_MASK != _MQI_REQUEST or t == fap.MQCONN or self.state == State.AWAITING_ID \
-                or self.state == State.CLOSED:
+        if t & _MQI_REQUEST_MASK != _MQI_REQUEST or t == fap.MQCONN:
             return None
-        conv_id = int.from_bytes(data[8:12], "big")
+        framer = self.framer
+        state = self.state
+        if (self._segments or self.outgoing or framer._buf or not self.multiplexed or self._opening is not None
+                or framer._error is not None or n > framer.max_segment_length or state == State.AWAITING_ID
+                or state == State.CLOSED):
+            return None
+        decoded = fap.decode_whole_call(data)  # None: not TSHM, or a SegmentLength that is not the read's
+        if decoded is None:
+            return None
+        header, call = decoded
+        conv_id = header.ConversationId
         conv = self.conversations.get(conv_id)
         reassembler = self.reassembler
         if conv is None or reassembler.pending(conv_id) or n - fap.TSHM_LENGTH > reassembler.max_call_length:
             return None
-        seg = fap.Segment(fap.decode_header(data, 0), data[fap.TSHM_LENGTH:])
-        self.counts.bytes_received += n
+        counts = self.counts
+        counts.bytes_received += n
+        counts.buffers_received += 1
         self.segments_in += 1
-        self.counts.buffers_received += 1
-        return conv, seg
+        return conv, fap.Segment(header, data[fap.TSHM_LENGTH:]), call
 
     def next_event(self):
         """The next event, or :data:`NEED_DATA`.  A non-STATUS codec error (a bug in a structure the channel

@@ -278,9 +278,9 @@ class Connection:
         ch = self.ch
         whole = None if self._closed else ch.whole_call(data)
         if whole is not None:  # one whole call, nothing before it (nearly every read): no event loop (HP8)
-            conv, seg = whole
+            conv, seg, call = whole
             try:
-                await self.server.mqi.call(self, conv, seg, fap.decode_call(seg))
+                await self.server.mqi.call(self, conv, seg, call)
             except CodecError as exc:
                 if exc.family != STATUS:
                     raise

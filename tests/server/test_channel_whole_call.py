@@ -89,8 +89,9 @@ def check(ch: ServerChannel, data: bytes) -> bool:
     if whole is None:
         assert snapshot(ch) == before  # declined: untouched, the general path does everything
         return False
-    conv, seg = whole
+    conv, seg, call = whole
     assert events == [Call(conv, seg), NEED_DATA]
+    assert call == fap.decode_call(seg)
     assert conv is ch.conversations[seg.header.ConversationId]
     assert snapshot(ch) == snapshot(other)
     return True
@@ -128,6 +129,10 @@ def test_what_the_one_step_declines_the_general_path_decides():
         if before is not None:
             general(ch, before)
         assert not check(ch, data), name
+    queued = channel()  # two calls read at once, the first one's Call taken: the second waits in the channel
+    queued.receive_data(good + segment(fap.MQGET))
+    assert type(queued.next_event()) is Call
+    assert not check(queued, good)
 
 
 @st.composite

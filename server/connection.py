@@ -449,7 +449,9 @@ class Connection:
             await self._send_turn.park()
         counts = self.ch.counts  # the channel instance once it exists
         counts.bytes_sent += len(data)
-        counts.buffers_sent += segment_count(data)
+        # one segment (every reply that fits MaxTransmissionSize): counted without a call (HP5)
+        n = len(data)
+        counts.buffers_sent += 1 if n >= 8 and int.from_bytes(data[4:8], "big") == n else segment_count(data)
         sock = self._sock
         if sock is not None:
             # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs

@@ -5,6 +5,7 @@ first/middle/last flags and body lengths around the API header's 16 bytes."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from qmlite.pcf import fap
 from qmlite.pcf.errors import CodecError
@@ -117,3 +118,17 @@ def test_decode_whole_call_is_the_header_and_call_the_general_path_decodes():
             assert fap.decode_whole_call(data[:4] + wrong.to_bytes(4, "big") + data[8:]) is None
         taken += 1
     assert taken and declined
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 255), st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 2**24),
+       st.integers(-2**31, 2**31 - 1), st.integers(-2**31, 2**31 - 1), st.integers(-2**31, 2**31 - 1),
+       st.sampled_from([1, 2]))
+def test_a_reply_head_with_every_default_is_the_general_paths(t, conv, req, length, comp, reason, hobj, order):
+    """``api_reply_head`` of a TSHM request with every default (decision HP9) against its general path, taken
+    by naming the reply's type: the same bytes, whatever the request's type, ids, byte order and the codes."""
+    request = fap.SegmentHeader(fap.TSHM, 0, conv, req, order, t)
+    fast = fap.api_reply_head(request, length, comp_code=comp, reason=reason, hobj=hobj)
+    general = fap.api_reply_head(request, length, comp_code=comp, reason=reason, hobj=hobj,
+                                 segment_type=t | fap.REPLY if fap.is_mqi_type(t) else t)
+    assert fast == general

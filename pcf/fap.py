@@ -1432,7 +1432,8 @@ def decode_call(segment: Segment) -> Any:
     return MqiCall(api, None, body[API_HEADER_LENGTH:])
 
 
-_TSHM_IDS = struct.Struct(">4sIII")  # a TSHM's StructId, SegmentLength, ConversationId, RequestId (big-endian in any order)
+# a TSHM's StructId, SegmentLength, ConversationId and RequestId: big-endian whatever its ByteOrder
+_TSHM_IDS = struct.Struct(">4sIII")
 
 
 def decode_whole_call(data: bytes) -> tuple[SegmentHeader, MqiCall] | None:

@@ -1432,6 +1432,24 @@ def decode_call(segment: Segment) -> Any:
     return MqiCall(api, None, body[API_HEADER_LENGTH:])
 
 
+# a TSHM's StructId, SegmentLength, ConversationId and RequestId: big-endian whatever its ByteOrder
+_TSHM_IDS = struct.Struct(">4sIII")
+
+
+def decode_whole_call(data: bytes) -> tuple[SegmentHeader, MqiCall] | None:
+    """``data`` as one whole little-endian TSHM segment of an MQI call whose body holds at least the API
+    header: its header and call, equal to ``decode_header(data)`` and ``decode_call`` of its segment (issue 35,
+    decision HP8), read with four unpacks; None when the StructId is not TSHM or the SegmentLength is not
+    ``len(data)``.  The caller has checked the rest: ByteOrder 2 (``data[16]``), at least 52 bytes, and
+    what the segment's type and flags must be for it."""
+    sid, length, conv, req = _TSHM_IDS.unpack_from(data)
+    if sid != b"TSHM" or length != len(data):
+        return None
+    header = SegmentHeader(TSHM, length, conv, req, *_TAIL[LITTLE].unpack_from(data, 16))
+    api = ApiHeader(_BE_U32.unpack_from(data, TSHM_LENGTH)[0], *_API_LE_TAIL.unpack_from(data, TSHM_LENGTH + 4))
+    return header, MqiCall(api, None, data[TSHM_LENGTH + API_HEADER_LENGTH:])
+
+
 def encode_body(obj: Any, order: str) -> bytes:
     """Inverse of :func:`decode_body`."""
     if obj is None:
@@ -1518,6 +1536,13 @@ def api_reply_head(request: SegmentHeader, body_length: int, *, comp_code: int =
                    encoding: int = 0x222, ccsid: int = 819) -> bytes:
     """The segment header and API header of :func:`api_reply` for a body of ``body_length`` bytes: what
     comes before the body, so a caller holding the body in pieces joins them once (issue 35, HP4)."""
+    if segment_type is None and request.StructId == TSHM and byte_order == 2 and encoding == 0x222 and ccsid == 819:
+        # A reply on a shared conversation with every default (nearly every reply): its fixed part by the
+        # request's type, no key built (issue 35, decision HP9); equal to the general path below.
+        total = TSHM_LENGTH + API_HEADER_LENGTH + body_length
+        return b"".join((_TSHM_IDS.pack(b"TSHM", total, request.ConversationId, request.RequestId),
+                         _TSHM_REPLY_FIXED[request.SegmentType], _BE_U32.pack(total - 8),
+                         _API_LE_TAIL.pack(comp_code, reason, hobj)))
     if segment_type is None:
         t = request.SegmentType
         segment_type = t | REPLY if is_mqi_type(t) else t
@@ -1542,6 +1567,10 @@ def api_reply_head(request: SegmentHeader, body_length: int, *, comp_code: int =
 
 
 _REPLY_FIXED: dict[tuple[int, int, int, int], bytes] = {}
+# The same fixed part for a reply with every default (little-endian, the server's encoding and CCSID), by the
+# request's SegmentType (0-255): what the general path packs, packed once for every type (HP9).
+_TSHM_REPLY_FIXED = tuple(_TAIL[LITTLE].pack(2, t | REPLY if is_mqi_type(t) else t, CF1_FIRST | CF1_LAST, 0, _ZERO_LUW,
+                                             0x222, 819, 0) for t in range(256))
 
 
 def split_call(header: SegmentHeader, body: bytes, max_transmission_size: int) -> list[bytes]:

@@ -48,6 +48,8 @@ __all__ = ["ServerChannel", "State", "Kind", "TABLE", "NEED_DATA", "IdOffered", 
 MAX_ID_ROUNDS = 3  # real clients give up after ten; we always converge in one
 REPLY_ENCODING, REPLY_CCSID = C.MQENC_NATIVE, 819  # the real x86 server's own values (docs/reference/fap.md 4)
 _MQI_REQUEST_MASK, _MQI_REQUEST = 0x80 | fap.REPLY, 0x80  # MQI requests: 0x80 and up, REPLY bit clear
+_WHOLE = fap.CF1_FIRST | fap.CF1_LAST  # a one-segment call
+_SHORTEST_CALL = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH
 
 
 # ---- the conversation and the counts -------------------------------------------------------------------
@@ -270,6 +272,42 @@ class ServerChannel:
         out = b"".join(self.outgoing)
         self.outgoing.clear()
         return out
+
+    def whole_call(self, data) -> tuple[Conversation, fap.Segment, fap.MqiCall] | None:
+        """The usual read of an agreed, shared-conversation channel, in one step (issue 35, decision HP8):
+        ``data`` exactly one whole TSHM segment, little-endian, holding a one-segment MQI request (not MQCONN)
+        for a conversation that exists, with nothing framed, buffered or queued before it.  Its conversation,
+        segment and call (``fap.decode_call`` of the segment), the channel left exactly as ``receive_data(data)``
+        and two ``next_event()`` calls (a :class:`Call`, then :data:`NEED_DATA`) leave it.  None for anything
+        else, the channel untouched: the transport then hands ``data`` to :meth:`receive_data` as usual, and
+        every rule (framing limits, reassembly, the table, the codec's errors) is the general path's."""
+        n = len(data)
+        # the segment's own bytes first (ByteOrder, ControlFlags1, SegmentType), then the channel's state
+        if n < _SHORTEST_CALL or type(data) is not bytes or data[16] != 2 or data[18] & _WHOLE != _WHOLE:
+            return None
+        t = data[17]
+        if t & _MQI_REQUEST_MASK != _MQI_REQUEST or t == fap.MQCONN:
+            return None
+        framer = self.framer
+        state = self.state
+        if (self._segments or self.outgoing or framer._buf or not self.multiplexed or self._opening is not None
+                or framer._error is not None or n > framer.max_segment_length or state == State.AWAITING_ID
+                or state == State.CLOSED):
+            return None
+        decoded = fap.decode_whole_call(data)  # None: not TSHM, or a SegmentLength that is not the read's
+        if decoded is None:
+            return None
+        header, call = decoded
+        conv_id = header.ConversationId
+        conv = self.conversations.get(conv_id)
+        reassembler = self.reassembler
+        if conv is None or reassembler.pending(conv_id) or n - fap.TSHM_LENGTH > reassembler.max_call_length:
+            return None
+        counts = self.counts
+        counts.bytes_received += n
+        counts.buffers_received += 1
+        self.segments_in += 1
+        return conv, fap.Segment(header, data[fap.TSHM_LENGTH:]), call
 
     def next_event(self):
         """The next event, or :data:`NEED_DATA`.  A non-STATUS codec error (a bug in a structure the channel

@@ -276,6 +276,18 @@ class Connection:
     async def _received(self, data: bytes) -> None:
         """Hand what the socket read to the channel and act on its events, in order."""
         ch = self.ch
+        whole = None if self._closed else ch.whole_call(data)
+        if whole is not None:  # one whole call, nothing before it (nearly every read): no event loop (HP8)
+            conv, seg, call = whole
+            try:
+                await self.server.mqi.call(self, conv, seg, call)
+            except CodecError as exc:
+                if exc.family != STATUS:
+                    raise
+                await self.fail(exc.reason, conv_id=seg.header.ConversationId, detail=exc.detail)
+            if ch.outgoing and not self._closed:  # what the loop below sends before its NEED_DATA
+                await self.send(ch.data_to_send())
+            return
         ch.receive_data(data)
         while not self._closed:
             event = ch.next_event()
@@ -437,7 +449,9 @@ class Connection:
             await self._send_turn.park()
         counts = self.ch.counts  # the channel instance once it exists
         counts.bytes_sent += len(data)
-        counts.buffers_sent += segment_count(data)
+        # one segment (every reply that fits MaxTransmissionSize): counted without a call (HP5)
+        n = len(data)
+        counts.buffers_sent += 1 if n >= 8 and int.from_bytes(data[4:8], "big") == n else segment_count(data)
         sock = self._sock
         if sock is not None:
             # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs

@@ -98,6 +98,7 @@ def setup(data_dir: pathlib.Path) -> tuple[connection.Connection, bytes, bytes, 
     ch = conn.ch
     ch.agreement = Agreement(12, MAX_TR, 4 * 1024 * 1024, 300, 10, 1208)
     ch.state = server_channel.State.RUNNING
+    ch._opening = None  # what the client's ID does: the opening bytes are no longer kept
     ch.multiplexed = True
     ch.framer.max_segment_length = MAX_TR
     ch.reassembler = server_channel.Reassembler(max_call_length=4 * 1024 * 1024 + 65536)

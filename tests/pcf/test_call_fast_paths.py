@@ -5,6 +5,7 @@ first/middle/last flags and body lengths around the API header's 16 bytes."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from qmlite.pcf import fap
 from qmlite.pcf.errors import CodecError
@@ -93,3 +94,41 @@ def test_decode_call_is_decode_body_of_a_first_segment(struct_id):
         assert fap.decode_call(seg) == general
         checked += 1
     assert checked > len(MQI_TYPES) * 4
+
+
+def test_decode_whole_call_is_the_header_and_call_the_general_path_decodes():
+    """``fap.decode_whole_call`` (decision HP8) on every little-endian MQI segment of the sweep (MQCONN's aside:
+    the channel never asks) whose body holds an API header: TSHM ones decode as ``decode_header`` and
+    ``decode_call`` decode them; TSH ones, and any whose SegmentLength is not the bytes' length, are declined."""
+    taken = declined = 0
+    for t, data in _segments():
+        if not fap.is_mqi_type(t) or t in (fap.MQCONN, fap.MQCONN_REPLY):
+            continue
+        if data[16 if data[:4] == b"TSHM" else 8] != 2 or len(data) < fap.TSHM_LENGTH + fap.API_HEADER_LENGTH:
+            continue
+        if data[:4] != b"TSHM":
+            assert fap.decode_whole_call(data) is None
+            declined += 1
+            continue
+        header, call = fap.decode_whole_call(data)
+        seg = fap.Segment(fap.decode_header(data), data[fap.TSHM_LENGTH:])
+        assert header == seg.header
+        assert call == fap.decode_call(seg)
+        for wrong in (len(data) - 1, len(data) + 1):  # a SegmentLength that is not the bytes'
+            assert fap.decode_whole_call(data[:4] + wrong.to_bytes(4, "big") + data[8:]) is None
+        taken += 1
+    assert taken and declined
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 255), st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 2**24),
+       st.integers(-2**31, 2**31 - 1), st.integers(-2**31, 2**31 - 1), st.integers(-2**31, 2**31 - 1),
+       st.sampled_from([1, 2]))
+def test_a_reply_head_with_every_default_is_the_general_paths(t, conv, req, length, comp, reason, hobj, order):
+    """``api_reply_head`` of a TSHM request with every default (decision HP9) against its general path, taken
+    by naming the reply's type: the same bytes, whatever the request's type, ids, byte order and the codes."""
+    request = fap.SegmentHeader(fap.TSHM, 0, conv, req, order, t)
+    fast = fap.api_reply_head(request, length, comp_code=comp, reason=reason, hobj=hobj)
+    general = fap.api_reply_head(request, length, comp_code=comp, reason=reason, hobj=hobj,
+                                 segment_type=t | fap.REPLY if fap.is_mqi_type(t) else t)
+    assert fast == general

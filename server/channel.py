@@ -288,11 +288,12 @@ class ServerChannel:
         t = data[17]
         if t & _MQI_REQUEST_MASK != _MQI_REQUEST or t == fap.MQCONN:
             return None
+        # (A framing error needs no test of its own: it leaves its place queued in _segments, and the channel
+        # is closed once that is read.)
         framer = self.framer
         state = self.state
-        if (self._segments or self.outgoing or framer._buf or not self.multiplexed or self._opening is not None
-                or framer._error is not None or n > framer.max_segment_length or state == State.AWAITING_ID
-                or state == State.CLOSED):
+        if (self._segments or self.outgoing or framer.buffered or not self.multiplexed or self._opening is not None
+                or n > framer.max_segment_length or state == State.AWAITING_ID or state == State.CLOSED):
             return None
         decoded = fap.decode_whole_call(data)  # None: not TSHM, or a SegmentLength that is not the read's
         if decoded is None:

@@ -276,38 +276,34 @@ class Connection:
     async def _received(self, data: bytes) -> None:
         """Hand what the socket read to the channel and act on its events, in order."""
         ch = self.ch
+        # One whole call with nothing before it (nearly every read) is taken in one step (HP8): the loop
+        # below serves it as the Call it would have met first, then finds NEED_DATA as it would have.
         whole = None if self._closed else ch.whole_call(data)
-        if whole is not None:  # one whole call, nothing before it (nearly every read): no event loop (HP8)
-            conv, seg, call = whole
+        if whole is None:
+            ch.receive_data(data)
+        while not self._closed:
+            if whole is not None:
+                conv, seg, call = whole
+                whole = None
+            else:
+                event = ch.next_event()
+                if ch.outgoing:  # the channel's own answers go before anything the event sends
+                    if type(event) is ProtocolError:
+                        await self._send_quietly(ch.data_to_send())
+                    else:
+                        await self.send(ch.data_to_send())
+                if event is NEED_DATA:
+                    return
+                if type(event) is not Call:  # a call is nearly every event: no trip through _act (HP3)
+                    await self._act(event)
+                    continue
+                conv, seg, call = event.conversation, event.segment, None
             try:
-                await self.server.mqi.call(self, conv, seg, call)
+                await self.server.mqi.call(self, conv, seg, fap.decode_call(seg) if call is None else call)
             except CodecError as exc:
                 if exc.family != STATUS:
                     raise
                 await self.fail(exc.reason, conv_id=seg.header.ConversationId, detail=exc.detail)
-            if ch.outgoing and not self._closed:  # what the loop below sends before its NEED_DATA
-                await self.send(ch.data_to_send())
-            return
-        ch.receive_data(data)
-        while not self._closed:
-            event = ch.next_event()
-            if ch.outgoing:  # the channel's own answers go before anything the event sends
-                if type(event) is ProtocolError:
-                    await self._send_quietly(ch.data_to_send())
-                else:
-                    await self.send(ch.data_to_send())
-            if event is NEED_DATA:
-                return
-            if type(event) is Call:  # nearly every event: no trip through _act (decision HP3)
-                seg = event.segment
-                try:
-                    await self.server.mqi.call(self, event.conversation, seg, fap.decode_call(seg))
-                except CodecError as exc:
-                    if exc.family != STATUS:
-                        raise
-                    await self.fail(exc.reason, conv_id=seg.header.ConversationId, detail=exc.detail)
-            else:
-                await self._act(event)
 
     async def _act(self, event) -> None:
         """What the transport does for one of the channel's events other than a call."""
@@ -449,7 +445,7 @@ class Connection:
             await self._send_turn.park()
         counts = self.ch.counts  # the channel instance once it exists
         counts.bytes_sent += len(data)
-        # one segment (every reply that fits MaxTransmissionSize): counted without a call (HP5)
+        # one segment (every reply that fits MaxTransmissionSize): segment_count's first answer, without the call (HP9)
         n = len(data)
         counts.buffers_sent += 1 if n >= 8 and int.from_bytes(data[4:8], "big") == n else segment_count(data)
         sock = self._sock

@@ -7,7 +7,9 @@ a call at 16 connections (docs/benchmarks.md).  Written together, when the loop'
 and it is about to wait for I/O, a batch's replies wake a client once.  Redis writes its replies in the
 same place (``beforeSleep``).
 
-A connection holds its replies (``Connection.send``) and asks the coalescer of this trio run to flush it;
+The first reply of a batch leaves at once (it wakes the client, which then works while the batch goes
+on; a lone client's reply is never held).  A connection holds a later one (``Connection.send``) and asks
+the coalescer of this trio run to flush it;
 the coalescer is a trio instrument, and trio calls its ``before_io_wait`` once a batch, before every wait.
 It must never raise (trio would remove it, and every reply held after that would wait for ever) and never
 wake a task (trio has already chosen how long this wait may block): what a flush cannot finish, its
@@ -26,13 +28,16 @@ _COALESCER: trio.lowlevel.RunVar = trio.lowlevel.RunVar("qmlite_coalescer")
 
 
 class Coalescer(trio.abc.Instrument):
-    """The connections holding replies, flushed in the order they first held one."""
+    """The connections holding replies, flushed in the order they first held one; and whether a reply has
+    left or been held since the batch began (the batch's first reply leaves at once)."""
 
     def __init__(self) -> None:
         self.holding: list = []
+        self.sent = False
         self.flushes = 0  # batches that wrote held replies (tests read it)
 
     def before_io_wait(self, timeout: float) -> None:
+        self.sent = False
         holding = self.holding
         if not holding:
             return

@@ -459,10 +459,11 @@ class Connection:
         counts.buffers_sent += 1 if n >= 8 and int.from_bytes(data[4:8], "big") == n else segment_count(data)
         sock = self._sock
         if sock is not None:
-            # While other connections are served, a reply is held until the loop's batch of tasks is
-            # done, and leaves with the batch's others (server/coalesce.py, HP10): a client with many
-            # connections is woken once a batch, not once a reply.  Held or not, no await: nobody
-            # else's bytes can come between.
+            # A reply after another in the same batch of the loop's tasks (another connection's, or this
+            # one's) is held until the batch is done, and leaves with the batch's others
+            # (server/coalesce.py, HP10): a client with many connections is woken once a batch, not once a
+            # reply.  The batch's first reply leaves at once: a lone client's reply is never held.  Held
+            # or not, no await: nobody else's bytes can come between.
             out = self._out
             if out is not None:
                 if self._out_bytes + n <= coalesce.HOLD_LIMIT:
@@ -471,14 +472,16 @@ class Connection:
                     return
                 self._out = None  # too much to hold: what is held leaves now, this reply after it
                 data = b"".join((*out, data))
-            elif n <= coalesce.HOLD_LIMIT and not self._closed and len(self.server.connections) > 1:
-                self._out = [data]
-                self._out_bytes = n
+            else:
                 coalescer = self._coalescer
                 if coalescer is None:
                     coalescer = self._coalescer = coalesce.of_this_run()
-                coalescer.holding.append(self)
-                return
+                if coalescer.sent and n <= coalesce.HOLD_LIMIT and not self._closed:
+                    self._out = [data]
+                    self._out_bytes = n
+                    coalescer.holding.append(self)
+                    return
+                coalescer.sent = True
             # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs
             # one system call and no trip through the scheduler.  What it does not take waits for room
             # below, in turn.

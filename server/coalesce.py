@@ -7,13 +7,13 @@ a call at 16 connections (docs/benchmarks.md).  Written together, when the loop'
 and it is about to wait for I/O, a batch's replies wake a client once.  Redis writes its replies in the
 same place (``beforeSleep``).
 
-The first reply of a batch leaves at once (it wakes the client, which then works while the batch goes
-on; a lone client's reply is never held).  A connection holds a later one (``Connection.send``) and asks
-the coalescer of this trio run to flush it;
-the coalescer is a trio instrument, and trio calls its ``before_io_wait`` once a batch, before every wait.
-It must never raise (trio would remove it, and every reply held after that would wait for ever) and never
-wake a task (trio has already chosen how long this wait may block): what a flush cannot finish, its
-connection finishes in a task, started through trio's token (``Connection.flush_out``).
+The first reply of a batch leaves at once (it wakes the client, which then works while the batch goes on; a
+lone client's reply is never held). A connection holds a later one (``Connection.send``) and asks the
+coalescer of this trio run to flush it; the coalescer is a trio instrument, and trio calls its
+``before_io_wait`` once a batch, before every wait. It must never raise (trio would remove it, and every
+reply held after that would wait for ever) and never wake a task (trio has already chosen how long this wait
+may block): what a flush cannot finish, its connection finishes in a task, started through trio's token
+(``Connection.flush_out``).
 """
 
 from __future__ import annotations

@@ -539,7 +539,8 @@ class Connection:
 
     async def _drain_out(self) -> None:
         """What the connection still holds leaves before its socket is closed or handed on: a STATUS sent
-        just before the end, the replies of the calls before a fault's break."""
+        just before the end, the replies of the calls before a fault's break.  (The nursery's exit is a
+        checkpoint in trio today, and its batch's end flushes them too; this does not rely on that.)"""
         out = self._out
         if out is None:
             return

@@ -186,19 +186,19 @@ class Connection:
             probe = False  # the next read is the one tried right after serving a request
             misses = 0  # such reads in a row that found nothing (decision SP1)
             skipped = 0
-            late = 0  # the next read is tried after this many passes through the scheduler (a late probe)
+            late = 0  # 1: the next read is tried after a pass through the scheduler (a late probe); 2: and, if
+            # it finds nothing, once more after another pass (the reply was held until the pass's end: HP10)
             late_probe = False  # the read being tried is that late probe
+            late_again = False  # ... and it may have that second pass
             late_misses = 0  # late probes in a row that found nothing
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
                 if late:  # a pass through the scheduler, then the read from the top (the socket checked again)
-                    passes, late = late, 0
+                    late_again, late = late > 1, 0
                     late_probe = True
                     await trio.lowlevel.cancel_shielded_checkpoint()
-                    if passes > 1:  # the reply was held (HP10): it leaves as this pass ends, the answer after
-                        await trio.lowlevel.cancel_shielded_checkpoint()
                     continue
                 if wait_first:
                     wait_first = False
@@ -221,6 +221,10 @@ class Connection:
                         misses += 1
                     if late_probe:
                         late_probe = False
+                        if late_again:  # the reply left as the pass ended (HP10): the answer may come a pass later
+                            late_again = False
+                            late = 1
+                            continue
                         late_misses += 1
                     wait_first = True
                     continue
@@ -235,6 +239,7 @@ class Connection:
                     misses = 0
                 if late_probe:
                     late_probe = False
+                    late_again = False
                     late_misses = 0
                 run += 1
                 if run >= sockio.FAIR_RUN:
@@ -260,7 +265,7 @@ class Connection:
                     probe = True
                 elif late_misses < _PROBE_MISSES and len(self.server.connections) > 1:
                     # (alone, nobody's calls give the client the time: no late probes)
-                    late = 2 if self._out is not None else 1
+                    late = 2 if self._out is not None else 1  # a held reply leaves only as the pass ends
                 else:
                     skipped += 1
                     if skipped >= _PROBE_EVERY:

@@ -27,8 +27,9 @@ def test_a_non_persistent_call_is_one_task_step():
     # rarely answers within a pass of the scheduler): two in a row, then one in 16 calls.  Fewer when the
     # load thread answers while the server writes (it does, now and then, with the GIL handed over then):
     # the read tried at once finds the next request, with no step between.  A reply held until its
-    # batch ends (HP10) makes its late probe wait one pass more: one more step when it is tried.
-    assert 0 < work["task_steps"] <= 1.35
+    # batch ends (HP10) gives its late probe a second pass when the first finds nothing: in one process,
+    # where the load thread waits for the GIL, often (1.15-1.4 a call measured, with the machine busy).
+    assert 0 < work["task_steps"] <= 1.6
     assert 0 < work["io_waits"] <= 1.0
 
 
@@ -36,4 +37,4 @@ def test_a_persistent_call_is_woken_once_by_its_commit():
     work = _bench().scheduler_work(400, 4, True)
     handler = work["steps_by_task"]["trio._highlevel_serve_listeners._run_handler"]
     assert work["tasks_spawned"] == 0
-    assert 1.95 <= handler <= 2.35  # and a late probe's steps (SP3, HP10), as above
+    assert 1.95 <= handler <= 2.6  # and a late probe's steps (SP3, HP10), as above

@@ -28,7 +28,7 @@ from qmlite.registry.objects import channels as M
 from qmlite.registry.objects.channels import Channel
 from qmlite.registry.objects.instances import ChannelInstance, ChannelRefused
 
-from . import authentication, negotiation, sockio, svrconn
+from . import authentication, coalesce, negotiation, sockio, svrconn
 from .channel import (NEED_DATA, Call, ConversationEnded, ConversationRefused, ConversationStarted, Conversation,
                       IdOffered, Ignored, MessageChannelOffered, PeerClosed, ProtocolError, RequestMsgs, ServerChannel)
 from .config import ChannelConfig
@@ -80,6 +80,9 @@ class Connection:
         # (create-on-connect, NM5): its name and QMID as the ID exchange gave them; None otherwise.
         self.pending: negotiation.ServerIdentity | None = None
         self._sending = False  # a send in progress; others park below (a trio.Lock yields even when free)
+        self._out: list[bytes] | None = None  # replies held until the loop's batch of tasks is done (HP10)
+        self._out_bytes = 0
+        self._coalescer: coalesce.Coalescer | None = None  # this run's, once a reply was held
         self._send_turn = trio.lowlevel.ParkingLot()
         self._closed = False
         self.started = time.monotonic()
@@ -116,7 +119,10 @@ class Connection:
         except* (Closed, trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError):
             pass
         finally:
-            await self._cleanup()
+            try:
+                await self._drain_out()
+            finally:
+                await self._cleanup()
 
     def opened(self) -> None:
         """An MQCONN was answered on this socket: its opening exchange is over, the deadline lifted."""
@@ -180,15 +186,17 @@ class Connection:
             probe = False  # the next read is the one tried right after serving a request
             misses = 0  # such reads in a row that found nothing (decision SP1)
             skipped = 0
-            late = False  # the next read is tried after one pass through the scheduler (a late probe)
+            late = 0  # 1: the next read is tried after a pass through the scheduler (a late probe); 2: and, if
+            # it finds nothing, once more after another pass (the reply was held until the pass's end: HP10)
             late_probe = False  # the read being tried is that late probe
+            late_again = False  # ... and it may have that second pass
             late_misses = 0  # late probes in a row that found nothing
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
                 if late:  # a pass through the scheduler, then the read from the top (the socket checked again)
-                    late = False
+                    late_again, late = late > 1, 0
                     late_probe = True
                     await trio.lowlevel.cancel_shielded_checkpoint()
                     continue
@@ -213,6 +221,10 @@ class Connection:
                         misses += 1
                     if late_probe:
                         late_probe = False
+                        if late_again:  # the reply left as the pass ended (HP10): the answer may come a pass later
+                            late_again = False
+                            late = 1
+                            continue
                         late_misses += 1
                     wait_first = True
                     continue
@@ -227,6 +239,7 @@ class Connection:
                     misses = 0
                 if late_probe:
                     late_probe = False
+                    late_again = False
                     late_misses = 0
                 run += 1
                 if run >= sockio.FAIR_RUN:
@@ -251,7 +264,8 @@ class Connection:
                 if misses < _PROBE_MISSES:
                     probe = True
                 elif late_misses < _PROBE_MISSES and len(self.server.connections) > 1:
-                    late = True  # (alone, nobody's calls give the client the time: no late probes)
+                    # (alone, nobody's calls give the client the time: no late probes)
+                    late = 2 if self._out is not None else 1  # a held reply leaves only as the pass ends
                 else:
                     skipped += 1
                     if skipped >= _PROBE_EVERY:
@@ -450,9 +464,32 @@ class Connection:
         counts.buffers_sent += 1 if n >= 8 and int.from_bytes(data[4:8], "big") == n else segment_count(data)
         sock = self._sock
         if sock is not None:
+            # A reply after another in the same batch of the loop's tasks (another connection's, or this
+            # one's) is held until the batch is done, and leaves with the batch's others
+            # (server/coalesce.py, HP10): a client with many connections is woken once a batch, not once a
+            # reply.  The batch's first reply leaves at once: a lone client's reply is never held.  Held
+            # or not, no await: nobody else's bytes can come between.
+            out = self._out
+            if out is not None:
+                if self._out_bytes + n <= coalesce.HOLD_LIMIT:
+                    out.append(data)
+                    self._out_bytes += n
+                    return
+                self._out = None  # too much to hold: what is held leaves now, this reply after it
+                data = b"".join((*out, data))
+            else:
+                coalescer = self._coalescer
+                if coalescer is None:
+                    coalescer = self._coalescer = coalesce.of_this_run()
+                if coalescer.sent and n <= coalesce.HOLD_LIMIT and not self._closed:
+                    self._out = [data]
+                    self._out_bytes = n
+                    coalescer.holding.append(self)
+                    return
+                coalescer.sent = True
             # A plain socket is written directly (HP1): a reply it takes whole (the usual case) costs
-            # one system call and no trip through the scheduler -- and, with no await, nobody else's
-            # bytes can come between.  What it does not take waits for room below, in turn.
+            # one system call and no trip through the scheduler.  What it does not take waits for room
+            # below, in turn.
             sent = sockio.write(sock, data)
             if sent == len(data):
                 return
@@ -467,6 +504,59 @@ class Connection:
             self._sending = False
             if self._send_turn:
                 self._send_turn.unpark()
+
+    def flush_out(self) -> None:
+        """Write the replies this connection holds: the coalescer's call, as the loop's batch ends (HP10).
+        It never raises and never wakes a task (trio calls it just before it waits): what the socket does
+        not take now, or the error it gives, goes to a task of the connection's own, through trio's token,
+        and later replies wait behind it."""
+        out = self._out
+        if out is None:
+            return  # sent meanwhile with a reply too large to hold
+        self._out = None
+        data = out[0] if len(out) == 1 else b"".join(out)
+        try:
+            sent = sockio.write(self._sock, data)
+            if sent == len(data):
+                return
+            rest, error = memoryview(data)[sent:], None
+        except Exception as exc:  # a broken or closed socket: the connection ends as a send's error ends it
+            rest, error = None, exc
+        self._sending = True
+        trio.lowlevel.current_trio_token().run_sync_soon(self._finish_out, rest, error)
+
+    def _finish_out(self, rest, error) -> None:
+        # Run by trio's token on the loop's thread, where an exception would end the whole run.
+        try:
+            self.nursery.start_soon(self._send_out_rest, rest, error)
+        except Exception:  # the connection has ended (its nursery closed): nobody is left to answer
+            self._sending = False
+
+    async def _send_out_rest(self, rest, error) -> None:
+        try:
+            if error is not None:
+                raise error
+            await sockio.send_rest(self._sock, rest)
+        finally:
+            self._sending = False
+            if self._send_turn:
+                self._send_turn.unpark()
+
+    async def _drain_out(self) -> None:
+        """What the connection still holds leaves before its socket is closed or handed on: a STATUS sent
+        just before the end, the replies of the calls before a fault's break.  (The nursery's exit is a
+        checkpoint in trio today, and its batch's end flushes them too; this does not rely on that.)"""
+        out = self._out
+        if out is None:
+            return
+        self._out = None
+        data = b"".join(out)
+        try:
+            sent = sockio.write(self._sock, data)
+            if sent != len(data):
+                await sockio.send_rest(self._sock, memoryview(data)[sent:])
+        except _BROKEN:
+            pass
 
     async def _send_quietly(self, data: bytes) -> None:
         """``send`` for a channel that is ending: a peer already gone changes nothing."""
@@ -579,6 +669,7 @@ class Connection:
             self._watchdog.deadline = math.inf
         self._closed = True
         self.log.info("message_channel", channel=name, qmgr=reg.qmgr.name, type=definition.channel_type)
+        await self._drain_out()  # the agent writes the socket itself from here
         from .mca import run as mca  # the agents load at their first use (decision MCA17)
 
         if requester:

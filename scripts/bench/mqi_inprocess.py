@@ -11,7 +11,7 @@ opened as our client does; the connection is put in the agreed, connected state 
 exchange and MQCONN are not part of the loop).  Every reply is checked: CompCode 0 and the length the
 first one had.
 
-    python scripts/bench/mqi_inprocess.py [--pairs 20000] [--rounds 5] [--profile N]
+    python scripts/bench/mqi_inprocess.py [--pairs 20000] [--rounds 5] [--profile N] [--batch CALLS]
 
 Prints the CPU time (``time.process_time``) per MQI call, the best and the median of ``--rounds``
 (a put+get pair is two calls); ``--profile N`` runs one more round under cProfile and prints its N
@@ -44,6 +44,7 @@ from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
 from qmlite.registry.objects import channels
 from qmlite.registry.qmgr import QueueManager
 from qmlite.server import channel as server_channel
+from qmlite.server import coalesce
 from qmlite.server import connection
 from qmlite.server import log as qlog
 from qmlite.server import sockio
@@ -74,7 +75,7 @@ class _Replies:
 
     def write(self, sock, data) -> int:
         self.last = data
-        self.count += 1
+        self.count += connection.segment_count(data)  # a flush writes a batch's held replies in one
         return len(data)
 
 
@@ -123,15 +124,29 @@ def setup(data_dir: pathlib.Path) -> tuple[connection.Connection, bytes, bytes, 
             replies)
 
 
-async def _pairs(conn: connection.Connection, put: bytes, get: bytes, replies: _Replies, pairs: int) -> float:
-    """CPU seconds per MQI call over ``pairs`` put+get pairs; every reply checked after the loop's end
-    by count, and the last of each kind by its CompCode and length."""
+async def _pairs(conn: connection.Connection, put: bytes, get: bytes, replies: _Replies, pairs: int,
+                 batch: int = 1) -> float:
+    """CPU seconds per MQI call over ``pairs`` put+get pairs, the event loop's batch of tasks ending every
+    ``batch`` calls (the coalescer's flush, HP10: a batch's first reply is written at once, the later ones
+    held until then); every reply checked after the loop's end by count, and the last of each kind by its
+    CompCode and length."""
     received = conn._received
+    batch_ends = coalesce.of_this_run().before_io_wait
     first = replies.count
+    calls = 0
     start = time.process_time()
     for _ in range(pairs):
         await received(put)
+        calls += 1
+        if calls == batch:
+            calls = 0
+            batch_ends(0)
         await received(get)
+        calls += 1
+        if calls == batch:
+            calls = 0
+            batch_ends(0)
+    batch_ends(0)
     spent = time.process_time() - start
     if replies.count - first != 2 * pairs:
         raise SystemExit(f"{replies.count - first} replies for {2 * pairs} calls")
@@ -142,6 +157,7 @@ async def _check(conn: connection.Connection, put: bytes, get: bytes, replies: _
     lengths = []
     for request in (put, get):
         await conn._received(request)
+        coalesce.of_this_run().before_io_wait(0)
         reply = replies.last
         comp = _CC.unpack_from(reply, fap.TSHM_LENGTH + 4)[0]
         if comp != C.MQCC_OK:
@@ -154,16 +170,16 @@ async def run(args) -> None:
     with tempfile.TemporaryDirectory(prefix="qmlite-mqi-inprocess-") as tmp:
         conn, put, get, replies = setup(pathlib.Path(tmp) / "data")
         sizes = await _check(conn, put, get, replies)
-        await _pairs(conn, put, get, replies, args.warm)  # warm: the codec's memories filled
-        per_call = [await _pairs(conn, put, get, replies, args.pairs) for _ in range(args.rounds)]
+        await _pairs(conn, put, get, replies, args.warm, args.batch)  # warm: the codec's memories filled
+        per_call = [await _pairs(conn, put, get, replies, args.pairs, args.batch) for _ in range(args.rounds)]
         print(f"MQPUT {len(put)} -> {sizes[0]} bytes, MQGET {len(get)} -> {sizes[1]} bytes; "
-              f"{args.pairs} pairs a round, {args.rounds} rounds")
+              f"{args.pairs} pairs a round, {args.rounds} rounds, a batch of the loop's tasks every {args.batch} calls")
         print(f"CPU per MQI call: best {min(per_call) * 1e6:.2f} us, median {statistics.median(per_call) * 1e6:.2f} us "
               f"(rounds: {', '.join(f'{v * 1e6:.2f}' for v in per_call)})")
         if args.profile:
             profiler = cProfile.Profile(time.process_time)
             profiler.enable()
-            await _pairs(conn, put, get, replies, args.pairs)
+            await _pairs(conn, put, get, replies, args.pairs, args.batch)
             profiler.disable()
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
         conn.server.qm.shutdown()
@@ -175,6 +191,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--warm", type=int, default=2000, help="pairs run before the rounds (not measured)")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
+    parser.add_argument("--batch", type=int, default=1, metavar="CALLS",
+                        help="calls in a batch of the event loop's tasks: 1 (the default) writes every reply at "
+                             "once, more holds all but the batch's first until it ends (HP10)")
     trio.run(run, parser.parse_args())
 
 

@@ -22,10 +22,7 @@ from qmlite.pcf import calls, fap
 from qmlite.pcf import constants as C
 from qmlite.server import coalesce, connection, log as qlog, sockio
 
-from tests.support.rawfap import RawPeer, client_id, connect_mq, handshake, open_q, running_server, send_call
-
-QUEUE = "DEV.QUEUE.1"
-
+from tests.support.rawfap import RawPeer, client_id, opened_queue, running_server, send_call
 
 class _Writes:
     """``sockio.write`` recorded: each write's size, and whether the coalescer's flush made it."""
@@ -51,15 +48,6 @@ class _Writes:
         monkeypatch.setattr(coalesce.Coalescer, "before_io_wait", before_io_wait)
 
 
-async def _opened(server) -> tuple[RawPeer, int]:
-    peer = await RawPeer.connect(server)
-    await handshake(peer)
-    await connect_mq(peer)
-    api, _ = await open_q(peer, QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
-    assert api.CompCode == 0
-    return peer, api.Hobj
-
-
 def _request(segment_type: int, body: bytes, hobj: int) -> bytes:
     total = fap.TSHM_LENGTH + fap.API_HEADER_LENGTH + len(body)
     api = fap.ApiHeader(CallLength=total, Hobj=hobj).pack(fap.LITTLE)
@@ -77,8 +65,8 @@ async def _inquire(peer: RawPeer, hobj: int) -> int:
 async def test_a_lone_clients_replies_leave_at_once_and_a_batchs_later_replies_are_held(tmp_path, monkeypatch):
     writes = _Writes(monkeypatch)
     async with running_server(tmp_path) as server:
-        first, hobj = await _opened(server)
-        second, hobj2 = await _opened(server)
+        first, hobj = await opened_queue(server)
+        second, hobj2 = await opened_queue(server)
         del writes.log[:]
         for _ in range(3):  # one client at a time: each reply is its batch's first
             assert await _inquire(first, hobj) == 0

@@ -18,10 +18,7 @@ from qmlite.pcf import calls, fap, mqi
 from qmlite.pcf import constants as C
 from qmlite.pcf.framer import Framer
 
-from tests.support.rawfap import RawPeer, connect_mq, handshake, mqi_call, open_q, running_server
-
-QUEUE = "DEV.QUEUE.1"
-
+from tests.support.rawfap import RawPeer, mqi_call, opened_queue, running_server
 
 def _request(peer: RawPeer, segment_type: int, body: bytes, hobj: int) -> bytes:
     """An MQI request on conversation 1, in as many segments as the agreed 32748 bytes need."""
@@ -39,18 +36,9 @@ async def _call(peer: RawPeer, segment_type: int, body: bytes, hobj: int) -> tup
     return call.ApiHeader, call.Data
 
 
-async def _opened(server) -> tuple[RawPeer, int]:
-    peer = await RawPeer.connect(server)
-    await handshake(peer)
-    await connect_mq(peer)
-    api, _ = await open_q(peer, QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
-    assert api.CompCode == 0
-    return peer, api.Hobj
-
-
 async def test_connections_read_and_write_their_socket_directly(tmp_path):
     async with running_server(tmp_path) as server:
-        peer, _ = await _opened(server)
+        peer, _ = await opened_queue(server)
         (conn,) = server.connections
         assert conn._sock is conn.stream.socket  # a plain TCP stream: the socket path
         await peer.aclose()
@@ -61,8 +49,8 @@ async def test_requests_sent_together_are_all_answered_in_order(tmp_path):
     before it yields), then 200 MQGETs: every reply, in order, each get its own put's message."""
     count = 200
     async with running_server(tmp_path) as server:
-        peer, hobj = await _opened(server)
-        other, other_hobj = await _opened(server)
+        peer, hobj = await opened_queue(server)
+        other, other_hobj = await opened_queue(server)
         puts, gets = [], []
         for i in range(count):
             md = mqi.MQMD(Version=2, MsgId=b"HP%06d" % i + bytes(16), Format="MQSTR")
@@ -104,7 +92,7 @@ async def test_a_reply_larger_than_the_socket_takes_is_finished_as_the_client_re
         await real_wait(fd)
     monkeypatch.setattr(trio.lowlevel, "wait_writable", counted)
     async with running_server(tmp_path) as server:
-        peer, hobj = await _opened(server)
+        peer, hobj = await opened_queue(server)
         (conn,) = server.connections
         conn._sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         peer.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -128,9 +116,9 @@ async def test_a_peer_that_vanishes_mid_reply_ends_only_its_connection(tmp_path)
     still works."""
     body = b"z" * (512 * 1024)
     async with running_server(tmp_path) as server:
-        peer, hobj = await _opened(server)
+        peer, hobj = await opened_queue(server)
         (conn,) = server.connections
-        other, other_hobj = await _opened(server)
+        other, other_hobj = await opened_queue(server)
         api, _ = await _call(peer, fap.MQPUT, calls.MQPutRequest(
             mqi.MQMD(Version=2), mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), body).pack(fap.LITTLE), hobj)
         assert api.CompCode == 0
@@ -195,7 +183,7 @@ async def test_a_ping_pong_client_is_waited_for_not_probed_each_call(tmp_path, m
     inq = calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE)
     calls_made = 160
     async with running_server(tmp_path) as server:
-        peer, hobj = await _opened(server)
+        peer, hobj = await opened_queue(server)
         before = counting.empty_reads
         for _ in range(calls_made):
             api, _ = await _call(peer, fap.MQINQ, inq, hobj)

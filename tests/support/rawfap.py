@@ -140,6 +140,17 @@ async def open_q(peer: RawPeer, name: str, options: int, *, dynamic: str = "AMQ.
     return api, reply
 
 
+async def opened_queue(server, name: str = "DEV.QUEUE.1",
+                       options: int = C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE) -> tuple[RawPeer, int]:
+    """A new peer through the ID exchange and MQCONN, with ``name`` opened: the peer and its handle."""
+    peer = await RawPeer.connect(server)
+    await handshake(peer)
+    await connect_mq(peer)
+    api, _ = await open_q(peer, name, options)
+    assert api.CompCode == 0
+    return peer, api.Hobj
+
+
 def id_segment(struct_id: str) -> bytes:
     """A whole first INITIAL_DATA as IBM's clients send it, in a TSH or a TSHM."""
     return fap.encode_segment(fap.INITIAL_DATA, client_id("DEV.ADMIN.SVRCONN").pack(fap.BIG), struct_id=struct_id,

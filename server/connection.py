@@ -82,7 +82,7 @@ class Connection:
         self._sending = False  # a send in progress; others park below (a trio.Lock yields even when free)
         self._out: list[bytes] | None = None  # replies held until the loop's batch of tasks is done (HP10)
         self._out_bytes = 0
-        self._coalescer: coalesce.Coalescer | None = None  # this run's, once a reply was held
+        self._coalescer: coalesce.Coalescer | None = None  # this trio run's, from the first send
         self._send_turn = trio.lowlevel.ParkingLot()
         self._closed = False
         self.started = time.monotonic()
@@ -531,6 +531,8 @@ class Connection:
             self.nursery.start_soon(self._send_out_rest, rest, error)
         except Exception:  # the connection has ended (its nursery closed): nobody is left to answer
             self._sending = False
+            if self._send_turn:  # a send from another task (the command server's) waits no more
+                self._send_turn.unpark()
 
     async def _send_out_rest(self, rest, error) -> None:
         try:

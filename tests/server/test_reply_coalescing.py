@@ -242,3 +242,31 @@ async def test_a_socket_that_breaks_under_a_flush_ends_its_connection_and_the_ot
         assert _drain(other_theirs) == _segment(3, 100)
     for sock in (ours, other_ours, other_theirs):
         sock.close()
+
+
+async def test_a_send_waiting_behind_a_flush_goes_on_when_the_connection_has_ended():
+    """A flush's rest is the connection's task's; when the connection has ended before that task could start
+    (its nursery closed), a send another task made meanwhile (the command server's) is not left waiting."""
+    host = types.SimpleNamespace(cfg=None, connections=set())
+    ours, theirs = _pair()
+    conn = _connection(host, ours)
+    async with trio.open_nursery() as ended:
+        pass
+    conn.nursery = ended  # closed: the connection's run is over
+    done = trio.Event()
+
+    async def later() -> None:
+        await conn.send(_segment(9, 100))
+        done.set()
+
+    async with trio.open_nursery() as nursery:
+        conn._sending = True  # a flush the socket took in part: its rest on its way to the connection's task
+        nursery.start_soon(later)
+        await trio.testing.wait_all_tasks_blocked()
+        assert not done.is_set()  # waiting behind the rest
+        conn._finish_out(memoryview(b""), None)  # what trio's token runs next: the nursery is closed
+        with trio.fail_after(5):
+            await done.wait()
+    assert _drain(theirs) == _segment(9, 100)
+    ours.close()
+    theirs.close()

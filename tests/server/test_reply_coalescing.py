@@ -75,6 +75,7 @@ async def test_a_lone_clients_replies_leave_at_once_and_a_batchs_later_replies_a
         # both clients' requests there together: the server reads them in one batch, and of its two
         # replies one leaves at once, the other with the flush as the batch ends
         inq = calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE)
+        await trio.testing.wait_all_tasks_blocked()  # both connections' loops wait for their sockets
         del writes.log[:]
         for peer, h in ((first, hobj), (second, hobj2)):
             os.write(peer.stream.socket.fileno(), _request(fap.MQINQ, inq, h))

@@ -34,7 +34,6 @@ class Coalescer(trio.abc.Instrument):
     def __init__(self) -> None:
         self.holding: list = []
         self.sent = False
-        self.flushes = 0  # batches that wrote held replies (tests read it)
 
     def before_io_wait(self, timeout: float) -> None:
         self.sent = False
@@ -42,7 +41,6 @@ class Coalescer(trio.abc.Instrument):
         if not holding:
             return
         self.holding = []
-        self.flushes += 1
         for conn in holding:
             conn.flush_out()
 

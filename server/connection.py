@@ -186,17 +186,16 @@ class Connection:
             probe = False  # the next read is the one tried right after serving a request
             misses = 0  # such reads in a row that found nothing (decision SP1)
             skipped = 0
-            late = 0  # 1: the next read is tried after a pass through the scheduler (a late probe); 2: and, if
-            # it finds nothing, once more after another pass (the reply was held until the pass's end: HP10)
+            late = False  # the next read is tried after one pass through the scheduler (a late probe)
             late_probe = False  # the read being tried is that late probe
-            late_again = False  # ... and it may have that second pass
+            late_again = False  # ... and, if it finds nothing, once more after another (a held reply: HP10)
             late_misses = 0  # late probes in a row that found nothing
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
                     raise trio.ClosedResourceError("the socket was closed")
                 if late:  # a pass through the scheduler, then the read from the top (the socket checked again)
-                    late_again, late = late > 1, 0
+                    late = False
                     late_probe = True
                     await trio.lowlevel.cancel_shielded_checkpoint()
                     continue
@@ -223,7 +222,7 @@ class Connection:
                         late_probe = False
                         if late_again:  # the reply left as the pass ended (HP10): the answer may come a pass later
                             late_again = False
-                            late = 1
+                            late = True
                             continue
                         late_misses += 1
                     wait_first = True
@@ -264,8 +263,8 @@ class Connection:
                 if misses < _PROBE_MISSES:
                     probe = True
                 elif late_misses < _PROBE_MISSES and len(self.server.connections) > 1:
-                    # (alone, nobody's calls give the client the time: no late probes)
-                    late = 2 if self._out is not None else 1  # a held reply leaves only as the pass ends
+                    late = True  # (alone, nobody's calls give the client the time: no late probes)
+                    late_again = self._out is not None  # a held reply leaves only as the pass ends
                 else:
                     skipped += 1
                     if skipped >= _PROBE_EVERY:

@@ -107,7 +107,7 @@ class GroupCommitter:
             raise self._error
         finally:
             self._nursery = None
-            log.info("group_commit", commits=self.commits, writes=self.store.appended,
+            log.info("group_commit", commits=self.commits, writes=self.store.appended, on_loop=self.on_loop_commits,
                      helper=self._helper_ready)
             self._jobs.put(None)
             # A transaction once begun is finished, even at shutdown; the join cannot be cancelled.

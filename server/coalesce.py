@@ -29,13 +29,23 @@ _COALESCER: trio.lowlevel.RunVar = trio.lowlevel.RunVar("qmlite_coalescer")
 
 class Coalescer(trio.abc.Instrument):
     """The connections holding replies, flushed in the order they first held one; and whether a reply has
-    left or been held since the batch began (the batch's first reply leaves at once)."""
+    left or been held since the batch began (the batch's first reply leaves at once).  ``replies`` counts
+    every reply and packet the run's connections have sent or held, ``waited`` the waits for a commit that
+    came before one: the group committer reads both to know whether anyone got an answer that did not wait
+    for the disk (server/durability.py, decision JN9)."""
 
     def __init__(self) -> None:
         self.holding: list = []
         self.sent = False
+        self.replies = 0
+        self.waited = 0
 
     def before_io_wait(self, timeout: float) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the connections hold, now: trio is about to wait for I/O, or the event loop is about to
+        block in a sync of its own (server/durability.py).  A new batch begins either way."""
         self.sent = False
         holding = self.holding
         if not holding:

@@ -454,6 +454,10 @@ class Connection:
     # ---- sending ---------------------------------------------------------------------------------
     async def send(self, data: bytes) -> None:
         """Whole segments only: background waiters and the read loop must never interleave bytes."""
+        coalescer = self._coalescer
+        if coalescer is None:
+            coalescer = self._coalescer = coalesce.of_this_run()
+        coalescer.replies += 1  # counted when asked for, held or not (server/durability.py, JN9)
         while self._sending:
             await self._send_turn.park()
         counts = self.ch.counts  # the channel instance once it exists
@@ -477,9 +481,6 @@ class Connection:
                 self._out = None  # too much to hold: what is held leaves now, this reply after it
                 data = b"".join((*out, data))
             else:
-                coalescer = self._coalescer
-                if coalescer is None:
-                    coalescer = self._coalescer = coalesce.of_this_run()
                 if coalescer.sent and n <= coalesce.HOLD_LIMIT and not self._closed:
                     self._out = [data]
                     self._out_bytes = n

@@ -12,7 +12,17 @@ The completion runs as a callback rather than waking a committer task: on a lone
 command pays the hand-over, so each scheduling round saved is latency saved (about 75 µs remain:
 the thread's wake-up and the event loop's).
 
-With ``sync_helper`` (the server's choice) the syncs themselves go to a helper process
+With ``on_loop`` (the server's choice, decision JN9) a group's sync runs on the event loop itself, with
+several connections open, while nobody else is being served: every reply the run's connections sent since
+the last commit followed a wait for a commit (``Coalescer.replies`` against ``Coalescer.waited``).
+Everyone the loop would serve during the sync then waits for the disk anyway, and the loop pays neither
+the wake-up of another process nor its answer's; requests that arrive meanwhile join the next group.  Held
+replies leave first (HP10).  A reply that did not wait -- a non-persistent put, an MQTT packet, a
+command's -- sends the next group off the loop, so no such client waits for somebody else's fsync
+(decision MCD2); so does a slow disk: a sync on the loop that took longer than ``ON_LOOP_LIMIT`` sends the
+next few groups off the loop (more while it stays slow).
+
+With ``sync_helper`` (the server's choice) the syncs off the loop go to a helper process
 (registry/storage/fsync.py, docs/decisions.md JN2) once it has started: the event loop writes the
 store's sync plan to a pipe and a task reads the answer, so no thread of ours has to take the GIL
 back after each fsync.  The writer thread stays for the heavier, occasional work (folding the
@@ -26,6 +36,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 from qmlite.registry.storage import fsync
@@ -33,14 +44,33 @@ from qmlite.registry.storage import fsync
 import structlog
 import trio
 
+from . import coalesce
+
 log = structlog.get_logger("qmlite.durability")
+
+# The longest sync the event loop may do itself: every connection waits that long for its next call to be
+# read.  The disk's data sync here takes 0.1-0.3 ms; 1 ms is a disk that a neighbour keeps busy.
+ON_LOOP_LIMIT = 0.001  # seconds
+# Groups synced off the loop after a slow one on it: a few after one slow sync (a neighbour's burst on the
+# disk), twice as many each time the next try on the loop is slow again, up to about a second of commits
+# here: a disk that stays slow stalls the loop once in that many commits.  A fast try starts again at few.
+AFTER_SLOW = 8
+AFTER_SLOW_MOST = 1024
 
 
 class GroupCommitter:
     def __init__(self, store, *, alone: Callable[[], bool] = lambda: False, sync_helper: bool = False,
-                 crowded: Callable[[], bool] = lambda: True) -> None:
+                 crowded: Callable[[], bool] = lambda: True, on_loop: bool = False,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.store = store
         self._alone = alone
+        self._on_loop = on_loop
+        self._clock = clock
+        self._loop = None  # this run's Coalescer: its counts of replies and waits, and the held replies
+        self._unwaited = 0  # replies that waited for no commit, as of the last look
+        self._off_loop = 0  # groups still to sync off the loop after a slow sync on it
+        self._after_slow = AFTER_SLOW  # how many the next slow sync on the loop sends off it
+        self.on_loop_commits = 0
         self._use_helper = sync_helper
         self._crowded = crowded  # whether to start the sync helper now (several connections)
         self._helper: subprocess.Popen | None = None
@@ -61,6 +91,8 @@ class GroupCommitter:
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Own the writer thread for as long as the server runs."""
         self._token = trio.lowlevel.current_trio_token()
+        if self._on_loop:
+            self._loop = coalesce.of_this_run()
         writer = threading.Thread(target=self._writer, name="qmlite-commit", daemon=True)
         writer.start()
         try:
@@ -75,7 +107,7 @@ class GroupCommitter:
             raise self._error
         finally:
             self._nursery = None
-            log.info("group_commit", commits=self.commits, writes=self.store.appended,
+            log.info("group_commit", commits=self.commits, writes=self.store.appended, on_loop=self.on_loop_commits,
                      helper=self._helper_ready)
             self._jobs.put(None)
             # A transaction once begun is finished, even at shutdown; the join cannot be cancelled.
@@ -199,14 +231,16 @@ class GroupCommitter:
         self.after(position, wake)  # alone, the commit may complete right here
         if state["done"]:
             await trio.lowlevel.checkpoint()
-            return
-        state["parked"] = True
+        else:
+            state["parked"] = True
 
-        def abort(_raise_cancel) -> trio.lowlevel.Abort:
-            state["done"] = True  # the connection went: the commit goes on without us
-            return trio.lowlevel.Abort.SUCCEEDED
+            def abort(_raise_cancel) -> trio.lowlevel.Abort:
+                state["done"] = True  # the connection went: the commit goes on without us
+                return trio.lowlevel.Abort.SUCCEEDED
 
-        await trio.lowlevel.wait_task_rescheduled(abort)
+            await trio.lowlevel.wait_task_rescheduled(abort)
+        if self._loop is not None:
+            self._loop.waited += 1  # the reply that follows waited for the disk (_nobody_else)
 
     def _kick(self) -> None:
         if self._in_flight or self._error is not None:
@@ -223,6 +257,21 @@ class GroupCommitter:
                 # thread and back (about 100 µs here) would be pure latency.  Sync right here.  A fold
                 # or checkpoint due goes to the writer thread: a fold may write thousands of rows.
                 store.sync()
+                self._finished(upto, None)
+                self._maintain()
+                return
+            if self._loop is not None and self._crowded() and self._nobody_else():
+                self._loop.flush()  # what the loop holds leaves before it blocks (HP10)
+                began = self._clock()
+                store.sync()
+                took = self._clock() - began
+                if took > ON_LOOP_LIMIT:
+                    self._off_loop = self._after_slow
+                    self._after_slow = min(2 * self._after_slow, AFTER_SLOW_MOST)
+                    log.info("group_commit_off_loop", ms=round(took * 1000, 3), groups=self._off_loop)
+                else:
+                    self._after_slow = AFTER_SLOW
+                self.on_loop_commits += 1
                 self._finished(upto, None)
                 self._maintain()
                 return
@@ -245,6 +294,19 @@ class GroupCommitter:
         if self._use_helper and self._nursery is not None and self._crowded():
             self._start_helper()
         self._jobs.put(upto)
+
+    def _nobody_else(self) -> bool:
+        """Whether a sync on the loop now stalls only those who wait for it: every reply sent since the
+        last look followed a wait for a commit (a waiter counts its wait as it resumes, in the same step
+        as its reply), and no slow sync on the loop lately."""
+        loop = self._loop
+        unwaited = loop.replies - loop.waited
+        free = unwaited > self._unwaited
+        self._unwaited = unwaited
+        if self._off_loop:
+            self._off_loop -= 1
+            return False
+        return not free
 
     def _writer(self) -> None:
         store = self.store

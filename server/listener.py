@@ -57,12 +57,14 @@ class QueueManagerServer:
         # With a single connection there is no one whose reply an fsync on the loop could delay.  With none,
         # the writer thread syncs: the start-up's own writes (the monitoring metadata) must not hold up the
         # first connection (issue 24).  With several, the syncs go to the sync helper process, started
-        # then (not at start-up, where its interpreter would compete for the CPU; decision JN2).
+        # then (not at start-up, where its interpreter would compete for the CPU; decision JN2) -- unless
+        # every reply since the last commit waited for one: then the loop syncs itself (decision JN9).
         # A channel agent START CHANNEL runs (server/mca/agents.py) waits on the committer as a connection
         # does: counted with them, so its fsyncs never run on the loop while a client waits (decision MCD2).
         self.agents = 0
         self.committer = GroupCommitter(qm.registry.store, alone=lambda: len(self.connections) + self.agents == 1,
-                                        sync_helper=True, crowded=lambda: len(self.connections) + self.agents > 1)
+                                        sync_helper=True, crowded=lambda: len(self.connections) + self.agents > 1,
+                                        on_loop=True)
         self.mqi = MQI(self)
         self.port = 0
         self.http_port: int | None = None  # the REST API's bound port, when cfg.http_port is set

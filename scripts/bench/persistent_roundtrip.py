@@ -21,7 +21,9 @@ other processes used, then the ratio persistent / non-persistent (target at 16 c
 The server's sync helper process (registry/storage/fsync.py, started once several connections are
 open) is sampled apart: its CPU, and its answers, one per group commit (its write system calls, from
 /proc/<pid>/io), so a result gives the group commits (``fdatasync``s) per round trip and the CPU of
-server and helper together per round trip -- figures the neighbours' load moves little.
+server and helper together per round trip -- figures the neighbours' load moves little.  Groups synced on
+the event loop itself (one connection; several, while every answer waits for a commit: decision JN9)
+are not seen there: their group commits show as ``-``.
 
     python scripts/bench/persistent_roundtrip.py --seconds 8 --warmup 2
     python scripts/bench/persistent_roundtrip.py --seconds 1 --warmup 0.5 --connections 1,4 --json /tmp/prt.json
@@ -113,7 +115,9 @@ async def _measure(port: int, server_pid: int, persistent: bool, connections: in
         cpu.start()
         await trio.sleep_until(we)
         sampled.update(cpu.stop())
-        sampled["helper_syncs"] = _writes(helper) - syncs if helper else None  # None: synced on the loop
+        # None: synced on the loop -- a lone connection's groups, and since JN9 every group while all the
+        # server answers waited for one; the helper syncs only groups sent off the loop
+        sampled["helper_syncs"] = (_writes(helper) - syncs) or None if helper else None
         sampled.setdefault("helper_cpu", 0.0)
 
     try:

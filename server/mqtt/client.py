@@ -25,6 +25,7 @@ from qmlite.pcf.mqtt.mqttstate import CLOSED, NEED_DATA, ServerConnection, conne
 from qmlite.registry.errors import MQIError
 from qmlite.registry.telemetry import mapping
 
+from .. import coalesce
 from . import authn
 
 # Unacknowledged QoS 1/2 messages per client: IBM documents no figure for its MQXR service; 20 is paho's
@@ -164,6 +165,7 @@ class MQTTClient:
 
     async def _writer(self) -> None:
         outbox = self._outbox
+        loop = coalesce.of_this_run()
         async for data in outbox:
             batch = [data]
             while True:  # whatever else is queued goes in the same write
@@ -171,6 +173,7 @@ class MQTTClient:
                     batch.append(outbox.receive_nowait())
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
+            loop.replies += len(batch)  # answers the group committer sees (server/durability.py, JN9)
             await self.stream.send_all(b"".join(batch) if len(batch) > 1 else data)
         self._flushed.set()
 

@@ -9,7 +9,13 @@ import threading
 import trio
 import trio.testing
 
+from qmlite.pcf import constants as C
+from qmlite.pcf.mqi import MQMD, MQOD, MQPMO
+from qmlite.pcf.mqtt import packets as MP
+from qmlite.server import coalesce, durability
 from qmlite.server.durability import GroupCommitter
+from tests.server.mqtt.mqttpeers import RawMQTT, mqtt_server
+from tests.support.rawfap import running_server
 
 
 class FakeStore:
@@ -24,6 +30,8 @@ class FakeStore:
         self.fail = fail
         self.release = threading.Event()
         self.syncing = threading.Event()
+        self.sync_threads: list[str] = []  # the thread each sync ran on
+        self.on_sync = lambda: None
 
     def append(self, op) -> int:
         self.pending.append(op)
@@ -38,6 +46,8 @@ class FakeStore:
         self.written.append(list(pending))
 
     def sync(self) -> None:
+        self.sync_threads.append(threading.current_thread().name)
+        self.on_sync()
         self.syncing.set()
         self.release.wait(10)
         if self.fail:
@@ -242,3 +252,169 @@ async def test_a_sync_helper_that_never_starts_leaves_the_syncs_to_the_writer_th
             nursery.cancel_scope.cancel()
     finally:
         store.close()
+
+
+# ---- a group synced on the event loop while everyone served waits for it (decision JN9) ---------------
+
+LOOP = threading.main_thread().name  # trio runs the test on the main thread; the writer thread is another
+
+
+async def _group(committer, store, names) -> None:
+    """Waiters as a connection's calls are: each writes, waits for its commit, then sends its reply (counted
+    as Connection.send counts it)."""
+    loop = coalesce.of_this_run()
+
+    async def call(name):
+        await committer.wait(store.append(name))
+        loop.replies += 1
+
+    async with trio.open_nursery() as nursery:
+        for name in names:
+            nursery.start_soon(call, name)
+
+
+async def test_a_group_whose_waiters_are_all_that_is_served_syncs_on_the_loop():
+    store = FakeStore()
+    store.release.set()
+    committer = GroupCommitter(store, on_loop=True)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(committer.run)
+        await _group(committer, store, "abc")
+        await _group(committer, store, "de")
+        nursery.cancel_scope.cancel()
+    assert [sorted(w) for w in store.written] == [["a", "b", "c"], ["d", "e"]]  # one group each
+    assert store.sync_threads == [LOOP, LOOP]
+    assert committer.on_loop_commits == 2
+
+
+async def test_a_reply_that_waited_for_no_commit_sends_the_next_group_off_the_loop():
+    store = FakeStore()
+    store.release.set()
+    committer = GroupCommitter(store, on_loop=True)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(committer.run)
+        await _group(committer, store, "ab")
+        coalesce.of_this_run().replies += 1  # somebody's non-persistent put was answered
+        await _group(committer, store, "cd")
+        await _group(committer, store, "ef")  # nobody else since: back on the loop
+        nursery.cancel_scope.cancel()
+    assert store.sync_threads == [LOOP, "qmlite-commit", LOOP]
+
+
+async def test_without_several_connections_or_on_loop_the_syncs_stay_off_the_loop():
+    for kwargs in ({"on_loop": True, "crowded": lambda: False}, {}):
+        store = FakeStore()
+        store.release.set()
+        committer = GroupCommitter(store, **kwargs)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(committer.run)
+            await _group(committer, store, "ab")
+            nursery.cancel_scope.cancel()
+        assert store.sync_threads == ["qmlite-commit"], kwargs
+        assert committer.on_loop_commits == 0
+
+
+async def test_a_slow_sync_on_the_loop_sends_the_next_groups_off_it_twice_as_many_while_it_stays_slow():
+    now = [0.0]
+    store = FakeStore()
+    store.release.set()
+    slow = [True]
+    store.on_sync = lambda: now.__setitem__(0, now[0] + (0.002 if slow[0] else 0.0002))
+    committer = GroupCommitter(store, on_loop=True, clock=lambda: now[0])
+    where = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(committer.run)
+
+        async def groups(n):
+            for _ in range(n):
+                await _group(committer, store, "xy")
+                where.append("loop" if store.sync_threads[-1] == LOOP else "off")
+
+        a = durability.AFTER_SLOW
+        await groups(1 + a + 1 + 2 * a + 1)  # three tries on the loop, each slow
+        slow[0] = False
+        await groups(4 * a + 2)
+        slow[0] = True
+        await groups(1 + a + 1)
+        nursery.cancel_scope.cancel()
+    # slow on the loop, a groups off; slow again, 2a off; slow again, 4a off; then fast tries stay on the
+    # loop, and the next slow one sends a groups off again, not 8a
+    assert where == (["loop"] + ["off"] * a + ["loop"] + ["off"] * 2 * a + ["loop"] + ["off"] * 4 * a
+                     + ["loop", "loop"] + ["loop"] + ["off"] * a + ["loop"])
+
+
+async def test_what_the_loop_holds_leaves_before_it_syncs():
+    order = []
+
+    class Held:  # a connection holding a reply (server/connection.py): flushed by the coalescer
+        def flush_out(self):
+            order.append("flushed")
+
+    store = FakeStore()
+    store.release.set()
+    store.on_sync = lambda: order.append("synced")
+    committer = GroupCommitter(store, on_loop=True)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(committer.run)
+        # A reply held earlier in the batch the commit starts in (the coalescer flushes at the batch's end,
+        # which a sync on the loop would otherwise come before): the commit started in this very step.
+        coalesce.of_this_run().holding.append(Held())
+        store.append("p")
+        committer._kick()
+        assert store.durable == 1
+        nursery.cancel_scope.cancel()
+    assert order == ["flushed", "synced"]
+    assert store.sync_threads == [LOOP]
+
+
+async def _persistent_puts_around(server, answered_without_waiting) -> None:
+    """Two connections (the loop syncs only when neither is alone): one's persistent puts are synced on the
+    loop, but not the group after ``answered_without_waiting`` (given the other connection and its queue)."""
+    from qmlite.client.aio import AsyncQueueManager
+
+    clients = []
+    for _ in range(2):
+        qm = await AsyncQueueManager.connect("127.0.0.1", server.port, "DEV.ADMIN.SVRCONN", "", user="admin",
+                                             password="passw0rd")
+        hobj, _ = await qm.open(MQOD(ObjectName="DEV.QUEUE.1"), C.MQOO_OUTPUT)
+        clients.append((qm, hobj))
+    (a, ha), (b, hb) = clients
+
+    async def put():
+        await a.put(ha, MQMD(Persistence=C.MQPER_PERSISTENT), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"x")
+
+    committer = server.committer
+    await put()  # after the connections' own replies (MQCONN, MQOPEN): off the loop
+    on_loop = committer.on_loop_commits
+    await put()
+    assert committer.on_loop_commits == on_loop + 1
+    await answered_without_waiting(b, hb)
+    commits = committer.commits
+    await put()
+    assert (committer.commits, committer.on_loop_commits) == (commits + 1, on_loop + 1)  # off the loop
+    await put()
+    assert committer.on_loop_commits == on_loop + 2
+    for qm, _ in clients:
+        await qm.disc()
+
+
+async def test_a_non_persistent_put_sends_the_next_group_off_the_loop(tmp_path):
+    async def non_persistent(b, hb):
+        await b.put(hb, MQMD(Persistence=C.MQPER_NOT_PERSISTENT), MQPMO(Options=C.MQPMO_NO_SYNCPOINT), b"x")
+
+    async with running_server(tmp_path) as server:
+        await _persistent_puts_around(server, non_persistent)
+
+
+async def test_an_mqtt_answer_sends_the_next_group_off_the_loop(tmp_path):
+    async with mqtt_server(tmp_path) as (server, listener):
+        mqtt = await RawMQTT.connect(listener.port)
+        await mqtt.send(MP.Connect("pinger"))
+        assert await mqtt.packet() == MP.ConnAck(0, False)
+
+        async def ping(_b, _hb):
+            await mqtt.send(MP.PingReq())
+            assert await mqtt.packet() == MP.PingResp()
+
+        await _persistent_puts_around(server, ping)
+        await mqtt.aclose()

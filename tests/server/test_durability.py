@@ -4,6 +4,7 @@ disturb the others, and a failing disk ends the committer (so the server)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import trio
@@ -273,43 +274,40 @@ async def _group(committer, store, names) -> None:
             nursery.start_soon(call, name)
 
 
-async def test_a_group_whose_waiters_are_all_that_is_served_syncs_on_the_loop():
+@contextlib.asynccontextmanager
+async def _running(**kwargs):
+    """A committer running over a FakeStore whose syncs return at once: (store, committer)."""
     store = FakeStore()
     store.release.set()
-    committer = GroupCommitter(store, on_loop=True)
+    committer = GroupCommitter(store, **kwargs)
     async with trio.open_nursery() as nursery:
         await nursery.start(committer.run)
+        yield store, committer
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_group_whose_waiters_are_all_that_is_served_syncs_on_the_loop():
+    async with _running(on_loop=True) as (store, committer):
         await _group(committer, store, "abc")
         await _group(committer, store, "de")
-        nursery.cancel_scope.cancel()
     assert [sorted(w) for w in store.written] == [["a", "b", "c"], ["d", "e"]]  # one group each
     assert store.sync_threads == [LOOP, LOOP]
     assert committer.on_loop_commits == 2
 
 
 async def test_a_reply_that_waited_for_no_commit_sends_the_next_group_off_the_loop():
-    store = FakeStore()
-    store.release.set()
-    committer = GroupCommitter(store, on_loop=True)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(committer.run)
+    async with _running(on_loop=True) as (store, committer):
         await _group(committer, store, "ab")
         coalesce.of_this_run().replies += 1  # somebody's non-persistent put was answered
         await _group(committer, store, "cd")
         await _group(committer, store, "ef")  # nobody else since: back on the loop
-        nursery.cancel_scope.cancel()
     assert store.sync_threads == [LOOP, "qmlite-commit", LOOP]
 
 
 async def test_without_several_connections_or_on_loop_the_syncs_stay_off_the_loop():
     for kwargs in ({"on_loop": True, "crowded": lambda: False}, {}):
-        store = FakeStore()
-        store.release.set()
-        committer = GroupCommitter(store, **kwargs)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(committer.run)
+        async with _running(**kwargs) as (store, committer):
             await _group(committer, store, "ab")
-            nursery.cancel_scope.cancel()
         assert store.sync_threads == ["qmlite-commit"], kwargs
         assert committer.on_loop_commits == 0
 

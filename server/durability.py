@@ -214,8 +214,10 @@ class GroupCommitter:
             # their writes join it.
             self._wanted.set()
 
-    async def wait(self, position: int) -> None:
-        """Return once every write up to ``position`` is on disk."""
+    async def wait(self, position: int, *, answered: bool = True) -> None:
+        """Return once every write up to ``position`` is on disk.  ``answered``: the caller's next send is
+        a counted reply (``Connection.send``, the MQTT writer) -- a channel agent's batches and the
+        cluster agent's work are not, so their waits are not counted either (``_nobody_else``)."""
         if self.store.durable >= position:
             return
         task = trio.lowlevel.current_task()
@@ -239,7 +241,7 @@ class GroupCommitter:
                 return trio.lowlevel.Abort.SUCCEEDED
 
             await trio.lowlevel.wait_task_rescheduled(abort)
-        if self._loop is not None:
+        if answered and self._loop is not None:
             self._loop.waited += 1  # the reply that follows waited for the disk (_nobody_else)
 
     def _kick(self) -> None:

@@ -156,7 +156,7 @@ class Agent:
         self.carry_out()
         self.publish()
         self.start_senders()
-        await self.server.committer.wait(self.qm.position)
+        await self.server.committer.wait(self.qm.position, answered=False)  # it answers nobody (JN9)
 
     def _ensure_queues(self) -> None:
         """SYSTEM.CLUSTER.* made when the queue manager first joins a cluster (CLU7): IBM's crtmqm makes them

@@ -14,6 +14,7 @@ the journal before any answer that depends on it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -63,8 +64,9 @@ class Host:
 def host_of(qm_server) -> Host:
     """The Host of a server/listener.py QueueManagerServer: its group committer and its queues' parking lots."""
     wait_for_message, sleep = clock_waits(qm_server.qm, qm_server.mqi.activity)
-    return Host(qm_server.qm, qm_server.committer.wait, wait_for_message, tls=getattr(qm_server, "tls", None),
-                sleep=sleep)
+    # An agent's sends are not counted replies, so neither are its waits (server/durability.py, JN9).
+    return Host(qm_server.qm, functools.partial(qm_server.committer.wait, answered=False), wait_for_message,
+                tls=getattr(qm_server, "tls", None), sleep=sleep)
 
 
 # The parking lot a retry's wait parks in on a virtual clock: no queue has this name (parentheses are

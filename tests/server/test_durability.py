@@ -304,6 +304,17 @@ async def test_a_reply_that_waited_for_no_commit_sends_the_next_group_off_the_lo
     assert store.sync_threads == [LOOP, "qmlite-commit", LOOP]
 
 
+
+async def test_a_wait_that_answers_nobody_does_not_hide_a_reply_that_waited_for_nothing():
+    async with _running(on_loop=True) as (store, committer):
+        await _group(committer, store, "ab")
+        # A channel agent's batch end (its send is not a counted reply) and, beside it, an application's
+        # non-persistent put: the put's reply is still seen, and the next group goes off the loop.
+        await committer.wait(store.append("agent"), answered=False)
+        coalesce.of_this_run().replies += 1
+        await _group(committer, store, "cd")
+    assert store.sync_threads[-1] == "qmlite-commit"
+
 async def test_without_several_connections_or_on_loop_the_syncs_stay_off_the_loop():
     for kwargs in ({"on_loop": True, "crowded": lambda: False}, {}):
         async with _running(**kwargs) as (store, committer):

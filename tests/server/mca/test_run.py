@@ -6,6 +6,7 @@ definition on QM1 and gets the messages on QM2.  The MQ port's own hand-over is 
 from __future__ import annotations
 
 import contextlib
+import types
 
 import pytest
 import trio
@@ -306,3 +307,18 @@ async def test_a_sequence_number_mismatch_stops_the_channel_until_reset(tmp_path
         _mqsc(qm1, f"START CHANNEL({CHANNEL})")
         with trio.fail_after(30):
             await _depth(qm2, "TARGET", 2)
+
+
+async def test_a_channel_agent_waits_for_the_disk_without_counting_as_a_reply():
+    """An agent's batches are not replies the group committer counts, so its waits are not counted either
+    (server/durability.py, decision JN9): each would hide one application reply that waited for nothing."""
+    calls = []
+
+    class Committer:
+        async def wait(self, position, *, answered=True):
+            calls.append((position, answered))
+
+    server = types.SimpleNamespace(qm=types.SimpleNamespace(clock_control=None),
+                                   mqi=types.SimpleNamespace(activity=None), committer=Committer())
+    await mca.host_of(server).durable(7)
+    assert calls == [(7, False)]

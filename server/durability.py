@@ -254,26 +254,16 @@ class GroupCommitter:
             return
         try:
             store.write(pending)
-            if self._alone():
-                # One connection: nobody else's reply can be stalled, and the hand-over to the writer
-                # thread and back (about 100 µs here) would be pure latency.  Sync right here.  A fold
-                # or checkpoint due goes to the writer thread: a fold may write thousands of rows.
-                store.sync()
-                self._finished(upto, None)
-                self._maintain()
-                return
-            if self._loop is not None and self._crowded() and self._nobody_else():
-                self._loop.flush()  # what the loop holds leaves before it blocks (HP10)
-                began = self._clock()
-                store.sync()
-                took = self._clock() - began
-                if took > ON_LOOP_LIMIT:
-                    self._off_loop = self._after_slow
-                    self._after_slow = min(2 * self._after_slow, AFTER_SLOW_MOST)
-                    log.info("group_commit_off_loop", ms=round(took * 1000, 3), groups=self._off_loop)
+            # One connection: nobody else's reply can be stalled, and the hand-over to the writer thread and
+            # back (about 100 µs here) would be pure latency.  Several, all waiting for this sync: the same
+            # (JN9).  Sync right here.  A fold or checkpoint due goes to the writer thread: a fold may write
+            # thousands of rows.
+            alone = self._alone()
+            if alone or (self._loop is not None and self._crowded() and self._nobody_else()):
+                if alone:
+                    store.sync()
                 else:
-                    self._after_slow = AFTER_SLOW
-                self.on_loop_commits += 1
+                    self._sync_on_loop()
                 self._finished(upto, None)
                 self._maintain()
                 return
@@ -296,6 +286,21 @@ class GroupCommitter:
         if self._use_helper and self._nursery is not None and self._crowded():
             self._start_helper()
         self._jobs.put(upto)
+
+    def _sync_on_loop(self) -> None:
+        """The sync of a group whose waiters are all the loop serves: what the loop holds leaves first (HP10);
+        a slow sync sends the next groups off the loop."""
+        self._loop.flush()
+        began = self._clock()
+        self.store.sync()
+        took = self._clock() - began
+        if took > ON_LOOP_LIMIT:
+            self._off_loop = self._after_slow
+            self._after_slow = min(2 * self._after_slow, AFTER_SLOW_MOST)
+            log.info("group_commit_off_loop", ms=round(took * 1000, 3), groups=self._off_loop)
+        else:
+            self._after_slow = AFTER_SLOW
+        self.on_loop_commits += 1
 
     def _nobody_else(self) -> bool:
         """Whether a sync on the loop now stalls only those who wait for it: every reply sent since the

@@ -117,7 +117,7 @@ async def _measure(port: int, server_pid: int, persistent: bool, connections: in
         sampled.update(cpu.stop())
         # None: synced on the loop -- a lone connection's groups, and since JN9 every group while all the
         # server answers waited for one; the helper syncs only groups sent off the loop
-        sampled["helper_syncs"] = (_writes(helper) - syncs) or None if helper else None
+        sampled["helper_syncs"] = ((_writes(helper) - syncs) or None) if helper else None
         sampled.setdefault("helper_cpu", 0.0)
 
     try:

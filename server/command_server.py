@@ -24,7 +24,7 @@ async def run(qm: QueueManager, lot: trio.lowlevel.ParkingLot, committer: GroupC
     commands = qm.command_server
     # A deferred response (PING CHANNEL's) is put later by the task that did its I/O: the commit it
     # needs is started as for a batch's.
-    commands.late_reply = lambda: committer.after(qm.position)
+    commands.late_reply = lambda: committer.after(qm.position, urgent=False)
     task_status.started()
     while True:
         if not commands.pending():
@@ -35,6 +35,8 @@ async def run(qm: QueueManager, lot: trio.lowlevel.ParkingLot, committer: GroupC
         # and answers once the commit (already under way, overlapping the client's round trip) is done.
         commands.deliver(commands.run_batch())
         # Start the commit and carry on: commands that arrive meanwhile run at once, and their
-        # writes join the next group commit (one is in flight at a time).
-        committer.after(qm.position)
+        # writes join the next group commit (one is in flight at a time).  Not urgent: the client's
+        # next call after its MQPUT (MQCLOSE, or the MQGET that waits for the response) is read while
+        # the commit syncs, not after it (decision JN10).
+        committer.after(qm.position, urgent=False)
         await trio.lowlevel.checkpoint()

@@ -198,9 +198,12 @@ class GroupCommitter:
             self._helper.wait()
         os.close(self._from_helper)
 
-    def after(self, position: int, callback: Callable[[], None] | None = None) -> None:
+    def after(self, position: int, callback: Callable[[], None] | None = None, *, urgent: bool = True) -> None:
         """Call ``callback`` on the event loop once every write up to ``position`` is on disk
-        (without one: just see that a commit reaching ``position`` gets under way)."""
+        (without one: just see that a commit reaching ``position`` gets under way).  ``urgent=False``: no
+        reply waits for this commit yet (the command server's batch, whose responses a later MQGET takes;
+        the monitor's writes), so a connection alone is served while it syncs on the writer thread
+        (decision JN10)."""
         if self.store.durable >= position:
             if callback is not None:
                 callback()
@@ -208,7 +211,7 @@ class GroupCommitter:
         if callback is not None:
             self._after.append((position, callback))
         if not self._in_flight and self._alone():
-            self._kick()  # alone: no one else's writes to wait for, so no hop through the committer task
+            self._kick(urgent)  # alone: no one else's writes to wait for, so no hop through the committer task
         elif not self._in_flight:
             # The committer task starts the commit once the tasks that are ready now have run, so
             # their writes join it.
@@ -244,7 +247,7 @@ class GroupCommitter:
         if answered and self._loop is not None:
             self._loop.waited += 1  # the reply that follows waited for the disk (_nobody_else)
 
-    def _kick(self) -> None:
+    def _kick(self, urgent: bool = True) -> None:
         if self._in_flight or self._error is not None:
             return
         store = self.store
@@ -257,8 +260,9 @@ class GroupCommitter:
             # One connection: nobody else's reply can be stalled, and the hand-over to the writer thread and
             # back (about 100 µs here) would be pure latency.  Several, all waiting for this sync: the same
             # (JN9).  Sync right here.  A fold or checkpoint due goes to the writer thread: a fold may write
-            # thousands of rows.
-            alone = self._alone()
+            # thousands of rows.  Not urgent: the one connection's next request (PCFExecute's MQCLOSE after
+            # its MQPUT) needs nothing from this commit, so it is answered while the writer thread syncs.
+            alone = urgent and self._alone()
             if alone or (self._loop is not None and self._crowded() and self._nobody_else()):
                 if alone:
                     store.sync()

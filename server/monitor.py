@@ -23,7 +23,8 @@ async def run(qm: QueueManager, committer: GroupCommitter, interval: float, *,
     monitor = qm.monitor
     monitor.interval = interval
     topics = monitor.publish_metadata()
-    committer.after(qm.position)  # retaining replaces any stored retained publication: a write
+    # Retaining replaces any stored retained publication: a write, which no reply waits for (JN10).
+    committer.after(qm.position, urgent=False)
     qlog.get().debug("monitor_metadata", topics=topics, interval=monitor.interval)
     task_status.started()
     if qm.clock_control.virtual is not None:
@@ -46,5 +47,5 @@ async def run_statistics(qm: QueueManager, committer: GroupCommitter, *,
         await trio.sleep(STATISTICS_TICK)
         written = qm.monitoring_tick()
         if written:
-            committer.after(qm.position)  # persistent statistics messages: a write to commit
+            committer.after(qm.position, urgent=False)  # persistent statistics messages: nobody waits (JN10)
             qlog.get().debug("statistics_written", messages=written)

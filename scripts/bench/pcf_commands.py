@@ -10,7 +10,17 @@ Create inside one run; each figure is the median of the rounds, the best beside 
 ``--steps`` then counts what the event loop does per Ping (task steps, tasks spawned, waits for I/O)
 with the server in this process: figures no neighbour's load changes.
 
-    python scripts/bench/pcf_commands.py [--commands 2000] [--rounds 3] [--steps 300] [--json FILE]
+``--ceilings N`` (issue 35) measures, in turns over ``--rounds`` rounds of N commands each, what bounds
+the PCFExecute targets (>= 40% of ibmmq against an instantly answering server) on this machine: ibmmq
+alone (``ibmmq_mqi.py``'s instant bound), ibmmq with each of a command's four calls a round trip of its
+real sizes to a blocking-socket echo (that bench's ceiling), to a bare trio server answering the same
+sizes, and to that trio server when it also makes a Create Subscription durable the least a server
+can -- one record of the command's size written to a preallocated file and ``fdatasync``-ed on a worker
+thread while the MQCLOSE is answered, the MQGET's answer waiting for it -- beside qmlite through ibmmq.
+A trio server on CPython that keeps what it acknowledges cannot make ibmmq faster than the last.
+
+    python scripts/bench/pcf_commands.py [--commands 2000] [--rounds 3] [--steps 300] [--ceilings 500]
+                                         [--json FILE]
 """
 
 from __future__ import annotations
@@ -67,6 +77,104 @@ def measure(port: int, server_pid: int, commands: int, rounds: int) -> dict:
     return out
 
 
+# A bare trio server answering the echo's framing (ibmmq_mqi.EchoTrips: request size and reply size first),
+# one task per connection on trio's socket.  The byte after the sizes: 1 -- reply, then write a record
+# of this request's size and fdatasync it on a worker thread (a command made durable); 2 -- reply once
+# that sync is done (the MQGET of the command's response).
+_TRIO_ECHO = r"""
+import os, socket, struct, sys, tempfile, trio
+SEGMENT = 16 << 20
+fd, path = tempfile.mkstemp(prefix="qmlite-ceiling-", dir=sys.argv[1])
+os.unlink(path)
+os.write(fd, bytes(SEGMENT)); os.fsync(fd)  # preallocated, as the journal's segments are (JN6)
+async def handle(conn):
+    buf, at, synced = bytearray(), 0, trio.Event()
+    synced.set()
+    async def sync(size, offset):
+        os.pwrite(fd, bytes(size), offset)
+        await trio.to_thread.run_sync(os.fdatasync, fd)
+        synced.set()
+    async with trio.open_nursery() as nursery:
+        while True:
+            data = await conn.recv(65536)
+            if not data:
+                break
+            buf += data
+            while len(buf) >= 9:
+                size, reply = struct.unpack_from(">II", buf)
+                if len(buf) < size:
+                    break
+                flag = buf[8]
+                del buf[:size]
+                if flag == 2:
+                    await synced.wait()
+                await conn.send(bytes(reply))
+                if flag == 1:
+                    synced = trio.Event()
+                    nursery.start_soon(sync, size, at)
+                    at = (at + 4096 * (1 + size // 4096)) % SEGMENT
+    conn.close()
+async def main():
+    srv = trio.socket.socket()
+    await srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    print(srv.getsockname()[1], flush=True)
+    async with trio.open_nursery() as nursery:
+        while True:
+            conn, _ = await srv.accept()
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            nursery.start_soon(handle, conn)
+trio.run(main)
+"""
+PUT_STEP, GET_STEP = 1, 2  # in run_pcf_alone's order of the four calls: MQOPEN, MQPUT, MQGET, MQCLOSE
+
+
+def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
+    """ibmmq's PCFExecute rates against its bounds, every figure of a round measured in turn (see the
+    module's docstring); each the best of its rounds, with the spread."""
+    import subprocess
+
+    import ibmmq_mqi as M
+
+    class TrioEcho(M.Echo):
+        def __init__(self) -> None:  # noqa: D107 -- the echo's process, another server
+            self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_dir], stdout=subprocess.PIPE)
+            self.port = int(self.proc.stdout.readline())
+
+    def trips(echo, durable: bool):
+        t = M.EchoTrips(echo.port, sizes)
+        if durable:  # the Create's MQPUT starts the sync, its MQGET waits for it
+            for step, flag in ((PUT_STEP, 1), (GET_STEP, 2)):
+                request, reply = t.steps["create"][step]
+                t.steps["create"][step] = (request[:8] + bytes([flag]) + request[9:], reply)
+        return t
+
+    _, sizes = M.run_replay(port, 200, 50, 1, 0)
+    blocking, bare = M.Echo(), TrioEcho()
+    kinds = (("ibmmq alone", None, False), ("over a blocking echo", blocking, False),
+             ("over a trio echo", bare, False), ("over a trio echo, Create synced", bare, True))
+    seen: dict[str, dict[str, list[float]]] = {}
+    try:
+        for rnd in range(rounds):
+            for n, (kind, echo, durable) in enumerate(kinds):
+                t = trips(echo, durable) if echo is not None else None
+                try:
+                    got = M.run_pcf_alone(port, commands, 1, 100 + rnd * len(kinds) + n, t)
+                finally:
+                    if t is not None:
+                        t.close()
+                for label, r in got.items():
+                    seen.setdefault(label, {}).setdefault(kind, []).append(r["per_s"])
+            for label, r in M.run_ibmmq(port, 10, commands, 1, 50 + rnd).items():
+                if label.startswith("PCF"):
+                    seen[label].setdefault("qmlite", []).append(r["per_s"])
+    finally:
+        blocking.close()
+        bare.close()
+    return {label: {kind: {"best": round(max(v), 1), "rounds": [round(x, 1) for x in v]} for kind, v in by.items()}
+            for label, by in seen.items()}
+
+
 def scheduler_work(commands: int) -> dict:
     """The event loop's work per Ping, counted rather than timed (the same on any machine): a server in
     this process under a trio instrument, ibmmq in a worker thread.  Task steps, tasks spawned and
@@ -95,6 +203,8 @@ def main(argv=None) -> int:
     ap.add_argument("--commands", type=int, default=2000, help="commands of each kind per round")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=300, help="Pings counted for the event loop's work (0: none)")
+    ap.add_argument("--ceilings", type=int, default=0, metavar="N",
+                    help="PCFExecute against its bounds and a trio server's ceiling, N commands a figure (0: not)")
     ap.add_argument("--json", help="write the results here")
     B.add_awake_option(ap)
     args = ap.parse_args(argv)
@@ -102,8 +212,19 @@ def main(argv=None) -> int:
           flush=True)
     with B.Awake(args.awake), B.ServerProcess(log_level="warning") as server:
         result = measure(server.port, server.pid, args.commands, args.rounds)
+        bounds = ceilings(server.port, args.ceilings, args.rounds, str(server.data_dir.parent)) if args.ceilings \
+            else None
     report = {"commands": args.commands, "rounds": args.rounds, "results": result, "load_average": os.getloadavg(),
               "idle": B.idle_policy(), "awake": args.awake}
+    if bounds:
+        report["ceilings"] = bounds
+        print("PCFExecute through ibmmq, best of the rounds, % of ibmmq alone (issue 35's target: >= 40%):")
+        for label, by in bounds.items():
+            alone = by["ibmmq alone"]["best"]
+            print(f"  {label}")
+            for kind, figure in by.items():
+                spread = f"{min(figure['rounds']):.0f}-{max(figure['rounds']):.0f}"
+                print(f"    {kind:34} {figure['best']:7.0f} /s ({spread:>11}) {100 * figure['best'] / alone:5.1f}%")
     if args.steps:
         report["event_loop_per_ping"] = work = scheduler_work(args.steps)
         print(f"per Ping: {work['task_steps']} task steps, {work['tasks_spawned']} tasks spawned, "

@@ -28,3 +28,17 @@ def test_a_short_run_reports_both_commands(tmp_path, capsys):
     work = report["event_loop_per_ping"]
     assert work["tasks_spawned"] == 0  # no task per command (docs/decisions.md CLU15)
     assert 0 < work["io_waits"] <= work["task_steps"]
+
+
+def test_the_ceilings_measure_every_bound_of_both_commands(tmp_path, capsys):
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    bench = importlib.import_module("pcf_commands")
+    assert bench.main(["--commands", "3", "--rounds", "1", "--steps", "0", "--ceilings", "5",
+                       "--json", str(tmp_path / "r.json")]) == 0
+    bounds = json.loads((tmp_path / "r.json").read_text())["ceilings"]
+    kinds = ["ibmmq alone", "over a blocking echo", "over a trio echo", "over a trio echo, Create synced", "qmlite"]
+    for label in ("PCFExecute Ping Q Mgr", "PCFExecute Create Subscription"):
+        assert list(bounds[label]) == kinds
+        assert all(len(f["rounds"]) == 1 and f["best"] > 0 for f in bounds[label].values())
+    assert "over a trio echo, Create synced" in capsys.readouterr().out

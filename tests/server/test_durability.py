@@ -112,6 +112,17 @@ async def test_alone_the_commit_runs_inline_and_a_cancelled_waiter_is_harmless()
         nursery.cancel_scope.cancel()
 
 
+async def test_alone_a_commit_nobody_waits_for_yet_syncs_on_the_writer_thread():
+    async with _running(alone=lambda: True) as (store, committer):
+        position = store.append("batch")
+        committer.after(position, urgent=False)  # the command server's batch: its responses wait later
+        assert store.durable == 0  # not synced within the call, as an urgent commit alone is
+        await committer.wait(position)
+        committer.after(store.append("next"))  # urgent (the default): inline, on the loop
+        assert store.durable == 2
+    assert store.sync_threads == ["qmlite-commit", LOOP]
+
+
 async def test_a_refused_sync_ends_the_committer():
     store = FakeStore(fail=True)
     store.release.set()
@@ -427,3 +438,49 @@ async def test_an_mqtt_answer_sends_the_next_group_off_the_loop(tmp_path):
 
         await _persistent_puts_around(server, ping)
         await mqtt.aclose()
+
+
+# ---- the command server's commit, one connection: the next call is served while it syncs (JN10) ---------
+
+async def test_alone_a_commands_commit_syncs_while_the_connection_is_served(tmp_path):
+    from qmlite.client.aio import AsyncQueueManager
+    from qmlite.pcf import pcf as P
+    from qmlite.pcf.mqi import MQGMO
+
+    async with running_server(tmp_path) as server:
+        store = server.committer.store
+        real_sync, held, syncing, release = store.sync, [], threading.Event(), threading.Event()
+
+        def sync():
+            held.append(threading.current_thread().name)
+            syncing.set()
+            release.wait(10)
+            real_sync()
+
+        qm = await AsyncQueueManager.connect("127.0.0.1", server.port, "DEV.ADMIN.SVRCONN", "", user="admin",
+                                             password="passw0rd")
+        hcmd, _ = await qm.open(MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), C.MQOO_OUTPUT)
+        hreply, reply_od = await qm.open(MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName="PCF.*"),
+                                         C.MQOO_INPUT_EXCLUSIVE)
+        command = P.encode(P.PCFMessage(P.CFH(Type=C.MQCFT_COMMAND, Command=C.MQCMD_CREATE_Q), [
+            P.CFST(C.MQCA_Q_NAME, "JN10.Q"), P.CFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL)]))
+        store.sync = sync
+        md, _ = await qm.put(hcmd, MQMD(Format="MQADMIN", MsgType=C.MQMT_REQUEST, ReplyToQ=reply_od.ObjectName),
+                             MQPMO(Options=C.MQPMO_NO_SYNCPOINT), command)
+        await trio.to_thread.run_sync(syncing.wait, 10)
+        with trio.fail_after(10):  # a bound: answered while the commit's sync is held, not after it
+            await qm.close(hcmd)  # PCFExecute's next call after its MQPUT
+        assert held == ["qmlite-commit"] and not release.is_set()
+        got = []
+
+        async def response():
+            gmo = MQGMO(Version=2, Options=C.MQGMO_WAIT, WaitInterval=10_000, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+            got.append(await qm.get(hreply, MQMD(CorrelId=md.MsgId), gmo, 4096))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(response)
+            await trio.testing.wait_all_tasks_blocked()
+            assert got == []  # the response waits for the command's effects on disk
+            release.set()
+        assert P.decode(got[0][2]).header.CompCode == C.MQCC_OK
+        await qm.disc()

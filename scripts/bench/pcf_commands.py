@@ -134,23 +134,23 @@ def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     module's docstring); each the best of its rounds, with the spread."""
     import subprocess
 
-    import ibmmq_mqi as M
+    import ibmmq_mqi
 
-    class TrioEcho(M.Echo):
+    class TrioEcho(ibmmq_mqi.Echo):
         def __init__(self) -> None:  # noqa: D107 -- the echo's process, another server
             self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_dir], stdout=subprocess.PIPE)
             self.port = int(self.proc.stdout.readline())
 
     def trips(echo, durable: bool):
-        t = M.EchoTrips(echo.port, sizes)
+        t = ibmmq_mqi.EchoTrips(echo.port, sizes)
         if durable:  # the Create's MQPUT starts the sync, its MQGET waits for it
             for step, flag in ((PUT_STEP, 1), (GET_STEP, 2)):
                 request, reply = t.steps["create"][step]
                 t.steps["create"][step] = (request[:8] + bytes([flag]) + request[9:], reply)
         return t
 
-    _, sizes = M.run_replay(port, 200, 50, 1, 0)
-    blocking, bare = M.Echo(), TrioEcho()
+    _, sizes = ibmmq_mqi.run_replay(port, 200, 50, 1, 0)
+    blocking, bare = ibmmq_mqi.Echo(), TrioEcho()
     kinds = (("ibmmq alone", None, False), ("over a blocking echo", blocking, False),
              ("over a trio echo", bare, False), ("over a trio echo, Create synced", bare, True))
     seen: dict[str, dict[str, list[float]]] = {}
@@ -159,13 +159,13 @@ def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
             for n, (kind, echo, durable) in enumerate(kinds):
                 t = trips(echo, durable) if echo is not None else None
                 try:
-                    got = M.run_pcf_alone(port, commands, 1, 100 + rnd * len(kinds) + n, t)
+                    got = ibmmq_mqi.run_pcf_alone(port, commands, 1, 100 + rnd * len(kinds) + n, t)
                 finally:
                     if t is not None:
                         t.close()
                 for label, r in got.items():
                     seen.setdefault(label, {}).setdefault(kind, []).append(r["per_s"])
-            for label, r in M.run_ibmmq(port, 10, commands, 1, 50 + rnd).items():
+            for label, r in ibmmq_mqi.run_ibmmq(port, 10, commands, 1, 50 + rnd).items():
                 if label.startswith("PCF"):
                     seen[label].setdefault("qmlite", []).append(r["per_s"])
     finally:

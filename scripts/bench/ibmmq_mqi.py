@@ -25,6 +25,12 @@ beside their bounds measured in the same run (issue 12).
   trip of the call's real sizes to the socket echo -- ibmmq's own Python and a bare socket ping-pong,
   no qmlite transport or server at all.  No server can make ibmmq faster than that on this machine in
   that minute, so a target above its ceiling is printed OUT OF REACH for the run.
+* trio ceiling "ibmmq over trio echo" (issue 35): the same round trips to a bare trio server in its own
+  process (``TrioEcho``: one task per connection on trio's socket), which before a Create
+  Subscription's response also syncs a record of the command's size, written into a preallocated file
+  and ``fdatasync``-ed on a worker thread while the MQCLOSE is answered -- the least a server written in
+  trio on CPython that keeps what it acknowledges pays.  A target above it is printed OUT OF REACH with
+  trio for the run.
 
     python scripts/bench/ibmmq_mqi.py [--calls 5000] [--pcf 1000] [--repeat 3] [--json FILE]
 
@@ -481,13 +487,19 @@ def run_replay(port: int, calls: int, pcf_calls: int, repeat: int, round_no: int
 
 class EchoTrips:
     """Round trips of a call's real sizes to the socket echo, one connection: what "ibmmq over echo"
-    puts in place of qmlite's transport and server (issue 35)."""
+    puts in place of qmlite's transport and server (issue 35).  ``durable_create``: the Create
+    Subscription's MQPUT asks the trio echo to sync a record of its size, and its MQGET waits for that
+    sync (``TrioEcho``)."""
 
-    def __init__(self, port: int, sizes: dict) -> None:
+    def __init__(self, port: int, sizes: dict, *, durable_create: bool = False) -> None:
         self.sock = socket.create_connection((B.HOST, port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.steps = {key: [(struct.pack(">II", max(8, req), rep) + bytes(max(8, req) - 8), rep)
+        self.steps = {key: [(struct.pack(">II", max(9, req), rep) + bytes(max(9, req) - 8), rep)
                             for req, rep in sizes[key]] for key, _ in ECHOED}
+        if durable_create:
+            for step, flag in ((PCF_PUT_STEP, SYNC_AFTER), (PCF_GET_STEP, AFTER_SYNC)):
+                request, reply = self.steps["create"][step]
+                self.steps["create"][step] = (request[:8] + bytes([flag]) + request[9:], reply)
 
     def trip(self, key: str, step: int = 0) -> None:
         request, reply_len = self.steps[key][step]
@@ -550,6 +562,85 @@ class Echo:
         self.proc.wait(10)
 
 
+# The trio echo: a bare trio server answering the echo's framing, one task per connection on trio's socket
+# (what any server written in trio on CPython pays at least).  The byte after the two sizes: SYNC_AFTER --
+# reply, then write a record of this request's size into a preallocated file and fdatasync it on a
+# worker thread (a command made durable, the least a server that keeps what it acknowledges does);
+# AFTER_SYNC -- reply once that sync is done (the MQGET of the command's response).
+SYNC_AFTER, AFTER_SYNC = 1, 2
+PCF_PUT_STEP, PCF_GET_STEP = 1, 2  # in run_pcf_alone's order of a command's calls: MQOPEN, MQPUT, MQGET, MQCLOSE
+_TRIO_ECHO = r"""
+import os, socket, struct, sys, tempfile, trio
+SEGMENT = 16 << 20
+fd, path = tempfile.mkstemp(prefix="qmlite-ceiling-", dir=sys.argv[1])
+os.unlink(path)
+os.write(fd, bytes(SEGMENT)); os.fsync(fd)  # preallocated, as the journal's segments are (JN6)
+async def sync(size, offset, done):
+    os.pwrite(fd, bytes(size), offset)
+    await trio.to_thread.run_sync(os.fdatasync, fd)
+    done.set()
+async def send(conn, data):
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[conn.send(view):]
+        except BlockingIOError:
+            await trio.lowlevel.wait_writable(conn)
+async def handle(conn):
+    # The socket read and written directly, waiting only when it has nothing: no pass through trio's
+    # scheduler per call, as qmlite's own channels do (decision HP1) -- the leanest a trio server is.
+    buf, at, synced = bytearray(), 0, trio.Event()
+    synced.set()
+    async with trio.open_nursery() as nursery:
+        while True:
+            try:
+                data = conn.recv(65536)
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(conn)
+                continue
+            if not data:
+                break
+            buf += data
+            while len(buf) >= 9:
+                size, reply = struct.unpack_from(">II", buf)
+                if len(buf) < size:
+                    break
+                flag = buf[8]
+                del buf[:size]
+                if flag == 2:
+                    await synced.wait()
+                await send(conn, bytes(reply))
+                if flag == 1:
+                    synced = trio.Event()
+                    nursery.start_soon(sync, size, at, synced)
+                    at = (at + 4096 * (1 + size // 4096)) % SEGMENT
+    conn.close()
+async def main():
+    srv = trio.socket.socket()
+    await srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    print(srv.getsockname()[1], flush=True)
+    async with trio.open_nursery() as nursery:
+        while True:
+            conn, _ = await srv.accept()
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            raw = socket.socket(fileno=conn.detach())  # the plain socket: its calls without trio's wrapper
+            raw.setblocking(False)
+            nursery.start_soon(handle, raw)
+trio.run(main)
+"""
+
+
+class TrioEcho(Echo):
+    """The trio echo bound (issue 35): ``Echo``'s measurements against a bare trio server in its own
+    process, which syncs where a request asks (``EchoTrips(durable_create=True)``), in a file under
+    ``data_parent`` (the disk a server's data directory is on)."""
+
+    def __init__(self, data_parent: str = "/tmp") -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_parent], stdout=subprocess.PIPE)
+        self.port = int(self.proc.stdout.readline())
+
+
 TARGET_REPLAY = 0.50  # issue 24 target 1: replay >= 50% of the socket echo of the same sizes
 TARGET_IBMMQ = 0.40  # issue 35: ibmmq (put, get, PCFExecute) >= 40% of ibmmq against an instant server
 
@@ -560,8 +651,9 @@ def verdicts(results: dict) -> list[str]:
     its ceiling cannot be met through any server on this machine in that run."""
     replay, echo, ibmmq, alone = results["replay"], results["echo"], results["ibmmq"], results["ibmmq alone"]
     over = results.get("ibmmq over echo", {})
+    over_trio = results.get("ibmmq over trio echo", {})
     lines = [f"issue 35: replay/echo >= {TARGET_REPLAY:.0%}, ibmmq/instant >= {TARGET_IBMMQ:.0%} "
-             "(ceiling: ibmmq over a bare echo / instant)"]
+             "(ceiling: ibmmq over a bare echo / instant; trio ceiling: over a bare trio server, a Create synced)"]
     for label, name in (("MQPUT", "Queue.put 100 B"), ("MQGET", "Queue.get 100 B"), ("MQINQ", "Queue.inquire"),
                         ("MQOPEN+MQCLOSE", "MQOPEN+MQCLOSE")):
         ratio = replay[name]["per_s"] / echo[name]["per_s"]
@@ -578,6 +670,11 @@ def verdicts(results: dict) -> list[str]:
             if ceiling < TARGET_IBMMQ and ratio < TARGET_IBMMQ:
                 verdict += " (OUT OF REACH this run)"
             verdict += f"; ibmmq/over echo {ibmmq[name]['per_s'] / over[name]['per_s']:.0%}"
+        if name in over_trio:
+            ceiling = over_trio[name]["per_s"] / alone[name]["per_s"]
+            verdict += f"; trio ceiling {ceiling:.1%}"
+            if ceiling < TARGET_IBMMQ and ratio < TARGET_IBMMQ:
+                verdict += " (OUT OF REACH with trio this run)"
         lines.append(f"  ibmmq/instant  {label:32} {ibmmq[name]['per_s']:8.0f} / {alone[name]['per_s']:8.0f} "
                      f"= {ratio:4.0%}  {verdict}")
     return lines
@@ -586,7 +683,7 @@ def verdicts(results: dict) -> list[str]:
 MQI_CALLS = ("Queue.put 100 B", "Queue.get 100 B", "Queue.inquire")
 # The bounds' names as printed -> their table in the results.
 BOUND_KINDS = {"echo": "echo", "replay": "replay", "ibmmq alone": "ibmmq alone", "ibmmqc direct": "transport",
-               "ibmmq over echo": "ibmmq over echo"}
+               "ibmmq over echo": "ibmmq over echo", "ibmmq over trio echo": "ibmmq over trio echo"}
 PCF_COMMANDS = (("PCFExecute Ping Q Mgr", "PCF command: 4 calls (Ping)"),
                 ("PCFExecute Create Subscription", "PCF command: 4 calls (Create Subscription)"))
 PCF_KEYS = {"PCFExecute Ping Q Mgr": "ping", "PCFExecute Create Subscription": "create"}  # their echo sizes
@@ -614,6 +711,11 @@ def bound_list(results: dict) -> tuple[list[Bound], list[tuple[str, str, float]]
     for name, r in over.items():  # the ceiling is above ibmmq through qmlite and below ibmmq alone
         bounded += [(f"ibmmq over echo: {name}", f"ibmmq: {name}", ibmmq[name]["per_s"]),
                     (f"ibmmq alone: {name}", f"ibmmq over echo: {name}", r["per_s"])]
+    over_trio = results.get("ibmmq over trio echo", {})
+    found += [Bound(f"ibmmq over trio echo: {name}", r["per_s"]) for name, r in over_trio.items()]
+    for name, r in over_trio.items():  # qmlite is a trio server that does more: below this ceiling too
+        bounded += [(f"ibmmq over trio echo: {name}", f"ibmmq: {name}", ibmmq[name]["per_s"]),
+                    (f"ibmmq alone: {name}", f"ibmmq over trio echo: {name}", r["per_s"])]
     return found, bounded, {f"echo: {name}" for name in echo}
 
 
@@ -633,9 +735,11 @@ def main() -> int:
     # different minutes.
     # The echo takes its turn in every round too (issue 24: a figure and its bound from the same minutes).
     echo_server = Echo()
+    trio_server = None
     rounds = results["rounds"] = []  # every round's rates: the spread beside each best figure
     try:
         with B.Awake(args.awake), B.ServerProcess(log_level="warning") as server:
+            trio_server = TrioEcho(str(server.data_dir.parent))
             for round_no in range(args.repeat):
                 runs = {"ibmmq": run_ibmmq(server.port, args.calls, args.pcf, 1, round_no)}
                 runs["replay"], sizes = run_replay(server.port, args.calls, args.pcf, 1, round_no)
@@ -649,6 +753,12 @@ def main() -> int:
                     runs["ibmmq over echo"].update(run_pcf_alone(server.port, args.pcf, 1, round_no, trips))
                 finally:
                     trips.close()
+                trips = EchoTrips(trio_server.port, sizes, durable_create=True)
+                try:
+                    runs["ibmmq over trio echo"] = run_ibmmq_alone(server.port, args.calls, 1, trips)
+                    runs["ibmmq over trio echo"].update(run_pcf_alone(server.port, args.pcf, 1, round_no + 500, trips))
+                finally:
+                    trips.close()
                 rounds.append({kind: {name: r["per_s"] for name, r in table.items()} for kind, table in runs.items()})
                 for kind, table in runs.items():
                     best = results.setdefault(kind, {})
@@ -657,6 +767,8 @@ def main() -> int:
                             best[name] = r
     finally:
         echo_server.close()
+        if trio_server is not None:
+            trio_server.close()
     results["sizes"] = sizes
     rows = []
     echo, replay, alone, transport = results["echo"], results["replay"], results["ibmmq alone"], results["transport"]
@@ -680,7 +792,8 @@ def main() -> int:
           "ibmmqc: the transport called directly (+us: its time over the replay); ibmmq alone: ibmmq's own\n"
           "Python with the transport answering at once; PCF bounds: the replay and the echo of a command's\n"
           "four calls; ibmmq over echo (the ceiling): ibmmq's own Python with each transport call a round trip\n"
-          "of its sizes to the socket echo, no qmlite at all")
+          "of its sizes to the socket echo, no qmlite at all; ibmmq over trio echo (the trio ceiling): the same\n"
+          "round trips to a bare trio server, which syncs a record of a Create's size before its response")
     found, bounded, echoes = bound_list(results)
     print(f"\n{'bound':58} {'best/s':>9} {'rounds/s':>17}  request -> reply bytes per round trip")
     for b in found:

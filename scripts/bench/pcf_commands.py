@@ -77,80 +77,16 @@ def measure(port: int, server_pid: int, commands: int, rounds: int) -> dict:
     return out
 
 
-# A bare trio server answering the echo's framing (ibmmq_mqi.EchoTrips: request size and reply size first),
-# one task per connection on trio's socket.  The byte after the sizes: 1 -- reply, then write a record
-# of this request's size and fdatasync it on a worker thread (a command made durable); 2 -- reply once
-# that sync is done (the MQGET of the command's response).
-_TRIO_ECHO = r"""
-import os, socket, struct, sys, tempfile, trio
-SEGMENT = 16 << 20
-fd, path = tempfile.mkstemp(prefix="qmlite-ceiling-", dir=sys.argv[1])
-os.unlink(path)
-os.write(fd, bytes(SEGMENT)); os.fsync(fd)  # preallocated, as the journal's segments are (JN6)
-async def handle(conn):
-    buf, at, synced = bytearray(), 0, trio.Event()
-    synced.set()
-    async def sync(size, offset):
-        os.pwrite(fd, bytes(size), offset)
-        await trio.to_thread.run_sync(os.fdatasync, fd)
-        synced.set()
-    async with trio.open_nursery() as nursery:
-        while True:
-            data = await conn.recv(65536)
-            if not data:
-                break
-            buf += data
-            while len(buf) >= 9:
-                size, reply = struct.unpack_from(">II", buf)
-                if len(buf) < size:
-                    break
-                flag = buf[8]
-                del buf[:size]
-                if flag == 2:
-                    await synced.wait()
-                await conn.send(bytes(reply))
-                if flag == 1:
-                    synced = trio.Event()
-                    nursery.start_soon(sync, size, at)
-                    at = (at + 4096 * (1 + size // 4096)) % SEGMENT
-    conn.close()
-async def main():
-    srv = trio.socket.socket()
-    await srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
-    print(srv.getsockname()[1], flush=True)
-    async with trio.open_nursery() as nursery:
-        while True:
-            conn, _ = await srv.accept()
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            nursery.start_soon(handle, conn)
-trio.run(main)
-"""
-PUT_STEP, GET_STEP = 1, 2  # in run_pcf_alone's order of the four calls: MQOPEN, MQPUT, MQGET, MQCLOSE
-
-
 def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     """ibmmq's PCFExecute rates against its bounds, every figure of a round measured in turn (see the
     module's docstring); each the best of its rounds, with the spread."""
-    import subprocess
-
     import ibmmq_mqi
 
-    class TrioEcho(ibmmq_mqi.Echo):
-        def __init__(self) -> None:  # noqa: D107 -- the echo's process, another server
-            self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_dir], stdout=subprocess.PIPE)
-            self.port = int(self.proc.stdout.readline())
-
     def trips(echo, durable: bool):
-        t = ibmmq_mqi.EchoTrips(echo.port, sizes)
-        if durable:  # the Create's MQPUT starts the sync, its MQGET waits for it
-            for step, flag in ((PUT_STEP, 1), (GET_STEP, 2)):
-                request, reply = t.steps["create"][step]
-                t.steps["create"][step] = (request[:8] + bytes([flag]) + request[9:], reply)
-        return t
+        return ibmmq_mqi.EchoTrips(echo.port, sizes, durable_create=durable)
 
     _, sizes = ibmmq_mqi.run_replay(port, 200, 50, 1, 0)
-    blocking, bare = ibmmq_mqi.Echo(), TrioEcho()
+    blocking, bare = ibmmq_mqi.Echo(), ibmmq_mqi.TrioEcho(data_dir)
     kinds = (("ibmmq alone", None, False), ("over a blocking echo", blocking, False),
              ("over a trio echo", bare, False), ("over a trio echo, Create synced", bare, True))
     seen: dict[str, dict[str, list[float]]] = {}

@@ -11,8 +11,6 @@ The responses are the only synchronisation: no sleeps, no timing.
 
 from __future__ import annotations
 
-import pytest
-
 from qmlite.client.errors import MQIError
 from qmlite.pcf import constants as C
 from qmlite.pcf import pcf as P
@@ -24,20 +22,14 @@ ROUNDS = 4
 PER_ROUND = 12
 
 
-@pytest.fixture(autouse=True)
-def reap_servers():
-    """A failing test must not leave a server behind."""
-    yield
-    Served.reap_all()
-
-
 def _ok(responses) -> None:
     assert [(r.header.CompCode, r.header.Reason) for r in responses] == [(C.MQCC_OK, 0)], responses
 
 
 def _round(data_dir, commands) -> None:
-    """Start the server, run ``commands`` (name -> (command, parameters)) on one connection, each
-    acknowledged by its response, and SIGKILL the server right after the last."""
+    """Start the server, run ``commands`` ((command, parameters) each) on one connection, each
+    acknowledged by its response, and SIGKILL the server right after the last (or reap it, when the
+    round fails: no server is left behind)."""
     served = Served(data_dir)
     qm = served.connect()
     try:

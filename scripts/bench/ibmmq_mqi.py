@@ -571,6 +571,7 @@ SYNC_AFTER, AFTER_SYNC = 1, 2
 PCF_PUT_STEP, PCF_GET_STEP = 1, 2  # in run_pcf_alone's order of a command's calls: MQOPEN, MQPUT, MQGET, MQCLOSE
 _TRIO_ECHO = r"""
 import os, socket, struct, sys, tempfile, trio
+SYNC_AFTER, AFTER_SYNC = int(sys.argv[2]), int(sys.argv[3])  # the flags, as ibmmq_mqi.py names them
 SEGMENT = 16 << 20
 fd, path = tempfile.mkstemp(prefix="qmlite-ceiling-", dir=sys.argv[1])
 os.unlink(path)
@@ -607,10 +608,10 @@ async def handle(conn):
                     break
                 flag = buf[8]
                 del buf[:size]
-                if flag == 2:
+                if flag == AFTER_SYNC:
                     await synced.wait()
                 await send(conn, bytes(reply))
-                if flag == 1:
+                if flag == SYNC_AFTER:
                     synced = trio.Event()
                     nursery.start_soon(sync, size, at, synced)
                     at = (at + 4096 * (1 + size // 4096)) % SEGMENT
@@ -637,7 +638,8 @@ class TrioEcho(Echo):
     ``data_parent`` (the disk a server's data directory is on)."""
 
     def __init__(self, data_parent: str = "/tmp") -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_parent], stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_parent, str(SYNC_AFTER), str(AFTER_SYNC)],
+                                     stdout=subprocess.PIPE)
         self.port = int(self.proc.stdout.readline())
 
 

@@ -82,9 +82,6 @@ def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     module's docstring); each the best of its rounds, with the spread."""
     import ibmmq_mqi
 
-    def trips(echo, durable: bool):
-        return ibmmq_mqi.EchoTrips(echo.port, sizes, durable_create=durable)
-
     _, sizes = ibmmq_mqi.run_replay(port, 200, 50, 1, 0)
     blocking, bare = ibmmq_mqi.Echo(), ibmmq_mqi.TrioEcho(data_dir)
     kinds = (("ibmmq alone", None, False), ("over a blocking echo", blocking, False),
@@ -93,7 +90,7 @@ def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     try:
         for rnd in range(rounds):
             for n, (kind, echo, durable) in enumerate(kinds):
-                t = trips(echo, durable) if echo is not None else None
+                t = ibmmq_mqi.EchoTrips(echo.port, sizes, durable_create=durable) if echo is not None else None
                 try:
                     got = ibmmq_mqi.run_pcf_alone(port, commands, 1, 100 + rnd * len(kinds) + n, t)
                 finally:

@@ -11,7 +11,8 @@ import trio
 import trio.testing
 
 from qmlite.pcf import constants as C
-from qmlite.pcf.mqi import MQMD, MQOD, MQPMO
+from qmlite.pcf import pcf as P
+from qmlite.pcf.mqi import MQGMO, MQMD, MQOD, MQPMO
 from qmlite.pcf.mqtt import packets as MP
 from qmlite.server import coalesce, durability
 from qmlite.server.durability import GroupCommitter
@@ -110,17 +111,6 @@ async def test_alone_the_commit_runs_inline_and_a_cancelled_waiter_is_harmless()
             await committer.wait(store.append("y"))  # cancelled at its checkpoint, after the commit
         assert store.durable == 2
         nursery.cancel_scope.cancel()
-
-
-async def test_alone_a_commit_nobody_waits_for_yet_syncs_on_the_writer_thread():
-    async with _running(alone=lambda: True) as (store, committer):
-        position = store.append("batch")
-        committer.after(position, urgent=False)  # the command server's batch: its responses wait later
-        assert store.durable == 0  # not synced within the call, as an urgent commit alone is
-        await committer.wait(position)
-        committer.after(store.append("next"))  # urgent (the default): inline, on the loop
-        assert store.durable == 2
-    assert store.sync_threads == ["qmlite-commit", LOOP]
 
 
 async def test_a_refused_sync_ends_the_committer():
@@ -442,10 +432,19 @@ async def test_an_mqtt_answer_sends_the_next_group_off_the_loop(tmp_path):
 
 # ---- the command server's commit, one connection: the next call is served while it syncs (JN10) ---------
 
+async def test_alone_a_commit_nobody_waits_for_yet_syncs_on_the_writer_thread():
+    async with _running(alone=lambda: True) as (store, committer):
+        position = store.append("batch")
+        committer.after(position, urgent=False)  # the command server's batch: its responses wait later
+        assert store.durable == 0  # not synced within the call, as an urgent commit alone is
+        await committer.wait(position)
+        committer.after(store.append("next"))  # urgent (the default): inline, on the loop
+        assert store.durable == 2
+    assert store.sync_threads == ["qmlite-commit", LOOP]
+
+
 async def test_alone_a_commands_commit_syncs_while_the_connection_is_served(tmp_path):
     from qmlite.client.aio import AsyncQueueManager
-    from qmlite.pcf import pcf as P
-    from qmlite.pcf.mqi import MQGMO
 
     async with running_server(tmp_path) as server:
         store = server.committer.store

@@ -342,7 +342,9 @@ class GroupCommitter:
                 self._maintenance()
 
     def _maintenance(self) -> None:
-        """The writer thread's share besides syncs: fold, checkpoint, the journal's next segment."""
+        """The writer thread's share besides syncs: room ahead of the WAL, fold, checkpoint, the journal's next
+        segment."""
+        self.store.prepare_wal()  # its own failure is logged and leaves the WAL growing as before
         try:
             self.store.checkpoint_if_large()
         except Exception as exc:  # a failed fold or checkpoint loses nothing; the next one retries

@@ -11,7 +11,11 @@ directory is on; /dev/shm would measure nothing):
   extents: the first write to each converts it);
 * journal: registry/storage/journal.py itself, each group 4 persistent puts of 1 KiB and 4 deletes (a
   group commit's usual size at 16 connections), appended then synced, without a spare (the segment
-  grows) and after ``prepare_spare`` (the segment is the preallocated spare, decision JN6).
+  grows) and after ``prepare_spare`` (the segment is the preallocated spare, decision JN6);
+* wal: registry/storage/sqlite.py's SQLite WAL, each group what a Create Subscription with a managed
+  destination writes (the subscription and its queue), written then synced, on a new queue manager's
+  store: the WAL growing with each transaction (before decision JN11) and with the zeros the server's
+  writer thread keeps ahead of it (``prepare_wal`` between groups, outside the timed sync).
 
 Per case: the sync's wall time (p50, p90) and this process's system CPU per sync.  Rounds alternate
 the order of the cases; every round is printed (the disk is shared: compare within a round).
@@ -97,6 +101,36 @@ def journal_case(directory: pathlib.Path, preallocated: bool, count: int) -> tup
         shutil.rmtree(sub)
 
 
+def wal_case(directory: pathlib.Path, room: bool, count: int) -> tuple[float, float, float]:
+    from qmlite.registry.objects.definitions import Queue, Subscription
+    from qmlite.registry.storage import sqlite as SQ
+
+    sub = pathlib.Path(tempfile.mkdtemp(dir=directory))
+    store = SQ.Store.open(sub)  # synchronous FULL, as a server's
+
+    def create(i: int) -> None:
+        if room:
+            store.prepare_wal()  # the writer thread's maintenance between commits (a no-op unless due)
+        name = f"SYSTEM.MANAGED.DURABLE.{i:016X}"
+        store.put(Queue(name, description="a managed queue"))
+        store.put(Subscription(f"BENCH.{i}", i.to_bytes(24, "little"), topic_string="bench/topic",
+                               resolved_topic="bench/topic", destination=name))
+        pending, _ = store.take()
+        store.write(pending)
+
+    try:
+        create(0)
+        store.sync()
+        fd = os.open(f"{store.path}-wal", os.O_RDONLY)
+        try:
+            return _timed_syncs(fd, lambda i: create(i + 1), count)
+        finally:
+            os.close(fd)
+    finally:
+        store.close()
+        shutil.rmtree(sub)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--syncs", type=int, default=600, help="syncs per case and round (default 600)")
@@ -108,6 +142,7 @@ def main() -> int:
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     cases = [("file", mode, size) for size in sizes for mode in ("growing", "zeroed", "fallocate")]
     cases += [("journal", mode, 0) for mode in ("growing", "preallocated")]
+    cases += [("wal", mode, 0) for mode in ("growing", "room")]
     directory = pathlib.Path(tempfile.mkdtemp(prefix="qmlite-journal-sync-", dir=args.data_parent))
     print(f"# journal_sync {time.strftime('%Y-%m-%d %H:%M:%S %Z')} | {args.syncs} syncs per case | in {directory}")
     try:
@@ -116,9 +151,12 @@ def main() -> int:
                 if kind == "file":
                     p50, p90, system = file_case(directory, mode, size, args.syncs)
                     label = f"file {size:>6} B {mode}"
-                else:
+                elif kind == "journal":
                     p50, p90, system = journal_case(directory, mode == "preallocated", args.syncs)
                     label = f"journal group {mode}"
+                else:
+                    p50, p90, system = wal_case(directory, mode == "room", args.syncs)
+                    label = f"wal create sub {mode}"
                 print(f"round {r + 1}: {label:<28} fdatasync p50 {p50:.3f} ms, p90 {p90:.3f} ms, "
                       f"system CPU {system:.0f} µs per sync", flush=True)
     finally:

@@ -70,6 +70,9 @@ class FakeStore:
     def prepare_journal(self) -> None:
         pass
 
+    def prepare_wal(self) -> None:
+        pass
+
 
 async def test_waiters_share_a_commit_and_are_answered_only_after_the_sync():
     store = FakeStore()
@@ -483,3 +486,38 @@ async def test_alone_a_commands_commit_syncs_while_the_connection_is_served(tmp_
             release.set()
         assert P.decode(got[0][2]).header.CompCode == C.MQCC_OK
         await qm.disc()
+
+
+# ---- room ahead of the WAL, written by the writer thread (JN11) ----------------------------------------
+
+async def test_after_a_commit_the_writer_thread_writes_room_ahead_of_the_wal_and_later_commits_use_it(tmp_path):
+    from qmlite.registry.storage import sqlite as SQ
+
+    store = SQ.Store.open(tmp_path)  # synchronous FULL
+    committer = GroupCommitter(store)
+    real_prepare, threads, prepared = store.prepare_wal, [], threading.Event()
+    wal = tmp_path / (SQ.FILENAME + "-wal")
+
+    def prepare_wal():
+        threads.append(threading.current_thread().name)
+        real_prepare()
+        if wal.stat().st_size >= SQ.Store.WAL_STEP:
+            prepared.set()
+
+    store.prepare_wal = prepare_wal
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(committer.run)
+            store.set_meta("k0", "v")
+            await committer.wait(store.appended)
+            assert await trio.to_thread.run_sync(prepared.wait, 10)
+            room = wal.stat().st_size
+            for n in range(1, 20):
+                store.set_meta(f"k{n}", "v" * 2000)
+                await committer.wait(store.appended)
+            after = wal.stat().st_size
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
+    assert set(threads) == {"qmlite-commit"}  # never the event loop: a few MiB of writes
+    assert room >= SQ.Store.WAL_STEP and after == room  # the later commits' frames went into the zeros

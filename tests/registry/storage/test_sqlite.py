@@ -206,6 +206,186 @@ def test_store_uses_wal_and_full_sync(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(SQ.FILENAME))[0] == SQ.FILENAME
 
 
+# ---- room ahead of the WAL (docs/decisions.md JN11) ------------------------------------------------------
+
+def _wal_size(data_dir) -> int:
+    return os.stat(db_path(data_dir).with_name(SQ.FILENAME + "-wal")).st_size
+
+
+def _wal_end(store) -> int:
+    with store._write_lock:
+        return store._wal_end(-1)
+
+
+def _commit_meta(store, keys, value=b"x" * 3000) -> None:
+    for key in keys:
+        store.set_meta(key, value)
+        store.commit()
+
+
+def _crash_image(data_dir, into) -> dict:
+    """The database and its WAL as they are on disk with the store still open (a process killed now),
+    opened elsewhere: the meta rows SQLite recovers from them."""
+    into.mkdir()
+    for name in (SQ.FILENAME, SQ.FILENAME + "-wal"):
+        (into / name).write_bytes((data_dir / name).read_bytes())
+    db = sqlite3.connect(into / SQ.FILENAME)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return dict(db.execute("SELECT key, value FROM meta"))
+    finally:
+        db.close()
+
+
+def test_the_wal_index_header_gives_where_the_last_frame_ends(tmp_path):
+    store = SQ.Store.open(tmp_path)
+    for n in range(3):
+        _commit_meta(store, [f"k{n}"])
+        assert _wal_end(store) == _wal_size(tmp_path)  # a growing WAL ends at its last frame
+    store.close()
+
+
+def test_zeros_are_written_ahead_of_a_growing_wal_and_later_transactions_land_in_them(tmp_path, monkeypatch):
+    data = tmp_path / "qm"
+    store = SQ.Store.open(data)
+    _commit_meta(store, ["k0"])
+    end = _wal_end(store)
+    assert store._wal_room_wanted()  # the first transaction's WAL is looked at
+    synced, real_fdatasync = [], os.fdatasync
+    monkeypatch.setattr(SQ.os, "fdatasync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")),
+                                                         real_fdatasync(fd)))
+    store.prepare_wal()
+    monkeypatch.undo()
+    assert [path.rsplit("/", 1)[1] for path in synced] == [SQ.FILENAME + "-wal"]  # the zeros' size and blocks
+    assert _wal_size(data) == end + SQ.Store.WAL_STEP
+    assert not store._wal_room_wanted()  # looked at: again only after WAL_CHECK_ROWS rows
+    keys = [f"k{n}" for n in range(1, 40)]
+    _commit_meta(store, keys)  # about 20 KiB a commit: within the zeros
+    assert _wal_end(store) > end + 39 * 3000
+    assert _wal_size(data) == end + SQ.Store.WAL_STEP  # the file kept its size: each sync is data alone
+    recovered = _crash_image(data, tmp_path / "image")
+    assert set(recovered) >= {"k0", *keys}  # every committed frame is read back, the zeros after them ignored
+    store.close()
+    assert not (data / (SQ.FILENAME + "-wal")).exists()  # a clean close still folds the WAL away
+
+
+def test_the_zeros_stay_ahead_of_the_frames_never_past_the_size_the_wal_is_cut_back_to(tmp_path, monkeypatch):
+    monkeypatch.setattr(SQ.Store, "WAL_STEP", 64 << 10)
+    monkeypatch.setattr(SQ.Store, "WAL_LOW", 32 << 10)
+    monkeypatch.setattr(SQ.Store, "WAL_LIMIT", 512 << 10)  # a new WAL: 160 KiB
+    monkeypatch.setattr(SQ.Store, "WAL_CHECK_ROWS", 1)
+    data = tmp_path / "qm"
+    store = SQ.Store.open(data)
+    assert store._db.execute("PRAGMA journal_size_limit").fetchone()[0] == 512 << 10
+    sizes, n = [], 0
+    while _wal_end(store) < SQ.Store.WAL_LIMIT - (SQ.Store.WAL_STEP - SQ.Store.WAL_LOW):
+        _commit_meta(store, [f"k{n}"])
+        n += 1
+        store.prepare_wal()
+        size, end = _wal_size(data), _wal_end(store)
+        assert size >= min(end + SQ.Store.WAL_LOW, SQ.Store.WAL_LIMIT)  # never fewer zeros than WAL_LOW
+        if not sizes or size != sizes[-1]:
+            sizes.append(size)
+    assert len(sizes) >= 3 and sizes == sorted(sizes) and sizes[-1] == SQ.Store.WAL_LIMIT
+    _commit_meta(store, ["past"])
+    store.prepare_wal()
+    assert _wal_size(data) == SQ.Store.WAL_LIMIT  # SQLite would cut any more zeros off again
+    assert set(_crash_image(data, tmp_path / "image")) >= {f"k{i}" for i in range(n)} | {"past"}
+    store.close()
+
+
+def test_a_reused_wal_gets_no_zeros_while_its_old_frames_leave_room(tmp_path, monkeypatch):
+    monkeypatch.setattr(SQ.Store, "WAL_CHECK_ROWS", 1)
+    store = SQ.Store.open(tmp_path)
+    _commit_meta(store, [f"k{n}" for n in range(300)])  # about 6 MiB of frames, past the first zeros
+    store.prepare_wal()
+    store._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    _commit_meta(store, ["again"])  # SQLite starts the WAL over: its frames go over the old ones
+    size, end = _wal_size(tmp_path), _wal_end(store)
+    assert end < SQ.Store.WAL_LOW < size - end
+    monkeypatch.setattr(SQ.os, "pwrite", None)  # no zeros written (would raise)
+    store.prepare_wal()
+    assert _wal_size(tmp_path) == size and not store._wal_room_failed
+    store.close()
+
+
+def test_looking_whether_the_wal_wants_room_makes_no_system_call(tmp_path, monkeypatch):
+    """It runs on the event loop after every commit: a system call there lets go of the GIL, which the writer
+    thread, back from a sync, then takes."""
+    store = SQ.Store.open(tmp_path)
+    _commit_meta(store, ["k0"])
+
+    def refused(*args):
+        raise AssertionError("a system call")
+
+    for name in ("stat", "fstat", "open", "pread", "read"):
+        monkeypatch.setattr(SQ.os, name, refused)
+    monkeypatch.setattr("builtins.open", refused)
+    assert store._wal_room_wanted() and store.maintenance_due()
+    monkeypatch.undo()
+    store.close()
+
+
+def test_the_zeros_go_only_past_the_end_read_while_no_transaction_can_write(tmp_path, monkeypatch):
+    """SQLite appends frames only in a transaction, and every transaction holds the store's write lock:
+    the end is read, and zeros written from it, while that lock is held, so no frame is ever overwritten."""
+    monkeypatch.setattr(SQ.Store, "_WAL_CHUNK", 16 << 10)
+    store = SQ.Store.open(tmp_path)
+    _commit_meta(store, ["k0"])
+    ends, writes, headers = [], [], []
+    real_fstat, real_pwrite, real_wal_end = os.fstat, os.pwrite, store._wal_end
+
+    def fstat(fd):
+        assert store._write_lock.locked()
+        result = real_fstat(fd)
+        ends.append(result.st_size)
+        return result
+
+    def pwrite(fd, data, offset):
+        assert store._write_lock.locked() and offset == ends[-1]
+        writes.append(len(data))
+        return real_pwrite(fd, data, offset)
+
+    def wal_end(size):
+        headers.append(store._write_lock.locked())
+        return real_wal_end(size)
+
+    monkeypatch.setattr(SQ.os, "fstat", fstat)
+    monkeypatch.setattr(SQ.os, "pwrite", pwrite)
+    monkeypatch.setattr(store, "_wal_end", wal_end)
+    store.prepare_wal()
+    monkeypatch.undo()
+    assert headers == [True]
+    assert len(writes) == SQ.Store.WAL_STEP // (16 << 10) and sum(writes) == SQ.Store.WAL_STEP
+    store.close()
+
+
+def test_a_wal_whose_zeros_cannot_be_written_grows_as_before(tmp_path, monkeypatch, capsys):
+    store = SQ.Store.open(tmp_path)
+    _commit_meta(store, ["k0"])
+
+    def full(fd, data, offset):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(SQ.os, "pwrite", full)
+    store.prepare_wal()
+    monkeypatch.undo()
+    assert "wal_room_failed" in capsys.readouterr().out
+    _commit_meta(store, [f"k{n}" for n in range(1, 2 * SQ.Store.WAL_CHECK_ROWS)])
+    assert not store._wal_room_wanted()  # not tried again: the WAL grows with its frames
+    store.close()
+    store = SQ.Store.open(tmp_path)
+    assert store.meta()["k2"] == b"x" * 3000
+    store.close()
+
+
+def test_a_store_that_does_not_sync_writes_no_zeros(tmp_path):
+    store = SQ.Store.open(tmp_path, synchronous="NORMAL")
+    _commit_meta(store, ["k0", "k1"])
+    assert not store._wal_room_wanted() and not store.maintenance_due()
+    store.close()
+
+
 # ---- round trips through Registry.open -----------------------------------------------------------------
 
 def snapshot(reg: Registry) -> dict:

@@ -35,6 +35,10 @@ from qmlite.registry.objects import values as V
 from . import sockio
 
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
+# How long after a ticket first resumed a session here the server sends no new ticket when it is offered
+# again: half of the lifetime OpenSSL gives its tickets (7,200 s), so a client that keeps one ticket is sent
+# a fresh one well before its own expires.
+RESUMED_QUIET = 3600.0
 TLS_RECORD_HANDSHAKE = 0x16
 
 
@@ -156,6 +160,11 @@ class ServerTLS:
         self._contexts: dict[tuple[str, str], ssl.SSLContext] = {}  # (label, SSLCIPH) -> context
         self.problem = ""  # why the last attempt to set the environment up failed ("" when it did not)
         self._names: dict[bytes, tuple] = {}  # a client certificate (DER) -> its subject and issuer DNs
+        # Tickets a client resumed with here (keyed with their context, whose keys sealed them) -> when first
+        # (time.monotonic).  Offered again within RESUMED_QUIET, the handshake sends no new ticket (docs/decisions.md
+        # HP11): the client keeps resuming with the one it has, and a ticket made and sent per connection was a
+        # third of OpenSSL's server work in a resumed handshake.
+        self._resumed: dict[tuple[int, bytes], float] = {}
         self.loaded_at = 0.0
 
     # ---- reading the repository ------------------------------------------------------------------------
@@ -177,6 +186,7 @@ class ServerTLS:
                 self.registry.diagnostics.key_repository_failed(why)
             return why
         self.repo, self._contexts, self.problem = repo, {}, ""
+        self._resumed = {}  # new contexts, new ticket keys: every ticket out there is refused now
         self.cert_label = (self.registry.qmgr.cert_label or "").strip()
         self.loaded_at = time.time()
         self.log.info("key_repository_loaded", labels=repo.labels, cert_label=self.cert_label,
@@ -262,6 +272,26 @@ class ServerTLS:
         return ctx
 
     # ---- a handshake -----------------------------------------------------------------------------------
+    def tickets(self, ctx: ssl.SSLContext, hello: ClientHello) -> int:
+        """How many TLS 1.3 session tickets a handshake on ``ctx`` sends: none when the client offers a
+        ticket it resumed with here within the last RESUMED_QUIET seconds, else one."""
+        if hello.ticket is None:
+            return 1
+        first = self._resumed.get((id(ctx), hello.ticket))
+        return 0 if first is not None and time.monotonic() - first < RESUMED_QUIET else 1
+
+    def handshake_done(self, ctx: ssl.SSLContext, hello: ClientHello, tickets: int, reused: bool) -> None:
+        """Remember a ticket that resumed a session (``tickets``: what ``tickets`` said for it)."""
+        if hello.ticket is None:
+            return
+        seen = (id(ctx), hello.ticket)
+        if not reused:
+            self._resumed.pop(seen, None)  # refused after all (another cipher offered): a new ticket next time
+        elif tickets:
+            if len(self._resumed) >= 4096:
+                self._resumed.clear()
+            self._resumed.setdefault(seen, time.monotonic())  # from its first resumption: never prolonged
+
     def _handshake_failed(self, stream, cause: BaseException, channel: str) -> None:
         """The error log's entry and the refusals list's for a handshake that failed (EL11)."""
         if self.registry.diagnostics is None:
@@ -283,11 +313,12 @@ class ServerTLS:
             record = await _read_record(stream, first)
             if record is None:
                 return None, None, "the client closed before its ClientHello"
-            sni = client_hello_sni(record)
-            channel = cipherspecs.channel_for_sni(sni)
+            hello = client_hello(record)
+            channel = cipherspecs.channel_for_sni(hello.sni)
             definition = self.registry.objects(M.KIND).get(channel) if channel else None
             ctx = self.context(definition)
-            tls = TLSStream(stream, ctx, record)
+            tickets = self.tickets(ctx, hello)
+            tls = TLSStream(stream, ctx, record, tickets)
             try:
                 await tls.do_handshake()
             except (trio.BrokenResourceError, ssl.SSLError, OSError) as exc:
@@ -297,6 +328,7 @@ class ServerTLS:
                 return None, None, f"handshake failed: {cause}"
         if scope.cancelled_caught:
             return None, None, f"no TLS handshake within {timeout:g} s"
+        self.handshake_done(ctx, hello, tickets, tls.session_reused)
         from qmlite.keys import repository as keyrepo
 
         der = tls.getpeercert(binary_form=True)
@@ -342,12 +374,21 @@ async def _read_record(stream, first: bytes) -> bytes | None:
         buf += chunk
 
 
-def client_hello_sni(record: bytes) -> str | None:
-    """The host name in a ClientHello's server_name extension (RFC 6066), or None (none, or not a
-    ClientHello this parser can read: the handshake then decides)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClientHello:
+    """What the server reads in a ClientHello before the handshake (None where absent or unreadable)."""
+
+    sni: str | None = None  # the host name of the server_name extension (RFC 6066)
+    ticket: bytes | None = None  # the first identity of pre_shared_key (RFC 8446 4.2.11): a session ticket
+
+
+def client_hello(record: bytes) -> ClientHello:
+    """The SNI and the first offered PSK identity of a ClientHello record (a field this parser cannot
+    read is None: the handshake then decides)."""
+    sni = ticket = None
     try:
         if record[0] != TLS_RECORD_HANDSHAKE or record[5] != 1:  # handshake record, ClientHello
-            return None
+            return ClientHello()
         body = record[9:]
         i = 2 + 32  # client_version, random
         i += 1 + body[i]  # session_id
@@ -358,22 +399,45 @@ def client_hello_sni(record: bytes) -> str | None:
         while i + 4 <= end:
             ext_type, ext_len = int.from_bytes(body[i:i + 2], "big"), int.from_bytes(body[i + 2:i + 4], "big")
             if i + 4 + ext_len > len(body):
-                return None  # cut short
+                break  # cut short
             data = body[i + 4:i + 4 + ext_len]
-            if ext_type == 0:  # server_name: list length, then (type 0 host_name, length, name)...
+            if ext_type == 0 and sni is None:  # server_name: list length, then (type 0 host_name, length, name)...
                 j = 2
                 while j + 3 <= len(data):
                     name_type, name_len = data[j], int.from_bytes(data[j + 1:j + 3], "big")
                     if j + 3 + name_len > len(data):
-                        return None
+                        break
                     if name_type == 0:
-                        return data[j + 3:j + 3 + name_len].decode("ascii", "replace") or None
+                        sni = data[j + 3:j + 3 + name_len].decode("ascii", "replace") or None
+                        break
                     j += 3 + name_len
-                return None
+            elif ext_type == 41 and len(data) >= 4:  # pre_shared_key: identities length, then (length, identity, age)
+                size = int.from_bytes(data[2:4], "big")
+                if 0 < size and 4 + size + 4 <= len(data):
+                    ticket = bytes(data[4:4 + size])
             i += 4 + ext_len
     except IndexError:
-        return None
-    return None
+        pass
+    return ClientHello(sni, ticket)
+
+
+def client_hello_sni(record: bytes) -> str | None:
+    """The host name in a ClientHello's server_name extension, or None (``client_hello``)."""
+    return client_hello(record).sni
+
+
+def wrap_server_bio(ctx: ssl.SSLContext, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO,
+                    tickets: int = 1) -> ssl.SSLObject:
+    """``ctx.wrap_bio`` for the server side, its handshake sending ``tickets`` TLS 1.3 session tickets:
+    OpenSSL copies the context's number into the SSL object as it makes it (``SSL_new``), and Python has
+    no setter on the object, so the context's is set around the call (one thread: nothing runs between)."""
+    if tickets == ctx.num_tickets:
+        return ctx.wrap_bio(incoming, outgoing, server_side=True)
+    usual, ctx.num_tickets = ctx.num_tickets, tickets
+    try:
+        return ctx.wrap_bio(incoming, outgoing, server_side=True)
+    finally:
+        ctx.num_tickets = usual
 
 
 class TLSStream(trio.abc.Stream):
@@ -383,10 +447,10 @@ class TLSStream(trio.abc.Stream):
     serialises; data OpenSSL produces while reading (a TLS 1.3 KeyUpdate answer) goes out with the next
     send, or at once when no send is in progress."""
 
-    def __init__(self, transport: trio.SocketStream, ctx: ssl.SSLContext, head: bytes = b"") -> None:
+    def __init__(self, transport: trio.SocketStream, ctx: ssl.SSLContext, head: bytes = b"", tickets: int = 1) -> None:
         self.transport = transport
         self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
-        self._obj = ctx.wrap_bio(self._in, self._out, server_side=True)
+        self._obj = wrap_server_bio(ctx, self._in, self._out, tickets)
         if head:
             self._in.write(head)  # the ClientHello already read for its SNI
         self._sending = False
@@ -408,6 +472,10 @@ class TLSStream(trio.abc.Stream):
 
     def cipher(self):
         return self._obj.cipher()
+
+    @property
+    def session_reused(self) -> bool:
+        return self._obj.session_reused
 
     def version(self):
         return self._obj.version()

@@ -9,6 +9,7 @@ import socket
 import ssl
 
 import pytest
+from hypothesis import given, strategies as st
 
 from qmlite.keys import testpki as pki
 from qmlite.client.pytest_plugin import QmliteTLS, running_qmlite
@@ -35,6 +36,16 @@ def test_the_sni_of_a_real_client_hello():
     hello = client_hello(name)
     assert client_hello_sni(hello) == name
     assert client_hello_sni(client_hello(None)) is None
+
+
+@given(st.binary(max_size=600), st.binary(max_size=64))
+def test_any_bytes_read_as_a_client_hello_give_an_answer(tail, head):
+    from qmlite.server.tls import ClientHello, client_hello as read_hello
+
+    for record in (tail, b"\x16\x03\x01" + len(tail).to_bytes(2, "big") + b"\x01" + tail, head + tail):
+        got = read_hello(record)
+        assert isinstance(got, ClientHello)
+        assert got.ticket is None or (0 < len(got.ticket) and got.ticket in record)
 
 
 def test_every_truncation_and_corruption_of_a_client_hello_is_survived():
@@ -151,3 +162,109 @@ def test_a_tls_client_that_resets_mid_conversation_ends_its_connection_alone(tls
         if [r.completion_code for r in after] == [r.completion_code for r in before]:
             break
     assert [r.completion_code for r in after] == [r.completion_code for r in before]
+
+
+# ---- no new session ticket for a ticket that resumed here before (decision HP11) ----------------------
+
+def _resume(tls_server, session):
+    """A raw TLS connection to the server's TLS channel offering ``session``: (the session the client holds
+    once the server has closed -- a ticket sent after the handshake is read by then -- whether it resumed)."""
+    from qmlite.client.tls import client_tls
+
+    made = tls_server.pki
+    ct = client_tls(channel="QMLITE.TLS.SVRCONN", cipher_spec="ANY_TLS12_OR_HIGHER", key_repository=made.client_stem,
+                    password=made.password, cert_label=made.client_label)
+    sock = socket.create_connection((tls_server.server.host, tls_server.server.port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    tls = ct.context.wrap_socket(sock, server_hostname=cipherspecs.sni_for_channel("QMLITE.TLS.SVRCONN"),
+                                 session=session)
+    try:
+        tls.sendall(b"not a TSH")  # the server ends the connection (a protocol error), after any ticket
+        try:
+            while tls.recv(4096):
+                pass
+        except (ssl.SSLError, OSError):
+            pass  # no close_notify: the end of the connection is what the test waits for
+        return tls.session, tls.session_reused
+    finally:
+        tls.close()
+
+
+def test_a_client_resuming_again_with_the_same_ticket_is_sent_no_new_one(tls_server):
+    first, reused = _resume(tls_server, None)
+    assert not reused and first.has_ticket and first.ticket_lifetime_hint == 7200
+    second, reused = _resume(tls_server, first)
+    assert reused and second.id != first.id  # the ticket's first resumption: a new one sent, as before
+    for _ in range(3):
+        again, reused = _resume(tls_server, first)  # ibmmqc keeps the ticket it resumed with (client/tls.py)
+        assert reused and again.id == first.id  # no NewSessionTicket: the client still holds the one offered
+    newer, reused = _resume(tls_server, second)
+    assert reused and newer.id != second.id  # another ticket, resumed for the first time: a new one sent
+
+
+def test_a_ticket_refused_after_refresh_security_is_answered_with_a_new_one(tls_server):
+    first, _ = _resume(tls_server, None)
+    _resume(tls_server, first)
+    assert _resume(tls_server, first)[0].id == first.id  # quiet now
+    result = tls_server.server.mqsc("REFRESH SECURITY TYPE(SSL)")[0]
+    assert result.completion_code == 0, result.text
+    after, reused = _resume(tls_server, first)  # new contexts, new ticket keys: the old ticket is refused
+    assert not reused and after.has_ticket and after.id != first.id
+    assert _resume(tls_server, after)[1]
+
+
+def test_the_ticket_rule_in_time_and_when_a_ticket_is_refused(monkeypatch):
+    import types
+
+    from qmlite.server import tls as server_tls
+
+    now = [1000.0]
+    monkeypatch.setattr(server_tls.time, "monotonic", lambda: now[0])
+    server = server_tls.ServerTLS(types.SimpleNamespace(), types.SimpleNamespace(), types.SimpleNamespace())
+    ctx, other = object(), object()
+    hello, fresh = server_tls.ClientHello("x", b"ticket"), server_tls.ClientHello("x", None)
+    assert server.tickets(ctx, fresh) == 1 and server.tickets(ctx, hello) == 1
+    server.handshake_done(ctx, hello, 1, reused=True)
+    assert server.tickets(ctx, hello) == 0 and server.tickets(other, hello) == 1  # sealed by its context's keys
+    now[0] += server_tls.RESUMED_QUIET - 1
+    assert server.tickets(ctx, hello) == 0
+    now[0] += 1  # half the ticket's lifetime since its first resumption: a new ticket sent again
+    assert server.tickets(ctx, hello) == 1
+    server.handshake_done(ctx, hello, 1, reused=True)
+    assert server.tickets(ctx, hello) == 1  # its quiet time is not started over: it ends before the ticket does
+    server.handshake_done(other, hello, 1, reused=True)
+    assert server.tickets(other, hello) == 0
+    server.handshake_done(other, hello, 0, reused=False)  # refused after all: a full handshake, no ticket
+    assert server.tickets(other, hello) == 1  # so the next one is sent one
+
+
+def test_the_ticket_a_resuming_client_hello_offers(tls_server):
+    """The pre_shared_key extension's first identity (RFC 8446 4.2.11), read from a real client's ClientHello
+    beside its SNI; none in a ClientHello that resumes nothing; and no cut or damage of one raises."""
+    from qmlite.client.tls import client_tls
+    from qmlite.server.tls import client_hello as read_hello
+
+    session, _ = _resume(tls_server, None)
+    made = tls_server.pki
+    ct = client_tls(channel="QMLITE.TLS.SVRCONN", cipher_spec="ANY_TLS12_OR_HIGHER", key_repository=made.client_stem,
+                    password=made.password, cert_label=made.client_label)
+    name = cipherspecs.sni_for_channel("QMLITE.TLS.SVRCONN")
+
+    def hello(offered) -> bytes:
+        incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        obj = ct.context.wrap_bio(incoming, outgoing, server_hostname=name, session=offered)
+        with pytest.raises(ssl.SSLWantReadError):
+            obj.do_handshake()
+        return outgoing.read()
+
+    resuming, again, fresh = hello(session), hello(session), hello(None)
+    assert read_hello(fresh).ticket is None and read_hello(fresh).sni == name
+    ticket = read_hello(resuming).ticket
+    assert ticket is not None and len(ticket) > 32 and ticket in resuming
+    assert read_hello(again) == read_hello(resuming).__class__(name, ticket)  # the same identity each time
+    for n in range(len(resuming)):
+        got = read_hello(resuming[:n])
+        assert got.ticket in (None, ticket) and got.sni in (None, name)
+    rnd = os.urandom(4096)
+    for i in range(0, 4096 - 600, 97):
+        read_hello(resuming[:9] + rnd[i:i + 500])  # any answer but an exception

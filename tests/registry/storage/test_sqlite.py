@@ -360,7 +360,9 @@ def test_the_zeros_go_only_past_the_end_read_while_no_transaction_can_write(tmp_
     store.close()
 
 
-def test_a_wal_whose_zeros_cannot_be_written_grows_as_before(tmp_path, monkeypatch, capsys):
+def test_a_wal_whose_zeros_cannot_be_written_grows_as_before(tmp_path, monkeypatch):
+    import structlog
+
     store = SQ.Store.open(tmp_path)
     _commit_meta(store, ["k0"])
 
@@ -368,9 +370,11 @@ def test_a_wal_whose_zeros_cannot_be_written_grows_as_before(tmp_path, monkeypat
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(SQ.os, "pwrite", full)
-    store.prepare_wal()
+    with structlog.testing.capture_logs() as logs:
+        store.prepare_wal()
     monkeypatch.undo()
-    assert "wal_room_failed" in capsys.readouterr().out
+    assert [(e["event"], e["log_level"]) for e in logs] == [("wal_room_failed", "warning")]
+    assert "No space left" in logs[0]["reason"]
     _commit_meta(store, [f"k{n}" for n in range(1, 2 * SQ.Store.WAL_CHECK_ROWS)])
     assert not store._wal_room_wanted()  # not tried again: the WAL grows with its frames
     store.close()

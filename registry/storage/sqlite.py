@@ -642,8 +642,7 @@ class Store:
         except OSError:
             return
         try:
-            target = 0
-            zeros = bytes(self._WAL_CHUNK)
+            target, zeros = 0, b""
             while True:
                 # SQLite appends frames only inside a transaction, and every transaction holds this lock:
                 # the end read here is where its frames stop until the lock is let go, so zeros written
@@ -657,6 +656,7 @@ class Store:
                         target = min(end + self.WAL_STEP, self.WAL_LIMIT)
                     if size >= target:
                         break
+                    zeros = zeros or bytes(self._WAL_CHUNK)  # made only when some are written
                     os.pwrite(fd, zeros[:target - size], size)
             os.fdatasync(fd)  # the new size and blocks: later syncs of the WAL are its data alone
         except OSError as exc:  # the WAL grows as SQLite writes it, as before: slower syncs, nothing lost

@@ -421,11 +421,6 @@ def client_hello(record: bytes) -> ClientHello:
     return ClientHello(sni, ticket)
 
 
-def client_hello_sni(record: bytes) -> str | None:
-    """The host name in a ClientHello's server_name extension, or None (``client_hello``)."""
-    return client_hello(record).sni
-
-
 def wrap_server_bio(ctx: ssl.SSLContext, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO,
                     tickets: int = 1) -> ssl.SSLObject:
     """``ctx.wrap_bio`` for the server side, its handshake sending ``tickets`` TLS 1.3 session tickets:

@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 from qmlite.keys import testpki as pki
 from qmlite.client.pytest_plugin import QmliteTLS, running_qmlite
 from qmlite.pcf import cipherspecs
-from qmlite.server.tls import client_hello_sni
+from qmlite.server.tls import ClientHello, client_hello as read_hello
 
 HANDSHAKE_TIMEOUT = 2.0
 
@@ -34,14 +34,12 @@ def client_hello(server_name: str | None) -> bytes:
 def test_the_sni_of_a_real_client_hello():
     name = cipherspecs.sni_for_channel("DEV.APP.SVRCONN")
     hello = client_hello(name)
-    assert client_hello_sni(hello) == name
-    assert client_hello_sni(client_hello(None)) is None
+    assert read_hello(hello).sni == name
+    assert read_hello(client_hello(None)).sni is None
 
 
 @given(st.binary(max_size=600), st.binary(max_size=64))
 def test_any_bytes_read_as_a_client_hello_give_an_answer(tail, head):
-    from qmlite.server.tls import ClientHello, client_hello as read_hello
-
     for record in (tail, b"\x16\x03\x01" + len(tail).to_bytes(2, "big") + b"\x01" + tail, head + tail):
         got = read_hello(record)
         assert isinstance(got, ClientHello)
@@ -51,12 +49,12 @@ def test_any_bytes_read_as_a_client_hello_give_an_answer(tail, head):
 def test_every_truncation_and_corruption_of_a_client_hello_is_survived():
     hello = client_hello(cipherspecs.sni_for_channel("X"))
     for n in range(len(hello)):
-        assert client_hello_sni(hello[:n]) in (None, cipherspecs.sni_for_channel("X"))
+        assert read_hello(hello[:n]).sni in (None, cipherspecs.sni_for_channel("X"))
     rnd = os.urandom(4096)
     for i in range(0, 4096 - 600, 97):
         mangled = hello[:9] + rnd[i:i + 500]
-        client_hello_sni(mangled)  # any answer but an exception
-    assert client_hello_sni(b"") is None and client_hello_sni(b"TSH ") is None
+        read_hello(mangled)  # any answer but an exception
+    assert read_hello(b"").sni is None and read_hello(b"TSH ").sni is None
 
 
 @pytest.fixture(scope="module")
@@ -166,14 +164,19 @@ def test_a_tls_client_that_resets_mid_conversation_ends_its_connection_alone(tls
 
 # ---- no new session ticket for a ticket that resumed here before (decision HP11) ----------------------
 
-def _resume(tls_server, session):
-    """A raw TLS connection to the server's TLS channel offering ``session``: (the session the client holds
-    once the server has closed -- a ticket sent after the handshake is read by then -- whether it resumed)."""
+def _client_tls(tls_server):
+    """ibmmqc's TLS set-up for the test PKI's client on the server's TLS channel."""
     from qmlite.client.tls import client_tls
 
     made = tls_server.pki
-    ct = client_tls(channel="QMLITE.TLS.SVRCONN", cipher_spec="ANY_TLS12_OR_HIGHER", key_repository=made.client_stem,
-                    password=made.password, cert_label=made.client_label)
+    return client_tls(channel="QMLITE.TLS.SVRCONN", cipher_spec="ANY_TLS12_OR_HIGHER", key_repository=made.client_stem,
+                      password=made.password, cert_label=made.client_label)
+
+
+def _resume(tls_server, session):
+    """A raw TLS connection to the server's TLS channel offering ``session``: (the session the client holds
+    once the server has closed -- a ticket sent after the handshake is read by then -- whether it resumed)."""
+    ct = _client_tls(tls_server)
     sock = socket.create_connection((tls_server.server.host, tls_server.server.port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     tls = ct.context.wrap_socket(sock, server_hostname=cipherspecs.sni_for_channel("QMLITE.TLS.SVRCONN"),
@@ -241,13 +244,8 @@ def test_the_ticket_rule_in_time_and_when_a_ticket_is_refused(monkeypatch):
 def test_the_ticket_a_resuming_client_hello_offers(tls_server):
     """The pre_shared_key extension's first identity (RFC 8446 4.2.11), read from a real client's ClientHello
     beside its SNI; none in a ClientHello that resumes nothing; and no cut or damage of one raises."""
-    from qmlite.client.tls import client_tls
-    from qmlite.server.tls import client_hello as read_hello
-
     session, _ = _resume(tls_server, None)
-    made = tls_server.pki
-    ct = client_tls(channel="QMLITE.TLS.SVRCONN", cipher_spec="ANY_TLS12_OR_HIGHER", key_repository=made.client_stem,
-                    password=made.password, cert_label=made.client_label)
+    ct = _client_tls(tls_server)
     name = cipherspecs.sni_for_channel("QMLITE.TLS.SVRCONN")
 
     def hello(offered) -> bytes:
@@ -261,7 +259,7 @@ def test_the_ticket_a_resuming_client_hello_offers(tls_server):
     assert read_hello(fresh).ticket is None and read_hello(fresh).sni == name
     ticket = read_hello(resuming).ticket
     assert ticket is not None and len(ticket) > 32 and ticket in resuming
-    assert read_hello(again) == read_hello(resuming).__class__(name, ticket)  # the same identity each time
+    assert read_hello(again) == ClientHello(name, ticket)  # the same identity each time
     for n in range(len(resuming)):
         got = read_hello(resuming[:n])
         assert got.ticket in (None, ticket) and got.sni in (None, name)

@@ -347,7 +347,8 @@ def MQOPEN(hconn, od, options):
     if conn is None:
         return _UNUSABLE_HOBJ, od, FAILED, C.MQRC_HCONN_ERROR
     try:
-        od_s = N.MQOD.decode(od)
+        od_fields = N.MQOD.decode_fields(od)  # kept: the reply's MQOD is written over these
+        od_s = N.MQOD.model_of(od_fields)
     except NativeError as exc:
         return _UNUSABLE_HOBJ, od, FAILED, exc.reason
     res, cc, rc, _exc = _call(conn, lambda qm: qm.open(od_s, options))
@@ -355,7 +356,7 @@ def MQOPEN(hconn, od, options):
         return _UNUSABLE_HOBJ, od, cc, rc
     hobj, od_out = res
     conn.objects[hobj] = _Object(od_out.ObjectName or od_s.ObjectName, od_s.ObjectType)
-    return hobj, _encode_out(N.MQOD, od_out, od), cc, rc
+    return hobj, _encode_out(N.MQOD, od_out, od, od_fields), cc, rc
 
 
 def MQCLOSE(hconn, hobj, options):
@@ -376,9 +377,10 @@ def MQCLOSE(hconn, hobj, options):
     return result
 
 
-def _encode_out(layout: N.Layout, obj, base: bytes) -> bytes:
-    """Output structure: the caller's bytes with changed fields rewritten (blank-padded, as MQ does)."""
-    return layout.encode(obj, base, pad=b" ")
+def _encode_out(layout: N.Layout, obj, base: bytes, old: dict | None = None) -> bytes:
+    """Output structure: the caller's bytes with changed fields rewritten (blank-padded, as MQ does);
+    ``old``: the caller's structure as decoded already."""
+    return layout.encode(obj, base, pad=b" ", old=old)
 
 
 def _msg(msg) -> bytes:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from dataclasses import dataclass, fields as dc_fields
+from dataclasses import dataclass, field, fields as dc_fields
 
 from qmlite.pcf import constants as C
 from qmlite.pcf import mqi
@@ -57,35 +57,25 @@ class Field:
     size: int = 4  # bytes for char/bin/pad, element count for ints
     since: int = 1  # structure version that introduced the member
     offset: int = 0  # filled in by Layout
+    # Derived once here, not on each use: ibmmq's every MQI call encodes and decodes its structures
+    # member by member, and these were properties computed again each time (struct.calcsize included).
+    code: str = field(init=False, repr=False, compare=False)  # the member's native struct code
+    nbytes: int = field(init=False, repr=False, compare=False)
+    align: int = field(init=False, repr=False, compare=False)
+    packer: struct.Struct = field(init=False, repr=False, compare=False)  # "@" + code
 
-    @property
-    def code(self) -> str:
-        k = self.kind
-        if k == "int":
-            return "i"
-        if k == "int64":
-            return "q"
-        if k == "ptr":
-            return "P"
-        if k == "byte":
-            return "B"
-        if k == "ints":
-            return f"{self.size}i"
-        if k == "pad":
-            return f"{self.size}x"
-        if k == "charv":
-            return "P4i"
-        return f"{self.size}s"
+    def __post_init__(self) -> None:
+        code = _CODES[self.kind](self.size)
+        packer = struct.Struct("@" + code)
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "nbytes", packer.size)
+        object.__setattr__(self, "align", 8 if self.kind == "charv" else _ALIGN[code[-1]])
+        object.__setattr__(self, "packer", packer)
 
-    @property
-    def align(self) -> int:
-        if self.kind == "charv":
-            return 8
-        return _ALIGN[self.code[-1]]
 
-    @property
-    def nbytes(self) -> int:
-        return struct.calcsize("@" + self.code)
+_CODES = {"int": lambda n: "i", "int64": lambda n: "q", "ptr": lambda n: "P", "byte": lambda n: "B",
+          "ints": lambda n: f"{n}i", "pad": lambda n: f"{n}x", "charv": lambda n: "P4i",
+          "char": lambda n: f"{n}s", "bin": lambda n: f"{n}s"}
 
 
 def I(name, since=1):  # noqa: E743 - MQLONG
@@ -140,6 +130,12 @@ class Layout:
         self.by_name = {f.name: f for f in placed}
         self.size = off  # the length ibmmq packs when every member is present (no trailing rounding)
         self._version = self.by_name.get("Version")
+        self._sizes: dict[int, int] = {}
+        # The model's members decode() fills, and whether each is a pointer it zeroes.
+        if model is not None:
+            names = {f.name for f in dc_fields(model)}
+            self._model_members = tuple((f.name, f.kind == "ptr" and not keep_pointers)
+                                        for f in placed if f.name in names)
         # One precompiled struct per prefix a buffer can hold (a structure of an earlier version is a
         # prefix): decoding is one unpack_from, not one call per member.
         self._prefixes: list[tuple[int, struct.Struct, list[tuple[Field, int, int]]]] = []
@@ -162,10 +158,10 @@ class Layout:
     # -- sizes ----------------------------------------------------------------------------------
     def size_of(self, version: int) -> int:
         """End of the last member of ``version`` (members of later versions excluded)."""
-        end = 0
-        for f in self.fields:
-            if f.since <= version:
-                end = max(end, f.offset + f.nbytes)
+        end = self._sizes.get(version)
+        if end is None:
+            end = max((f.offset + f.nbytes for f in self.fields if f.since <= version), default=0)
+            self._sizes[version] = end
         return end
 
     @property
@@ -174,7 +170,7 @@ class Layout:
 
     # -- raw member access ----------------------------------------------------------------------
     def read_raw(self, buf, f: Field):
-        vals = struct.unpack_from("@" + f.code, buf, f.offset)
+        vals = f.packer.unpack_from(buf, f.offset)
         if f.kind in ("charv", "ints"):
             return tuple(vals)
         if f.kind == "pad":
@@ -188,13 +184,13 @@ class Layout:
         """Validate StrucId and minimum length; return Version (0 for structures without one)."""
         if not isinstance(buf, (bytes, bytearray, memoryview)):
             raise NativeError(self.reason, f"{self.name}: expected bytes, got {type(buf).__name__}")
-        if len(buf) < self.min_size:
+        if len(buf) < self.size_of(1):
             raise NativeError(self.reason, f"{self.name}: {len(buf)} bytes, need at least {self.min_size}")
         if self.strucid is not None and bytes(buf[0:4]) != self.strucid:
             raise NativeError(self.reason, f"{self.name}: StrucId {bytes(buf[0:4])!r}")
         if self._version is None:
             return 0
-        return self.read_raw(buf, self._version)
+        return self._version.packer.unpack_from(buf, self._version.offset)[0]
 
     # -- decode ---------------------------------------------------------------------------------
     def decode_fields(self, buf) -> dict:
@@ -229,45 +225,52 @@ class Layout:
     def decode(self, buf):
         """The model dataclass for ``buf``.  Pointer members are zeroed for qmlite's dataclasses (theirs
         are 32-bit wire values, meaningless here) and kept for the transport's own (CNO, CSP, CD)."""
-        vals = self.decode_fields(buf)
-        names = {f.name for f in dc_fields(self.model)}
+        return self.model_of(self.decode_fields(buf))
+
+    def model_of(self, vals: dict):
+        """The model dataclass for members already decoded by :meth:`decode_fields`."""
         kwargs = {}
-        for f in self.fields:
-            if f.name not in names or f.name not in vals:
-                continue
-            kwargs[f.name] = 0 if f.kind == "ptr" and not self.keep_pointers else vals[f.name]
+        for name, is_ptr in self._model_members:
+            if name in vals:
+                kwargs[name] = 0 if is_ptr else vals[name]
         return self.model(**kwargs)
 
     # -- encode ---------------------------------------------------------------------------------
-    def encode(self, obj, base=None, *, pad: bytes = b"\0", length: int | None = None) -> bytes:
-        """Bytes for ``obj`` (a dataclass or a mapping).  See the module docstring for ``base``."""
+    def encode(self, obj, base=None, *, pad: bytes = b"\0", length: int | None = None,
+               old: dict | None = None) -> bytes:
+        """Bytes for ``obj`` (a dataclass or a mapping).  See the module docstring for ``base``; ``old``:
+        ``decode_fields(base)`` when the caller has it already (it is not decoded twice)."""
         get = obj.get if isinstance(obj, dict) else (lambda n, d=None: getattr(obj, n, d))
         if base is not None:
             out = bytearray(base)
-            old = self.decode_fields(base)
+            if old is None:
+                old = self.decode_fields(base)
         else:
             out = bytearray(length if length is not None else self.size)
             old = {}
+        room = len(out)
         for f in self.fields:
-            if f.offset + f.nbytes > len(out):
-                continue
-            if f.name == "StrucId" and self.strucid is not None:
+            if f.offset + f.nbytes > room:
+                break  # members are in offset order: none after this one fits either
+            name = f.name
+            if name == "StrucId" and self.strucid is not None:
                 out[0:4] = self.strucid
                 continue
-            if f.kind == "pad":
+            kind = f.kind
+            if kind == "pad":
                 continue
-            value = get(f.name, None)
+            value = get(name, None)
             if value is None:
                 continue
-            if f.name in old and old[f.name] == value:
+            if name in old and old[name] == value:
                 continue  # unchanged: keep the caller's bytes (padding, pointers) exactly
-            if f.kind == "charv":
+            if kind == "charv":
                 raw = self.read_raw(out, f) if base is not None else (0, 0, 0, 0, 0)
-                struct.pack_into("@P4i", out, f.offset, *_write_charv(raw, value))
+                f.packer.pack_into(out, f.offset, *_write_charv(raw, value))
                 continue
-            if f.kind == "ptr" and base is not None:
+            if kind == "ptr" and base is not None:
                 continue  # never invent pointers into the caller's memory
-            struct.pack_into("@" + f.code, out, f.offset, *_member(f, value, pad))
+            f.packer.pack_into(out, f.offset, *_member(f, value, pad))
         return bytes(out)
 
     def encode_default(self, *, pad: bytes = b"\0") -> bytes:

@@ -97,6 +97,27 @@ def test_unchanged_structure_round_trips_byte_for_byte(cls, lay):
     assert lay.encode(lay.decode_fields(packed), packed) == packed
 
 
+def test_an_output_structure_written_over_members_decoded_once_is_the_same():
+    # MQOPEN hands encode() the members it decoded from the caller's MQOD instead of decoding them again
+    packed = ibmmq.OD(ObjectName=b"SYSTEM.ADMIN.COMMAND.QUEUE", Version=C.MQOD_VERSION_4).pack()
+    fields = N.MQOD.decode_fields(packed)
+    reply = N.MQOD.model_of(fields)
+    reply.ResolvedQName = "SYSTEM.ADMIN.COMMAND.QUEUE"
+    reply.ResolvedType = C.MQOT_Q
+    once = N.MQOD.encode(reply, packed, pad=b" ", old=fields)
+    assert once == N.MQOD.encode(reply, packed, pad=b" ")
+    assert N.MQOD.decode(once).ResolvedQName == "SYSTEM.ADMIN.COMMAND.QUEUE"
+    assert once[:N.MQOD.by_name["ResolvedQName"].offset] == packed[:N.MQOD.by_name["ResolvedQName"].offset]
+
+
+def test_a_version_1_buffer_takes_no_member_beyond_its_end():
+    short = ibmmq.OD(ObjectName=b"Q1").pack()[:N.MQOD.size_of(1)]
+    obj = N.MQOD.decode(short)
+    obj.ResolvedQName = "NOT.IN.A.V1.OD"  # a version 3 member: no room for it
+    out = N.MQOD.encode(obj, short, pad=b" ")
+    assert out == short and len(out) == 168
+
+
 @pytest.mark.parametrize("cls, lay", [p for p in PAIRS if p[1].model.__module__ == "qmlite.pcf.mqi"],
                          ids=lambda v: getattr(v, "name", getattr(v, "__name__", "")))
 def test_default_structure_re_encodes_exactly_without_base(cls, lay):

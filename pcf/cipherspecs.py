@@ -10,6 +10,7 @@ versions and cipher it offers.  The names are IBM's list for TLS 1.2 and TLS 1.3
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 TLS12 = "TLSv1.2"
 TLS13 = "TLSv1.3"
@@ -108,6 +109,7 @@ def sni_for_channel(channel: str) -> str:
     return "".join(out) + SNI_SUFFIX
 
 
+@functools.lru_cache(maxsize=256)  # the same few server names on every TLS connection
 def channel_for_sni(server_name: str | None) -> str | None:
     """The channel name a server name of ``sni_for_channel``'s form stands for; None for any other."""
     if not server_name or not server_name.lower().endswith(SNI_SUFFIX):

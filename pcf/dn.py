@@ -78,11 +78,13 @@ def parse(text: str) -> list[tuple[str, str]]:
     return out
 
 
+_QUOTED = re.compile(r"[,;=+]")  # a value holding one of these is shown in double quotes
+
+
 def render(rdns: list[tuple[str, str]]) -> str:
-    """A DN as IBM shows it (SSLPEER/SSLCERTI in channel status): ``CN=x,OU=y,O=z,C=GB``."""
-    def quote(v: str) -> str:
-        return f'"{v}"' if any(c in v for c in ",;=+") else v
-    return ",".join(f"{a}={quote(v)}" for a, v in rdns)
+    """A DN as IBM shows it (SSLPEER/SSLCERTI in channel status): ``CN=x,OU=y,O=z,C=GB``.  (Each TLS
+    connection's channel status renders two: one pattern search a value, no generator per character.)"""
+    return ",".join(f'{a}="{v}"' if _QUOTED.search(v) else f"{a}={v}" for a, v in rdns)
 
 
 def _value_matches(pattern: str, value: str) -> bool:

@@ -19,8 +19,14 @@ can -- one record of the command's size written to a preallocated file and ``fda
 thread while the MQCLOSE is answered, the MQGET's answer waiting for it -- beside qmlite through ibmmq.
 A trio server on CPython that keeps what it acknowledges cannot make ibmmq faster than the last.
 
+``--split N`` (issue 35) says where a command's time goes in the client, through qmlite: each of
+PCFExecute's four calls into the transport (``ibmmqc.MQOPEN``, ``MQPUT``, ``MQCLOSE``, ``MQGET``) timed
+as it runs -- the client thread's CPU inside it (qmlite's transport, its system calls included) and its
+wall time, the rest of which is the wait for the server's answer -- and ibmmq's own CPU around them.
+No profiler: a clock read before and after each call.
+
     python scripts/bench/pcf_commands.py [--commands 2000] [--rounds 3] [--steps 300] [--ceilings 500]
-                                         [--json FILE]
+                                         [--split 2000] [--json FILE]
 """
 
 from __future__ import annotations
@@ -108,6 +114,70 @@ def ceilings(port: int, commands: int, rounds: int, data_dir: str) -> dict:
             for label, by in seen.items()}
 
 
+SPLIT_CALLS = ("MQOPEN", "MQPUT", "MQCLOSE", "MQGET")  # PCFExecute's calls, in the order it makes them
+
+
+def split(port: int, commands: int, rounds: int) -> dict:
+    """Per command (median of the rounds, µs): the wall time, the client's CPU, ibmmq's CPU outside the
+    transport, and for each transport call its CPU, its wall time and the difference (the wait)."""
+    import ibmmq
+    import ibmmqc
+    from ibmmq import CMQC, CMQCFC
+
+    qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
+    pcf = ibmmq.PCFExecute(qm)
+    names = iter(range(10**9))
+    cpu = dict.fromkeys(SPLIT_CALLS, 0.0)
+    wall = dict.fromkeys(SPLIT_CALLS, 0.0)
+    saved = {name: getattr(ibmmqc, name) for name in SPLIT_CALLS}
+
+    def timed(name: str):
+        real, clock, thread_clock = saved[name], time.perf_counter, time.thread_time
+
+        def call(*args):
+            c0, w0 = thread_clock(), clock()
+            try:
+                return real(*args)
+            finally:
+                cpu[name] += thread_clock() - c0
+                wall[name] += clock() - w0
+        return call
+
+    commands_by_kind = {
+        "ping": lambda: pcf.MQCMD_PING_Q_MGR(),
+        "create": lambda: pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCF.SPLIT.%d" % next(names),
+                                                         CMQC.MQCA_TOPIC_STRING: b"bench/topic",
+                                                         CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED}),
+    }
+    runs: dict[str, list[dict]] = {kind: [] for kind in commands_by_kind}
+    try:
+        for name in SPLIT_CALLS:
+            setattr(ibmmqc, name, timed(name))
+        for command in commands_by_kind.values():  # warm-up, the managed queues' model included
+            for _ in range(50):
+                command()
+        for _ in range(rounds):
+            for kind, command in commands_by_kind.items():
+                for name in SPLIT_CALLS:
+                    cpu[name] = wall[name] = 0.0
+                c0, w0 = time.thread_time(), time.perf_counter()
+                for _ in range(commands):
+                    command()
+                took, used = time.perf_counter() - w0, time.thread_time() - c0
+                run = {"wall_us": took, "client_cpu_us": used, "ibmmq_cpu_us": used - sum(cpu.values())}
+                for name in SPLIT_CALLS:
+                    run[f"{name} cpu_us"], run[f"{name} wall_us"] = cpu[name], wall[name]
+                    run[f"{name} waited_us"] = wall[name] - cpu[name]
+                runs[kind].append({key: value / commands * 1e6 for key, value in run.items()})
+    finally:
+        for name, real in saved.items():
+            setattr(ibmmqc, name, real)
+        pcf.disconnect()
+        qm.disconnect()
+    return {kind: {key: round(statistics.median(r[key] for r in done), 1) for key in done[0]}
+            for kind, done in runs.items()}
+
+
 def scheduler_work(commands: int) -> dict:
     """The event loop's work per Ping, counted rather than timed (the same on any machine): a server in
     this process under a trio instrument, ibmmq in a worker thread.  Task steps, tasks spawned and
@@ -138,6 +208,8 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=300, help="Pings counted for the event loop's work (0: none)")
     ap.add_argument("--ceilings", type=int, default=0, metavar="N",
                     help="PCFExecute against its bounds and a trio server's ceiling, N commands a figure (0: not)")
+    ap.add_argument("--split", type=int, default=0, metavar="N",
+                    help="where a command's time goes in the client, N commands a round (0: not)")
     ap.add_argument("--json", help="write the results here")
     B.add_awake_option(ap)
     args = ap.parse_args(argv)
@@ -147,6 +219,7 @@ def main(argv=None) -> int:
         result = measure(server.port, server.pid, args.commands, args.rounds)
         bounds = ceilings(server.port, args.ceilings, args.rounds, str(server.data_dir.parent)) if args.ceilings \
             else None
+        where = split(server.port, args.split, args.rounds) if args.split else None
     report = {"commands": args.commands, "rounds": args.rounds, "results": result, "load_average": os.getloadavg(),
               "idle": B.idle_policy(), "awake": args.awake}
     if bounds:
@@ -158,6 +231,15 @@ def main(argv=None) -> int:
             for kind, figure in by.items():
                 spread = f"{min(figure['rounds']):.0f}-{max(figure['rounds']):.0f}"
                 print(f"    {kind:34} {figure['best']:7.0f} /s ({spread:>11}) {100 * figure['best'] / alone:5.1f}%")
+    if where:
+        report["split"] = where
+        print("a command through qmlite, µs (median of the rounds): the client's CPU in each transport call, its wall "
+              "time and the wait (wall - CPU); ibmmq's own CPU around them")
+        for kind, f in where.items():
+            calls = "  ".join(f"{name} " + "/".join(f"{f[f'{name} {key}_us']:.0f}" for key in ("cpu", "wall", "waited"))
+                              for name in SPLIT_CALLS)
+            print(f"  {kind:7} wall {f['wall_us']:7.1f}  client CPU {f['client_cpu_us']:7.1f}  "
+                  f"ibmmq {f['ibmmq_cpu_us']:6.1f}  {calls}")
     if args.steps:
         report["event_loop_per_ping"] = work = scheduler_work(args.steps)
         print(f"per Ping: {work['task_steps']} task steps, {work['tasks_spawned']} tasks spawned, "

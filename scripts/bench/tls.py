@@ -6,7 +6,8 @@ second (MQCONNX + MQDISC) over TLS as a share of plain.
 * TLS: the same queue manager and port, channel BENCH.TLS.SVRCONN with SSLCIPH(ANY_TLS12_OR_HIGHER),
   the client's MQSCO naming the test PKI's client key repository (``qmlite tls init``).
 
-    python scripts/bench/tls.py [--calls 3000] [--connects 200] [--batches 20] [--steps 100] [--awake] [--json FILE]
+    python scripts/bench/tls.py [--calls 3000] [--connects 200] [--batches 20] [--steps 100] [--replay 10]
+                                [--awake] [--json FILE]
 
 ``event_loop_per_connection`` (issue 35, ``--steps``): the event loop's work per new connection, plain and
 TLS, counted with the server in this process -- task steps, tasks spawned, waits for I/O.  ``--awake``
@@ -16,6 +17,13 @@ keeps every CPU busy while measuring (decision BD9: what idle wake-ups cost, a d
 handshaking in one process over memory BIOs, resumed as the client resumes -- and what it leaves possible:
 plain's connection time over plain's plus the handshake's CPU (``ceiling``; ``out_of_reach`` when that is
 below the 0.5 target: no transport can then meet it with these handshakes on this machine).
+
+``replay_ceiling`` (issue 35, ``--replay N``): the same client's new connections against a bare trio server
+that answers each with the bytes qmlite answered one of its kind (``replay_server.py``; plain and TLS, the
+TLS one with qmlite's certificate, CipherSpec and ticket rule), alternated with qmlite's in ``--batches``
+batches of N.  What TLS adds there is the least any trio server on CPython pays for a TLS connection with
+this client (its handshake, its extra round trip, its records, its close); qmlite's plain connection
+plus that is the shortest a qmlite TLS connection can be, and plain over it the ``ceiling``.
 
 The server runs as ``qmlite serve`` in its own process (log level warning) with the test PKI mounted as
 IBM's container mounts /etc/mqm/pki (QMLITE_PKI_DIR).  Plain and TLS take turns in ``--batches``
@@ -31,14 +39,15 @@ import json
 import os
 import ssl
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _common as B  # noqa: E402
+import replay_server  # noqa: E402
 
 QUEUE = b"DEV.QUEUE.1"
 BODY = b"x" * 100
@@ -124,6 +133,86 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int, ser
     return out
 
 
+def record(ibmmq, port: int, made, tls: bool) -> list[tuple[int, str]]:
+    """One new connection (MQCONNX + MQDISC) through ibmmq against qmlite, as ``replay_server.py`` replays
+    it: each step the bytes the client sent (their count) and what qmlite answered (hex), read where the
+    transport hands them over -- above TLS, so the same for a TLS connection."""
+    from qmlite.client.channel import ClientChannel
+    from qmlite.client.sync import QueueManager
+
+    events: list[tuple[str, bytes]] = []
+    sendall, receive = QueueManager._sendall, ClientChannel.receive_data
+
+    def sending(qm, data):
+        if data:
+            events.append(("c", bytes(data)))
+        return sendall(qm, data)
+
+    def receiving(ch, data):
+        events.append(("s", bytes(data)))
+        return receive(ch, data)
+
+    QueueManager._sendall, ClientChannel.receive_data = sending, receiving
+    try:
+        _connect(ibmmq, port, made, tls).disconnect()
+    finally:
+        QueueManager._sendall, ClientChannel.receive_data = sendall, receive
+    steps: list[list] = []
+    sent = 0
+    for kind, data in events:
+        if kind == "c":
+            sent += len(data)
+        elif steps and sent == 0:
+            steps[-1][1] += data  # the answer arrived in more than one read
+        else:
+            steps.append([sent, data])
+            sent = 0
+    return [(need, reply.hex()) for need, reply in steps]
+
+
+def replay_ceiling(ibmmq, port: int, made, per_batch: int, batches: int) -> dict:
+    """qmlite's new connections, plain and TLS, alternated with a bare trio server's (``replay_server.py``)
+    answering the same client the same bytes; medians of the batches, µs a connection."""
+    script = {"plain": record(ibmmq, port, made, False), "tls": record(ibmmq, port, made, True)}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(script, fh)
+    server_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "replay_server.py")
+    bare = subprocess.Popen([sys.executable, server_script, fh.name, str(made.pki_dir), CIPHER, TLS_CHANNEL],
+                            stdout=subprocess.PIPE)
+    try:
+        bare_plain, bare_tls = map(int, bare.stdout.readline().split())
+        targets = {"qmlite plain": (port, False), "qmlite TLS": (port, True),
+                   "bare plain": (bare_plain, False), "bare TLS": (bare_tls, True)}
+        times: dict[str, list[float]] = {kind: [] for kind in targets}
+        for at, tls in targets.values():  # warm: each kind's first TLS connection is a full handshake
+            for _ in range(5):
+                _connect(ibmmq, at, made, tls).disconnect()
+        for _ in range(batches):
+            for kind, (at, tls) in targets.items():
+                times[kind].append(_timed(lambda n: [_connect(ibmmq, at, made, tls).disconnect() for _ in range(n)],
+                                          per_batch) / per_batch * 1e6)
+    finally:
+        bare.terminate()
+        try:
+            done, resumed = map(int, bare.communicate(timeout=30)[0].split())
+        except (subprocess.TimeoutExpired, ValueError):
+            bare.kill()
+            bare.wait()
+            done = resumed = 0
+        os.unlink(fh.name)
+    # The ceiling stands on resumed handshakes, as qmlite's are (its first TLS connection's full one aside).
+    if resumed < done - 1 or done == 0:
+        raise SystemExit(f"the bare server resumed {resumed} of {done} TLS handshakes: no ceiling from it")
+    us = {kind: round(statistics.median(v), 1) for kind, v in times.items()}
+    tls_adds = us["bare TLS"] - us["bare plain"]
+    return {"us_per_connection": us, "steps": {kind: len(v) for kind, v in script.items()},
+            "bare_handshakes": done, "bare_resumed": resumed,
+            "tls_adds_at_least_us": round(tls_adds, 1),
+            "qmlite_tls_over_plain": round(us["qmlite plain"] / us["qmlite TLS"], 3),
+            "bare_tls_over_plain": round(us["bare plain"] / us["bare TLS"], 3),
+            "ceiling": round(us["qmlite plain"] / (us["qmlite plain"] + tls_adds), 3)}
+
+
 def _pump(src: ssl.MemoryBIO, dst: ssl.MemoryBIO) -> None:
     data = src.read()
     if data:
@@ -138,16 +227,10 @@ def handshake_cpu(made, rounds: int) -> dict:
     (``ServerTLS.tickets``: none once that ticket has resumed a session).  CPU µs per handshake, both
     ends together (one process: CPU is its time)."""
     from qmlite.client.tls import client_tls
-    from qmlite.server.tls import ServerTLS, client_hello, wrap_server_bio
+    from qmlite.server.tls import client_hello, wrap_server_bio
 
-    qmgr = types.SimpleNamespace(ssl_key_repository="", ssl_key_repo_password="", cert_label="")
-    log = types.SimpleNamespace(error=lambda *a, **k: None, info=lambda *a, **k: None,
-                                warning=lambda *a, **k: None)
-    server = ServerTLS(types.SimpleNamespace(pki_dir=str(made.pki_dir)),
-                       types.SimpleNamespace(qmgr=qmgr, diagnostics=None), log)
-    if server.reload():
-        raise SystemExit(f"the bench's PKI did not load: {server.problem}")
-    sctx = server.context(types.SimpleNamespace(cert_label="", ssl_cipher_spec=CIPHER, name=TLS_CHANNEL))
+    server = replay_server.server_tls(str(made.pki_dir))
+    sctx = replay_server.server_context(server, CIPHER, TLS_CHANNEL)
     client = client_tls(channel=TLS_CHANNEL, cipher_spec=CIPHER, key_repository=made.client_stem,
                         cert_label=made.client_label)
     hostname = client.server_hostname(B.HOST)
@@ -235,6 +318,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--steps", type=int, default=100, metavar="N",
                     help="new connections of each kind counted for the event loop's work (0: none)")
+    ap.add_argument("--replay", type=int, default=10, metavar="N",
+                    help="new connections a batch against the bare replaying server, for the ceiling (0: none)")
     B.add_awake_option(ap)
     args = ap.parse_args(argv)
     globals()["CIPHER"] = args.cipher
@@ -251,6 +336,7 @@ def main(argv=None) -> int:
     try:
         _define_tls_channel(ibmmq, server.port)
         result = measure(ibmmq, server.port, made, args.calls, args.connects, args.batches, server.pid)
+        replayed = replay_ceiling(ibmmq, server.port, made, args.replay, args.batches) if args.replay else None
     finally:
         server.stop()
         awake.stop()
@@ -267,6 +353,9 @@ def main(argv=None) -> int:
               "met": {op: result[op]["tls_over_plain"]["median_of_pairs"] >= t for op, t in targets.items()},
               "connect_ceiling": alone, "load_average": os.getloadavg(), "idle": B.idle_policy(),
               "awake": args.awake}
+    if replayed:
+        replayed["out_of_reach"] = replayed["ceiling"] < targets["connect"]
+        report["replay_ceiling"] = replayed
     if args.steps:
         report["event_loop_per_connection"] = scheduler_work(made, args.steps)
     print(json.dumps(report, indent=2))

@@ -112,4 +112,6 @@ def test_an_invalid_peer_name_is_refused(bad):
 
 def test_a_dn_renders_as_ibm_shows_it():
     assert dn.render([("CN", "a"), ("OU", "b, c"), ("C", "GB")]) == 'CN=a,OU="b, c",C=GB'
+    for special in ",;=+":  # each of the characters that puts a value in quotes, and no other
+        assert dn.render([("CN", f"a{special}b"), ("O", "x y-z")]) == f'CN="a{special}b",O=x y-z'
     assert dn.parse(dn.render([("CN", "a"), ("OU", "b, c")])) == [("CN", "a"), ("OU", "b, c")]

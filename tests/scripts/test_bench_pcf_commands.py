@@ -42,3 +42,23 @@ def test_the_ceilings_measure_every_bound_of_both_commands(tmp_path, capsys):
         assert list(bounds[label]) == kinds
         assert all(len(f["rounds"]) == 1 and f["best"] > 0 for f in bounds[label].values())
     assert "over a trio echo, Create synced" in capsys.readouterr().out
+
+
+def test_the_split_times_each_transport_call_of_both_commands_and_puts_ibmmq_back(tmp_path, capsys):
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    bench = importlib.import_module("pcf_commands")
+    import ibmmqc
+
+    before = {name: getattr(ibmmqc, name) for name in bench.SPLIT_CALLS}
+    assert bench.main(["--commands", "3", "--rounds", "2", "--steps", "0", "--split", "5",
+                       "--json", str(tmp_path / "r.json")]) == 0
+    assert {name: getattr(ibmmqc, name) for name in bench.SPLIT_CALLS} == before  # the timers are gone
+    split = json.loads((tmp_path / "r.json").read_text())["split"]
+    for kind in ("ping", "create"):
+        f = split[kind]
+        # every call ran and was timed: its wall time covers its CPU, and the command's covers its calls
+        assert all(f[f"{name} wall_us"] >= f[f"{name} cpu_us"] > 0 for name in bench.SPLIT_CALLS)
+        assert f["wall_us"] >= sum(f[f"{name} wall_us"] for name in bench.SPLIT_CALLS)
+        assert f["client_cpu_us"] >= f["ibmmq_cpu_us"] > 0
+    assert "MQCLOSE" in capsys.readouterr().out

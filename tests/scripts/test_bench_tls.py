@@ -40,3 +40,22 @@ def test_a_new_tls_connection_costs_the_loop_about_what_a_plain_one_does(tmp_pat
     # The handshake's one extra round trip: a step and a wait more, not trio's two per receive and send
     assert tls["task_steps"] <= plain["task_steps"] + 2.5
     assert tls["io_waits"] <= plain["io_waits"] + 2.5
+
+
+def test_the_replayed_ceiling_answers_the_real_client_and_resumes_its_sessions(tmp_path, capsys):
+    # The bare server answers ibmmq's MQCONNX and MQDISC with the bytes qmlite answered (a refused or
+    # garbled answer raises in ibmmq), and its TLS connections resume the client's session as qmlite's
+    # do: every handshake but the first full one.
+    import json
+
+    out = tmp_path / "r.json"
+    assert _bench().main(["--calls", "20", "--connects", "4", "--batches", "2", "--steps", "0", "--replay", "3",
+                          "--json", str(out)]) == 0
+    ceiling = json.loads(out.read_text())["replay_ceiling"]
+    assert ceiling["steps"]["plain"] == ceiling["steps"]["tls"] >= 3  # the ID exchange, MQCONN, MQDISC
+    assert ceiling["bare_handshakes"] == 5 + 2 * 3  # the warm-up's and the batches' TLS connections
+    assert ceiling["bare_resumed"] == ceiling["bare_handshakes"] - 1
+    us = ceiling["us_per_connection"]
+    assert set(us) == {"qmlite plain", "qmlite TLS", "bare plain", "bare TLS"} and min(us.values()) > 0
+    assert 0 < ceiling["ceiling"] < 1 and ceiling["out_of_reach"] == (ceiling["ceiling"] < 0.5)
+    assert '"replay_ceiling"' in capsys.readouterr().out

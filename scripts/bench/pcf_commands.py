@@ -25,8 +25,14 @@ as it runs -- the client thread's CPU inside it (qmlite's transport, its system 
 wall time, the rest of which is the wait for the server's answer -- and ibmmq's own CPU around them.
 No profiler: a clock read before and after each call.
 
+``--replay N`` (issue 35) measures, in turns over ``--rounds`` rounds of N commands, ibmmq through qmlite,
+the same client against a bare trio server that answers it the bytes qmlite answered one command of the
+kind (``replay_server.py``; a Create's MQGET answered once a record of its size is synced, its MQCLOSE
+meanwhile), and ibmmq alone.  Unlike ``--ceilings`` this keeps qmlite's transport (``ibmmqc``) and its
+real answers in the client: the most a trio server on CPython can give ibmmq over this transport.
+
     python scripts/bench/pcf_commands.py [--commands 2000] [--rounds 3] [--steps 300] [--ceilings 500]
-                                         [--split 2000] [--json FILE]
+                                         [--split 2000] [--replay 500] [--json FILE]
 """
 
 from __future__ import annotations
@@ -178,6 +184,82 @@ def split(port: int, commands: int, rounds: int) -> dict:
             for kind, done in runs.items()}
 
 
+def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
+    """Ping and Create Subscription through qmlite, against the bare replaying server, and ibmmq alone, each
+    the best of ``rounds`` rounds taken in turns (commands/s), with the shares of ibmmq alone."""
+    import ibmmq
+    import ibmmq_mqi
+    import replay_server
+    from ibmmq import CMQC, CMQCFC
+
+    names = iter(range(10**9))
+
+    def command(pcf, kind: str) -> None:
+        if kind == "ping":
+            pcf.MQCMD_PING_Q_MGR()
+        else:  # names of one length: the bare server counts the bytes of each request
+            pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCF.REPLAY.%09d" % next(names),
+                                           CMQC.MQCA_TOPIC_STRING: b"bench/topic",
+                                           CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED})
+
+    def connect(at: int):
+        qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({at})", B.USER, B.PASSWORD)
+        return qm, ibmmq.PCFExecute(qm)
+
+    kinds = ("ping", "create")
+    warm = 50
+    conversations = []
+    for kind in kinds:
+        with replay_server.Recorder() as recorder:
+            qm, pcf = connect(port)
+            begun = recorder.mark()
+            command(pcf, kind)
+            ended = recorder.mark()
+            pcf.disconnect()
+            qm.disconnect()
+        cycle = recorder.steps(begun, ended)
+        if len(cycle) != 4:  # MQOPEN, MQPUT, MQCLOSE, MQGET: one answer each
+            raise SystemExit(f"PCFExecute's {kind} made {len(cycle)} round trips, not 4: no replay of it")
+        if kind == "create":
+            cycle[1].append("sync")  # the MQPUT's answer starts the command's sync
+            cycle[3].append("synced")  # the MQGET's waits for it
+        conversations.append({"name": kind, "setup": recorder.steps(0, begun), "cycle": cycle,
+                              "repeat": warm + rounds * commands, "teardown": recorder.steps(ended)})
+    bare = replay_server.Replaying(conversations, data_dir=data_dir)
+    seen: dict[str, dict[str, list[float]]] = {kind: {"qmlite": [], "bare": [], "ibmmq alone": []} for kind in kinds}
+    labels = {"ping": "PCFExecute Ping Q Mgr", "create": "PCFExecute Create Subscription"}
+    try:
+        ends = {kind: {"qmlite": connect(port), "bare": connect(at)} for kind, at in zip(kinds, bare.ports)}
+        for kind in kinds:
+            for _ in range(warm):
+                command(ends[kind]["qmlite"][1], kind)
+                command(ends[kind]["bare"][1], kind)
+        for rnd in range(rounds):
+            alone = ibmmq_mqi.run_pcf_alone(port, commands, 1, 300 + rnd)
+            for kind in kinds:
+                seen[kind]["ibmmq alone"].append(alone[labels[kind]]["per_s"])
+                for where in ("qmlite", "bare"):
+                    pcf = ends[kind][where][1]
+                    t0 = time.perf_counter()
+                    for _ in range(commands):
+                        command(pcf, kind)
+                    seen[kind][where].append(commands / (time.perf_counter() - t0))
+        for kind in kinds:
+            for qm, pcf in ends[kind].values():
+                pcf.disconnect()
+                qm.disconnect()
+    finally:
+        bare.stop()
+    out = {}
+    for kind, by in seen.items():
+        best = {where: max(v) for where, v in by.items()}
+        out[labels[kind]] = {where: {"best": round(b, 1), "rounds": [round(x, 1) for x in by[where]]}
+                             for where, b in best.items()}
+        out[labels[kind]]["qmlite / alone"] = round(best["qmlite"] / best["ibmmq alone"], 3)
+        out[labels[kind]]["ceiling: bare / alone"] = round(best["bare"] / best["ibmmq alone"], 3)
+    return out
+
+
 def scheduler_work(commands: int) -> dict:
     """The event loop's work per Ping, counted rather than timed (the same on any machine): a server in
     this process under a trio instrument, ibmmq in a worker thread.  Task steps, tasks spawned and
@@ -210,6 +292,8 @@ def main(argv=None) -> int:
                     help="PCFExecute against its bounds and a trio server's ceiling, N commands a figure (0: not)")
     ap.add_argument("--split", type=int, default=0, metavar="N",
                     help="where a command's time goes in the client, N commands a round (0: not)")
+    ap.add_argument("--replay", type=int, default=0, metavar="N",
+                    help="the ceiling with qmlite's transport: a bare server replaying qmlite's answers (0: not)")
     ap.add_argument("--json", help="write the results here")
     B.add_awake_option(ap)
     args = ap.parse_args(argv)
@@ -220,6 +304,7 @@ def main(argv=None) -> int:
         bounds = ceilings(server.port, args.ceilings, args.rounds, str(server.data_dir.parent)) if args.ceilings \
             else None
         where = split(server.port, args.split, args.rounds) if args.split else None
+        replay = replayed(server.port, args.replay, args.rounds, str(server.data_dir.parent)) if args.replay else None
     report = {"commands": args.commands, "rounds": args.rounds, "results": result, "load_average": os.getloadavg(),
               "idle": B.idle_policy(), "awake": args.awake}
     if bounds:
@@ -231,6 +316,14 @@ def main(argv=None) -> int:
             for kind, figure in by.items():
                 spread = f"{min(figure['rounds']):.0f}-{max(figure['rounds']):.0f}"
                 print(f"    {kind:34} {figure['best']:7.0f} /s ({spread:>11}) {100 * figure['best'] / alone:5.1f}%")
+    if replay:
+        report["replay"] = replay
+        print("PCFExecute through qmlite's transport, best of the rounds (/s), and its share of ibmmq alone (target: "
+              ">= 40%); the ceiling: the same client against a bare trio server replaying qmlite's answers")
+        for label, f in replay.items():
+            print(f"  {label:32} qmlite {f['qmlite']['best']:7.0f}  bare {f['bare']['best']:7.0f}  "
+                  f"alone {f['ibmmq alone']['best']:7.0f}   qmlite {f['qmlite / alone']:.1%}  "
+                  f"ceiling {f['ceiling: bare / alone']:.1%}")
     if where:
         report["split"] = where
         print("a command through qmlite, µs (median of the rounds): the client's CPU in each transport call, its wall "

@@ -39,7 +39,6 @@ import json
 import os
 import ssl
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -133,54 +132,21 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int, ser
     return out
 
 
-def record(ibmmq, port: int, made, tls: bool) -> list[tuple[int, str]]:
-    """One new connection (MQCONNX + MQDISC) through ibmmq against qmlite, as ``replay_server.py`` replays
-    it: each step the bytes the client sent (their count) and what qmlite answered (hex), read where the
-    transport hands them over -- above TLS, so the same for a TLS connection."""
-    from qmlite.client.channel import ClientChannel
-    from qmlite.client.sync import QueueManager
-
-    events: list[tuple[str, bytes]] = []
-    sendall, receive = QueueManager._sendall, ClientChannel.receive_data
-
-    def sending(qm, data):
-        if data:
-            events.append(("c", bytes(data)))
-        return sendall(qm, data)
-
-    def receiving(ch, data):
-        events.append(("s", bytes(data)))
-        return receive(ch, data)
-
-    QueueManager._sendall, ClientChannel.receive_data = sending, receiving
-    try:
+def record(ibmmq, port: int, made, tls: bool) -> list[list]:
+    """One new connection (MQCONNX + MQDISC) through ibmmq against qmlite, as ``replay_server.py`` replays it."""
+    with replay_server.Recorder() as recorder:
         _connect(ibmmq, port, made, tls).disconnect()
-    finally:
-        QueueManager._sendall, ClientChannel.receive_data = sendall, receive
-    steps: list[list] = []
-    sent = 0
-    for kind, data in events:
-        if kind == "c":
-            sent += len(data)
-        elif steps and sent == 0:
-            steps[-1][1] += data  # the answer arrived in more than one read
-        else:
-            steps.append([sent, data])
-            sent = 0
-    return [(need, reply.hex()) for need, reply in steps]
+    return recorder.steps()
 
 
 def replay_ceiling(ibmmq, port: int, made, per_batch: int, batches: int) -> dict:
     """qmlite's new connections, plain and TLS, alternated with a bare trio server's (``replay_server.py``)
     answering the same client the same bytes; medians of the batches, µs a connection."""
     script = {"plain": record(ibmmq, port, made, False), "tls": record(ibmmq, port, made, True)}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-        json.dump(script, fh)
-    server_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "replay_server.py")
-    bare = subprocess.Popen([sys.executable, server_script, fh.name, str(made.pki_dir), CIPHER, TLS_CHANNEL],
-                            stdout=subprocess.PIPE)
+    bare = replay_server.Replaying([{"name": kind, "tls": kind == "tls", "setup": steps}
+                                    for kind, steps in script.items()], str(made.pki_dir), CIPHER, TLS_CHANNEL)
     try:
-        bare_plain, bare_tls = map(int, bare.stdout.readline().split())
+        bare_plain, bare_tls = bare.ports
         targets = {"qmlite plain": (port, False), "qmlite TLS": (port, True),
                    "bare plain": (bare_plain, False), "bare TLS": (bare_tls, True)}
         times: dict[str, list[float]] = {kind: [] for kind in targets}
@@ -192,14 +158,7 @@ def replay_ceiling(ibmmq, port: int, made, per_batch: int, batches: int) -> dict
                 times[kind].append(_timed(lambda n: [_connect(ibmmq, at, made, tls).disconnect() for _ in range(n)],
                                           per_batch) / per_batch * 1e6)
     finally:
-        bare.terminate()
-        try:
-            done, resumed = map(int, bare.communicate(timeout=30)[0].split())
-        except (subprocess.TimeoutExpired, ValueError):
-            bare.kill()
-            bare.wait()
-            done = resumed = 0
-        os.unlink(fh.name)
+        done, resumed = bare.stop()
     # The ceiling stands on resumed handshakes, as qmlite's are (its first TLS connection's full one aside).
     if resumed < done - 1 or done == 0:
         raise SystemExit(f"the bare server resumed {resumed} of {done} TLS handshakes: no ceiling from it")

@@ -62,3 +62,35 @@ def test_the_split_times_each_transport_call_of_both_commands_and_puts_ibmmq_bac
         assert f["wall_us"] >= sum(f[f"{name} wall_us"] for name in bench.SPLIT_CALLS)
         assert f["client_cpu_us"] >= f["ibmmq_cpu_us"] > 0
     assert "MQCLOSE" in capsys.readouterr().out
+
+
+def test_the_replayed_ceiling_answers_ibmmq_over_qmlites_transport(tmp_path, capsys):
+    # The bare server answers every PCFExecute call with qmlite's recorded bytes, each reply carrying its
+    # request's RequestId: a wrong or missing answer raises in ibmmq (2033, 2009, a parse error) and
+    # the run fails.  Ping and Create each measured through qmlite, the bare server and ibmmq alone.
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    bench = importlib.import_module("pcf_commands")
+    assert bench.main(["--commands", "3", "--rounds", "2", "--steps", "0", "--replay", "4",
+                       "--json", str(tmp_path / "r.json")]) == 0
+    replay = json.loads((tmp_path / "r.json").read_text())["replay"]
+    for label in ("PCFExecute Ping Q Mgr", "PCFExecute Create Subscription"):
+        figures = replay[label]
+        for where in ("qmlite", "bare", "ibmmq alone"):
+            assert len(figures[where]["rounds"]) == 2 and figures[where]["best"] == max(figures[where]["rounds"]) > 0
+        assert figures["ceiling: bare / alone"] == round(figures["bare"]["best"] / figures["ibmmq alone"]["best"], 3)
+    assert "ceiling" in capsys.readouterr().out
+
+
+def test_a_step_answers_with_the_requests_request_id():
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    replay_server = importlib.import_module("replay_server")
+    one = b"TSHM" + (40).to_bytes(4, "big") + (1).to_bytes(4, "big") + (7).to_bytes(4, "big") + bytes(24)
+    two = b"TSHM" + (20).to_bytes(4, "big") + (1).to_bytes(4, "big") + (7).to_bytes(4, "big") + bytes(4)
+    step = replay_server.Step(100, (one + two).hex())
+    request = b"TSHM" + (100).to_bytes(4, "big") + (1).to_bytes(4, "big") + (9).to_bytes(4, "big")
+    answer = step.answer(request)
+    assert answer[12:16] == answer[40 + 12:40 + 16] == (9).to_bytes(4, "big")  # both segments
+    assert answer[:12] == one[:12] and answer[16:40] == one[16:] and answer[56:] == two[16:]
+    assert step.answer(b"TSH " + bytes(12)) == one + two  # a TSH request: nothing to carry over

@@ -580,13 +580,8 @@ async def sync(size, offset, done):
     os.pwrite(fd, bytes(size), offset)
     await trio.to_thread.run_sync(os.fdatasync, fd)
     done.set()
-async def send(conn, data):
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[conn.send(view):]
-        except BlockingIOError:
-            await trio.lowlevel.wait_writable(conn)
+sys.path.insert(0, sys.argv[4])
+from replay_server import send_all as send  # the socket written directly, waiting only for room
 async def handle(conn):
     # The socket read and written directly, waiting only when it has nothing: no pass through trio's
     # scheduler per call, as qmlite's own channels do (decision HP1) -- the leanest a trio server is.
@@ -638,8 +633,8 @@ class TrioEcho(Echo):
     ``data_parent`` (the disk a server's data directory is on)."""
 
     def __init__(self, data_parent: str = "/tmp") -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_parent, str(SYNC_AFTER), str(AFTER_SYNC)],
-                                     stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen([sys.executable, "-c", _TRIO_ECHO, data_parent, str(SYNC_AFTER), str(AFTER_SYNC),
+                                      os.path.dirname(os.path.abspath(__file__))], stdout=subprocess.PIPE)
         self.port = int(self.proc.stdout.readline())
 
 

@@ -94,7 +94,7 @@ class _Plain:
                 await trio.lowlevel.wait_readable(self.conn)
 
     async def write(self, data: bytes) -> None:
-        await _send(self.conn, data)
+        await send_all(self.conn, data)
 
     async def close(self) -> None:
         pass
@@ -111,7 +111,7 @@ class _TLS:
     async def flush(self) -> None:
         data = self.outgoing.read()
         if data:
-            await _send(self.conn, data)
+            await send_all(self.conn, data)
 
     async def fill(self) -> bool:
         await self.flush()
@@ -162,7 +162,8 @@ class _TLS:
             pass
 
 
-async def _send(conn: socket.socket, data: bytes) -> None:
+async def send_all(conn: socket.socket, data: bytes) -> None:
+    """All of ``data`` onto the non-blocking socket, waiting for room if need be (the trio echo's too)."""
     view = memoryview(data)
     while view:
         try:

@@ -128,7 +128,8 @@ def measure(ibmmq, port: int, made, calls: int, connects: int, batches: int, ser
     per_us = {mode: {side: round(sum(v) / (per_conn * batches) * 1e6, 1) for side, v in sides.items()}
               for mode, sides in cpu.items()}
     out["connect"]["cpu_us_per_connection"] = per_us
-    out["connect"]["cpu_plain_over_tls"] = round(sum(per_us["plain"].values()) / sum(per_us["tls"].values()), 3)
+    tls_cpu = sum(per_us["tls"].values())  # 0 when a short run's TLS batches fell between two clock ticks
+    out["connect"]["cpu_plain_over_tls"] = round(sum(per_us["plain"].values()) / tls_cpu, 3) if tls_cpu else None
     return out
 
 

@@ -14,12 +14,20 @@ BENCH = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench"
 pytest.importorskip("ibmmq")
 
 
-def test_a_short_run_reports_both_commands(tmp_path, capsys):
+def _module(name: str):
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))
-    bench = importlib.import_module("pcf_commands")
-    assert bench.main(["--commands", "5", "--rounds", "2", "--steps", "20", "--json", str(tmp_path / "r.json")]) == 0
-    report = json.loads((tmp_path / "r.json").read_text())
+    return importlib.import_module(name)
+
+
+def _run(tmp_path, *args: str) -> dict:
+    """pcf_commands.py's main with ``args`` (and --json), its report."""
+    assert _module("pcf_commands").main([*args, "--json", str(tmp_path / "r.json")]) == 0
+    return json.loads((tmp_path / "r.json").read_text())
+
+
+def test_a_short_run_reports_both_commands(tmp_path, capsys):
+    report = _run(tmp_path, "--commands", "5", "--rounds", "2", "--steps", "20")
     for name in ("ping", "create"):
         figures = report["results"][name]
         assert figures["per_s"]["best"] >= figures["per_s"]["median"] > 0
@@ -31,12 +39,7 @@ def test_a_short_run_reports_both_commands(tmp_path, capsys):
 
 
 def test_the_ceilings_measure_every_bound_of_both_commands(tmp_path, capsys):
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    bench = importlib.import_module("pcf_commands")
-    assert bench.main(["--commands", "3", "--rounds", "1", "--steps", "0", "--ceilings", "5",
-                       "--json", str(tmp_path / "r.json")]) == 0
-    bounds = json.loads((tmp_path / "r.json").read_text())["ceilings"]
+    bounds = _run(tmp_path, "--commands", "3", "--rounds", "1", "--steps", "0", "--ceilings", "5")["ceilings"]
     kinds = ["ibmmq alone", "over a blocking echo", "over a trio echo", "over a trio echo, Create synced", "qmlite"]
     for label in ("PCFExecute Ping Q Mgr", "PCFExecute Create Subscription"):
         assert list(bounds[label]) == kinds
@@ -45,16 +48,12 @@ def test_the_ceilings_measure_every_bound_of_both_commands(tmp_path, capsys):
 
 
 def test_the_split_times_each_transport_call_of_both_commands_and_puts_ibmmq_back(tmp_path, capsys):
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    bench = importlib.import_module("pcf_commands")
+    bench = _module("pcf_commands")
     import ibmmqc
 
     before = {name: getattr(ibmmqc, name) for name in bench.SPLIT_CALLS}
-    assert bench.main(["--commands", "3", "--rounds", "2", "--steps", "0", "--split", "5",
-                       "--json", str(tmp_path / "r.json")]) == 0
+    split = _run(tmp_path, "--commands", "3", "--rounds", "2", "--steps", "0", "--split", "5")["split"]
     assert {name: getattr(ibmmqc, name) for name in bench.SPLIT_CALLS} == before  # the timers are gone
-    split = json.loads((tmp_path / "r.json").read_text())["split"]
     for kind in ("ping", "create"):
         f = split[kind]
         # every call ran and was timed: its wall time covers its CPU, and the command's covers its calls
@@ -68,12 +67,7 @@ def test_the_replayed_ceiling_answers_ibmmq_over_qmlites_transport(tmp_path, cap
     # The bare server answers every PCFExecute call with qmlite's recorded bytes, each reply carrying its
     # request's RequestId: a wrong or missing answer raises in ibmmq (2033, 2009, a parse error) and
     # the run fails.  Ping and Create each measured through qmlite, the bare server and ibmmq alone.
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    bench = importlib.import_module("pcf_commands")
-    assert bench.main(["--commands", "3", "--rounds", "2", "--steps", "0", "--replay", "4",
-                       "--json", str(tmp_path / "r.json")]) == 0
-    replay = json.loads((tmp_path / "r.json").read_text())["replay"]
+    replay = _run(tmp_path, "--commands", "3", "--rounds", "2", "--steps", "0", "--replay", "4")["replay"]
     for label in ("PCFExecute Ping Q Mgr", "PCFExecute Create Subscription"):
         figures = replay[label]
         for where in ("qmlite", "bare", "ibmmq alone"):
@@ -83,9 +77,7 @@ def test_the_replayed_ceiling_answers_ibmmq_over_qmlites_transport(tmp_path, cap
 
 
 def test_a_step_answers_with_the_requests_request_id():
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    replay_server = importlib.import_module("replay_server")
+    replay_server = _module("replay_server")
     one = b"TSHM" + (40).to_bytes(4, "big") + (1).to_bytes(4, "big") + (7).to_bytes(4, "big") + bytes(24)
     two = b"TSHM" + (20).to_bytes(4, "big") + (1).to_bytes(4, "big") + (7).to_bytes(4, "big") + bytes(4)
     step = replay_server.Step(100, (one + two).hex())

@@ -59,7 +59,7 @@ MAGIC = b"QMLJRN01"
 PREFIX = "qmlite-journal-"
 SPARE = "qmlite-journal.spare"  # the next segment, preallocated (not a segment's name: never read back)
 _SPARE_MAKING = SPARE + ".tmp"  # while it is written; renamed to SPARE once synced
-_ZEROS = bytes(1 << 20)
+ZEROS = bytes(1 << 20)  # what a segment (and sqlite.py's room ahead of the WAL) is preallocated with
 _NAME = re.compile(re.escape(PREFIX) + r"(\d{10})\Z")
 HEADER = struct.Struct("<IIQ")  # length, crc, lsn
 _CRC_PREFIX = struct.Struct("<IQ")  # what the CRC covers ahead of the payload: length, lsn
@@ -308,7 +308,7 @@ class Journal:
                 os.write(fd, MAGIC)
                 left = max(0, self.segment_bytes - len(MAGIC))
                 while left:
-                    left -= os.write(fd, _ZEROS[:min(left, len(_ZEROS))])
+                    left -= os.write(fd, ZEROS[:min(left, len(ZEROS))])
                 os.fsync(fd)  # data and size: the records' syncs will be data alone
             finally:
                 os.close(fd)

@@ -604,7 +604,7 @@ class Store:
     WAL_LOW = 2 << 20  # fewer zeros than this left after the last frame: write WAL_STEP more
     WAL_LIMIT = 64 << 20  # journal_size_limit: SQLite cuts a reused WAL longer than this back to it
     WAL_CHECK_ROWS = 64  # rows written between two looks at the WAL's end (under WAL_LOW of frames)
-    _WAL_CHUNK = 256 << 10  # zeros written per hold of the write lock: the longest a transaction waits
+    _WAL_CHUNK = 256 << 10  # zeros written per hold of the write lock (at most journal.ZEROS' length)
     # The wal-index header's start (sqlite.org/walformat.html, in the -shm file, native byte order):
     # iVersion, unused, iChange, isInit, bigEndCksum, szPage, mxFrame (the WAL's last valid frame).
     _WAL_INDEX = struct.Struct("=IIIBBHI")
@@ -642,7 +642,7 @@ class Store:
         except OSError:
             return
         try:
-            target, zeros = 0, b""
+            target, zeros = 0, memoryview(J.ZEROS)[:self._WAL_CHUNK]
             while True:
                 # SQLite appends frames only inside a transaction, and every transaction holds this lock:
                 # the end read here is where its frames stop until the lock is let go, so zeros written
@@ -656,7 +656,6 @@ class Store:
                         target = min(end + self.WAL_STEP, self.WAL_LIMIT)
                     if size >= target:
                         break
-                    zeros = zeros or bytes(self._WAL_CHUNK)  # made only when some are written
                     os.pwrite(fd, zeros[:target - size], size)
             os.fdatasync(fd)  # the new size and blocks: later syncs of the WAL are its data alone
         except OSError as exc:  # the WAL grows as SQLite writes it, as before: slower syncs, nothing lost

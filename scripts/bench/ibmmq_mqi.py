@@ -570,32 +570,18 @@ class Echo:
 SYNC_AFTER, AFTER_SYNC = 1, 2
 PCF_PUT_STEP, PCF_GET_STEP = 1, 2  # in run_pcf_alone's order of a command's calls: MQOPEN, MQPUT, MQGET, MQCLOSE
 _TRIO_ECHO = r"""
-import os, socket, struct, sys, tempfile, trio
-SYNC_AFTER, AFTER_SYNC = int(sys.argv[2]), int(sys.argv[3])  # the flags, as ibmmq_mqi.py names them
-SEGMENT = 16 << 20
-fd, path = tempfile.mkstemp(prefix="qmlite-ceiling-", dir=sys.argv[1])
-os.unlink(path)
-os.write(fd, bytes(SEGMENT)); os.fsync(fd)  # preallocated, as the journal's segments are (JN6)
-async def sync(size, offset, done):
-    os.pwrite(fd, bytes(size), offset)
-    await trio.to_thread.run_sync(os.fdatasync, fd)
-    done.set()
+import struct, sys, trio
 sys.path.insert(0, sys.argv[4])
-from replay_server import send_all as send  # the socket written directly, waiting only for room
+# The socket read and written directly, waiting only when it has nothing: no pass through trio's scheduler
+# per call, as qmlite's own channels do (decision HP1) -- the leanest a trio server is.
+from replay_server import Syncer, accepting, listening, receive, send_all
+SYNC_AFTER, AFTER_SYNC = int(sys.argv[2]), int(sys.argv[3])  # the flags, as ibmmq_mqi.py names them
+syncer = Syncer(sys.argv[1])  # a preallocated file, as the journal's segments are (JN6)
 async def handle(conn):
-    # The socket read and written directly, waiting only when it has nothing: no pass through trio's
-    # scheduler per call, as qmlite's own channels do (decision HP1) -- the leanest a trio server is.
-    buf, at, synced = bytearray(), 0, trio.Event()
+    buf, synced = bytearray(), trio.Event()
     synced.set()
     async with trio.open_nursery() as nursery:
-        while True:
-            try:
-                data = conn.recv(65536)
-            except BlockingIOError:
-                await trio.lowlevel.wait_readable(conn)
-                continue
-            if not data:
-                break
+        while data := await receive(conn):
             buf += data
             while len(buf) >= 9:
                 size, reply = struct.unpack_from(">II", buf)
@@ -605,24 +591,16 @@ async def handle(conn):
                 del buf[:size]
                 if flag == AFTER_SYNC:
                     await synced.wait()
-                await send(conn, bytes(reply))
+                await send_all(conn, bytes(reply))
                 if flag == SYNC_AFTER:
                     synced = trio.Event()
-                    nursery.start_soon(sync, size, at, synced)
-                    at = (at + 4096 * (1 + size // 4096)) % SEGMENT
+                    nursery.start_soon(syncer.sync, size, synced)
     conn.close()
 async def main():
-    srv = trio.socket.socket()
-    await srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
-    print(srv.getsockname()[1], flush=True)
+    listener = await listening()
+    print(listener.getsockname()[1], flush=True)
     async with trio.open_nursery() as nursery:
-        while True:
-            conn, _ = await srv.accept()
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            raw = socket.socket(fileno=conn.detach())  # the plain socket: its calls without trio's wrapper
-            raw.setblocking(False)
-            nursery.start_soon(handle, raw)
+        await accepting(listener, nursery, handle)
 trio.run(main)
 """
 

@@ -49,28 +49,40 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common as B  # noqa: E402
 
 
-def measure(port: int, server_pid: int, commands: int, rounds: int) -> dict:
+def connect(port: int):
+    """(the connection, its PCFExecute) through ibmmq, as the admin user."""
     import ibmmq
-    from ibmmq import CMQC, CMQCFC
 
     qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
-    pcf = ibmmq.PCFExecute(qm)
+    return qm, ibmmq.PCFExecute(qm)
+
+
+def commands_of(pcf, prefix: bytes) -> dict:
+    """{"ping": ..., "create": ...}: the two commands on ``pcf``, each Create a new managed subscription
+    named ``prefix`` and a counter of fixed width (``replay_server.py`` counts each request's bytes)."""
+    from ibmmq import CMQC, CMQCFC
+
     names = iter(range(10**9))
 
     def ping() -> None:
         pcf.MQCMD_PING_Q_MGR()
 
     def create() -> None:
-        pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCF.BENCH.%d" % next(names),
+        pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: prefix + b"%09d" % next(names),
                                        CMQC.MQCA_TOPIC_STRING: b"bench/topic",
                                        CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED})
+    return {"ping": ping, "create": create}
 
+
+def measure(port: int, server_pid: int, commands: int, rounds: int) -> dict:
+    qm, pcf = connect(port)
+    by_kind = commands_of(pcf, b"PCF.BENCH.")
     runs: dict[str, list[dict]] = {"ping": [], "create": []}
     try:
         for _ in range(50):  # warm-up: both paths, the managed queues' model included
-            ping(), create()
+            by_kind["ping"](), by_kind["create"]()
         for _ in range(rounds):
-            for name, command in (("ping", ping), ("create", create)):
+            for name, command in by_kind.items():
                 cpu0, client0, t0 = B.cpu_seconds(server_pid), time.process_time(), time.perf_counter()
                 for _ in range(commands):
                     command()
@@ -126,13 +138,9 @@ SPLIT_CALLS = ("MQOPEN", "MQPUT", "MQCLOSE", "MQGET")  # PCFExecute's calls, in 
 def split(port: int, commands: int, rounds: int) -> dict:
     """Per command (median of the rounds, µs): the wall time, the client's CPU, ibmmq's CPU outside the
     transport, and for each transport call its CPU, its wall time and the difference (the wait)."""
-    import ibmmq
     import ibmmqc
-    from ibmmq import CMQC, CMQCFC
 
-    qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
-    pcf = ibmmq.PCFExecute(qm)
-    names = iter(range(10**9))
+    qm, pcf = connect(port)
     cpu = dict.fromkeys(SPLIT_CALLS, 0.0)
     wall = dict.fromkeys(SPLIT_CALLS, 0.0)
     saved = {name: getattr(ibmmqc, name) for name in SPLIT_CALLS}
@@ -149,12 +157,7 @@ def split(port: int, commands: int, rounds: int) -> dict:
                 wall[name] += clock() - w0
         return call
 
-    commands_by_kind = {
-        "ping": lambda: pcf.MQCMD_PING_Q_MGR(),
-        "create": lambda: pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCF.SPLIT.%d" % next(names),
-                                                         CMQC.MQCA_TOPIC_STRING: b"bench/topic",
-                                                         CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED}),
-    }
+    commands_by_kind = commands_of(pcf, b"PCF.SPLIT.")
     runs: dict[str, list[dict]] = {kind: [] for kind in commands_by_kind}
     try:
         for name in SPLIT_CALLS:
@@ -187,24 +190,8 @@ def split(port: int, commands: int, rounds: int) -> dict:
 def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     """Ping and Create Subscription through qmlite, against the bare replaying server, and ibmmq alone, each
     the best of ``rounds`` rounds taken in turns (commands/s), with the shares of ibmmq alone."""
-    import ibmmq
     import ibmmq_mqi
     import replay_server
-    from ibmmq import CMQC, CMQCFC
-
-    names = iter(range(10**9))
-
-    def command(pcf, kind: str) -> None:
-        if kind == "ping":
-            pcf.MQCMD_PING_Q_MGR()
-        else:  # names of one length: the bare server counts the bytes of each request
-            pcf.MQCMD_CREATE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCF.REPLAY.%09d" % next(names),
-                                           CMQC.MQCA_TOPIC_STRING: b"bench/topic",
-                                           CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED})
-
-    def connect(at: int):
-        qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({at})", B.USER, B.PASSWORD)
-        return qm, ibmmq.PCFExecute(qm)
 
     kinds = ("ping", "create")
     warm = 50
@@ -213,7 +200,7 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
         with replay_server.Recorder() as recorder:
             qm, pcf = connect(port)
             begun = recorder.mark()
-            command(pcf, kind)
+            commands_of(pcf, b"PCF.RECORD.")[kind]()
             ended = recorder.mark()
             pcf.disconnect()
             qm.disconnect()
@@ -230,19 +217,21 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     labels = {"ping": "PCFExecute Ping Q Mgr", "create": "PCFExecute Create Subscription"}
     try:
         ends = {kind: {"qmlite": connect(port), "bare": connect(at)} for kind, at in zip(kinds, bare.ports)}
+        run = {kind: {where: commands_of(pcf, b"PCF.REPLAY." if where == "qmlite" else b"PCF.RECORD.")[kind]
+                      for where, (_qm, pcf) in by.items()} for kind, by in ends.items()}
         for kind in kinds:
             for _ in range(warm):
-                command(ends[kind]["qmlite"][1], kind)
-                command(ends[kind]["bare"][1], kind)
+                run[kind]["qmlite"]()
+                run[kind]["bare"]()
         for rnd in range(rounds):
             alone = ibmmq_mqi.run_pcf_alone(port, commands, 1, 300 + rnd)
             for kind in kinds:
                 seen[kind]["ibmmq alone"].append(alone[labels[kind]]["per_s"])
                 for where in ("qmlite", "bare"):
-                    pcf = ends[kind][where][1]
+                    command = run[kind][where]
                     t0 = time.perf_counter()
                     for _ in range(commands):
-                        command(pcf, kind)
+                        command()
                     seen[kind][where].append(commands / (time.perf_counter() - t0))
         for kind in kinds:
             for qm, pcf in ends[kind].values():
@@ -267,10 +256,7 @@ def scheduler_work(commands: int) -> dict:
     work = B.loop_work()
 
     def pings(port: int) -> None:
-        import ibmmq
-
-        qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({port})", B.USER, B.PASSWORD)
-        pcf = ibmmq.PCFExecute(qm)
+        qm, pcf = connect(port)
         for _ in range(20):
             pcf.MQCMD_PING_Q_MGR()
         with B.counting(work):  # the commands alone, not the connection

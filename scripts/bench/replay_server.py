@@ -87,11 +87,7 @@ class _Plain:
         self.conn = conn
 
     async def read(self) -> bytes:
-        while True:
-            try:
-                return self.conn.recv(_RECEIVE)
-            except BlockingIOError:
-                await trio.lowlevel.wait_readable(self.conn)
+        return await receive(self.conn)
 
     async def write(self, data: bytes) -> None:
         await send_all(self.conn, data)
@@ -115,12 +111,7 @@ class _TLS:
 
     async def fill(self) -> bool:
         await self.flush()
-        while True:
-            try:
-                data = self.conn.recv(_RECEIVE)
-                break
-            except BlockingIOError:
-                await trio.lowlevel.wait_readable(self.conn)
+        data = await receive(self.conn)
         if not data:
             return False
         self.incoming.write(data)
@@ -162,6 +153,15 @@ class _TLS:
             pass
 
 
+async def receive(conn: socket.socket) -> bytes:
+    """What the non-blocking socket has (b"" at its end), waiting for it only when there is nothing."""
+    while True:
+        try:
+            return conn.recv(_RECEIVE)
+        except BlockingIOError:
+            await trio.lowlevel.wait_readable(conn)
+
+
 async def send_all(conn: socket.socket, data: bytes) -> None:
     """All of ``data`` onto the non-blocking socket, waiting for room if need be (the trio echo's too)."""
     view = memoryview(data)
@@ -172,8 +172,9 @@ async def send_all(conn: socket.socket, data: bytes) -> None:
             await trio.lowlevel.wait_writable(conn)
 
 
-class _Syncer:
-    """The least durability: a record of the request's size into a preallocated file, synced off the loop."""
+class Syncer:
+    """The least durability: a record of the request's size into a preallocated file, synced off the loop
+    (the trio echo of ``ibmmq_mqi.py`` syncs with it too)."""
 
     def __init__(self, data_dir: str) -> None:
         fd, path = tempfile.mkstemp(prefix="qmlite-replay-", dir=data_dir)
@@ -189,7 +190,7 @@ class _Syncer:
         done.set()
 
 
-async def converse(io, conversation: dict, syncer: _Syncer, nursery) -> None:
+async def converse(io, conversation: dict, syncer: Syncer, nursery) -> None:
     held = bytearray()  # what the client has sent towards the step's request
     synced = trio.Event()
     synced.set()
@@ -211,8 +212,27 @@ async def converse(io, conversation: dict, syncer: _Syncer, nursery) -> None:
         pass
 
 
+async def listening():
+    """A listening trio socket on 127.0.0.1, a port of the kernel's choice."""
+    listener = trio.socket.socket()
+    await listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    return listener
+
+
+async def accepting(listener, nursery, handle, *args) -> None:
+    """``handle(conn, *args)`` in ``nursery`` for each connection: the plain non-blocking socket, read and
+    written directly rather than through trio's wrapper (decision HP1)."""
+    while True:
+        conn, _ = await listener.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        raw = socket.socket(fileno=conn.detach())
+        raw.setblocking(False)
+        nursery.start_soon(handle, raw, *args)
+
+
 async def main(script: dict, ctx: ssl.SSLContext) -> None:
-    syncer = _Syncer(script.get("data_dir") or tempfile.gettempdir())
+    syncer = Syncer(script.get("data_dir") or tempfile.gettempdir())
 
     async def handle(conn: socket.socket, conversation: dict) -> None:
         try:
@@ -233,25 +253,12 @@ async def main(script: dict, ctx: ssl.SSLContext) -> None:
         finally:
             conn.close()
 
-    async def listen(listener, conversation: dict, nursery) -> None:
-        while True:
-            conn, _ = await listener.accept()
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            raw = socket.socket(fileno=conn.detach())  # the plain socket: its calls without trio's wrapper
-            raw.setblocking(False)
-            nursery.start_soon(handle, raw, conversation)
-
-    listeners = []
-    for _ in script["conversations"]:
-        listener = trio.socket.socket()
-        await listener.bind(("127.0.0.1", 0))
-        listener.listen(64)
-        listeners.append(listener)
+    listeners = [await listening() for _ in script["conversations"]]
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         print(*(listener.getsockname()[1] for listener in listeners), flush=True)
         async with trio.open_nursery() as nursery:
             for listener, conversation in zip(listeners, script["conversations"]):
-                nursery.start_soon(listen, listener, conversation, nursery)
+                nursery.start_soon(accepting, listener, nursery, handle, conversation)
             async for _ in signals:
                 print(handshakes["done"], handshakes["resumed"], flush=True)
                 nursery.cancel_scope.cancel()

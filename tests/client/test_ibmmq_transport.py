@@ -320,6 +320,19 @@ def test_calls_on_a_disconnected_handle_fail_with_hconn_error(conn_name):
     assert ibmmqc.MQOPEN(hconn, ibmmq.OD(ObjectName=b"Q").pack(), CMQC.MQOO_OUTPUT)[-1] == CMQC.MQRC_HCONN_ERROR
 
 
+def test_an_mqod_the_transport_cannot_read_is_od_error_and_comes_back_unchanged(qmgr):
+    # MQOPEN decodes the caller's MQOD once and writes the reply over it: a structure it cannot decode
+    # is refused before anything is sent, the caller's bytes returned as they were
+    import ibmmqc
+    good = ibmmq.OD(ObjectName=b"DEV.QUEUE.1").pack()
+    for bad in (good[:100], b"XX  " + good[4:]):
+        hobj, od, cc, rc = ibmmqc.MQOPEN(qmgr.get_handle(), bad, CMQC.MQOO_OUTPUT)
+        assert (cc, rc, od) == (CMQC.MQCC_FAILED, CMQC.MQRC_OD_ERROR, bad)
+    hobj, od, cc, rc = ibmmqc.MQOPEN(qmgr.get_handle(), good, CMQC.MQOO_OUTPUT)
+    assert (cc, rc, len(od)) == (CMQC.MQCC_OK, CMQC.MQRC_NONE, len(good))
+    assert ibmmqc.MQCLOSE(qmgr.get_handle(), hobj, 0) == (CMQC.MQCC_OK, CMQC.MQRC_NONE)
+
+
 def test_inquire_queue_manager_and_queue_attributes(qmgr, local_queue):
     assert qmgr.is_connected
     assert qmgr.inquire(CMQC.MQCA_Q_MGR_NAME).strip() == b"QM1"

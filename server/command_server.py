@@ -36,7 +36,7 @@ async def run(qm: QueueManager, lot: trio.lowlevel.ParkingLot, committer: GroupC
         commands.deliver(commands.run_batch())
         # Start the commit and carry on: commands that arrive meanwhile run at once, and their
         # writes join the next group commit (one is in flight at a time).  Not urgent: the client's
-        # next call after its MQPUT (MQCLOSE, or the MQGET that waits for the response) is read while
-        # the commit syncs, not after it (decision JN10).
+        # next call after its MQPUT (MQCLOSE, or the MQGET that waits for the response) is served
+        # before the commit syncs, not after it (decisions JN10, JN12).
         committer.after(qm.position, urgent=False)
         await trio.lowlevel.checkpoint()

@@ -43,6 +43,7 @@ from qmlite.registry.storage import fsync
 
 import structlog
 import trio
+import trio.testing
 
 from . import coalesce
 
@@ -56,6 +57,9 @@ ON_LOOP_LIMIT = 0.001  # seconds
 # here: a disk that stays slow stalls the loop once in that many commits.  A fast try starts again at few.
 AFTER_SLOW = 8
 AFTER_SLOW_MOST = 1024
+# With one connection, a commit nobody waits for yet is written at once and synced on the loop once the loop has
+# nothing else to do (decision JN12); if it never falls idle, the sync goes ahead after this long anyway.
+IDLE_WAIT = 0.001  # seconds
 
 
 class GroupCommitter:
@@ -87,6 +91,8 @@ class GroupCommitter:
         self._wanted = trio.Event()
         self._error: BaseException | None = None
         self.commits = 0
+        self._unsynced = 0  # the position written ahead of its sync (JN12); durable once a sync covers it
+        self._idle_sync = False  # the committer task syncs what was written ahead once the loop falls idle
 
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Own the writer thread for as long as the server runs."""
@@ -102,6 +108,12 @@ class GroupCommitter:
                 while self._error is None:
                     await self._wanted.wait()
                     self._wanted = trio.Event()
+                    if self._idle_sync:
+                        # Written ahead (JN12): whatever is already readable or runnable -- the one
+                        # connection's next request -- is served first; then the loop, idle, syncs.
+                        self._idle_sync = False
+                        with trio.move_on_after(IDLE_WAIT):
+                            await trio.testing.wait_all_tasks_blocked()
                     self._kick()
                 nursery.cancel_scope.cancel()  # the helper's answers task: raised below, not in a group
             raise self._error
@@ -202,8 +214,8 @@ class GroupCommitter:
         """Call ``callback`` on the event loop once every write up to ``position`` is on disk
         (without one: just see that a commit reaching ``position`` gets under way).  ``urgent=False``: no
         reply waits for this commit yet (the command server's batch, whose responses a later MQGET takes;
-        the monitor's writes), so a connection alone is served while it syncs on the writer thread
-        (decision JN10)."""
+        the monitor's writes): with one connection its writes are made now and synced once the loop has
+        served what waits, the connection's next request first (decision JN12)."""
         if self.store.durable >= position:
             if callback is not None:
                 callback()
@@ -211,7 +223,10 @@ class GroupCommitter:
         if callback is not None:
             self._after.append((position, callback))
         if not self._in_flight and self._alone():
-            self._kick(urgent)  # alone: no one else's writes to wait for, so no hop through the committer task
+            if urgent:
+                self._kick()  # alone: no one else's writes to wait for, so no hop through the committer task
+            else:
+                self._write_ahead()
         elif not self._in_flight:
             # The committer task starts the commit once the tasks that are ready now have run, so
             # their writes join it.
@@ -247,22 +262,40 @@ class GroupCommitter:
         if answered and self._loop is not None:
             self._loop.waited += 1  # the reply that follows waited for the disk (_nobody_else)
 
-    def _kick(self, urgent: bool = True) -> None:
+    def _write_ahead(self) -> None:
+        """One connection, a commit no reply waits for yet (JN12): the writes now, on the loop; their sync by
+        the committer task once the loop has served what is waiting -- PCFExecute's MQCLOSE, read while the
+        command ran, before the sync its MQGET will wait for -- and fallen idle.  Syncing at once would keep
+        that MQCLOSE waiting; syncing on the writer thread costs the hand-overs of the GIL and of a vCPU,
+        which on a lone connection are the command's latency."""
+        pending, upto = self.store.take()
+        if pending:
+            try:
+                self.store.write(pending)
+            except Exception as exc:
+                self._finished(upto, exc)
+                return
+            self._unsynced = upto
+        if self._unsynced > self.store.durable and not self._idle_sync:
+            self._idle_sync = True
+            self._wanted.set()
+
+    def _kick(self) -> None:
         if self._in_flight or self._error is not None:
             return
         store = self.store
         pending, upto = store.take()
-        if not pending:
+        if not pending and self._unsynced <= store.durable:
             self._finished(upto, None)
             return
         try:
-            store.write(pending)
+            if pending:
+                store.write(pending)
             # One connection: nobody else's reply can be stalled, and the hand-over to the writer thread and
             # back (about 100 µs here) would be pure latency.  Several, all waiting for this sync: the same
             # (JN9).  Sync right here.  A fold or checkpoint due goes to the writer thread: a fold may write
-            # thousands of rows.  Not urgent: the one connection's next request (PCFExecute's MQCLOSE after
-            # its MQPUT) needs nothing from this commit, so it is answered while the writer thread syncs.
-            alone = urgent and self._alone()
+            # thousands of rows.
+            alone = self._alone()
             if alone or (self._loop is not None and self._crowded() and self._nobody_else()):
                 if alone:
                     store.sync()

@@ -433,30 +433,64 @@ async def test_an_mqtt_answer_sends_the_next_group_off_the_loop(tmp_path):
         await mqtt.aclose()
 
 
-# ---- the command server's commit, one connection: the next call is served while it syncs (JN10) ---------
+# ---- the command server's commit, one connection: written at once, synced once the loop is idle (JN12) -----
 
-async def test_alone_a_commit_nobody_waits_for_yet_syncs_on_the_writer_thread():
+async def test_alone_a_commit_nobody_waits_for_yet_is_written_at_once_and_synced_once_the_loop_is_idle():
+    async with _running(alone=lambda: True) as (store, committer):
+        served = []
+
+        async def next_request():  # the connection's next call, already runnable (PCFExecute's MQCLOSE)
+            for _ in range(5):
+                await trio.lowlevel.checkpoint()
+            served.append(store.synced)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(next_request)
+            position = store.append("batch")
+            committer.after(position, urgent=False)  # the command server's batch: its responses wait later
+            assert store.written == [["batch"]] and store.synced == 0  # written now, not synced in the call
+        assert served == [0]  # everything runnable was served before the sync
+        await committer.wait(position)
+        committer.after(store.append("next"))  # urgent (the default): inline, within the call
+        assert store.durable == 2
+    assert store.sync_threads == [LOOP, LOOP]
+    assert store.written == [["batch"], ["next"]]
+
+
+async def test_alone_a_reader_waiting_for_the_commit_syncs_it_at_once(monkeypatch):
+    monkeypatch.setattr(durability, "IDLE_WAIT", 10.0)
     async with _running(alone=lambda: True) as (store, committer):
         position = store.append("batch")
-        committer.after(position, urgent=False)  # the command server's batch: its responses wait later
-        assert store.durable == 0  # not synced within the call, as an urgent commit alone is
-        await committer.wait(position)
-        committer.after(store.append("next"))  # urgent (the default): inline, on the loop
-        assert store.durable == 2
-    assert store.sync_threads == ["qmlite-commit", LOOP]
+        committer.after(position, urgent=False)
+        with trio.fail_after(10):  # a bound: the wait itself makes the sync, within the call
+            await committer.wait(position)  # the MQGET for the response, before the loop fell idle
+        assert store.synced == 1 and store.durable == position
+        await trio.testing.wait_all_tasks_blocked()
+    assert store.synced == 1  # the committer task's idle sync found nothing left to do
 
 
-async def test_alone_a_commands_commit_syncs_while_the_connection_is_served(tmp_path):
+async def test_alone_a_loop_that_never_falls_idle_still_syncs_what_was_written_ahead():
+    async with _running(alone=lambda: True) as (store, committer):
+        position = store.append("batch")
+        committer.after(position, urgent=False)
+        turns = 0
+        with trio.fail_after(10):  # a bound: the sync goes ahead after IDLE_WAIT though a task stays busy
+            while store.durable < position:
+                await trio.lowlevel.checkpoint()
+                turns += 1
+        assert turns > 0 and store.sync_threads == [LOOP]
+
+
+async def test_alone_a_commands_commit_syncs_once_its_next_call_is_answered(tmp_path, monkeypatch):
     from qmlite.client.aio import AsyncQueueManager
 
+    monkeypatch.setattr(durability, "IDLE_WAIT", 10.0)  # only the loop falling idle (or a reader) starts the sync
     async with running_server(tmp_path) as server:
         store = server.committer.store
-        real_sync, held, syncing, release = store.sync, [], threading.Event(), threading.Event()
+        real_sync, order = store.sync, []
 
         def sync():
-            held.append(threading.current_thread().name)
-            syncing.set()
-            release.wait(10)
+            order.append(("sync", threading.current_thread().name))
             real_sync()
 
         qm = await AsyncQueueManager.connect("127.0.0.1", server.port, "DEV.ADMIN.SVRCONN", "", user="admin",
@@ -465,26 +499,17 @@ async def test_alone_a_commands_commit_syncs_while_the_connection_is_served(tmp_
         hreply, reply_od = await qm.open(MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName="PCF.*"),
                                          C.MQOO_INPUT_EXCLUSIVE)
         command = P.encode(P.PCFMessage(P.CFH(Type=C.MQCFT_COMMAND, Command=C.MQCMD_CREATE_Q), [
-            P.CFST(C.MQCA_Q_NAME, "JN10.Q"), P.CFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL)]))
+            P.CFST(C.MQCA_Q_NAME, "JN12.Q"), P.CFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL)]))
         store.sync = sync
         md, _ = await qm.put(hcmd, MQMD(Format="MQADMIN", MsgType=C.MQMT_REQUEST, ReplyToQ=reply_od.ObjectName),
                              MQPMO(Options=C.MQPMO_NO_SYNCPOINT), command)
-        await trio.to_thread.run_sync(syncing.wait, 10)
-        with trio.fail_after(10):  # a bound: answered while the commit's sync is held, not after it
-            await qm.close(hcmd)  # PCFExecute's next call after its MQPUT
-        assert held == ["qmlite-commit"] and not release.is_set()
-        got = []
-
-        async def response():
-            gmo = MQGMO(Version=2, Options=C.MQGMO_WAIT, WaitInterval=10_000, MatchOptions=C.MQMO_MATCH_CORREL_ID)
-            got.append(await qm.get(hreply, MQMD(CorrelId=md.MsgId), gmo, 4096))
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(response)
-            await trio.testing.wait_all_tasks_blocked()
-            assert got == []  # the response waits for the command's effects on disk
-            release.set()
-        assert P.decode(got[0][2]).header.CompCode == C.MQCC_OK
+        await qm.close(hcmd)  # PCFExecute's next call after its MQPUT: answered before the command's sync
+        order.append(("closed",))
+        gmo = MQGMO(Version=2, Options=C.MQGMO_WAIT, WaitInterval=10_000, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+        got = await qm.get(hreply, MQMD(CorrelId=md.MsgId), gmo, 4096)
+        order.append(("response",))
+        assert order == [("closed",), ("sync", LOOP), ("response",)]  # synced on the loop, after the close
+        assert P.decode(got[2]).header.CompCode == C.MQCC_OK
         await qm.disc()
 
 

@@ -268,6 +268,8 @@ class GroupCommitter:
         command ran, before the sync its MQGET will wait for -- and fallen idle.  Syncing at once would keep
         that MQCLOSE waiting; syncing on the writer thread costs the hand-overs of the GIL and of a vCPU,
         which on a lone connection are the command's latency."""
+        if self._error is not None:
+            return
         pending, upto = self.store.take()
         if pending:
             try:

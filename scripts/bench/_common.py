@@ -96,6 +96,15 @@ class ServerProcess:
         self.stop()
 
 
+def write_json(path: str | None, report: dict) -> None:
+    """A bench's report as JSON at ``path`` (its ``--json``), when one was given."""
+    if path:
+        import json
+
+        with open(path, "w") as fh:
+            json.dump(report, fh, indent=2)
+
+
 def proc_status_kib(field: str, pid: int | str = "self") -> int:
     """KiB from /proc/<pid>/status.  VmHWM is that process's own peak RSS: unlike ru_maxrss it does
     not inherit the high-water mark of a parent that forked it."""

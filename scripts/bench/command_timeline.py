@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import collections
-import json
 import os
 import signal
 import statistics
@@ -244,9 +243,7 @@ def main(argv=None) -> int:
     print(f"{args.command}: {report['commands']} commands; µs from the server's answer to the MQPUT (p25 p50 p75)")
     for name, f in report["marks"].items():
         print(f"  {name:32} {f['p25']:8.1f} {f['p50']:8.1f} {f['p75']:8.1f}")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(report, fh, indent=2)
+    B.write_json(args.json, report)
     return 0
 
 

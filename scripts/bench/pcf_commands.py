@@ -328,9 +328,7 @@ def main(argv=None) -> int:
               f"{figures['server_cpu_us']['best']:.1f}), {figures['per_s']['median']:7.1f} /s (best "
               f"{figures['per_s']['best']:.1f}), client CPU {figures['client_cpu_us']['median']:.1f} µs")
     print(json.dumps(report))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(report, fh, indent=2)
+    B.write_json(args.json, report)
     return 0
 
 

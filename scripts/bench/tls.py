@@ -319,9 +319,7 @@ def main(argv=None) -> int:
     if args.steps:
         report["event_loop_per_connection"] = scheduler_work(made, args.steps)
     print(json.dumps(report, indent=2))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(report, fh, indent=2)
+    B.write_json(args.json, report)
     return 0
 
 

@@ -43,7 +43,9 @@ from qmlite.registry.storage import fsync
 
 import structlog
 import trio
-import trio.testing
+# trio.testing's wait_all_tasks_blocked, from where trio defines it: importing trio.testing imports pytest
+# (65 ms, and a test runner inside the server).  tests/server/test_durability.py checks it is the same function.
+from trio._core import wait_all_tasks_blocked as _wait_all_tasks_blocked
 
 from . import coalesce
 
@@ -113,7 +115,7 @@ class GroupCommitter:
                         # connection's next request -- is served first; then the loop, idle, syncs.
                         self._idle_sync = False
                         with trio.move_on_after(IDLE_WAIT):
-                            await trio.testing.wait_all_tasks_blocked()
+                            await _wait_all_tasks_blocked()
                     self._kick()
                 nursery.cancel_scope.cancel()  # the helper's answers task: raised below, not in a group
             raise self._error

@@ -270,31 +270,36 @@ class GroupCommitter:
         command ran, before the sync its MQGET will wait for -- and fallen idle.  Syncing at once would keep
         that MQCLOSE waiting; syncing on the writer thread costs the hand-overs of the GIL and of a vCPU,
         which on a lone connection are the command's latency."""
-        if self._error is not None:
+        if self._error is not None or self._write_pending() is None:
             return
+        if self._unsynced > self.store.durable and not self._idle_sync:
+            self._idle_sync = True
+            self._wanted.set()
+
+    def _write_pending(self) -> int | None:
+        """Take what is pending and write it, not synced (``_unsynced`` says how far the writes reach); the
+        position taken, or None when the write failed (handed to ``_finished``, which ends the committer)."""
         pending, upto = self.store.take()
         if pending:
             try:
                 self.store.write(pending)
             except Exception as exc:
                 self._finished(upto, exc)
-                return
+                return None
             self._unsynced = upto
-        if self._unsynced > self.store.durable and not self._idle_sync:
-            self._idle_sync = True
-            self._wanted.set()
+        return upto
 
     def _kick(self) -> None:
         if self._in_flight or self._error is not None:
             return
         store = self.store
-        pending, upto = store.take()
-        if not pending and self._unsynced <= store.durable:
+        upto = self._write_pending()
+        if upto is None:
+            return
+        if self._unsynced <= store.durable:  # nothing written that a sync has not covered
             self._finished(upto, None)
             return
         try:
-            if pending:
-                store.write(pending)
             # One connection: nobody else's reply can be stalled, and the hand-over to the writer thread and
             # back (about 100 µs here) would be pure latency.  Several, all waiting for this sync: the same
             # (JN9).  Sync right here.  A fold or checkpoint due goes to the writer thread: a fold may write

@@ -40,12 +40,14 @@ class ServerProcess:
     tail is shown when the server fails to start."""
 
     def __init__(self, data_dir: pathlib.Path | None = None, *, log_level: str = "info",
-                 start_timeout: float = 600.0, args: tuple[str, ...] = ()) -> None:
+                 start_timeout: float = 600.0, args: tuple[str, ...] = (),
+                 launcher: tuple[str, ...] = ("-m", "qmlite")) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="qmlite-bench-", dir="/tmp")
         tmp = pathlib.Path(self._tmp.name)
         self.data_dir = pathlib.Path(data_dir) if data_dir is not None else tmp / "data"
         self.log_path = tmp / "server.log"
-        self.cmd = [sys.executable, "-m", "qmlite", "serve", "--port", "0", "--data-dir", str(self.data_dir),
+        # launcher: what runs ``qmlite`` (command_timeline.py's stamped server takes its place)
+        self.cmd = [sys.executable, *launcher, "serve", "--port", "0", "--data-dir", str(self.data_dir),
                     "--log-level", log_level, *args]  # args: more serve flags (``--clock virtual`` ...)
         self._log = open(self.log_path, "wb")
         t0 = time.perf_counter()

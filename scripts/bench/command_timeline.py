@@ -21,9 +21,7 @@ import argparse
 import atexit
 import collections
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _common as B  # noqa: E402
+import pcf_commands  # noqa: E402
 
 WARMUP = 300  # commands before the stamped ones (the server's and the client's code paths warm)
 
@@ -94,7 +93,7 @@ def serve(out: str, argv: list[str]) -> None:
 
 
 # ---- the client ------------------------------------------------------------------------------------------
-CALLS = ("MQOPEN", "MQPUT", "MQCLOSE", "MQGET")
+CALLS = pcf_commands.SPLIT_CALLS  # PCFExecute's four calls into ibmmqc
 
 
 def _client_stamps(stamps: list) -> None:
@@ -124,44 +123,26 @@ def _client_stamps(stamps: list) -> None:
 
 def run(command: str, commands: int) -> tuple[list, list]:
     """(client stamps, server stamps) of ``commands`` commands after the warm-up."""
-    import ibmmq
-    from ibmmq import CMQC, CMQCFC
-
     client: list = []
     _client_stamps(client)
     with tempfile.TemporaryDirectory(prefix="qmlite-timeline-", dir="/tmp") as tmp:
         out = os.path.join(tmp, "stamps")
-        proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", out, "--",
-                                 "serve", "--port", "0", "--data-dir", os.path.join(tmp, "data"),
-                                 "--log-level", "warning"], stdout=subprocess.PIPE)
-        try:
-            ready = B._READY.match(proc.stdout.readline().decode().strip())
-            if ready is None:
-                raise SystemExit("the stamped server did not start")
-            qm = ibmmq.connect(B.QMGR, B.CHANNEL, f"{B.HOST}({ready.group(1)})", B.USER, B.PASSWORD)
-            pcf = ibmmq.PCFExecute(qm)
-
-            def one(n: int) -> None:
-                if command == "ping":
-                    pcf.MQCMD_PING_Q_MGR()
-                else:
-                    pcf.MQCMD_CREATE_SUBSCRIPTION({
-                        CMQCFC.MQCACF_SUB_NAME: b"TIMELINE.%d" % n, CMQC.MQCA_TOPIC_STRING: b"bench/timeline",
-                        CMQCFC.MQIACF_DESTINATION_CLASS: CMQC.MQDC_MANAGED})
-            for n in range(WARMUP):
-                one(n)
+        # pcf_commands.py's server, connection and commands, the server started by this script's --serve
+        with B.ServerProcess(log_level="warning", launcher=(os.path.abspath(__file__), "--serve", out, "--")) as server:
+            qm, pcf = pcf_commands.connect(server.port)
+            one = pcf_commands.commands_of(pcf, b"TIMELINE.")[command]
+            for _ in range(WARMUP):
+                one()
             del client[:]
-            for n in range(WARMUP, WARMUP + commands):
+            for _ in range(commands):
                 client.append((time.perf_counter_ns(), "client command>"))
-                one(n)
+                one()
             client.append((time.perf_counter_ns(), "client command>"))  # closes the last command
+            pcf.disconnect()
             qm.disconnect()
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(60)
-        with open(out) as fh:
-            server = [(int(t), label) for t, label in (line.rstrip("\n").split(" ", 1) for line in fh)]
-    return client, server
+        with open(out) as fh:  # written as the server exited
+            server_stamps = [(int(t), label) for t, label in (line.rstrip("\n").split(" ", 1) for line in fh)]
+    return client, server_stamps
 
 
 # ---- the timeline ----------------------------------------------------------------------------------------

@@ -139,7 +139,18 @@ def read_publications(spark, path: str, numbered: bool | None = None):
         F.coalesce(F.col("persistence").cast("int"), F.lit(C.MQPER_PERSISTENCE_AS_Q_DEF)).alias("persistence"),
         F.coalesce(F.col("expiry").cast("int"), F.lit(C.MQEI_UNLIMITED)).alias("expiry"),
         F.coalesce(F.col("pub_level").cast("int"), F.lit(routing.DEFAULT_PUB_LEVEL)).alias("pub_level"),
-        F.col("ts"), F.to_timestamp("ts").cast("double").alias("timestamp"))
+        F.col("ts"), F.to_timestamp(_utc_stripped(spark, F.col("ts"))).cast("double").alias("timestamp"))
+
+
+def _utc_stripped(spark, ts):
+    """``ts`` without a final "Z" where the session's zone is UTC (pipeline/spark.py sets it): the same instant,
+    but Spark resolves a zone written in the string with two regular expressions compiled again for every row
+    (``SparkDateTimeUtils.getZoneId``), about 2.5% of a 10M job's executor time (docs/decisions.md SK5)."""
+    from pyspark.sql import functions as F
+
+    if spark.conf.get("spark.sql.session.timeZone") != "UTC":
+        return ts
+    return F.when(ts.endswith("Z"), ts.substr(F.lit(1), F.length(ts) - 1)).otherwise(ts)
 
 
 def _numbered(spark, df):
@@ -464,6 +475,11 @@ def from_capture(publications: str, registry_of, out: pathlib.Path) -> str:
 # 111-113 -> 92-93 CPU s for the whole cold job; the files twice the size, docs/decisions.md SK3).
 _WRITE_OPTIONS = {f"parquet.enable.dictionary#{column}": "false"
                   for column in ("publication_id", "timestamp", "sub_id", "correl_id", "sub_name", "topic")}
+# Nor min/max statistics for the strings: the writer copies a string each time it becomes a column's new minimum
+# or maximum, and a publication's id (increasing) does nearly every row -- 4.6% of a 10M job's executor samples
+# (docs/decisions.md SK5).  The timestamp, the queue manager and the numbers keep theirs, which a reader can prune by.
+_WRITE_OPTIONS.update({f"parquet.column.statistics.enabled#{column}": "false"
+                       for column in ("publication_id", "sub_id", "correl_id", "sub_name", "topic")})
 
 
 def route(spark, publications: str, registry, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:

@@ -34,6 +34,7 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
 # The throughput collector: a route job is one batch, and G1's pauses-first work cost 7-10% of a
 # 10M-publication run here (docs/benchmarks.md, issue 10).
 JVM_OPTIONS = "-XX:+UseParallelGC"
+CONCURRENT_WRITERS = 16  # output files a write task keeps open (one per queue); beyond them it sorts
 
 
 def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_partitions: int = 8,
@@ -58,6 +59,11 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              .config("spark.sql.session.timeZone", "UTC")  # timestamps without a zone are UTC, as put_stamp's
              .config("spark.ui.showConsoleProgress", "false")  # pipeline/progress.py draws ours
              .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+             # A task writes each queue's deliveries to a file of its own, all open at once (up to this many, the
+             # rest sorted as before) instead of sorting its rows by queue first; the open files' row groups share
+             # at most a quarter of the heap, shrinking as more open (docs/decisions.md SK5).
+             .config("spark.sql.maxConcurrentOutputFileWriters", str(CONCURRENT_WRITERS))
+             .config("spark.hadoop.parquet.memory.pool.ratio", "0.25")
              .config("spark.driver.extraJavaOptions", " ".join([JVM_OPTIONS, archive.java_options()]).strip())
              .config("spark.executor.extraJavaOptions", JVM_OPTIONS)
              .getOrCreate())

@@ -61,6 +61,25 @@ def test_route_job_writes_deliveries_by_queue_and_a_summary(spark, tmp_path, clo
     assert summary["per_subscription"]["ALL.PRICES"] == {"messages": 3, "bytes": 114}
     assert summary["per_queue_per_hour"]["DEV.QUEUE.1"] == {
         "1795428000": {"messages": 2, "bytes": 104}, "1795431600": {"messages": 1, "bytes": 10}}
+    # The strings are written without min/max statistics (SK5); the time and the numbers keep theirs.
+    for part in (tmp_path / "out" / "deliveries").rglob("*.parquet"):
+        meta = pq.ParquetFile(part).metadata
+        chunks = {meta.row_group(0).column(i).path_in_schema: meta.row_group(0).column(i)
+                  for i in range(meta.num_columns)}
+        assert {name for name, chunk in chunks.items() if not chunk.is_stats_set} == {
+            "publication_id", "sub_id", "correl_id", "sub_name", "topic"}, part
+        assert chunks["timestamp"].statistics.has_min_max
+
+
+def test_timestamps_are_read_as_the_instants_they_name(spark, tmp_path):
+    """A "Z" is read as UTC without Spark resolving the zone's name (SK5); offsets and zoneless times as before."""
+    stamps = ["2026-11-23T10:15:00Z", "2026-11-23T10:15:00.250Z", "2026-11-23T11:15:00+01:00", "2026-11-23T10:15:00",
+              "2026-11-23"]
+    pubs = tmp_path / "pubs.jsonl"
+    pubs.write_text("".join(json.dumps({"id": str(n), "topic": "t", "timestamp": t}) + "\n"
+                            for n, t in enumerate(stamps)))
+    got = {r["id"]: r["timestamp"] for r in route_job.read_publications(spark, str(pubs), numbered=False).collect()}
+    assert got == {"0": 1795428900.0, "1": 1795428900.25, "2": 1795428900.0, "3": 1795428900.0, "4": 1795392000.0}
 
 
 def test_route_job_reads_a_snapshot_and_parquet(spark, tmp_path, clock):

@@ -37,6 +37,7 @@ from .tls import check as tls_check
 
 _RECEIVE = 65536
 _PROBE_MISSES = 2  # reads right after a reply that found nothing, in a row, before the loop waits first
+_WOKEN_PROBE_AFTER = 100e-6  # seconds the woken ran, after which the next request is read before any wait (JN13)
 _PROBE_EVERY = 16  # ... and then one such read in this many calls, to notice a client that pipelines
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
 _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError)
@@ -177,7 +178,7 @@ class Connection:
         peer ends between the limit and a second past it.  Every wait is a checkpoint, and a run of
         requests that never waits passes one every ``sockio.FAIR_RUN`` reads: the loop stays cancellable,
         and one busy client cannot hold the loop."""
-        read = os.read
+        read, clock = os.read, time.perf_counter
         # Armed from the start: a peer that stops part-way through its first header is closed too.
         with trio.CancelScope(deadline=trio.current_time() + self._idle_limit()) as watchdog:
             self._watchdog = watchdog
@@ -190,6 +191,7 @@ class Connection:
             late_probe = False  # the read being tried is that late probe
             late_again = False  # ... and, if it finds nothing, once more after another (a held reply: HP10)
             late_misses = 0  # late probes in a row that found nothing
+            woken_probe = False  # the read being tried is the one right after the woken ran (not a probe)
             while not self._closed:
                 fd = sock.fileno()
                 if fd < 0:
@@ -215,6 +217,10 @@ class Connection:
                     else:
                         data = read(fd, _RECEIVE)
                 except BlockingIOError:
+                    if woken_probe:
+                        woken_probe = False
+                        wait_first = True
+                        continue
                     if probe:
                         probe = False
                         misses += 1
@@ -233,6 +239,7 @@ class Connection:
                     raise trio.BrokenResourceError(str(exc)) from exc
                 if not data:
                     return
+                woken_probe = False
                 if probe:  # a request was already there when the last one was served: keep probing
                     probe = False
                     misses = 0
@@ -250,7 +257,15 @@ class Connection:
                     await trio.lowlevel.checkpoint()
                 await self._received(data)
                 if self.server.mqi.activity.wakes != self._wakes_seen:
+                    began = clock()
                     await self._let_woken_run()
+                    if clock() - began >= _WOKEN_PROBE_AFTER:
+                        # The woken ran long (a command server's batch): the client has had that long to send
+                        # its next request (PCFExecute's MQCLOSE after the command's MQPUT), so it is read
+                        # before any wait -- a miss costs one failed read, a wait a trip through epoll.  Not
+                        # counted as a probe: a ping-pong client's other calls still wait first (decision JN13).
+                        woken_probe = True
+                        continue
                 # A ping-pong client sends its next request only after it has read this reply: a read
                 # tried now finds nothing (a failed system call and an exception per call).  Once
                 # _PROBE_MISSES such reads in a row found nothing, try it late: after one pass through

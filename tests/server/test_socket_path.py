@@ -206,3 +206,72 @@ async def test_a_ping_pong_client_is_waited_for_not_probed_each_call(tmp_path, m
             assert (seg.header.SegmentType, call.ApiHeader.CompCode) == (fap.MQPUT_REPLY, 0)
             assert calls.MQPutReply.unpack(call.Data, 0, fap.LITTLE)[0].MsgDesc.MsgId.startswith(b"SP%06d" % i)
         await peer.aclose()
+
+
+async def _wait_counted_run(tmp_path, monkeypatch, threshold: float) -> int:
+    """A ping-pong client (the loop waits before it reads) puts a message; its next request, an MQINQ, reaches the
+    socket while what the put woke runs.  Returns how many waits the server's side of the connection made between
+    reading the put and reading the inquire, with ``_WOKEN_PROBE_AFTER`` set to ``threshold``."""
+    import os
+
+    from qmlite.server import connection
+
+    events: list[str] = []
+    fds: list[int] = []
+    real_wait = trio.lowlevel.wait_readable
+
+    async def counted(fd):
+        if fd in fds:
+            events.append("wait")
+        await real_wait(fd)
+
+    real_received = connection.Connection._received
+
+    async def received(self, data):
+        events.append("read")
+        await real_received(self, data)
+
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", counted)
+    monkeypatch.setattr(connection.Connection, "_received", received)
+    inq = calls.MQInqRequest([C.MQIA_CURRENT_Q_DEPTH], 1, 0).pack(fap.LITTLE)
+    async with running_server(tmp_path) as server:
+        peer, hobj = await opened_queue(server)
+        for _ in range(8):  # ping-pong: the reads tried after a reply miss, and the loop waits first from now on
+            await _call(peer, fap.MQINQ, inq, hobj)
+        (conn,) = server.connections
+        fds.append(conn._sock.fileno())
+        server.mqi.activity.lot("DEV.QUEUE.1")  # a queue a GET waited on: a put to it wakes (a command's MQPUT)
+        next_request = [_request(peer, fap.MQINQ, inq, hobj)]
+        real_let = connection.Connection._let_woken_run
+
+        async def woken_ran_while_the_client_sent(self):
+            await real_let(self)
+            if next_request:  # on the wire before the loop looks: as a command's MQCLOSE, sent while it runs
+                data = next_request.pop()
+                assert os.write(peer.stream.socket.fileno(), data) == len(data)
+
+        monkeypatch.setattr(connection.Connection, "_let_woken_run", woken_ran_while_the_client_sent)
+        monkeypatch.setattr(connection, "_WOKEN_PROBE_AFTER", threshold)
+        del events[:]
+        md = mqi.MQMD(Version=2, Format="MQSTR")
+        put = calls.MQPutRequest(md, mqi.MQPMO(Version=2, Options=C.MQPMO_NO_SYNCPOINT), b"wakes").pack(fap.LITTLE)
+        await peer.send(_request(peer, fap.MQPUT, put, hobj))
+        seg = await peer.receive()
+        assert seg.header.SegmentType == fap.MQPUT_REPLY
+        seg = await peer.receive()
+        assert seg.header.SegmentType == fap.MQINQ_REPLY
+        assert fap.decode_body(seg, first=True).ApiHeader.CompCode == 0
+        assert not next_request
+        await peer.aclose()
+    put_read = events.index("read")
+    inquire_read = events.index("read", put_read + 1)
+    return events[put_read:inquire_read].count("wait")
+
+
+async def test_after_a_long_woken_run_the_next_request_is_read_before_any_wait(tmp_path, monkeypatch):
+    """What a call woke ran long (a command server's batch after PCFExecute's MQPUT): the client has had that long to
+    send its next request, so it is read at once -- no wait, no trip through epoll -- even on a ping-pong connection
+    that otherwise waits before it reads.  A short woken run leaves the connection waiting first, as before."""
+    with trio.fail_after(30):
+        assert await _wait_counted_run(tmp_path / "long", monkeypatch, 0.0) == 0
+        assert await _wait_counted_run(tmp_path / "short", monkeypatch, 3600.0) == 1

@@ -37,8 +37,8 @@ from .tls import check as tls_check
 
 _RECEIVE = 65536
 _PROBE_MISSES = 2  # reads right after a reply that found nothing, in a row, before the loop waits first
-_WOKEN_PROBE_AFTER = 100e-6  # seconds the woken ran, after which the next request is read before any wait (JN13)
 _PROBE_EVERY = 16  # ... and then one such read in this many calls, to notice a client that pipelines
+_WOKEN_PROBE_AFTER = 100e-6  # seconds the woken ran, after which the next request is read before any wait (JN13)
 _HELD_LIMIT = 1 << 20  # bytes kept while a call is held (hold): past it the socket is left unread until the end
 _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError)
 

@@ -30,7 +30,8 @@ spare taken.  A spare left by an earlier run is deleted, never used: a rename th
 disk before a crash may have left records in it.
 
 Operations: ``(PUT, seq, queue, priority, msg_id, correl_id, put_time, expires_at, md, data,
-props)``, ``(DELETE, seq)``, ``(CLEAR, queue)``.  Each segment keeps in memory the net effect of
+props)``, ``(DELETE, seq)``, ``(CLEAR, queue)``, and ``(TIED,)`` last in a record whose unit also has a SQLite
+transaction (docs/decisions.md JN14).  Each segment keeps in memory the net effect of
 its operations (``NetEffect``): a put whose message was got in the same segment -- a round trip's
 usual fate -- leaves nothing.  Folding applies closed segments' net effects to SQLite in durable
 transactions, records the last LSN folded in SQLite's meta table in the last one, then deletes the
@@ -70,6 +71,11 @@ MAX_RECORD = 1 << 30  # no group is this large (MaxMsgLength is 100 MB); a longe
 SEGMENT_BYTES = 16 << 20
 
 PUT, DELETE, CLEAR = 1, 2, 3
+# The last operation of a record written with a SQLite transaction of its own (definitions and messages changed in
+# one unit: a restored snapshot, a queue deleted with its messages).  The record is appended first and the
+# transaction then stores its LSN (meta ``journal_tied``); a record so marked whose LSN that never reached was cut
+# off by a crash between the two, and recovery drops it with whatever follows, as a torn tail: all or nothing.
+TIED = 4
 _NUMBER = (int, float)  # a test's clock may give whole seconds
 _PUT_TYPES = (int, int, str, int, bytes, bytes, _NUMBER, (*_NUMBER, type(None)), bytes, bytes, (bytes, type(None)))
 
@@ -107,7 +113,7 @@ class NetEffect:
                     self.deletes.add(op[1])
             elif kind == CLEAR:
                 self._clear(op[1])
-            else:
+            elif kind != TIED:
                 raise JournalError(f"unknown journal operation {kind!r}")
 
     def _clear(self, queue: str) -> None:
@@ -139,6 +145,8 @@ def valid_op(op) -> bool:
         return len(op) == 2 and type(op[1]) is int
     if op[0] == CLEAR:
         return len(op) == 2 and type(op[1]) is str
+    if op[0] == TIED:
+        return len(op) == 1
     return False
 
 
@@ -222,10 +230,12 @@ class Journal:
                 found.append((int(m.group(1)), path))
         return sorted(found)
 
-    def recover(self, folded_lsn: int) -> tuple[NetEffect, int, list[pathlib.Path]]:
+    def recover(self, folded_lsn: int, tied_lsn: int = 0) -> tuple[NetEffect, int, list[pathlib.Path]]:
         """The net effect of every record after ``folded_lsn`` in the segments on disk, the last LSN
         seen, and the segment files (to delete once that effect is folded).  Stops at the first
-        record that does not check out (a torn tail): nothing after it is applied."""
+        record that does not check out (a torn tail): nothing after it is applied.  ``tied_lsn``: the
+        last record marked ``TIED`` whose SQLite transaction committed; a later one marked so is a torn
+        tail too (its transaction never committed)."""
         effect = NetEffect(strict=True)  # a fold cut short may have written some of these rows
         last = folded_lsn
         paths = []
@@ -247,6 +257,10 @@ class Journal:
                 if lsn is None:
                     torn = True
                     log.warning("journal_torn_tail", segment=path.name, offset=ops, size=len(data))
+                    break
+                if lsn > tied_lsn and ops and ops[-1][0] == TIED and lsn > folded_lsn:
+                    torn = True  # its SQLite half never committed: neither half happened
+                    log.warning("journal_untied_record", segment=path.name, lsn=lsn, tied=tied_lsn)
                     break
                 seen = lsn
                 if lsn > folded_lsn:

@@ -30,6 +30,7 @@ from qmlite.registry.storage import journal as J
 
 FILENAME = "qmlite.db"
 LOCKNAME = "qmlite.lock"  # held (flock) by the one Store that writes the directory
+_TIE_SQL = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"  # a tied record's LSN (journal.TIED)
 
 
 def _columns(cls: type) -> tuple[str, ...]:
@@ -714,6 +715,14 @@ class Store:
         (any thread; transactions never interleave), the journal operations as one record (on the
         thread that appends)."""
         statements, ops = pending
+        if statements and ops:
+            # One unit in both files (a restored snapshot: definitions in SQLite, messages in the journal): the
+            # record first, marked, then the transaction with its LSN; a crash between leaves a marked record
+            # that recovery drops (journal.TIED), so the unit is all there or not at all.
+            self._journal.append([*ops, (J.TIED,)])
+            self._write_sql([*statements, (_TIE_SQL, ("journal_tied", self._journal.lsn))])
+            self._wal_dirty = True
+            return
         if statements:
             self._write_sql(statements)
             self._wal_dirty = True
@@ -754,7 +763,8 @@ class Store:
         """At open: apply what the journal holds beyond SQLite's record of the last fold."""
         row = self._db.execute("SELECT value FROM meta WHERE key = 'journal_lsn'").fetchone()
         folded = int(row[0]) if row is not None else 0
-        effect, last, paths = self._journal.recover(folded)
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'journal_tied'").fetchone()
+        effect, last, paths = self._journal.recover(folded, int(row[0]) if row is not None else 0)
         if effect or last > folded:
             self._fold_effect(self._db, effect, last)
             J.log.info("journal_recovered", records=last - folded, puts=len(effect.puts),

@@ -499,3 +499,83 @@ def test_a_message_put_and_deleted_within_one_group_is_not_written(tmp_path):
         assert store.take()[0][1] == [(J.DELETE, 2)]
     finally:
         store.close()
+
+
+def test_a_record_marked_tied_counts_only_once_its_transaction_committed(tmp_path):
+    """A unit written to both files (decision JN14): its journal record, marked TIED, is applied at recovery only if
+    SQLite's meta says its transaction committed; otherwise it is a torn tail, dropped with whatever follows."""
+    journal = J.Journal(tmp_path, fsync=False)
+    journal.append([(J.DELETE, 1)])
+    journal.append([(J.CLEAR, "Q.A"), (J.TIED,)])
+    os.close(journal._fd)
+    effect, last, _ = J.Journal(tmp_path, fsync=False).recover(0, tied_lsn=2)
+    assert (effect.deletes, effect.clears, last) == ({1}, {"Q.A"}, 2)
+    effect, last, _ = J.Journal(tmp_path, fsync=False).recover(0, tied_lsn=1)
+    assert (effect.deletes, effect.clears, last) == ({1}, set(), 1)
+
+
+_RESTORE_THEN_DIE = """
+    import os
+    import pathlib
+    from qmlite.pcf import constants as C
+    from qmlite.pcf.mqi import MQMD, MQOD, MQPMO
+    from qmlite.registry.mqsc import run_mqsc
+    from qmlite.registry.qmgr import QueueManager
+    from qmlite.registry.storage import savepoints
+    from qmlite.registry.storage import sqlite as SQ
+    qm = QueueManager.open(pathlib.Path({data!r}), "QM1")
+    s = qm.connect("QM1", user="admin", admin=True)
+
+    def fill(prefix, tag):
+        run_mqsc(qm, "\\n".join(f"DEFINE QLOCAL({{prefix}}.{{n}})" for n in range(3)), user="mqm")
+        for n in range(3):
+            h, _ = qm.open_object(s, MQOD(ObjectName=f"{{prefix}}.{{n}}"), C.MQOO_OUTPUT)
+            for i in range(5):
+                qm.put(s, h.hobj, MQMD(Persistence=C.MQPER_PERSISTENT), MQPMO(Options=C.MQPMO_NO_SYNCPOINT),
+                       b"%s-%d-%d" % (tag, n, i))
+            qm.close_object(s, h.hobj, 0)  # open, a queue would be kept in use by the reset and the restore
+        qm.flush()
+
+    fill("BASE", b"base")
+    savepoints.of(qm).save("BASE")
+    run_mqsc(qm, "RESET QMLITE", user="mqm")
+    fill("LATER", b"later")
+    savepoints.of(qm).restore("BASE")
+    from qmlite.registry.storage import journal as J
+
+    def then_die(real):
+        def write_and_die(*args):
+            real(*args)
+            os._exit(0)
+        return write_and_die
+
+    if {die_between!r}:  # killed as soon as the first of the two files has its half of the unit
+        SQ.Store._write_sql = then_die(SQ.Store._write_sql)
+        J.Journal.append = then_die(J.Journal.append)
+    qm.flush()
+    os._exit(0)
+"""
+
+
+def _restored_and_killed(tmp_path, die_between: bool) -> dict:
+    data_dir = tmp_path / "data"
+    script = textwrap.dedent(_RESTORE_THEN_DIE.format(data=str(data_dir), die_between=die_between))
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    from qmlite.registry.storage.catalog import Registry
+
+    reg = Registry.open(data_dir, "QM1")
+    try:
+        return {name: [m.data for m in reg.messages.contents(name)]
+                for name in sorted(reg.queues) if name.startswith(("BASE.", "LATER."))}
+    finally:
+        reg.close()
+
+
+def test_a_restore_killed_between_its_two_files_is_not_there_at_all(tmp_path):
+    """A snapshot's restore changes definitions (SQLite) and messages (the journal) as one unit: killed once the first
+    file has its half, the data directory is as before it; killed after both, as after."""
+    later = {f"LATER.{n}": [b"later-%d-%d" % (n, i) for i in range(5)] for n in range(3)}
+    base = {f"BASE.{n}": [b"base-%d-%d" % (n, i) for i in range(5)] for n in range(3)}
+    assert _restored_and_killed(tmp_path / "between", True) == later
+    assert _restored_and_killed(tmp_path / "after", False) == base

@@ -30,7 +30,7 @@ from qmlite.registry.storage import journal as J
 
 FILENAME = "qmlite.db"
 LOCKNAME = "qmlite.lock"  # held (flock) by the one Store that writes the directory
-_TIE_SQL = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"  # a tied record's LSN (journal.TIED)
+_META_SQL = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"  # one meta row: set_meta, the fold, a tie
 
 
 def _columns(cls: type) -> tuple[str, ...]:
@@ -473,7 +473,7 @@ class Store:
         self._append(f"DELETE FROM {table} WHERE {column} = ?", (key,))
 
     def set_meta(self, key: str, value: object) -> None:
-        self._append("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        self._append(_META_SQL, (key, value))
 
     def _append(self, sql: str, params: tuple) -> None:
         self._pending.append((sql, params))
@@ -720,9 +720,7 @@ class Store:
             # record first, marked, then the transaction with its LSN; a crash between leaves a marked record
             # that recovery drops (journal.TIED), so the unit is all there or not at all.
             self._journal.append([*ops, (J.TIED,)])
-            self._write_sql([*statements, (_TIE_SQL, ("journal_tied", self._journal.lsn))])
-            self._wal_dirty = True
-            return
+            statements, ops = [*statements, (_META_SQL, ("journal_tied", self._journal.lsn))], None
         if statements:
             self._write_sql(statements)
             self._wal_dirty = True
@@ -800,7 +798,7 @@ class Store:
                            [op[1:] for op in effect.puts.values()])):
             for start in range(0, len(rows), self._FOLD_ROWS):
                 work.append((sql, rows[start:start + self._FOLD_ROWS]))
-        work.append(("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [("journal_lsn", lsn)]))
+        work.append((_META_SQL, [("journal_lsn", lsn)]))
         db.execute(f"PRAGMA synchronous={'FULL' if self.fsync_commits else 'OFF'}")
         try:
             for sql, rows in work:

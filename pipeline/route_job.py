@@ -33,7 +33,7 @@ from qmlite.registry.pubsub import routing
 from qmlite.registry.storage import definitionsblob
 from qmlite.registry.storage.catalog import Registry
 
-from . import capture, routes
+from . import capture, forked, routes
 
 KEY = ("topic", "pub_level", "priority", "persistence", "expiry")
 _CACHE: dict[str, object] = {}  # per executor process: snapshot digest -> routing registry
@@ -353,7 +353,7 @@ class Routed:
         self._blob = self._groups = self._mappers = None
         self.routed = None  # the routed keys as an Arrow table, when the driver routed them
         if keys is not None and not hasattr(keys, "mapInArrow") and keys.num_rows <= DRIVER_KEYS:
-            self.routed = route_keys_table(reg, keys)
+            self.routed = route_keys_table(reg, keys, _driver_cores(spark))
             self.keys = spark.createDataFrame(self.routed, schema=_routed_key_schema())
             has_each = _kinds(self.routed, "each").num_rows > 0
         else:
@@ -417,6 +417,12 @@ class Routed:
             self._groups.release()
 
 
+def _driver_cores(spark) -> int:
+    """The cores the driver may route with while the executors wait for its keys: the master's (local[N]: N), at most
+    the driver machine's."""
+    return max(1, min(spark.sparkContext.defaultParallelism, len(os.sched_getaffinity(0))))
+
+
 def _kinds(routed, kind: str):
     import pyarrow.compute as pc
 
@@ -431,12 +437,14 @@ def _key_schema():
                          T.StructField("expiry", T.IntegerType())])
 
 
-def route_keys_table(reg, keys):
-    """``route_keys`` over an Arrow table of distinct keys, on the driver: the routed-key table in Arrow."""
+def route_keys_table(reg, keys, processes: int = 1):
+    """``route_keys`` over an Arrow table of distinct keys, on the driver: the routed-key table in Arrow.
+    ``processes``: how many of the driver's cores may route at once (pipeline/forked.py)."""
     import pyarrow as pa
 
     arrow = _arrow_schema(_routed_key_schema())
-    rows = list(route_keys(reg, zip(*(keys.column(k).to_pylist() for k in KEY))))
+    rows = forked.split_map(lambda part: list(route_keys(reg, part)),
+                            list(zip(*(keys.column(k).to_pylist() for k in KEY))), processes)
     return pa.Table.from_batches([_record_batch(rows, arrow)] if rows else [], schema=arrow)
 
 
@@ -520,11 +528,12 @@ def route(spark, publications: str, registry, out: str, *, limit: int = BROADCAS
         (routed.plain.unionByName(each) if each is not None else routed.plain) \
             .write.options(**_WRITE_OPTIONS).mode("overwrite").partitionBy("destination_queue").parquet(written)
         deliveries = spark.read.schema(_delivery_schema()).parquet(_literal(written))  # queue names stay strings
-        summary = summarize(table, routed.routed_keys(), each, deliveries, publications_read)
+        lines: dict[str, str] = {}  # the summary's entries, encoded while the hours' job runs
+        summary = summarize(table, routed.routed_keys(), each, deliveries, publications_read, lines)
         # Rows without a topic cannot be published: counted, not silently among the unreceived.
         summary["publications_without_topic"] = without_topic
         target.mkdir(parents=True, exist_ok=True)
-        (target / "summary.json").write_text(summary_text(summary))
+        (target / "summary.json").write_text(summary_text(summary, lines))
     finally:
         if each is not None:
             each.unpersist()
@@ -532,7 +541,7 @@ def route(spark, publications: str, registry, out: str, *, limit: int = BROADCAS
     return summary
 
 
-def summary_text(summary: dict) -> str:
+def summary_text(summary: dict, lines: dict[str, str] | None = None) -> str:
     """``summary.json``: keys sorted, two-space indents, and each entry of a per-name table (per topic,
     subscription, queue: 100k entries and more) on a line of its own.
 
@@ -541,33 +550,41 @@ def summary_text(summary: dict) -> str:
     encoder: its names each by the C encoder's own string function (a split of their list on '", "'
     would cut a name ending in an escaped quote), its entries as one list, split where its items meet --
     '}, {' occurs only there (no brace in a plain name or a number).  Any other value is indented as
-    ``json.dumps`` would."""
-    encode = json.JSONEncoder(sort_keys=True).encode
-    lines = []
-    for key in sorted(summary):
-        value = summary[key]
-        if isinstance(value, dict) and value and all(isinstance(name, str) for name in value) and all(
-                isinstance(v, dict) and all(isinstance(k, str) and k.isidentifier() and type(n) in (int, float)
-                                            for k, n in v.items())
-                for v in value.values()):
-            names = sorted(value)
-            quoted = map(json.encoder.encode_basestring_ascii, names)  # as the encoder writes them
-            entries = encode([value[n] for n in names])[2:-2].split("}, {")
-            body = ",\n    ".join(f"{n}: {{{e}}}" for n, e in zip(quoted, entries))
-            lines.append(f"  {encode(key)}: {{\n    {body}\n  }}")
-        else:
-            inner = json.dumps(value, indent=2, sort_keys=True).replace("\n", "\n  ")
-            lines.append(f"  {encode(key)}: {inner}")
-    return "{\n" + ",\n".join(lines) + "\n}" if lines else "{}"
+    ``json.dumps`` would.
+
+    ``lines``: entries encoded already (``summary_line``), by key, used as they are."""
+    lines = lines or {}
+    entries = [lines[key] if key in lines else summary_line(key, summary[key]) for key in sorted(summary)]
+    return "{\n" + ",\n".join(entries) + "\n}" if entries else "{}"
 
 
-def summarize(traffic, routed, each, deliveries, publications: int) -> dict:
+def summary_line(key: str, value) -> str:
+    """One entry of ``summary_text``: its line (a per-name table's lines), without the comma before the next."""
+    encode = _ENCODE
+    if isinstance(value, dict) and value and all(isinstance(name, str) for name in value) and all(
+            isinstance(v, dict) and all(isinstance(k, str) and k.isidentifier() and type(n) in (int, float)
+                                        for k, n in v.items())
+            for v in value.values()):
+        names = sorted(value)
+        quoted = map(json.encoder.encode_basestring_ascii, names)  # as the encoder writes them
+        entries = encode([value[n] for n in names])[2:-2].split("}, {")
+        body = ",\n    ".join(f"{n}: {{{e}}}" for n, e in zip(quoted, entries))
+        return f"  {encode(key)}: {{\n    {body}\n  }}"
+    inner = json.dumps(value, indent=2, sort_keys=True).replace("\n", "\n  ")
+    return f"  {encode(key)}: {inner}"
+
+
+_ENCODE = json.JSONEncoder(sort_keys=True).encode
+
+
+def summarize(traffic, routed, each, deliveries, publications: int, lines: dict[str, str] | None = None) -> dict:
     """The summary from the traffic per key (``traffic``: an Arrow table of KEY, n, size_sum), the
     routed keys (``routed``: Arrow, ``Routed.routed_keys()``), the deliveries routed one by one
     (``each``, a DataFrame; None when no key needed it) and, for the hours, all the deliveries as
     written.  The tables per key are small (one row per distinct key, or per key and
     subscription): they are aggregated on the driver with Arrow, in one Spark job each rather than one
-    per figure."""
+    per figure.  ``lines``: given, it is filled with ``summary_line`` of each entry but the hours', encoded while
+    the hours' job runs (0.5 s for 100k topics and subscriptions, docs/decisions.md SK6)."""
     from pyspark.sql import functions as F
 
     hours = deliveries.groupBy("destination_queue", F.floor(F.col("timestamp") / 3600).alias("hour")) \
@@ -584,6 +601,8 @@ def summarize(traffic, routed, each, deliveries, publications: int) -> dict:
         hourly = background.submit(collect_hours)
         try:
             summary = _summary_of_keys(traffic, routed, each, publications)
+            if lines is not None:
+                lines.update((key, summary_line(key, value)) for key, value in summary.items())
             rows = hourly.result()
         except BaseException:
             # Not left running: leaving the block waits for the thread, and so for its job.

@@ -57,6 +57,7 @@ def test_route_job_writes_deliveries_by_queue_and_a_summary(spark, tmp_path, clo
                    ("b", "DEV.QUEUE.1", "ALL.PRICES", 100)]
     written = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert written == json.loads(json.dumps(summary))
+    assert (tmp_path / "out" / "summary.json").read_text() == route_job.summary_text(summary)  # lines encoded ahead
     assert (summary["publications"], summary["deliveries"], summary["publications_not_received"]) == (4, 4, 1)
     assert summary["per_subscription"]["ALL.PRICES"] == {"messages": 3, "bytes": 114}
     assert summary["per_queue_per_hour"]["DEV.QUEUE.1"] == {
@@ -311,6 +312,35 @@ def test_every_routing_rule_gives_the_same_rows_on_the_driver_and_the_executors(
     assert driver[1]["publications_without_topic"] == 1
 
 
+def test_keys_routed_in_forked_shares_give_the_table_one_process_gives(tmp_path, clock, monkeypatch):
+    """The driver's keys split over forked copies of it (pipeline/forked.py, SK6): the routed-key table is the one a
+    single process builds, row for row and in order, whichever rule a key meets (copies, groups, PubPriority,
+    SubLevel, a selector routed one by one)."""
+    import pyarrow as pa
+
+    from qmlite.pipeline import forked
+
+    qm = QueueManager.open(tmp_path / "qm", clock=clock, synchronous="NORMAL")
+    try:
+        _registry(qm, [("r/#", "PIPE.Q.1", 1, "", None, -1), ("r/+/x", "PIPE.Q.2", 1, "", None, 4),
+                       ("r/s/+", "PIPE.Q.3", 1, "Colour = 'red'", None, -1), ("r/l", "PIPE.Q.3", 2, "", None, -3),
+                       ("r/g", "PIPE.Q.2", 1, "", 1, -1), ("r/g", "PIPE.Q.2", 1, "", 1, -1)])
+        keys = [(topic, level, priority, persistence, -1) for topic in ("r/a/x", "r/s/1", "r/l", "r/g", "q", "r/b/x")
+                for level in (1, 9) for priority in (-1, 0, 7) for persistence in (0, 2)]
+        table = pa.table({name: [k[n] for k in keys] for n, name in enumerate(route_job.KEY)})
+        alone = route_job.route_keys_table(qm.registry, table, 1)
+        forks = []
+        monkeypatch.setattr(forked, "MIN_SHARE", 1)
+        monkeypatch.setattr(forked, "_fork", lambda work, part, real=forked._fork: forks.append(1) or real(work, part))
+        shared = route_job.route_keys_table(qm.registry, table, 3)
+    finally:
+        qm.shutdown()
+    assert len(forks) == 2  # three shares: two of them worked in forked children
+    assert shared.equals(alone)
+    kinds = set(alone["kind"].to_pylist())
+    assert {"copy", "each", "selector"} <= kinds and alone.num_rows > len(keys)
+
+
 NAMES = strategies.text(strategies.sampled_from('a}{", \\/é\n1'), max_size=6)  # braces, quotes, commas: a split's traps
 COUNTS = strategies.dictionaries(strategies.sampled_from(["messages", "bytes", "hit_rate"]),
                                  strategies.integers(-5, 10**12) | strategies.floats(0, 1))
@@ -331,6 +361,9 @@ def test_summary_json_is_the_summary_with_an_entry_a_line(table, nested):
         start = lines.index('  "per_topic": {')
         assert lines[start + len(table) + 1] in ("  }", "  },")  # one line per entry, then the table closes
     assert all(line.startswith("  ") for line in lines[1:-1])
+    # Entries encoded ahead (the job encodes all but the hours' while their job runs) give the same text.
+    ahead = {key: route_job.summary_line(key, summary[key]) for key in ("per_topic", "selector_hit_rates")}
+    assert route_job.summary_text(summary, ahead) == text
 
 
 def test_a_registry_already_loaded_routes_as_its_directory_does(spark, tmp_path, clock):

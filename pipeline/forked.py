@@ -5,7 +5,8 @@ core between two Spark jobs, with every core the master has idle (docs/decisions
 driver's loaded registry without a copy or a load, routes its share of the keys and sends back its rows, pickled,
 through a pipe; the driver routes the first share meanwhile.
 
-The child does only that: no Spark, no py4j, no logging.  It leaves through ``os._exit``, so nothing the driver
+The child does only that: no Spark, no py4j, no logging, and routing reads the registry's memory, never its SQLite
+store (a connection must not be used across a fork).  It leaves through ``os._exit``, so nothing the driver
 registered (atexit, a JVM to stop, buffered output) runs or is written twice in it.  A child that fails for any reason
 (killed, out of memory, an exception) has its share done again by the driver, which then raises what the work
 raises: the result is always the work's own, in order.

@@ -85,12 +85,15 @@ def _fork(work, part) -> tuple[int, int] | None:
 
 
 def _collect(pid: int, fd: int, work, part) -> list:
-    chunks = []
+    chunks, whole = [], False
     try:
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
+        whole = True
     finally:
         os.close(fd)
+        if not whole:  # interrupted while reading: the child's rows are wanted no more, nor is it waited for
+            os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         return work(part)  # the child failed: its share done here, raising what the work raises

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
@@ -93,3 +94,20 @@ def test_small_work_and_one_process_never_fork(monkeypatch):
     monkeypatch.setattr(forked, "can_fork", lambda: False)
     assert forked.split_map(list, list(range(forked.MIN_SHARE * 4)), 4) == list(range(forked.MIN_SHARE * 4))
     assert calls == []
+
+
+def test_a_driver_interrupted_while_reading_kills_the_child_it_reads(shares, monkeypatch):
+    """The child still working when the driver stops reading it is killed, not waited for."""
+    here = os.getpid()
+
+    def interrupted(fd, n):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(os, "read", interrupted)
+
+    def work(part):
+        if os.getpid() != here:
+            signal.pause()  # a share that never ends on its own: only a kill ends it
+        return list(part)
+    with pytest.raises(KeyboardInterrupt):
+        forked.split_map(work, list(range(10)), 2)
+    assert len(shares) == 1 and _gone(shares[0])

@@ -395,3 +395,18 @@ def test_a_summary_that_fails_cancels_its_hourly_job(spark, monkeypatch):
     with pytest.raises(RuntimeError, match="the sums failed"):
         route_job.summarize(None, None, None, deliveries, 1)
     assert len(cancelled) == 1 and cancelled[0].startswith("qmlite-hours-")
+
+
+def test_the_driver_routes_with_the_masters_cores_at_most_its_own(monkeypatch):
+    """local[N] gives N shares, never more than the cores the driver may run on (sched_getaffinity where the OS has
+    it, the machine's count elsewhere)."""
+    import os
+    import types
+
+    def master(cores):
+        return types.SimpleNamespace(sparkContext=types.SimpleNamespace(defaultParallelism=cores))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    assert [route_job._driver_cores(master(n)) for n in (1, 2, 8)] == [1, 2, 3]
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert [route_job._driver_cores(master(n)) for n in (2, 8)] == [2, 4]

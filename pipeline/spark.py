@@ -63,12 +63,12 @@ def session(master: str = "local[2]", app: str = "qmlite-pipeline", shuffle_part
              # rest sorted as before) instead of sorting its rows by queue first; the open files' row groups share
              # at most a quarter of the heap, shrinking as more open (docs/decisions.md SK5).
              .config("spark.sql.maxConcurrentOutputFileWriters", str(CONCURRENT_WRITERS))
+             .config("spark.hadoop.parquet.memory.pool.ratio", "0.25")
              # An aggregation's rows go straight to its hash map, without the generated first-level map in front:
              # that one holds 65,536 groups, and the traffic pass's (one per distinct key, 100k and more) overflow
              # it, so most rows were looked up twice (10M publications: 8.9 s for the pass, not 9.7;
              # docs/decisions.md SK6).
              .config("spark.sql.codegen.aggregate.map.twolevel.enabled", "false")
-             .config("spark.hadoop.parquet.memory.pool.ratio", "0.25")
              .config("spark.driver.extraJavaOptions", " ".join([JVM_OPTIONS, archive.java_options()]).strip())
              .config("spark.executor.extraJavaOptions", JVM_OPTIONS)
              .getOrCreate())

@@ -32,8 +32,11 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
 
 
 # The throughput collector: a route job is one batch, and G1's pauses-first work cost 7-10% of a
-# 10M-publication run here (docs/benchmarks.md, issue 10).
-JVM_OPTIONS = "-XX:+UseParallelGC"
+# 10M-publication run here (docs/benchmarks.md, issue 10).  The JIT compiles a method after four times the usual
+# calls and loops: a cold job's C1 and C2 compilers took 11 CPU s of a 10M job's 72 (warm-ish planning, Janino,
+# serialization code compiled once and hardly run again), about 7 with it; the rows' loops run millions of times
+# and are compiled as early as they matter (docs/decisions.md SK7).
+JVM_OPTIONS = "-XX:+UseParallelGC -XX:CompileThresholdScaling=4"
 CONCURRENT_WRITERS = 16  # output files a write task keeps open (one per queue); beyond them it sorts
 
 

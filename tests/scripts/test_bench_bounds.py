@@ -315,3 +315,21 @@ def test_the_trio_ceiling_is_checked_and_a_target_above_it_printed_out_of_reach_
     assert _check(results) == [
         "bound 'ibmmq over trio echo: Queue.put 100 B': 2,500/s is slower than 'ibmmq: Queue.put 100 B' at 3,000/s, "
         "the figure it bounds"]
+
+
+def test_the_spark_scaling_ceiling_is_the_first_masters_time_over_the_seconds_cpu_on_its_cores():
+    route = _load("pipeline_route")
+    one = [{"cold": 62.0, "cold_cpu": 70.0}, {"cold": 66.0, "cold_cpu": 75.0}]
+    two = [{"cold": 39.0, "cold_cpu": 74.4}, {"cold": 38.8, "cold_cpu": 80.0}]
+    assert route.scaling_ceilings(one, two, 2) == pytest.approx([62.0 / 37.2, 66.0 / 40.0])
+    assert route.scaling_ceilings(one, two[:1], 1) == pytest.approx([62.0 / 74.4])  # rounds pair in order
+
+
+def test_a_local_masters_cores_are_its_threads_at_most_the_machines():
+    import os
+
+    route = _load("pipeline_route")
+    machine = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert route._cores("local") == 1 and route._cores("local[1]") == 1
+    assert route._cores("local[*]") == machine and route._cores("local[512]") == machine
+    assert route._cores("local[1,4]") == 1  # local[N,F]: F is the task failures allowed

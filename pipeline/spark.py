@@ -32,11 +32,13 @@ def qmlite_zip(path: pathlib.Path) -> pathlib.Path:
 
 
 # The throughput collector: a route job is one batch, and G1's pauses-first work cost 7-10% of a
-# 10M-publication run here (docs/benchmarks.md, issue 10).  The JIT compiles a method after four times the usual
-# calls and loops: a cold job's C1 and C2 compilers took 11 CPU s of a 10M job's 72 (warm-ish planning, Janino,
-# serialization code compiled once and hardly run again), about 7 with it; the rows' loops run millions of times
-# and are compiled as early as they matter (docs/decisions.md SK7).
-JVM_OPTIONS = "-XX:+UseParallelGC -XX:CompileThresholdScaling=4"
+# 10M-publication run here (docs/benchmarks.md, issue 10).  The optimizing compiler (C2) takes a method after ten
+# times the usual calls and loop turns; C1 as usual.  A cold job's compilers took 11 CPU s of a 10M job's 72, most of
+# it C2 on planning, Janino and serialization code run a few thousand times and never again; about 6.4 with this.  The
+# rows' loops run millions of times and reach C2 within the first task (docs/decisions.md SK7).
+JVM_OPTIONS = " ".join(["-XX:+UseParallelGC", "-XX:Tier4InvocationThreshold=50000",
+                        "-XX:Tier4MinInvocationThreshold=6000", "-XX:Tier4CompileThreshold=150000",
+                        "-XX:Tier4BackEdgeThreshold=400000"])
 CONCURRENT_WRITERS = 16  # output files a write task keeps open (one per queue); beyond them it sorts
 
 

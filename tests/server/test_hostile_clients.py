@@ -252,3 +252,36 @@ def test_no_hostile_client_takes_the_server_down_or_holds_it(tmp_path):
     with H.rest(server.served) as client:
         assert {q["name"] for q in client.get(H.QMGRS, auth=H.ADMIN).json()["qmgr"]} == HOSTED
     assert server.served.stop() == 0
+
+
+def test_an_answer_written_before_a_reset_is_read_after_the_send_that_met_the_reset():
+    # The helper behind the body steps (CI, 2026-11-30): a server that answers 413 and closes with the body unread
+    # resets the connection; a send after that fails, and the answer must still be read, not taken for none.
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    answered = threading.Event()
+
+    def answer_and_reset():
+        conn, _ = listener.accept()
+        conn.recv(1024)
+        conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 0\r\n\r\n")
+        conn.close()  # unread bytes left: the kernel resets
+        answered.set()
+
+    server = threading.Thread(target=answer_and_reset)
+    server.start()
+    sock = socket.create_connection(listener.getsockname())
+    try:
+        sock.sendall(b"POST / HTTP/1.1\r\ncontent-length: 999999999\r\n\r\n" + b"x" * 4096)
+        assert answered.wait(H.PATIENCE)
+        with pytest.raises(OSError) as failed:
+            for _ in range(10_000):  # until the reset is met (a bound: 655 MB)
+                sock.send(b"x" * 65536)
+        assert failed.value.errno in H._PEER_CLOSED
+        assert H._status(H._answered(sock)) == 413
+    finally:
+        sock.close()
+        server.join()
+        listener.close()

@@ -332,10 +332,25 @@ def http_request(port: int, head: bytes, pieces, *, shut: bool = True) -> int:
     except OSError as exc:
         if exc.errno not in _PEER_CLOSED:
             raise
-        # closed after its answer (kept below) or before (asserted below)
+        # Reset while we sent: an answer it wrote before closing is still ours to read (a reset purges the
+        # receiving end's write queue, not its read queue), as a client reading the response after a broken pipe
+        # does (urllib3).  None there: closed before answering (asserted below).
+        if not answer:
+            answer = _answered(sock)
     finally:
         sock.close()
     return _status(answer)
+
+
+def _answered(sock: socket.socket) -> bytes:
+    """What the peer sent before its reset, once a send has failed with it (the error is then consumed)."""
+    sock.settimeout(PATIENCE)  # after a reset the read returns at once; a bound all the same
+    try:
+        return sock.recv(65536)
+    except OSError as exc:
+        if exc.errno not in _PEER_CLOSED:
+            raise
+        return b""
 
 
 def body_head(method: str, path: str, *, length: int | None, content_type: str = "application/json",

@@ -32,6 +32,12 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its affinity set where the OS has one (Linux: a container's or taskset's
+    cores), else the machine's count."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def split_map(work: Callable[[Sequence], list[T]], items: Sequence, processes: int) -> list[T]:
     """``work(items)``, computed as ``work`` of up to ``processes`` contiguous shares of ``items`` concatenated in
     order: the first share in this process, the others each in a forked child.  ``work`` must be pure (its result

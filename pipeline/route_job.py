@@ -420,9 +420,7 @@ class Routed:
 def _driver_cores(spark) -> int:
     """The cores the driver may route with while the executors wait for its keys: the master's (local[N]: N), at most
     the driver machine's."""
-    # Linux: the cores this process may run on (a container's set); elsewhere the machine's.
-    mine = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(spark.sparkContext.defaultParallelism, mine))
+    return max(1, min(spark.sparkContext.defaultParallelism, forked.usable_cores()))
 
 
 def _kinds(routed, kind: str):

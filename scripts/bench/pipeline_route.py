@@ -188,7 +188,9 @@ def measure(args) -> int:
 def _cores(master: str) -> int:
     """The cores a local master's tasks run on here: local[N] and local[N,F] N (at most the machine's), local[*]
     the machine's, local one."""
-    machine = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    from qmlite.pipeline import forked
+
+    machine = forked.usable_cores()
     inside = master[master.find("[") + 1:master.find("]")].split(",")[0] if "[" in master else "1"
     return machine if inside == "*" else min(int(inside), machine)
 

@@ -205,6 +205,8 @@ class Connection:
                     wait_first = False
                     if self._held:  # read while the last call was held: served before any wait
                         continue
+                    if self.server.committer.sync_idle():  # the loop falls idle here: the sync, then read (JN15)
+                        continue
                     limit = trio.current_time() + self._idle_limit()
                     if watchdog.deadline < limit:
                         watchdog.deadline = limit + 1.0

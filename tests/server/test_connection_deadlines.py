@@ -140,9 +140,10 @@ class _Log:
 
 
 def _bare_server() -> types.SimpleNamespace:
-    """What a connection touches before its ID exchange: the settings and the queues' wake count."""
+    """What a connection touches before its ID exchange: the settings, the queues' wake count, and before each wait
+    the committer's idle sync (JN15: nothing written ahead here)."""
     return types.SimpleNamespace(cfg=config.ServerConfig(), mqi=types.SimpleNamespace(
-        activity=types.SimpleNamespace(wakes=0)))
+        activity=types.SimpleNamespace(wakes=0)), committer=types.SimpleNamespace(sync_idle=lambda: False))
 
 
 async def _pair(plain: bool):

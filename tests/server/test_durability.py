@@ -520,6 +520,85 @@ async def test_alone_a_commands_commit_syncs_on_the_loop_before_its_response_is_
         await qm.disc()
 
 
+# ---- the one connection's read loop syncs as the loop falls idle (JN15) ------------------------------------
+
+async def test_alone_a_connection_about_to_wait_syncs_what_was_written_ahead_when_nothing_else_is_runnable(
+        monkeypatch):
+    monkeypatch.setattr(durability, "IDLE_WAIT", 10.0)  # the committer task's own idle sync stays out of the way
+    alone = [True]
+    async with _running(alone=lambda: alone[0]) as (store, committer):
+        assert not committer.sync_idle()  # nothing written ahead: nothing to sync
+        position = store.append("batch")
+        committer.after(position, urgent=False)
+        assert store.written == [["batch"]] and store.synced == 0
+
+        lot, woken = trio.lowlevel.ParkingLot(), []
+
+        async def parked():  # another task, woken just now (a request the MQI handed to the command server)
+            await lot.park()
+            woken.append(True)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(parked)
+            while not lot.statistics().tasks_waiting:  # (checkpoints: the loop never idle, the committer waits)
+                await trio.lowlevel.checkpoint()
+            lot.unpark_all()
+            assert not committer.sync_idle()  # a task in the run queue: the loop is not falling idle
+        assert woken == [True] and store.synced == 0
+        await trio.lowlevel.checkpoint()  # the committer task, woken by the write, goes back to its idle wait
+        await trio.lowlevel.checkpoint()
+        alone[0] = False
+        assert not committer.sync_idle()  # several connections: their commits are the committer task's
+        alone[0] = True
+        assert committer.sync_idle()  # the caller's wait would be the loop's: the sync, here and now
+        assert store.synced == 1 and store.durable == position and store.sync_threads == [LOOP]
+        assert not committer.sync_idle()  # covered: nothing left
+        await trio.testing.wait_all_tasks_blocked()
+    assert store.synced == 1  # the committer task's idle pass found nothing left to sync
+
+
+async def test_alone_the_connection_itself_syncs_a_commands_commit_before_it_waits(tmp_path, monkeypatch):
+    from qmlite.client.sync import QueueManager
+
+    monkeypatch.setattr(durability, "IDLE_WAIT", 10.0)
+    async with running_server(tmp_path) as server:
+        store = server.committer.store
+        await server.committer.wait(store.appended, answered=False)  # the start-up's writes (see above)
+        real_sync, tasks, synced = store.sync, [], threading.Event()
+
+        def sync():
+            tasks.append(trio.lowlevel.current_task().name)
+            real_sync()
+            synced.set()
+
+        def client() -> None:
+            """PCFExecute's four calls a command, from another thread; the MQGET is sent only once the command's
+            commit has synced, so it is never the MQGET's wait that syncs it."""
+            qm = QueueManager.connect("127.0.0.1", server.port, "DEV.ADMIN.SVRCONN", user="admin", password="passw0rd")
+            hreply, reply_od = qm.open(MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName="PCF.*"),
+                                       C.MQOO_INPUT_EXCLUSIVE)
+            for n in range(5):
+                hcmd, _ = qm.open(MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), C.MQOO_OUTPUT)
+                command = P.encode(P.PCFMessage(P.CFH(Type=C.MQCFT_COMMAND, Command=C.MQCMD_CREATE_Q), [
+                    P.CFST(C.MQCA_Q_NAME, f"JN15.Q{n}"), P.CFIN(C.MQIA_Q_TYPE, C.MQQT_LOCAL)]))
+                synced.clear()
+                md, _ = qm.put(hcmd, MQMD(Format="MQADMIN", MsgType=C.MQMT_REQUEST, ReplyToQ=reply_od.ObjectName),
+                               MQPMO(Options=C.MQPMO_NO_SYNCPOINT), command)
+                qm.close(hcmd)
+                assert synced.wait(10)
+                gmo = MQGMO(Version=2, Options=C.MQGMO_WAIT, WaitInterval=10_000, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+                got = qm.get(hreply, MQMD(CorrelId=md.MsgId), gmo, 4096)
+                assert P.decode(got[2]).header.CompCode == C.MQCC_OK
+            qm.disc()
+
+        store.sync = sync
+        await trio.to_thread.run_sync(client)
+    # The loop fell idle where the connection, its MQCLOSE answered, found nothing to read: its own task synced
+    # there (before JN15 the committer task did, after trio's idle wait).  Not asserted for every command: a
+    # loaded machine may have another task in the run queue at that moment, and then the committer task syncs.
+    assert len(tasks) == 5 and any(name == "trio._highlevel_serve_listeners._run_handler" for name in tasks), tasks
+
+
 def test_the_idle_wait_is_trios_own_and_the_server_imports_no_test_runner():
     assert durability._wait_all_tasks_blocked is trio.testing.wait_all_tasks_blocked
     import subprocess

@@ -326,10 +326,10 @@ def test_the_spark_scaling_ceiling_is_the_first_masters_time_over_the_seconds_cp
 
 
 def test_a_local_masters_cores_are_its_threads_at_most_the_machines():
-    import os
+    from qmlite.pipeline import forked
 
     route = _load("pipeline_route")
-    machine = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    machine = forked.usable_cores()
     assert route._cores("local") == 1 and route._cores("local[1]") == 1
     assert route._cores("local[*]") == machine and route._cores("local[512]") == machine
     assert route._cores("local[1,4]") == 1  # local[N,F]: F is the task failures allowed

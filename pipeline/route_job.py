@@ -443,9 +443,16 @@ def route_keys_table(reg, keys, processes: int = 1):
     import pyarrow as pa
 
     arrow = _arrow_schema(_routed_key_schema())
-    rows = forked.split_map(lambda part: list(route_keys(reg, part)),
-                            list(zip(*(keys.column(k).to_pylist() for k in KEY))), processes)
-    return pa.Table.from_batches([_record_batch(rows, arrow)] if rows else [], schema=arrow)
+
+    def share(part) -> list:
+        # Each share is made an Arrow table where it is routed: a forked child's columns are built on its own core
+        # and come back as Arrow buffers, not as rows the driver unpickles and builds columns of alone
+        # (100k keys: 0.3-0.5 s of one core less between the two passes, docs/decisions.md SK8).
+        rows = list(route_keys(reg, part))
+        return [pa.Table.from_batches([_record_batch(rows, arrow)], schema=arrow)] if rows else []
+
+    tables = forked.split_map(share, list(zip(*(keys.column(k).to_pylist() for k in KEY))), processes)
+    return pa.concat_tables(tables).combine_chunks() if tables else pa.Table.from_batches([], schema=arrow)
 
 
 def _literal(path: str) -> str:
@@ -490,6 +497,34 @@ _WRITE_OPTIONS.update({f"parquet.column.statistics.enabled#{column}": "false"
                        for column in ("publication_id", "sub_id", "correl_id", "sub_name", "topic")})
 
 
+def even_split_bytes(size: int, largest: int, cores: int) -> int:
+    """The split size that reads a file of ``size`` bytes in whole waves of equal tasks on ``cores`` cores, none larger
+    than ``largest`` (Spark's ``spark.sql.files.maxPartitionBytes``).
+
+    Spark cuts a file larger than ``largest`` times the cores into splits of ``largest`` and a smaller remainder: 1 GB
+    at 128 MB is seven tasks of 128 MB and one of 110, so on two cores the last wave's short task leaves its core idle
+    while the other finishes (0.6 core-seconds of a 38-second job's write pass).  As many splits as Spark would make,
+    rounded up to whole waves and made equal, end every wave together (docs/decisions.md SK8)."""
+    waves = -(-size // (largest * cores))
+    return max(1, -(-size // (waves * cores))) if waves > 1 else largest
+
+
+def _even_splits(spark, publications: str) -> str | None:
+    """Sets the session's split size for a local single-file input (``even_split_bytes``); returns the value to put
+    back, None when nothing was changed (a directory, a remote path, an input that fits one wave)."""
+    path = pathlib.Path(publications)
+    if not path.is_file():
+        return None
+    conf = spark._jsparkSession.sessionState().conf()
+    largest = conf.filesMaxPartitionBytes()
+    split = even_split_bytes(path.stat().st_size, largest, spark.sparkContext.defaultParallelism)
+    if split >= largest:
+        return None
+    before = spark.conf.get("spark.sql.files.maxPartitionBytes")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
+    return before
+
+
 def route(spark, publications: str, registry, out: str, *, limit: int = BROADCAST_LIMIT) -> dict:
     """Run the job; returns the summary (also written to OUT/summary.json).  ``registry``: a data
     directory or snapshot file (``load_registry``), or a registry already loaded from one.
@@ -499,6 +534,15 @@ def route(spark, publications: str, registry, out: str, *, limit: int = BROADCAS
     once by the write of the deliveries.  The deliveries themselves are only read back for what
     needs each one's time, the depth per queue per hour (two columns of the Parquet).  Measured
     against caching the input and summarising the deliveries: docs/benchmarks.md."""
+    restore = _even_splits(spark, publications)
+    try:
+        return _route(spark, publications, registry, out, limit)
+    finally:
+        if restore is not None:
+            spark.conf.set("spark.sql.files.maxPartitionBytes", restore)
+
+
+def _route(spark, publications: str, registry, out: str, limit: int) -> dict:
     import pyarrow.compute as pc
     from pyspark.sql import functions as F
 

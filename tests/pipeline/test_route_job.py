@@ -410,3 +410,47 @@ def test_the_driver_routes_with_the_masters_cores_at_most_its_own(monkeypatch):
     monkeypatch.delattr(os, "sched_getaffinity")
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     assert [route_job._driver_cores(master(n)) for n in (2, 8)] == [2, 4]
+
+
+@given(size=strategies.integers(1, 1 << 40), largest=strategies.integers(16 << 20, 1 << 31),
+       cores=strategies.integers(1, 64))  # files to a TiB, splits of 16 MB up (Spark's default is 128)
+@example(size=1_054_394_917, largest=128 << 20, cores=2)  # the bench's 10M publications: 8 equal splits, not 7 + 1
+def test_an_even_split_reads_a_large_file_in_whole_waves_of_equal_tasks(size, largest, cores):
+    split = route_job.even_split_bytes(size, largest, cores)
+    assert 1 <= split <= largest
+    tasks = -(-size // split)  # how Spark cuts one file: splits of `split` bytes, the last the remainder
+    if size <= largest * cores:  # one wave at most: Spark's own split (the file over the cores) is kept
+        assert split == largest
+        return
+    assert tasks % cores == 0  # whole waves ...
+    assert tasks == cores * -(-size // (largest * cores))  # ... as many as Spark's own splits fill, no more
+    assert size - split * (tasks - 1) > split - tasks  # ... and the last split short of the others by under a byte each
+
+
+def test_the_route_job_reads_its_file_in_whole_waves_and_leaves_the_split_size_as_it_was(spark, tmp_path):
+    """The split size set for the job is the one Spark cuts the file by (six equal tasks on local[2], not four of the
+    largest and a short fifth), and the session's own setting is back afterwards."""
+    pubs = tmp_path / "pubs.jsonl"
+    pubs.write_text("".join(json.dumps({"id": str(n), "topic": "t/%05d" % n}) + "\n" for n in range(200)))
+    size = pubs.stat().st_size
+    largest = -(-size // 5) + 10  # five splits of at most `largest`: four full ones and a short fifth
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(largest))
+    try:
+        assert spark.read.json(str(pubs)).rdd.getNumPartitions() == 5
+        restore = route_job._even_splits(spark, str(pubs))
+        assert restore == str(largest)
+        assert int(spark.conf.get("spark.sql.files.maxPartitionBytes")) == route_job.even_split_bytes(size, largest, 2)
+        assert spark.read.json(str(pubs)).rdd.getNumPartitions() == 6
+        spark.conf.set("spark.sql.files.maxPartitionBytes", restore)
+        assert route_job._even_splits(spark, str(tmp_path)) is None  # a directory: Spark's own splits
+        summary = route_job.route(spark, str(pubs), str(_empty_registry(tmp_path)), str(tmp_path / "out"))
+        assert summary["publications"] == 200
+        assert spark.conf.get("spark.sql.files.maxPartitionBytes") == str(largest)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
+def _empty_registry(tmp_path: pathlib.Path) -> pathlib.Path:
+    data = tmp_path / "qm"
+    QueueManager.open(data, synchronous="NORMAL").shutdown()
+    return data

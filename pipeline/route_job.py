@@ -515,8 +515,10 @@ def _even_splits(spark, publications: str) -> str | None:
     path = pathlib.Path(publications)
     if not path.is_file():
         return None
-    conf = spark._jsparkSession.sessionState().conf()
-    largest = conf.filesMaxPartitionBytes()
+    try:  # the session's value in bytes, as Spark reads it ("128MB", "134217728b" ...)
+        largest = spark._jsparkSession.sessionState().conf().filesMaxPartitionBytes()
+    except AttributeError:  # no JVM session here (Spark Connect): Spark's own splits
+        return None
     split = even_split_bytes(path.stat().st_size, largest, spark.sparkContext.defaultParallelism)
     if split >= largest:
         return None

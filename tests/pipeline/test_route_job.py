@@ -424,7 +424,7 @@ def test_an_even_split_reads_a_large_file_in_whole_waves_of_equal_tasks(size, la
         return
     assert tasks % cores == 0  # whole waves ...
     assert tasks == cores * -(-size // (largest * cores))  # ... as many as Spark's own splits fill, no more
-    assert size - split * (tasks - 1) > split - tasks  # ... and the last split short of the others by under a byte each
+    assert size - split * (tasks - 1) > split - tasks  # ... and the last short of the others by fewer bytes than tasks
 
 
 def test_the_route_job_reads_its_file_in_whole_waves_and_leaves_the_split_size_as_it_was(spark, tmp_path):
@@ -454,3 +454,13 @@ def _empty_registry(tmp_path: pathlib.Path) -> pathlib.Path:
     data = tmp_path / "qm"
     QueueManager.open(data, synchronous="NORMAL").shutdown()
     return data
+
+
+def test_a_session_without_a_jvm_keeps_sparks_own_splits(tmp_path):
+    """Spark Connect's session has no JVM to read the split size from: the job leaves its splits as they are."""
+    import types
+
+    pubs = tmp_path / "pubs.jsonl"
+    pubs.write_text("{}\n")
+    remote = types.SimpleNamespace(conf=None, sparkContext=types.SimpleNamespace(defaultParallelism=2))
+    assert route_job._even_splits(remote, str(pubs)) is None

@@ -152,8 +152,9 @@ class Engine:
             command_event = qmgr.command_event
             out = handler(Context(self.registry, requester, command, self.qm), request)
             nudge = getattr(self.registry, "cluster_nudge", None)
-            if nudge is not None and command not in INQUIRIES:  # the cluster agent looks again (clusteragent.py)
-                nudge()
+            if nudge is not None and command not in INQUIRIES and (
+                    command in CLUSTER_SHAPING or getattr(self.registry, "cluster_repository", None) is not None):
+                nudge()  # the cluster agent looks again (clusteragent.py)
             if not requester.admin:
                 out = commandauthority.visible(self.registry, requester.user, command, request, out)
                 if (self.qm is not None and out and out[0].header.Reason == C.MQRC_NOT_AUTHORIZED
@@ -202,6 +203,17 @@ def _succeeded(out: list) -> bool:
 # The commands CMDEV(NODISPLAY) leaves out: IBM "with the exception of DISPLAY commands (MQSC), and
 # Inquire commands (PCF)".
 INQUIRIES = frozenset(v for k, v in vars(C).items() if k.startswith("MQCMD_INQUIRE_") and isinstance(v, int))
+
+
+# The commands after which the cluster agent looks again while the queue manager has no cluster repository (it has
+# never been in a cluster): those that can put it in one -- a repository (ALTER QMGR REPOS/REPOSNL, a namelist), a
+# cluster channel -- and the cluster commands themselves; MQSC through PCF (Escape) runs any of them.  A queue
+# manager in no cluster thus no longer wakes the agent for every other command (a Create Subscription paid a
+# task step of about 20 µs for it on the event loop, docs/benchmarks.md); once it has a repository, every command
+# but an inquiry wakes it, as before.
+CLUSTER_SHAPING = frozenset(
+    v for k, v in vars(C).items() if isinstance(v, int) and k.startswith("MQCMD_")
+    and (k == "MQCMD_CHANGE_Q_MGR" or k == "MQCMD_ESCAPE" or any(w in k for w in ("CHANNEL", "NAMELIST", "CLUSTER"))))
 
 
 def peek_command(data: bytes, encoding: int) -> int:

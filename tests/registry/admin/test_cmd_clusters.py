@@ -379,3 +379,33 @@ def test_cluster_commands_need_change_authority_on_the_queue_manager(tmp_path):
             assert failed(run(h, cmd, *params), C.MQRC_NOT_AUTHORIZED)
     finally:
         h.close()
+
+
+def test_the_cluster_agent_is_woken_only_by_commands_that_can_join_a_cluster_until_there_is_one(h):
+    """In no cluster, a Create Subscription or a DEFINE QLOCAL leaves the agent asleep; a channel, a namelist, ALTER
+    QMGR or Escape (MQSC) wakes it, as they can put the queue manager in a cluster.  Once it has a repository every
+    command but an inquiry wakes it."""
+    from qmlite.registry.cluster import snapshots as SN
+
+    woken = []
+    h.registry.cluster_nudge = lambda: woken.append(1)
+
+    def wakes(*request) -> bool:
+        del woken[:]
+        out = h.engine.execute(command(*request), h.requester)
+        assert out[0].header.CompCode == C.MQCC_OK, out
+        return bool(woken)
+
+    assert not wakes(C.MQCMD_CREATE_Q, st(C.MQCA_Q_NAME, "NO.CLUSTER.Q"), i(C.MQIA_Q_TYPE, C.MQQT_LOCAL))
+    assert not wakes(C.MQCMD_CREATE_SUBSCRIPTION, st(C.MQCACF_SUB_NAME, "NO.CLUSTER.SUB"),
+                     st(C.MQCA_TOPIC_STRING, "a/b"), i(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED))
+    assert not wakes(C.MQCMD_PING_Q_MGR)
+    assert not wakes(C.MQCMD_INQUIRE_CHANNEL, st(NAME, "*"))
+    assert wakes(C.MQCMD_CREATE_CHANNEL, st(NAME, "TO.QM1"), i(TYPE, C.MQCHT_CLUSRCVR), st(CLUSTER, "DEMO"),
+                 st(C.MQCACH_CONNECTION_NAME, "127.0.0.1(1414)"))
+    assert wakes(C.MQCMD_CREATE_NAMELIST, st(C.MQCA_NAMELIST_NAME, "CLUSTERS"))
+    assert wakes(C.MQCMD_CHANGE_Q_MGR, st(C.MQCA_Q_MGR_DESC, "x"))
+    assert wakes(C.MQCMD_ESCAPE, i(C.MQIACF_ESCAPE_TYPE, C.MQET_MQSC), st(C.MQCACF_ESCAPE_TEXT, "PING QMGR"))
+    SN.repository_of(h.registry)  # in a cluster: the agent made the repository at its first step
+    assert wakes(C.MQCMD_CREATE_Q, st(C.MQCA_Q_NAME, "CLUSTER.Q"), i(C.MQIA_Q_TYPE, C.MQQT_LOCAL))
+    assert not wakes(C.MQCMD_INQUIRE_Q, st(C.MQCA_Q_NAME, "*"))

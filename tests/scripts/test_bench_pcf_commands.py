@@ -36,6 +36,10 @@ def test_a_short_run_reports_both_commands(tmp_path, capsys):
     work = report["event_loop_per_ping"]
     assert work["tasks_spawned"] == 0  # no task per command (docs/decisions.md CLU15)
     assert 0 < work["io_waits"] <= work["task_steps"]
+    # The command server runs a Ping and parks again in one step (no checkpoint between, when nothing else is pending);
+    # the cluster agent of a queue manager in no cluster sleeps through it (CLU16).
+    assert work["steps_by_task"]["qmlite.server.command_server.run"] == 1.0
+    assert "qmlite.server.mca.clusteragent.run" not in work["steps_by_task"]
 
 
 def test_the_ceilings_measure_every_bound_of_both_commands(tmp_path, capsys):

@@ -452,7 +452,7 @@ def route_keys_table(reg, keys, processes: int = 1):
         return [pa.Table.from_batches([_record_batch(rows, arrow)], schema=arrow)] if rows else []
 
     tables = forked.split_map(share, list(zip(*(keys.column(k).to_pylist() for k in KEY))), processes)
-    return pa.concat_tables(tables).combine_chunks() if tables else pa.Table.from_batches([], schema=arrow)
+    return pa.concat_tables(tables) if tables else pa.Table.from_batches([], schema=arrow)
 
 
 def _literal(path: str) -> str:

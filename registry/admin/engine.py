@@ -151,10 +151,8 @@ class Engine:
                 pending = configevents.before(self, command, request)
             command_event = qmgr.command_event
             out = handler(Context(self.registry, requester, command, self.qm), request)
-            nudge = getattr(self.registry, "cluster_nudge", None)
-            if nudge is not None and command not in INQUIRIES and (
-                    command in CLUSTER_SHAPING or getattr(self.registry, "cluster_repository", None) is not None):
-                nudge()  # the cluster agent looks again (clusteragent.py)
+            if command not in INQUIRIES:  # the cluster agent looks again (clusteragent.py), if it may have to
+                self.registry.nudge_cluster(joining=command in CLUSTER_SHAPING)
             if not requester.admin:
                 out = commandauthority.visible(self.registry, requester.user, command, request, out)
                 if (self.qm is not None and out and out[0].header.Reason == C.MQRC_NOT_AUTHORIZED

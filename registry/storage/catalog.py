@@ -360,7 +360,7 @@ class Registry:
         self.subs_by_id[sub.sub_id] = sub
         if old is None:
             self.sub_marks.added(sub)
-            self._cluster_nudge()
+            self.nudge_cluster()
         self.routes.add(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)
         if sub.expiry >= 0:
             self._expiring.add(sub.sub_id)
@@ -369,16 +369,18 @@ class Registry:
         if sub.durable == C.MQSUB_DURABLE_YES:  # a non-durable subscription dies with its connection
             self.store.put(sub)
 
-    def _cluster_nudge(self) -> None:
-        """A subscription came or went: a cluster member tells the others (registry/cluster/pubs.py); a
-        queue manager in no cluster has no repository, and nobody to tell."""
+    def nudge_cluster(self, joining: bool = False) -> None:
+        """Wake the cluster agent to look again, when it may have something to do: a cluster member tells the
+        others of a subscription come or gone (registry/cluster/pubs.py) and of a command's changes; a queue manager
+        in no cluster has no repository and nobody to tell, unless the change can put it in one (``joining``: the
+        engine's ``CLUSTER_SHAPING`` commands, decision CLU16)."""
         nudge = getattr(self, "cluster_nudge", None)
-        if nudge is not None and getattr(self, "cluster_repository", None) is not None:
+        if nudge is not None and (joining or getattr(self, "cluster_repository", None) is not None):
             nudge()
 
     def remove_sub(self, sub: Subscription) -> None:
         self.subs.pop(sub.name, None)
-        self._cluster_nudge()
+        self.nudge_cluster()
         if self.subs_by_id.pop(sub.sub_id, None) is not None:
             self.sub_marks.removed(sub)
         self.routes.remove(sub.sub_id, sub.resolved_topic, sub.wildcard_schema)

@@ -686,8 +686,15 @@ class Store:
         self._rows_since_checkpoint = 0
         db.execute("PRAGMA synchronous=FULL")
         try:
-            # PASSIVE never waits for the writer; the next write after a complete one reuses the WAL.
+            # PASSIVE never waits for the writer: the event loop's transactions go on while the bulk of the
+            # WAL is copied.  SQLite starts the WAL over (the next write after) only once a checkpoint has
+            # copied every frame, and this one stops at the frames there when it began: with commands every
+            # millisecond a transaction lands during almost every checkpoint, and the WAL grew for ever.
+            # So the few frames written meanwhile are copied again with the write lock held: no transaction
+            # adds any while it runs (none to copy: no sync, at once).  Decision JN17.
             db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            with self._write_lock:
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
         finally:
             if db is self._db:
                 db.execute("PRAGMA synchronous=OFF")

@@ -309,6 +309,44 @@ def test_a_reused_wal_gets_no_zeros_while_its_old_frames_leave_room(tmp_path, mo
     store.close()
 
 
+def test_a_checkpoint_that_leaves_frames_behind_is_finished_so_the_wal_starts_over(tmp_path, monkeypatch):
+    """SQLite starts the WAL over only after a checkpoint that copied every frame.  The server's checkpoint runs on
+    the writer thread while the event loop goes on writing, and copies only the frames there when it began: with a
+    command every millisecond, a transaction landed during almost every checkpoint and the WAL grew for ever.
+    Here a reader's snapshot keeps the first pass from the last frames, as a transaction landing during it would;
+    the reader is gone as that pass returns."""
+    monkeypatch.setattr(SQ.Store, "CHECKPOINT_ROWS", 10**9)  # only the checkpoint called here
+    store = SQ.Store.open(tmp_path)
+    _commit_meta(store, [f"k{n}" for n in range(100)])
+    reader = sqlite3.connect(store.path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM meta").fetchone()  # its snapshot: the frames so far
+    _commit_meta(store, [f"late{n}" for n in range(5)])  # frames past the reader's snapshot
+    before = _wal_end(store)
+    checkpointer = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
+    passes = []
+
+    class FirstPassHeldBack:
+        def execute(self, sql, *args):
+            cursor = checkpointer.execute(sql, *args)
+            if "wal_checkpoint" in sql:
+                passes.append(cursor.fetchone())
+                if reader.in_transaction:
+                    reader.execute("COMMIT")
+            return cursor
+
+    store._rows_since_checkpoint = SQ.Store.CHECKPOINT_ROWS
+    store.checkpoint_if_large(FirstPassHeldBack())
+    busy, frames, copied = passes[0]
+    assert copied < frames  # the first pass left the late frames
+    _commit_meta(store, ["after"])
+    assert _wal_end(store) < before // 10  # the WAL started over: "after" among its first frames
+    checkpointer.close()
+    reader.close()
+    assert {"late4", "after"} <= set(_crash_image(tmp_path, tmp_path / "image"))
+    store.close()
+
+
 def test_looking_whether_the_wal_wants_room_makes_no_system_call(tmp_path, monkeypatch):
     """It runs on the event loop after every commit: a system call there lets go of the GIL, which the writer
     thread, back from a sync, then takes."""

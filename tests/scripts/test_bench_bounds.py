@@ -176,6 +176,35 @@ def test_the_bench_names_its_ibmmq_alone_slower_than_ibmmq():
                                "'ibmmq: PCFExecute Ping Q Mgr' at 500/s, the figure it bounds"]
 
 
+def test_the_direct_transport_is_checked_against_ibmmq_in_its_own_loop():
+    """ibmmqc called directly bounds ibmmq by ibmmq's own Python only (about 10% of an MQINQ): the check
+    compares the pair run_transport measured alternating in one loop, not ibmmq's figure from a loop of its own."""
+    results = _results()
+    for name in mqi_bench.MQI_CALLS:
+        results["transport"][name][mqi_bench.IBMMQ_SAME_LOOP] = 6_000.0
+    results["ibmmq"]["Queue.inquire"]["per_s"] = 7_500.0  # its own loop, another minute: not compared
+    assert _check(results) == []
+    results["transport"]["Queue.inquire"][mqi_bench.IBMMQ_SAME_LOOP] = 7_200.0  # the same loop: named
+    assert [line for line in _check(results) if "ibmmqc direct" in line] == [
+        "bound 'ibmmqc direct: Queue.inquire': 7,000/s is slower than 'ibmmq in the same loop: Queue.inquire' "
+        "at 7,200/s, the figure it bounds"]
+    del results["transport"]["Queue.put 100 B"][mqi_bench.IBMMQ_SAME_LOOP]  # an older run: ibmmq's own loop
+    results["ibmmq"]["Queue.put 100 B"]["per_s"] = 7_100.0
+    assert "bound 'ibmmqc direct: Queue.put 100 B': 7,000/s is slower than 'ibmmq: Queue.put 100 B' at 7,100/s, " \
+           "the figure it bounds" in _check(results)
+
+
+def test_the_direct_transport_alternates_with_ibmmq_on_one_connection():
+    pytest.importorskip("ibmmq")
+    from _common import ServerProcess
+
+    with ServerProcess(log_level="warning") as server:
+        out = mqi_bench.run_transport(server.port, 20, 2)
+    assert list(out) == list(mqi_bench.MQI_CALLS)
+    for name in mqi_bench.MQI_CALLS:  # every get found a message: the two puts a turn put both
+        assert out[name]["count"] == 10 and out[name]["per_s"] > 0 and out[name][mqi_bench.IBMMQ_SAME_LOOP] > 0
+
+
 def test_the_ceiling_round_trips_each_call_s_sizes_to_the_echo():
     echo = mqi_bench.Echo()
     try:

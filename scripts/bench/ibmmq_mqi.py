@@ -236,7 +236,7 @@ def run_transport(port: int, calls: int, repeat: int) -> dict:
     its own (``IBMMQ_SAME_LOOP``): the direct figure bounds ibmmq's by ibmmq's own Python only, about
     10% of an MQINQ, and measured in blocks of their own the two inverted in three runs of four on the
     shared machine (docs/benchmarks.md "Issue 35: the WAL started over; the transport checked in one loop").  The
-    check compares the pair from one loop; the ibmmq figures the targets use keep their own loops."""
+    check compares the pair from one loop (decision BD11); the ibmmq figures the targets use keep their own loops."""
     import ibmmq
     import ibmmqc
     from ibmmq import CMQC

@@ -29,7 +29,11 @@ No profiler: a clock read before and after each call.
 the same client against a bare trio server that answers it the bytes qmlite answered one command of the
 kind (``replay_server.py``; a Create's MQGET answered once a record of its size is synced, its MQCLOSE
 meanwhile), and ibmmq alone.  Unlike ``--ceilings`` this keeps qmlite's transport (``ibmmqc``) and its
-real answers in the client: the most a trio server on CPython can give ibmmq over this transport.
+real answers in the client: the most a trio server on CPython can give ibmmq over this transport.  A third
+figure replays the Create to a bare server that also spends the command's own work on its event loop after
+the MQPUT's answer, before the sync (``command_work``: the engine, the responses and the SQLite write timed
+warm in this process, no socket; decision BD12): the most a server with one loop doing this command's work
+can give ibmmq.
 
     python scripts/bench/pcf_commands.py [--commands 2000] [--rounds 3] [--steps 300] [--ceilings 500]
                                          [--split 2000] [--replay 500] [--json FILE]
@@ -187,6 +191,62 @@ def split(port: int, commands: int, rounds: int) -> dict:
             for kind, done in runs.items()}
 
 
+def command_work(commands: int) -> dict:
+    """A Create Subscription's own work, warm, in this process (issue 35): the command server's batch (the
+    engine), its responses put on the reply queue and its SQLite transaction written (not synced: the
+    replay's sync stands for that), each command's pieces timed with no socket and no scheduler, the
+    logging set as the served process sets it.  p50 µs of each and of their sum over ``commands``, after a
+    warm-up: the least CPU a server doing this command's work spends on it."""
+    import tempfile
+
+    from qmlite.pcf import constants as C
+    from qmlite.pcf import mqi as S
+    from qmlite.pcf import pcf as P
+    from qmlite.registry.qmgr import QueueManager
+    from qmlite.server import log as server_log
+
+    server_log.configure(level="warning")
+    clock = time.perf_counter_ns
+    pieces: dict[str, list[int]] = {"engine": [], "responses": [], "write": [], "total": []}
+    with tempfile.TemporaryDirectory(prefix="qmlite-work-") as tmp:
+        qm = QueueManager.open(os.path.join(tmp, "qm"), B.QMGR, synchronous="NORMAL")
+        try:
+            session = qm.connect(B.QMGR, user="admin", admin=True, appl_name="pcf_commands.py",
+                                 appl_type=C.MQAT_UNIX, channel=B.CHANNEL, conname="127.0.0.1")
+            reply, _ = qm.open_object(session, S.MQOD(ObjectName="SYSTEM.DEFAULT.MODEL.QUEUE",
+                                                      DynamicQName="PCF.WORK.*"), C.MQOO_INPUT_EXCLUSIVE)
+            queue, _ = qm.open_object(session, S.MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), C.MQOO_OUTPUT)
+            server, store = qm.command_server, qm.registry.store
+            for n in range(300 + commands):
+                header = P.CFH(Type=C.MQCFT_COMMAND_XR, StrucLength=36, Version=3, Command=C.MQCMD_CREATE_SUBSCRIPTION,
+                               MsgSeqNumber=1, Control=C.MQCFC_LAST, CompCode=0, Reason=0, ParameterCount=3)
+                request = P.encode(P.PCFMessage(header, [P.CFST(C.MQCACF_SUB_NAME, f"PCF.WORK.{n:09d}", 0),
+                                                         P.CFST(C.MQCA_TOPIC_STRING, "bench/topic", 0),
+                                                         P.CFIN(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED)]),
+                                   C.MQENC_NATIVE)
+                md = S.MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply.name,
+                            Encoding=C.MQENC_NATIVE)
+                qm.put(session, queue.hobj, md, S.MQPMO(Options=C.MQPMO_NO_SYNCPOINT), request)
+                t0 = clock()
+                answers = server.run_batch()
+                t1 = clock()
+                server.deliver(answers)
+                t2 = clock()
+                pending, _upto = store.take()
+                if pending:
+                    store.write(pending)
+                t3 = clock()
+                got = qm.get(session, reply, S.MQMD(), S.MQGMO(Version=2, Options=C.MQGMO_NO_SYNCPOINT), 4096)
+                if n >= 300:
+                    for name, ns in zip(pieces, (t1 - t0, t2 - t1, t3 - t2, t3 - t0)):
+                        pieces[name].append(ns)
+            if got is None:
+                raise SystemExit("the command's response was not on its reply queue")
+        finally:
+            qm.shutdown()
+    return {f"{name}_us": round(statistics.median(ns) / 1000, 1) for name, ns in pieces.items()}
+
+
 def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     """Ping and Create Subscription through qmlite, against the bare replaying server, and ibmmq alone, each
     the best of ``rounds`` rounds taken in turns (commands/s), with the shares of ibmmq alone."""
@@ -212,29 +272,39 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
             cycle[3].append("synced")  # the MQGET's waits for it
         conversations.append({"name": kind, "setup": recorder.steps(0, begun), "cycle": cycle,
                               "repeat": warm + rounds * commands, "teardown": recorder.steps(ended)})
+    # The third: the Create's conversation, the bare server spending the command's own work on its loop
+    # (measured here, warm) between the MQPUT's answer and the sync: a server with one loop that does this
+    # command's work, with nothing else of qmlite's.
+    work = command_work(2000)
+    create = conversations[kinds.index("create")]
+    cycle = [list(step) for step in create["cycle"]]
+    cycle[1][2] = f"sync:{round(work['total_us'])}"
+    conversations.append({**create, "name": "work", "cycle": cycle})
     bare = replay_server.Replaying(conversations, data_dir=data_dir)
     seen: dict[str, dict[str, list[float]]] = {kind: {"qmlite": [], "bare": [], "ibmmq alone": []} for kind in kinds}
-    labels = {"ping": "PCFExecute Ping Q Mgr", "create": "PCFExecute Create Subscription"}
+    seen["work"] = {"bare": [], "ibmmq alone": []}
+    labels = {"ping": "PCFExecute Ping Q Mgr", "create": "PCFExecute Create Subscription", "work": WORK_LABEL}
     try:
         ends = {kind: {"qmlite": connect(port), "bare": connect(at)} for kind, at in zip(kinds, bare.ports)}
-        run = {kind: {where: commands_of(pcf, b"PCF.REPLAY." if where == "qmlite" else b"PCF.RECORD.")[kind]
-                      for where, (_qm, pcf) in by.items()} for kind, by in ends.items()}
-        for kind in kinds:
-            for _ in range(warm):
-                run[kind]["qmlite"]()
-                run[kind]["bare"]()
+        ends["work"] = {"bare": connect(bare.ports[len(kinds)])}
+        run = {kind: {where: commands_of(pcf, b"PCF.REPLAY." if where == "qmlite" else b"PCF.RECORD.")[
+                   "create" if kind == "work" else kind] for where, (_qm, pcf) in by.items()}
+               for kind, by in ends.items()}
+        for by in run.values():
+            for command in by.values():
+                for _ in range(warm):
+                    command()
         for rnd in range(rounds):
             alone = ibmmq_mqi.run_pcf_alone(port, commands, 1, 300 + rnd)
-            for kind in kinds:
-                seen[kind]["ibmmq alone"].append(alone[labels[kind]]["per_s"])
-                for where in ("qmlite", "bare"):
-                    command = run[kind][where]
+            for kind, by in run.items():
+                seen[kind]["ibmmq alone"].append(alone[labels["create" if kind == "work" else kind]]["per_s"])
+                for where, command in by.items():
                     t0 = time.perf_counter()
                     for _ in range(commands):
                         command()
                     seen[kind][where].append(commands / (time.perf_counter() - t0))
-        for kind in kinds:
-            for qm, pcf in ends[kind].values():
+        for by in ends.values():
+            for qm, pcf in by.values():
                 pcf.disconnect()
                 qm.disconnect()
     finally:
@@ -245,9 +315,15 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
         best = {where: round(max(v), 1) for where, v in by.items()}
         out[labels[kind]] = {where: {"best": b, "rounds": [round(x, 1) for x in by[where]]}
                              for where, b in best.items()}
-        out[labels[kind]]["qmlite / alone"] = round(best["qmlite"] / best["ibmmq alone"], 3)
+        if "qmlite" in best:
+            out[labels[kind]]["qmlite / alone"] = round(best["qmlite"] / best["ibmmq alone"], 3)
         out[labels[kind]]["ceiling: bare / alone"] = round(best["bare"] / best["ibmmq alone"], 3)
+    out[WORK_LABEL]["command work"] = work
     return out
+
+
+# --replay's third ceiling: the bare server spending a Create's own work (command_work) on its loop
+WORK_LABEL = "PCFExecute Create Subscription, the command's work on the loop"
 
 
 def scheduler_work(commands: int) -> dict:
@@ -308,6 +384,14 @@ def main(argv=None) -> int:
         print("PCFExecute through qmlite's transport, best of the rounds (/s), and its share of ibmmq alone (target: "
               ">= 40%); the ceiling: the same client against a bare trio server replaying qmlite's answers")
         for label, f in replay.items():
+            if label == WORK_LABEL:
+                w = f["command work"]
+                print(f"  the same Create, the bare server spending {w['total_us']:.0f} µs of CPU on its loop after "
+                      f"the MQPUT's answer (the command's own work, warm, in a process of its own: engine "
+                      f"{w['engine_us']:.0f}, responses {w['responses_us']:.0f}, SQLite write {w['write_us']:.0f} "
+                      f"µs): bare {f['bare']['best']:.0f}  alone {f['ibmmq alone']['best']:.0f}   ceiling "
+                      f"{f['ceiling: bare / alone']:.1%}")
+                continue
             print(f"  {label:32} qmlite {f['qmlite']['best']:7.0f}  bare {f['bare']['best']:7.0f}  "
                   f"alone {f['ibmmq alone']['best']:7.0f}   qmlite {f['qmlite / alone']:.1%}  "
                   f"ceiling {f['ceiling: bare / alone']:.1%}")

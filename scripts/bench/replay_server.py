@@ -15,7 +15,10 @@ conversation has a port of its own:
 * a cycle step flagged ``"sync"`` starts, once answered, the least a server that keeps what it acknowledges
   can do -- a record of the step's request size written into a preallocated file and ``fdatasync``-ed on a
   worker thread -- and one flagged ``"synced"`` is answered only once that sync is done (a Create's
-  MQPUT and MQGET: the MQCLOSE between is answered meanwhile, as qmlite answers it, decision JN10).
+  MQPUT and MQGET: the MQCLOSE between is answered meanwhile, as qmlite answers it, decision JN10);
+  ``"sync:N"`` first spends N µs of CPU on the event loop, once the step is answered, before that sync
+  starts -- a command's own work done by a server with one loop, as qmlite's command server does it
+  (``pcf_commands.py --replay``'s third ceiling).
 
 What the real client reaches against it is the most any trio server on CPython can give that client.
 
@@ -38,6 +41,7 @@ import socket
 import ssl
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -190,6 +194,20 @@ class Syncer:
         done.set()
 
 
+def work_us(flag: str) -> int:
+    """The µs of CPU a ``"sync:N"`` step spends before its sync (``"sync"``: none)."""
+    return int(flag.partition(":")[2] or 0)
+
+
+def spin(us: int) -> None:
+    """Keep this thread busy for ``us`` µs: CPU a server spends on a command, nothing else runs on the loop."""
+    if us <= 0:
+        return
+    end = time.perf_counter_ns() + us * 1000
+    while time.perf_counter_ns() < end:
+        pass
+
+
 async def converse(io, conversation: dict, syncer: Syncer, nursery) -> None:
     held = bytearray()  # what the client has sent towards the step's request
     synced = trio.Event()
@@ -205,7 +223,8 @@ async def converse(io, conversation: dict, syncer: Syncer, nursery) -> None:
         if step.flag == "synced":
             await synced.wait()
         await io.write(step.answer(head))
-        if step.flag == "sync":
+        if step.flag.startswith("sync") and step.flag != "synced":
+            spin(work_us(step.flag))  # the command's own work: the loop serves nothing meanwhile
             synced = trio.Event()
             nursery.start_soon(syncer.sync, step.need, synced)
     while await io.read():  # the client closes once its MQDISC is answered

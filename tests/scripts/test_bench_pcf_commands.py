@@ -77,7 +77,27 @@ def test_the_replayed_ceiling_answers_ibmmq_over_qmlites_transport(tmp_path, cap
         for where in ("qmlite", "bare", "ibmmq alone"):
             assert len(figures[where]["rounds"]) == 2 and figures[where]["best"] == max(figures[where]["rounds"]) > 0
         assert figures["ceiling: bare / alone"] == round(figures["bare"]["best"] / figures["ibmmq alone"]["best"], 3)
-    assert "ceiling" in capsys.readouterr().out
+    # the third: the Create replayed with the command's own work spent on the bare server's loop
+    pcf_commands = _module("pcf_commands")
+    work = replay[pcf_commands.WORK_LABEL]
+    assert set(work) == {"bare", "ibmmq alone", "ceiling: bare / alone", "command work"}
+    assert len(work["bare"]["rounds"]) == 2 and work["bare"]["best"] > 0
+    assert work["ibmmq alone"] == replay["PCFExecute Create Subscription"]["ibmmq alone"]
+    pieces = work["command work"]
+    assert all(pieces[f"{name}_us"] > 0 for name in ("engine", "responses", "write", "total"))
+    out = capsys.readouterr().out
+    assert "ceiling" in out and f"spending {pieces['total_us']:.0f} µs of CPU on its loop" in out
+
+
+def test_the_command_work_is_a_create_subscription_run_in_process():
+    pieces = _module("pcf_commands").command_work(20)
+    assert set(pieces) == {"engine_us", "responses_us", "write_us", "total_us"}
+    assert pieces["total_us"] >= max(pieces["engine_us"], pieces["responses_us"], pieces["write_us"]) > 0
+
+
+def test_a_sync_step_names_the_work_spent_before_its_sync():
+    replay_server = _module("replay_server")
+    assert [replay_server.work_us(flag) for flag in ("sync", "sync:0", "sync:127")] == [0, 0, 127]
 
 
 def test_a_step_answers_with_the_requests_request_id():

@@ -203,9 +203,9 @@ def command_work(commands: int) -> dict:
     from qmlite.pcf import mqi as S
     from qmlite.pcf import pcf as P
     from qmlite.registry.qmgr import QueueManager
-    from qmlite.server import log as server_log
+    from qmlite.server import log as qlog
 
-    server_log.configure(level="warning")
+    qlog.configure(level="warning")
     clock = time.perf_counter_ns
     pieces: dict[str, list[int]] = {"engine": [], "responses": [], "write": [], "total": []}
     with tempfile.TemporaryDirectory(prefix="qmlite-work-") as tmp:

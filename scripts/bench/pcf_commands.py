@@ -199,6 +199,7 @@ def command_work(commands: int) -> dict:
     warm-up: the least CPU a server doing this command's work spends on it."""
     import tempfile
 
+    import registry_create
     from qmlite.pcf import constants as C
     from qmlite.pcf import mqi as S
     from qmlite.pcf import pcf as P
@@ -218,12 +219,7 @@ def command_work(commands: int) -> dict:
             queue, _ = qm.open_object(session, S.MQOD(ObjectName="SYSTEM.ADMIN.COMMAND.QUEUE"), C.MQOO_OUTPUT)
             server, store = qm.command_server, qm.registry.store
             for n in range(300 + commands):
-                header = P.CFH(Type=C.MQCFT_COMMAND_XR, StrucLength=36, Version=3, Command=C.MQCMD_CREATE_SUBSCRIPTION,
-                               MsgSeqNumber=1, Control=C.MQCFC_LAST, CompCode=0, Reason=0, ParameterCount=3)
-                request = P.encode(P.PCFMessage(header, [P.CFST(C.MQCACF_SUB_NAME, f"PCF.WORK.{n:09d}", 0),
-                                                         P.CFST(C.MQCA_TOPIC_STRING, "bench/topic", 0),
-                                                         P.CFIN(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED)]),
-                                   C.MQENC_NATIVE)
+                request = P.encode(registry_create.create_command(n, True, "bench/topic"), C.MQENC_NATIVE)
                 md = S.MQMD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply.name,
                             Encoding=C.MQENC_NATIVE)
                 qm.put(session, queue.hobj, md, S.MQPMO(Options=C.MQPMO_NO_SYNCPOINT), request)
@@ -287,9 +283,9 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     try:
         ends = {kind: {"qmlite": connect(port), "bare": connect(at)} for kind, at in zip(kinds, bare.ports)}
         ends["work"] = {"bare": connect(bare.ports[len(kinds)])}
-        run = {kind: {where: commands_of(pcf, b"PCF.REPLAY." if where == "qmlite" else b"PCF.RECORD.")[
-                   "create" if kind == "work" else kind] for where, (_qm, pcf) in by.items()}
-               for kind, by in ends.items()}
+        replays = {"ping": "ping", "create": "create", "work": "create"}  # the command each conversation is
+        run = {kind: {where: commands_of(pcf, b"PCF.REPLAY." if where == "qmlite" else b"PCF.RECORD.")[replays[kind]]
+                      for where, (_qm, pcf) in by.items()} for kind, by in ends.items()}
         for by in run.values():
             for command in by.values():
                 for _ in range(warm):
@@ -297,7 +293,7 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
         for rnd in range(rounds):
             alone = ibmmq_mqi.run_pcf_alone(port, commands, 1, 300 + rnd)
             for kind, by in run.items():
-                seen[kind]["ibmmq alone"].append(alone[labels["create" if kind == "work" else kind]]["per_s"])
+                seen[kind]["ibmmq alone"].append(alone[labels[replays[kind]]]["per_s"])
                 for where, command in by.items():
                     t0 = time.perf_counter()
                     for _ in range(commands):

@@ -32,9 +32,11 @@ from qmlite.registry.admin.engine import Engine, Requester  # noqa: E402
 from qmlite.registry.storage.catalog import Registry  # noqa: E402
 
 
-def create_command(n: int, managed: bool) -> P.PCFMessage:
+def create_command(n: int, managed: bool, topic: str | None = None) -> P.PCFMessage:
+    """Create Subscription ``n``; on a topic of its own unless ``topic`` names one (pcf_commands.py's
+    ``command_work``: PCFExecute's command, every one on "bench/topic")."""
     params = [P.CFST(C.MQCACF_SUB_NAME, f"NEW.SUB.{n:08d}", 0),
-              P.CFST(C.MQCA_TOPIC_STRING, f"new/b{n % 1000}/leaf{n}", 0)]
+              P.CFST(C.MQCA_TOPIC_STRING, topic or f"new/b{n % 1000}/leaf{n}", 0)]
     if managed:
         params.append(P.CFIN(C.MQIACF_DESTINATION_CLASS, C.MQDC_MANAGED))
     else:

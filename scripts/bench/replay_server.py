@@ -223,7 +223,7 @@ async def converse(io, conversation: dict, syncer: Syncer, nursery) -> None:
         if step.flag == "synced":
             await synced.wait()
         await io.write(step.answer(head))
-        if step.flag.startswith("sync") and step.flag != "synced":
+        if step.flag.partition(":")[0] == "sync":
             spin(work_us(step.flag))  # the command's own work: the loop serves nothing meanwhile
             synced = trio.Event()
             nursery.start_soon(syncer.sync, step.need, synced)

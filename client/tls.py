@@ -96,7 +96,9 @@ class ClientTLS:
         if tls.session_reused:
             return  # the ticket in hand serves again (reading the session back costs half a millisecond)
         session = getattr(tls, "session", None)
-        if session is not None and session.has_ticket:
+        # A TLS 1.3 session resumes with its ticket; a TLS 1.2 one with its ticket or, from a server that
+        # keeps its sessions (qmlite's: HP13), its ID.
+        if session is not None and (session.has_ticket or (tls.version() == "TLSv1.2" and session.id)):
             with _CONTEXTS_LOCK:
                 if len(_SESSIONS) >= _MAX_CONTEXTS * 4:
                     _SESSIONS.clear()

@@ -259,19 +259,48 @@ def apply_cipher_spec(ctx: ssl.SSLContext, spec) -> None:
         raise ValueError(f"{spec.name}: this Python cannot limit its TLS 1.3 suites")
 
 
-def set_tls13_suites(ctx: ssl.SSLContext, suites: str) -> bool:
-    """Limit the TLS 1.3 suites a context offers.  Python's ``ssl`` has no call for it (set_ciphers is
-    TLS 1.2 only), so OpenSSL's SSL_CTX_set_ciphersuites is called on the context's SSL_CTX, which
-    CPython keeps as the first member after the object header (docs/decisions.md X2).  False when that
-    is not possible."""
+def _ssl_ctx_function(name: str, argtypes: list, restype):
+    """OpenSSL's ``name`` from the library CPython's ``_ssl`` is linked with, or None."""
     try:
         import _ssl
 
-        fn = ctypes.CDLL(_ssl.__file__).SSL_CTX_set_ciphersuites
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        fn.restype = ctypes.c_int
-        ssl_ctx = ctypes.c_void_p.from_address(id(ctx) + object.__basicsize__).value
-        return bool(ssl_ctx) and fn(ssl_ctx, suites.encode()) == 1
+        fn = getattr(ctypes.CDLL(_ssl.__file__), name)
     except (OSError, AttributeError, ImportError):
+        return None
+    fn.argtypes, fn.restype = argtypes, restype
+    return fn
+
+
+def _ssl_ctx_pointer(ctx: ssl.SSLContext) -> int:
+    """The context's SSL_CTX, which CPython keeps as the first member after the object header
+    (docs/decisions.md X2); 0 when there is none."""
+    return ctypes.c_void_p.from_address(id(ctx) + object.__basicsize__).value or 0
+
+
+def set_tls13_suites(ctx: ssl.SSLContext, suites: str) -> bool:
+    """Limit the TLS 1.3 suites a context offers.  Python's ``ssl`` has no call for it (set_ciphers is
+    TLS 1.2 only), so OpenSSL's SSL_CTX_set_ciphersuites is called on the context's SSL_CTX.  False when
+    that is not possible."""
+    fn = _ssl_ctx_function("SSL_CTX_set_ciphersuites", [ctypes.c_void_p, ctypes.c_char_p], ctypes.c_int)
+    pointer = _ssl_ctx_pointer(ctx)
+    return fn is not None and bool(pointer) and fn(pointer, suites.encode()) == 1
+
+
+# OpenSSL's SSL_CTX_ctrl commands for the size of a context's session cache (ssl.h; SSL_CTX_sess_set_cache_size
+# and SSL_CTX_sess_get_cache_size are macros over them).
+_SET_SESS_CACHE_SIZE = 42
+_GET_SESS_CACHE_SIZE = 43
+
+
+def bound_session_cache(ctx: ssl.SSLContext, size: int) -> bool:
+    """Hold the context's server session cache to ``size`` sessions (OpenSSL drops the oldest beyond it;
+    its own default is 20,480).  Python's ``ssl`` has no call for it.  True only when the size read back
+    is ``size``."""
+    fn = _ssl_ctx_function("SSL_CTX_ctrl", [ctypes.c_void_p, ctypes.c_int, ctypes.c_long, ctypes.c_void_p],
+                           ctypes.c_long)
+    pointer = _ssl_ctx_pointer(ctx)
+    if fn is None or not pointer:
         return False
+    fn(pointer, _SET_SESS_CACHE_SIZE, size, None)
+    return fn(pointer, _GET_SESS_CACHE_SIZE, 0, None) == size
 

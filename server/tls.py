@@ -35,6 +35,8 @@ from qmlite.registry.objects import values as V
 from . import sockio
 
 DEFAULT_PKI_DIR = "/etc/mqm/pki"
+# The sessions a context keeps for resumption (HP13): one for each client process resuming, the oldest dropped
+SESSION_CACHE = 1024
 # How long after a ticket first resumed a session here the server sends no new ticket when it is offered
 # again: half of the lifetime OpenSSL gives its tickets (7,200 s), so a client that keeps one ticket is sent
 # a fresh one well before its own expires.
@@ -258,6 +260,12 @@ class ServerTLS:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # IBM's list starts at TLS 1.2 (TLS 1.0/1.1 are off)
         ctx.num_tickets = 1  # a client resumes with its latest session; one ticket is enough
+        # Sessions kept here, a ticket naming one (TLS 1.3's stateful tickets, TLS 1.2's session IDs),
+        # rather than sealed into the ticket: a resumed handshake finds its session instead of decrypting
+        # and decoding it, the client's certificate included, which halves the server's CPU for it
+        # (docs/decisions.md HP13).  Only with the cache held to SESSION_CACHE sessions (about 11 KB each).
+        if keyrepo.bound_session_cache(ctx, SESSION_CACHE):
+            ctx.options |= ssl.OP_NO_TICKET
         trusted = self.repo.trusted_pem()
         if trusted:
             ctx.load_verify_locations(cadata=trusted)

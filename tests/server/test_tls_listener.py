@@ -258,7 +258,7 @@ def test_the_ticket_a_resuming_client_hello_offers(tls_server):
     resuming, again, fresh = hello(session), hello(session), hello(None)
     assert read_hello(fresh).ticket is None and read_hello(fresh).sni == name
     ticket = read_hello(resuming).ticket
-    assert ticket is not None and len(ticket) > 32 and ticket in resuming
+    assert ticket is not None and len(ticket) >= 32 and ticket in resuming  # a kept session's ID at least (HP13)
     assert read_hello(again) == ClientHello(name, ticket)  # the same identity each time
     for n in range(len(resuming)):
         got = read_hello(resuming[:n])
@@ -266,3 +266,94 @@ def test_the_ticket_a_resuming_client_hello_offers(tls_server):
     rnd = os.urandom(4096)
     for i in range(0, 4096 - 600, 97):
         read_hello(resuming[:9] + rnd[i:i + 500])  # any answer but an exception
+
+
+# ---- sessions kept by the server, a ticket naming one (decision HP13) ----------------------------------
+
+def _handshake(client_ctx, server_ctx, session=None):
+    """A client's handshake with ``server_ctx`` over memory, the server ending it with close_notify as
+    qmlite ends every connection: (the client's connection, whether it resumed)."""
+    c_in, c_out, s_in, s_out = (ssl.MemoryBIO() for _ in range(4))
+    client = client_ctx.wrap_bio(c_in, c_out, server_hostname=cipherspecs.sni_for_channel("HP13.TLS"),
+                                 session=session)
+    server = server_ctx.wrap_bio(s_in, s_out, server_side=True)
+    done = [False, False]
+    while not all(done):
+        for k, (obj, out, peer_in) in enumerate(((client, c_out, s_in), (server, s_out, c_in))):
+            if not done[k]:
+                try:
+                    obj.do_handshake()
+                    done[k] = True
+                except ssl.SSLWantReadError:
+                    pass
+            peer_in.write(out.read())
+    with pytest.raises(ssl.SSLWantReadError):
+        client.read(1)  # TLS 1.3: the session ticket, which follows the handshake
+    with pytest.raises(ssl.SSLWantReadError):
+        server.unwrap()  # close_notify sent; the client's is not awaited
+    return client, client.session_reused
+
+
+def test_the_server_keeps_its_sessions_in_a_bounded_cache(tmp_path, monkeypatch):
+    """A ticket names a session the server's context keeps (OpenSSL's stateful tickets): a resumption is a hit
+    in that cache; the cache keeps SESSION_CACHE sessions, the oldest dropped, whose ticket then brings a full
+    handshake rather than a failure."""
+    import types
+
+    from qmlite.client.tls import client_tls
+    from qmlite.server import tls as server_tls
+
+    monkeypatch.setattr(server_tls, "SESSION_CACHE", 4)
+    made = pki.init(tmp_path / "pki")
+    qmgr = types.SimpleNamespace(ssl_key_repository="", ssl_key_repo_password="", cert_label="")
+    log = types.SimpleNamespace(error=lambda *a, **k: None, info=lambda *a, **k: None, warning=lambda *a, **k: None)
+    server = server_tls.ServerTLS(types.SimpleNamespace(pki_dir=str(made.pki_dir)),
+                                  types.SimpleNamespace(qmgr=qmgr, diagnostics=None), log)
+    assert server.reload() == ""
+    ctx = server.context(types.SimpleNamespace(cert_label="", ssl_cipher_spec="ANY_TLS12_OR_HIGHER", name="HP13.TLS"))
+    assert ctx.options & ssl.OP_NO_TICKET
+    client = client_tls(channel="HP13.TLS", cipher_spec="ANY_TLS12_OR_HIGHER", key_repository=made.client_stem,
+                        password=made.password, cert_label=made.client_label).context
+    sessions = []
+    for _ in range(6):
+        conn, reused = _handshake(client, ctx)
+        assert not reused and conn.version() == "TLSv1.3" and conn.session.has_ticket
+        sessions.append(conn.session)
+    assert 3 <= ctx.session_stats()["number"] <= 4  # bounded (OpenSSL 3.0 makes room before adding)
+    for _ in range(3):
+        assert _handshake(client, ctx, sessions[-1])[1]  # the same ticket resumes again and again
+    stats = ctx.session_stats()
+    assert stats["hits"] == 3 and stats["number"] <= 4
+    conn, reused = _handshake(client, ctx, sessions[0])
+    assert not reused and conn.session.has_ticket  # dropped: a full handshake and a new ticket, not a failure
+    assert _handshake(client, ctx, conn.session)[1]
+
+
+def test_a_tls12_session_resumes_by_its_id(tls_server):
+    """Under TLS 1.2 a kept session has no ticket, only its ID; ibmmqc keeps it (client/tls.py) and the next
+    connection resumes it."""
+    from qmlite.client.tls import client_tls
+
+    made = tls_server.pki
+    ct = client_tls(channel="QMLITE.TLS.SVRCONN", cipher_spec="ANY_TLS12", key_repository=made.client_stem,
+                    password=made.password, cert_label=made.client_label)
+    host = tls_server.server.host
+    seen = []
+    for _ in range(3):
+        sock = socket.create_connection((host, tls_server.server.port))
+        tls = ct.wrap(sock, host, 30)
+        try:
+            assert tls.version() == "TLSv1.2"
+            seen.append(tls.session_reused)
+            if not tls.session_reused:
+                assert not tls.session.has_ticket and tls.session.id
+            ct.remember(tls, host)
+            tls.sendall(b"not a TSH")  # the server ends the connection (a protocol error) with close_notify
+            try:
+                while tls.recv(4096):
+                    pass
+            except (ssl.SSLError, OSError):
+                pass
+        finally:
+            tls.close()
+    assert seen == [False, True, True]

@@ -39,7 +39,9 @@ def test_a_new_tls_connection_costs_the_loop_about_what_a_plain_one_does(tmp_pat
     assert 8 <= plain["task_steps"] <= 16
     # The handshake's one extra round trip: a step and a wait more, not trio's two per receive and send
     assert tls["task_steps"] <= plain["task_steps"] + 2.5
-    assert tls["io_waits"] <= plain["io_waits"] + 2.5
+    # Waits move with timing (whether the client's next bytes are in before the loop waits): plain's 9.9-11.6
+    # across runs of the same tree, TLS's 12.3-12.9. Before HP7 a TLS connection waited 4-5 times more.
+    assert tls["io_waits"] <= plain["io_waits"] + 3.5
 
 
 def test_the_replayed_ceiling_answers_the_real_client_and_resumes_its_sessions(tmp_path, capsys):

@@ -243,6 +243,10 @@ def command_work(commands: int) -> dict:
     return {f"{name}_us": round(statistics.median(ns) / 1000, 1) for name, ns in pieces.items()}
 
 
+# --replay's third ceiling: the bare server spending a Create's own work (command_work) on its loop
+WORK_LABEL = "PCFExecute Create Subscription, the command's work on the loop"
+
+
 def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
     """Ping and Create Subscription through qmlite, against the bare replaying server, and ibmmq alone, each
     the best of ``rounds`` rounds taken in turns (commands/s), with the shares of ibmmq alone."""
@@ -316,10 +320,6 @@ def replayed(port: int, commands: int, rounds: int, data_dir: str) -> dict:
         out[labels[kind]]["ceiling: bare / alone"] = round(best["bare"] / best["ibmmq alone"], 3)
     out[WORK_LABEL]["command work"] = work
     return out
-
-
-# --replay's third ceiling: the bare server spending a Create's own work (command_work) on its loop
-WORK_LABEL = "PCFExecute Create Subscription, the command's work on the loop"
 
 
 def scheduler_work(commands: int) -> dict:

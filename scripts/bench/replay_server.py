@@ -52,13 +52,20 @@ _SEGMENT = 16 << 20  # the preallocated file a "sync" step writes into, as the j
 handshakes = {"done": 0, "resumed": 0}
 
 
-class Step:
-    """One step: how many bytes the client sends, what goes back, where in it each segment starts."""
+def work_us(flag: str) -> int:
+    """The µs of CPU a ``"sync:N"`` step spends before its sync (``"sync"``: none)."""
+    return int(flag.partition(":")[2] or 0)
 
-    __slots__ = ("need", "reply", "starts", "flag")
+
+class Step:
+    """One step: how many bytes the client sends, what goes back, where in it each segment starts; its flag's
+    kind and the CPU a ``"sync:N"`` spends, read once here rather than at every turn of the cycle."""
+
+    __slots__ = ("need", "reply", "starts", "flag", "work")
 
     def __init__(self, need: int, reply_hex: str, flag: str = "") -> None:
-        self.need, self.reply, self.flag = int(need), bytes.fromhex(reply_hex), flag
+        self.need, self.reply = int(need), bytes.fromhex(reply_hex)
+        self.flag, self.work = flag.partition(":")[0], work_us(flag)
         self.starts = []
         at = 0
         while at + 16 <= len(self.reply):
@@ -194,11 +201,6 @@ class Syncer:
         done.set()
 
 
-def work_us(flag: str) -> int:
-    """The µs of CPU a ``"sync:N"`` step spends before its sync (``"sync"``: none)."""
-    return int(flag.partition(":")[2] or 0)
-
-
 def spin(us: int) -> None:
     """Keep this thread busy for ``us`` µs: CPU a server spends on a command, nothing else runs on the loop."""
     if us <= 0:
@@ -223,8 +225,8 @@ async def converse(io, conversation: dict, syncer: Syncer, nursery) -> None:
         if step.flag == "synced":
             await synced.wait()
         await io.write(step.answer(head))
-        if step.flag.partition(":")[0] == "sync":
-            spin(work_us(step.flag))  # the command's own work: the loop serves nothing meanwhile
+        if step.flag == "sync":
+            spin(step.work)  # the command's own work: the loop serves nothing meanwhile
             synced = trio.Event()
             nursery.start_soon(syncer.sync, step.need, synced)
     while await io.read():  # the client closes once its MQDISC is answered
